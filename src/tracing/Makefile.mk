@@ -1,0 +1,32 @@
+# The recording library (run time) and the reader library (tools).
+
+lib_LTLIBRARIES += libvtrace.la
+if VT_ENABLED
+libvtrace_la_SOURCES = \
+	src/mpi/wrappers.c src/mpi/vt_fn.h src/mpi/vt_fn_table.c \
+	src/tracing/codec.h src/tracing/state.h src/tracing/handlers.h src/tracing/handlers.c \
+	src/tracing/buffer.c src/tracing/buffer.h \
+	src/tracing/blockio.c src/tracing/blockio.h \
+	src/tracing/callsites.c src/tracing/callsites.h \
+	src/tracing/comms.c src/tracing/comms.h \
+	src/tracing/requests.c src/tracing/requests.h \
+	src/tracing/settings.c src/tracing/settings.h \
+	src/tracing/lifecycle.c src/tracing/log.c src/tracing/log.h \
+	src/tracing/topo.c src/tracing/topo.h
+else
+# --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.
+libvtrace_la_SOURCES = src/tracing/disabled.c
+endif
+libvtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/mpi
+libvtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec $(HWLOC_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
+libvtrace_la_LIBADD = $(HWLOC_LIBS) $(ZSTD_LIBS) $(ZLIB_LIBS)
+libvtrace_la_LDFLAGS = -version-info 0:0:0
+EXTRA_DIST += src/tracing/disabled.c
+
+# Reader: shared by every vtrace subcommand and the reader tests (owner: reader work).
+noinst_LTLIBRARIES += libvtread.la
+libvtread_la_SOURCES = \
+	src/tracing/codec.h \
+	src/tracing/blockio.c src/tracing/blockio.h
+libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
+libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS)

@@ -1,0 +1,19 @@
+/* Writing framed blocks (doc/format.md) to a file descriptor. */
+#ifndef VT_BLOCKIO_H
+#define VT_BLOCKIO_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* Writes the file header (magic + version + value). Returns 0 or -errno. */
+int vt_file_header_write(int fd, const char magic[8], uint32_t value);
+
+/* Writes one block: header then payload, zstd-compressed when zstd_level > 0 and the
+ * library was built with zstd (raw otherwise, or when compression does not shrink it).
+ * Returns 0 or -errno; on error the file may hold a partial block. */
+int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level);
+
+/* write(2) until done, retrying EINTR. Returns 0 or -errno (-ENOSPC for a short write). */
+int vt_write_all(int fd, const void *buf, size_t len);
+
+#endif

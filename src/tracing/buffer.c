@@ -1,0 +1,215 @@
+#include "vt_config.h"
+#include "buffer.h"
+#include "blockio.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+VT_HIDDEN vt_buffer vt__buf = {.fd = -1};
+VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
+VT_HIDDEN int vt__mt;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Room kept for the block's leading index and base time. */
+#define BLOCK_PREFIX (2 * VT_UVAR_MAX)
+
+void vt_lock(void)
+{
+    if (vt__mt)
+        pthread_mutex_lock(&lock);
+}
+
+void vt_unlock(void)
+{
+    if (vt__mt)
+        pthread_mutex_unlock(&lock);
+}
+
+static void block_start(int64_t base_time)
+{
+    vt_buffer *b = &vt__buf;
+    b->pos = b->base;
+    b->pos = vt_put_uvar(b->pos, b->first_index);
+    b->pos = vt_put_svar(b->pos, base_time);
+    b->base_time = b->prev_exit = base_time;
+    b->nrec = 0;
+}
+
+/* Test hook (VTRACE_TEST_FAIL_AFTER): behave as if the disk filled up. */
+static int checked_block_write(uint8_t type, const void *payload, size_t len, uint32_t nrec)
+{
+    vt_buffer *b = &vt__buf;
+    if (b->fail_after && b->written + len + VT_BLOCK_HEADER_SIZE > b->fail_after)
+        return -ENOSPC;
+    int rc = vt_block_write(b->fd, type, payload, len, nrec, b->zstd_level);
+    if (rc == 0)
+        b->written += len + VT_BLOCK_HEADER_SIZE;
+    return rc;
+}
+
+int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after)
+{
+    vt_buffer *b = &vt__buf;
+    b->path = path;
+    b->cap = cap;
+    b->zstd_level = zstd_level;
+    b->fail_after = fail_after;
+    b->base = malloc(cap);
+    if (!b->base)
+        return -ENOMEM;
+    b->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (b->fd < 0)
+        return -errno;
+    int rc = vt_file_header_write(b->fd, VT_MAGIC_RANK, (uint32_t)rank);
+    if (rc)
+        return rc;
+    b->written = VT_FILE_HEADER_SIZE;
+    /* FUNCS block: the function table, so the file decodes without our binary. */
+    size_t need = VT_UVAR_MAX;
+    for (int i = 0; i < VT_NFN; i++)
+        need += strlen(vt_fn_name[i]) + strlen(vt_fn_layout[i]) + 2 * VT_UVAR_MAX;
+    uint8_t *p0 = malloc(need), *p = p0;
+    if (!p0)
+        return -ENOMEM;
+    p = vt_put_uvar(p, VT_NFN);
+    for (int i = 0; i < VT_NFN; i++) {
+        p = vt_put_str(p, vt_fn_name[i], strlen(vt_fn_name[i]));
+        p = vt_put_str(p, vt_fn_layout[i], strlen(vt_fn_layout[i]));
+    }
+    rc = checked_block_write(VT_BLOCK_FUNCS, p0, (size_t)(p - p0), 0);
+    free(p0);
+    if (rc)
+        return rc;
+    block_start(vt_now());
+    return 0;
+}
+
+void vt_buffer_fail(int err)
+{
+    vt_buffer *b = &vt__buf;
+    if (!b->warned)
+        vt_warn("writing %s failed (%s): recording stops here, the application goes on; "
+                "the trace is marked incomplete", b->path ? b->path : "the trace", strerror(-err));
+    b->warned = 1;
+    b->stopped = 1;
+}
+
+/* Writes the current block; the caller holds the lock. */
+static int flush_locked(void)
+{
+    vt_buffer *b = &vt__buf;
+    if (b->stopped || b->fd < 0)
+        return -EIO;
+    if (b->nrec == 0)
+        return 0;
+    int64_t t0 = vt_now();
+    int rc = checked_block_write(VT_BLOCK_EVENTS, b->base, (size_t)(b->pos - b->base), b->nrec);
+    b->first_index += b->nrec;
+    if (rc) {
+        vt_buffer_fail(rc);
+        return rc;
+    }
+    int64_t t1 = vt_now();
+    /* The flush is itself an event, so analyses can subtract it. */
+    block_start(t0);
+    uint8_t *p = b->pos;
+    p = vt_put_uvar(p, VT_CODE_FLUSH);
+    p = vt_put_svar(p, 0);
+    p = vt_put_uvar(p, (uint64_t)(t1 - t0));
+    b->pos = p;
+    b->prev_exit = t1;
+    b->nrec = 1;
+    b->records++;
+    return 0;
+}
+
+uint8_t *vt_rec_begin(size_t need)
+{
+    vt_buffer *b = &vt__buf;
+    vt_lock();
+    if (VT_UNLIKELY(b->stopped || !b->base)) {
+        b->lost++;
+        vt_unlock();
+        return NULL;
+    }
+    if (VT_UNLIKELY((size_t)(b->pos - b->base) + need > b->cap)) {
+        if (flush_locked()) {
+            b->lost++;
+            vt_unlock();
+            return NULL;
+        }
+        if ((size_t)(b->pos - b->base) + need > b->cap) {
+            /* One record larger than the whole buffer (a huge Waitall): grow. */
+            size_t off = (size_t)(b->pos - b->base);
+            uint8_t *nb = realloc(b->base, off + need);
+            if (!nb) {
+                b->lost++;
+                vt_unlock();
+                return NULL;
+            }
+            b->base = nb;
+            b->pos = nb + off;
+            b->cap = off + need;
+        }
+    }
+    return b->pos;
+}
+
+void vt_rec_end(uint8_t *end, int64_t exit)
+{
+    vt_buffer *b = &vt__buf;
+    b->pos = end;
+    b->prev_exit = exit;
+    b->nrec++;
+    b->records++;
+    vt_unlock();
+}
+
+int vt_buffer_flush(void)
+{
+    vt_lock();
+    int rc = flush_locked();
+    vt_unlock();
+    return rc;
+}
+
+int vt_buffer_write_block(uint8_t type, const void *payload, size_t len)
+{
+    vt_buffer *b = &vt__buf;
+    vt_lock();
+    int rc = b->stopped ? -EIO : 0;
+    if (!rc && b->nrec) {
+        rc = checked_block_write(VT_BLOCK_EVENTS, b->base, (size_t)(b->pos - b->base), b->nrec);
+        b->first_index += b->nrec;
+        b->nrec = 0;
+        block_start(b->prev_exit);
+        if (rc)
+            vt_buffer_fail(rc);
+    }
+    if (!rc || type == VT_BLOCK_RANKDEFS || type == VT_BLOCK_END) {
+        /* Definitions are attempted even after a failure: they may still fit. */
+        int rc2 = checked_block_write(type, payload, len, 0);
+        if (rc2 && !rc) {
+            vt_buffer_fail(rc2);
+            rc = rc2;
+        }
+    }
+    vt_unlock();
+    return rc;
+}
+
+void vt_buffer_close(void)
+{
+    vt_buffer *b = &vt__buf;
+    if (b->fd >= 0)
+        close(b->fd);
+    b->fd = -1;
+    free(b->base);
+    b->base = b->pos = NULL;
+    b->stopped = 1;
+}

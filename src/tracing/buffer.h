@@ -1,0 +1,50 @@
+/* The per-rank event buffer: records are encoded straight into it (doc/format.md,
+ * EVENTS payload) and it is written as one block when full and at finalisation. */
+#ifndef VT_BUFFER_H
+#define VT_BUFFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec.h"
+#include "state.h"
+
+typedef struct vt_profile_entry {
+    uint64_t calls, time_ns, bytes, records;
+} vt_profile_entry;
+
+typedef struct vt_buffer {
+    uint8_t *base, *pos;
+    size_t cap;
+    uint32_t nrec;             /* records in the current block */
+    uint64_t first_index;      /* stream index of the block's first record */
+    int64_t base_time, prev_exit;
+    int fd;
+    int zstd_level;
+    int stopped;               /* recording stopped (write failed): nothing more is written */
+    int warned;
+    uint64_t records;          /* records written in all */
+    uint64_t lost;             /* calls not recorded after stopping */
+    uint64_t fail_after;       /* test hook: fail writes after this many bytes (0: never) */
+    uint64_t written;          /* bytes written to the file */
+    const char *path;
+} vt_buffer;
+
+extern VT_HIDDEN vt_buffer vt__buf;
+extern VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
+extern VT_HIDDEN int vt__mt;   /* MPI_THREAD_MULTIPLE: take the lock */
+
+VT_HIDDEN int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after);
+/* Returns room for `need` bytes, flushing first when the block is full; NULL when stopped. */
+VT_HIDDEN uint8_t *vt_rec_begin(size_t need);
+VT_HIDDEN void vt_rec_end(uint8_t *end, int64_t exit);
+VT_HIDDEN void vt_lock(void);
+VT_HIDDEN void vt_unlock(void);
+/* Writes a block of another type (flushing events first). Returns 0 or -errno. */
+VT_HIDDEN int vt_buffer_write_block(uint8_t type, const void *payload, size_t len);
+VT_HIDDEN int vt_buffer_flush(void);
+VT_HIDDEN void vt_buffer_close(void);
+/* A write failed: warn once, stop recording, keep the application going. */
+VT_HIDDEN void vt_buffer_fail(int err);
+
+#endif

@@ -1,0 +1,56 @@
+#include "callsites.h"
+
+#include <stdlib.h>
+
+static const void **addrs;     /* by index */
+static uint32_t n, cap;
+static uint32_t *slots;        /* open addressing: index + 1, 0 empty */
+static uint32_t nslots;
+static const void *last_addr;  /* loops call from one site: skip the hash */
+static uint32_t last_index;
+
+static uint32_t slot_of(const void *a)
+{
+    uint64_t x = (uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(x >> 40) & (nslots - 1);
+}
+
+static void grow(void)
+{
+    free(slots);
+    nslots = nslots ? nslots * 2 : 256;
+    slots = calloc(nslots, sizeof *slots);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = slot_of(addrs[i]);
+        while (slots[s])
+            s = (s + 1) & (nslots - 1);
+        slots[s] = i + 1;
+    }
+}
+
+uint32_t vt_callsite(const void *a)
+{
+    if (a == last_addr && n)
+        return last_index;
+    if ((n + 1) * 2 > nslots)
+        grow();
+    uint32_t s = slot_of(a);
+    while (slots[s]) {
+        if (addrs[slots[s] - 1] == a) {
+            last_addr = a;
+            return last_index = slots[s] - 1;
+        }
+        s = (s + 1) & (nslots - 1);
+    }
+    if (n == cap) {
+        cap = cap ? cap * 2 : 64;
+        addrs = realloc(addrs, cap * sizeof *addrs);
+    }
+    addrs[n] = a;
+    slots[s] = n + 1;
+    last_addr = a;
+    return last_index = n++;
+}
+
+uint32_t vt_callsites_count(void) { return n; }
+const void *vt_callsite_addr(uint32_t i) { return i < n ? addrs[i] : NULL; }

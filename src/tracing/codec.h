@@ -1,0 +1,167 @@
+/* Primitive encodings and block framing of the trace format (doc/format.md).
+ * Shared by the writer (run time) and the reader (tools). */
+#ifndef VT_CODEC_H
+#define VT_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define VT_FORMAT_MAJOR 1
+#define VT_FORMAT_MINOR 0
+
+#define VT_MAGIC_LEN 8
+#define VT_MAGIC_RANK "VTRACE\0E"
+#define VT_MAGIC_DEFS "VTRACE\0D"
+#define VT_FILE_HEADER_SIZE 16
+#define VT_BLOCK_MAGIC 0x4B4C4256u /* "VBLK" little-endian */
+#define VT_BLOCK_HEADER_SIZE 24
+#define VT_BLOCK_MAX_RAW (1u << 30)
+#define VT_UVAR_MAX 10
+
+enum vt_block_type {
+    VT_BLOCK_FUNCS = 1,
+    VT_BLOCK_EVENTS = 2,
+    VT_BLOCK_RANKDEFS = 3,
+    VT_BLOCK_GLOBAL = 4,
+    VT_BLOCK_END = 15,
+};
+
+enum vt_codec { VT_CODEC_RAW = 0, VT_CODEC_ZSTD = 1 };
+
+/* Record codes below VT_CODE_FIRST_FN are special records. */
+enum vt_special_code {
+    VT_CODE_FLUSH = 1,
+    VT_CODE_MARKER = 2,
+    VT_CODE_STOPPED = 3,
+    VT_CODE_FIRST_FN = 16,
+};
+
+/* Peer values besides world ranks. */
+#define VT_PEER_NONE (-1)
+#define VT_PEER_PROC_NULL (-2)
+#define VT_PEER_UNKNOWN (-3)
+#define VT_PEER_ROOT (-4)
+
+/* Completion entry flags. */
+#define VT_COMPL_RECV 1u
+#define VT_COMPL_CANCELLED 2u
+#define VT_COMPL_ERROR 4u
+#define VT_COMPL_PERSISTENT 8u
+
+/* RANKDEFS flags. */
+#define VT_RANK_INCOMPLETE 1u
+#define VT_RANK_LATE_INIT 2u
+#define VT_RANK_EXIT_FINALIZE 4u
+
+typedef struct vt_block_header {
+    uint32_t magic;
+    uint8_t type;
+    uint8_t codec;
+    uint16_t reserved;
+    uint32_t stored_len;
+    uint32_t raw_len;
+    uint32_t crc;
+    uint32_t nrecords;
+} vt_block_header;
+
+static inline uint64_t vt_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t vt_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Writes v at p (room for VT_UVAR_MAX bytes), returns the new end. */
+static inline uint8_t *vt_put_uvar(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint8_t *vt_put_svar(uint8_t *p, int64_t v) { return vt_put_uvar(p, vt_zigzag(v)); }
+
+/* Reads a uvar from [*p, end). Returns 0 and advances *p, or -1 when it runs past end
+ * or is longer than 10 bytes or overflows 64 bits. */
+static inline int vt_get_uvar(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *q = *p;
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (q >= end)
+            return -1;
+        uint8_t b = *q++;
+        if (shift == 63 && (b & 0x7e))
+            return -1;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *p = q;
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static inline int vt_get_svar(const uint8_t **p, const uint8_t *end, int64_t *out)
+{
+    uint64_t u;
+    if (vt_get_uvar(p, end, &u))
+        return -1;
+    *out = vt_unzigzag(u);
+    return 0;
+}
+
+static inline void vt_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void vt_put_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t vt_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t vt_get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static inline void vt_block_header_encode(uint8_t out[VT_BLOCK_HEADER_SIZE], const vt_block_header *h)
+{
+    vt_put_u32(out, h->magic);
+    out[4] = h->type;
+    out[5] = h->codec;
+    vt_put_u16(out + 6, h->reserved);
+    vt_put_u32(out + 8, h->stored_len);
+    vt_put_u32(out + 12, h->raw_len);
+    vt_put_u32(out + 16, h->crc);
+    vt_put_u32(out + 20, h->nrecords);
+}
+
+static inline void vt_block_header_decode(const uint8_t in[VT_BLOCK_HEADER_SIZE], vt_block_header *h)
+{
+    h->magic = vt_get_u32(in);
+    h->type = in[4];
+    h->codec = in[5];
+    h->reserved = vt_get_u16(in + 6);
+    h->stored_len = vt_get_u32(in + 8);
+    h->raw_len = vt_get_u32(in + 12);
+    h->crc = vt_get_u32(in + 16);
+    h->nrecords = vt_get_u32(in + 20);
+}
+
+static inline void vt_file_header_encode(uint8_t out[VT_FILE_HEADER_SIZE], const char magic[VT_MAGIC_LEN], uint32_t value)
+{
+    memcpy(out, magic, VT_MAGIC_LEN);
+    vt_put_u16(out + 8, VT_FORMAT_MAJOR);
+    vt_put_u16(out + 10, VT_FORMAT_MINOR);
+    vt_put_u32(out + 12, value);
+}
+
+/* Appends a str (uvar length + bytes); the caller ensures room for len + VT_UVAR_MAX. */
+static inline uint8_t *vt_put_str(uint8_t *p, const char *s, size_t len)
+{
+    p = vt_put_uvar(p, len);
+    memcpy(p, s, len);
+    return p + len;
+}
+
+#endif

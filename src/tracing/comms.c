@@ -1,0 +1,252 @@
+#include "comms.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static vt_comm **table;      /* by index, never shrinks: indexes stay valid in the trace */
+static uint32_t ncomms, capcomms;
+/* Open-addressing map from live handle to record. */
+static vt_comm **map;
+static uint32_t mapcap, mapused;
+static int world_rank_;
+static vt_comm *world_, *self_;
+static MPI_Group world_group;
+
+uint64_t vt_hash64(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint32_t slot_of(MPI_Comm h)
+{
+    uint64_t x = (uint64_t)(uint32_t)h * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(x >> 32) & (mapcap - 1);
+}
+
+static void map_put(vt_comm *c);
+static vt_comm *append(vt_comm *c);
+
+static void map_grow(void)
+{
+    vt_comm **old = map;
+    uint32_t oldcap = mapcap;
+    mapcap = mapcap ? mapcap * 2 : 64;
+    map = calloc(mapcap, sizeof *map);
+    mapused = 0;
+    for (uint32_t i = 0; i < oldcap; i++)
+        if (old[i] && old[i]->alive)
+            map_put(old[i]);
+    free(old);
+}
+
+static void map_put(vt_comm *c)
+{
+    if ((mapused + 1) * 2 > mapcap)
+        map_grow();
+    uint32_t i = slot_of(c->handle);
+    while (map[i] && map[i]->alive && map[i]->handle != c->handle)
+        i = (i + 1) & (mapcap - 1);
+    if (!map[i] || !map[i]->alive)
+        mapused++;
+    map[i] = c;
+}
+
+static vt_comm *map_get(MPI_Comm h)
+{
+    if (!mapcap)
+        return NULL;
+    uint32_t i = slot_of(h);
+    while (map[i]) {
+        if (map[i]->handle == h && map[i]->alive)
+            return map[i];
+        i = (i + 1) & (mapcap - 1);
+    }
+    return NULL;
+}
+
+/* World ranks of a group, NULL when it is the identity of the whole world. */
+static int *world_ranks(MPI_Group g, int n)
+{
+    int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    PMPI_Group_translate_ranks(g, n, in, world_group, out);
+    free(in);
+    return out;
+}
+
+static int lowest(const int *w, int n)
+{
+    int lo = w ? w[0] : 0;
+    for (int i = 1; w && i < n; i++)
+        if (w[i] < lo)
+            lo = w[i];
+    return lo;
+}
+
+vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how)
+{
+    vt_comm *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->handle = h;
+    c->gid = gid;
+    c->parent = parent;
+    c->how = how;
+    c->alive = 1;
+    if (h == MPI_COMM_WORLD) {
+        PMPI_Comm_size(h, &c->size);
+    } else {
+        int inter = 0;
+        PMPI_Comm_test_inter(h, &inter);
+        c->inter = inter;
+        MPI_Group g;
+        PMPI_Comm_group(h, &g);
+        PMPI_Group_size(g, &c->size);
+        c->world = world_ranks(g, c->size);
+        PMPI_Group_free(&g);
+        if (inter) {
+            PMPI_Comm_remote_group(h, &g);
+            PMPI_Group_size(g, &c->rsize);
+            c->rworld = world_ranks(g, c->rsize);
+            PMPI_Group_free(&g);
+        }
+    }
+    append(c);
+    map_put(c);
+    return c;
+}
+
+static vt_comm *append(vt_comm *c)
+{
+    if (ncomms == capcomms) {
+        capcomms = capcomms ? capcomms * 2 : 16;
+        table = realloc(table, capcomms * sizeof *table);
+    }
+    c->index = ncomms;
+    table[ncomms++] = c;
+    return c;
+}
+
+vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, const char *how)
+{
+    vt_comm *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    *c = (vt_comm){.handle = h, .gid = gid, .parent = (int)like->index, .how = how, .alive = 1,
+                   .size = like->size, .inter = like->inter, .rsize = like->rsize};
+    if (like->world) {
+        c->world = malloc(sizeof(int) * (size_t)c->size);
+        memcpy(c->world, like->world, sizeof(int) * (size_t)c->size);
+    }
+    if (like->rworld) {
+        c->rworld = malloc(sizeof(int) * (size_t)c->rsize);
+        memcpy(c->rworld, like->rworld, sizeof(int) * (size_t)c->rsize);
+    }
+    append(c);
+    map_put(c);
+    return c;
+}
+
+vt_comm *vt_comm_invalid(void)
+{
+    static vt_comm *invalid;
+    if (!invalid) {
+        invalid = calloc(1, sizeof *invalid);
+        *invalid = (vt_comm){.handle = MPI_COMM_NULL, .gid = 0, .parent = -1, .how = "invalid"};
+        append(invalid);
+    }
+    return invalid;
+}
+
+/* The id of a communicator made by a collective over its parent, or over the new
+ * group only: see doc/format.md. */
+uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child, int group_only, int tag)
+{
+    MPI_Group g;
+    int n, inter = 0;
+    PMPI_Comm_test_inter(child, &inter);
+    PMPI_Comm_group(child, &g);
+    PMPI_Group_size(g, &n);
+    int *w = world_ranks(g, n);
+    PMPI_Group_free(&g);
+    int lo = lowest(w, n);
+    if (inter) {
+        PMPI_Comm_remote_group(child, &g);
+        int rn;
+        PMPI_Group_size(g, &rn);
+        int *rw = world_ranks(g, rn);
+        PMPI_Group_free(&g);
+        int rlo = lowest(rw, rn);
+        if (rlo < lo)
+            lo = rlo;
+        free(rw);
+    }
+    free(w);
+    uint64_t h = VT_HASH_INIT;
+    if (!group_only) {
+        h = vt_hash64(h, parent->gid);
+        h = vt_hash64(h, count);
+        h = vt_hash64(h, (uint64_t)lo);
+        return h;
+    }
+    /* Only the new group's members take part: count per (lowest rank, tag). */
+    static struct { uint64_t key, n; } counts[256];
+    uint64_t key = vt_hash64(vt_hash64(VT_HASH_INIT, (uint64_t)lo), (uint64_t)(int64_t)tag);
+    uint64_t seen = 0;
+    for (int i = 0; i < 256; i++) {
+        if (counts[i].key == key || counts[i].n == 0) {
+            counts[i].key = key;
+            seen = counts[i].n++;
+            break;
+        }
+    }
+    return vt_hash64(vt_hash64(key, seen), 0x67);
+}
+
+vt_comm *vt_comm_get(MPI_Comm h)
+{
+    if (h == MPI_COMM_WORLD && world_)
+        return world_;
+    vt_comm *c = map_get(h);
+    if (c || h == MPI_COMM_NULL)
+        return c;
+    /* Unknown: made before we started or through a call we do not wrap. Its id is
+     * derived from its members alone, so every member still agrees. */
+    MPI_Group g;
+    int n;
+    if (PMPI_Comm_group(h, &g) != MPI_SUCCESS)
+        return NULL;
+    PMPI_Group_size(g, &n);
+    int *w = world_ranks(g, n);
+    PMPI_Group_free(&g);
+    uint64_t id = vt_hash64(VT_HASH_INIT, 0x75);
+    for (int i = 0; i < n; i++)
+        id = vt_hash64(id, (uint64_t)w[i]);
+    free(w);
+    return vt_comm_register(h, id, -1, "unknown");
+}
+
+void vt_comm_forget(MPI_Comm h)
+{
+    vt_comm *c = map_get(h);
+    if (c && c != world_ && c != self_)
+        c->alive = 0;
+}
+
+void vt_comms_init(int world_rank, int world_size)
+{
+    (void)world_size;
+    world_rank_ = world_rank;
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    world_ = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world");
+    self_ = vt_comm_register(MPI_COMM_SELF, (1ull << 63) + (uint64_t)world_rank_, -1, "self");
+}
+
+uint32_t vt_comms_count(void) { return ncomms; }
+vt_comm *vt_comm_at(uint32_t index) { return index < ncomms ? table[index] : NULL; }

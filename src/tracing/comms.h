@@ -1,0 +1,60 @@
+/* Communicators seen by the layer: global ids every member derives without
+ * communication (doc/format.md), world-rank translation, collective counters. */
+#ifndef VT_COMMS_H
+#define VT_COMMS_H
+
+#include <stdint.h>
+
+#include "state.h"
+
+typedef struct vt_comm {
+    MPI_Comm handle;
+    uint64_t gid;
+    uint32_t index;          /* position in this rank's communicator table */
+    int size;
+    int *world;              /* world rank of each rank; NULL: identity (MPI_COMM_WORLD) */
+    int inter;
+    int rsize;
+    int *rworld;             /* intercommunicators: world ranks of the remote group */
+    int parent;              /* index, -1 none */
+    uint64_t ncreated;       /* communicators created from this one so far */
+    uint64_t collseq;        /* collective calls made on it so far */
+    const char *how;
+    int alive;
+} vt_comm;
+
+VT_HIDDEN void vt_comms_init(int world_rank, int world_size);
+/* The record of a live handle; an unknown one (made before we started, or by a call we
+ * do not wrap) is registered on first sight. */
+VT_HIDDEN vt_comm *vt_comm_get(MPI_Comm h);
+VT_HIDDEN vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how);
+VT_HIDDEN void vt_comm_forget(MPI_Comm h);
+VT_HIDDEN uint64_t vt_hash64(uint64_t h, uint64_t v);
+#define VT_HASH_INIT 0xcbf29ce484222325ull
+/* World rank of rank r of c (the remote group of an intercommunicator); -2 for
+ * MPI_PROC_NULL, -1 for other negative values. */
+static inline int vt_comm_peer(const vt_comm *c, int r)
+{
+    if (r == MPI_PROC_NULL)
+        return -2;
+    if (r < 0)
+        return r == MPI_ROOT ? -4 : -1;
+    if (c->inter)
+        return r < c->rsize ? c->rworld[r] : -1;
+    if (!c->world)
+        return r;
+    return r < c->size ? c->world[r] : -1;
+}
+VT_HIDDEN uint32_t vt_comms_count(void);
+VT_HIDDEN vt_comm *vt_comm_at(uint32_t index);
+
+
+/* Id of `child`, made by the `count`-th creation call over `parent`, or (group_only)
+ * by a call over the new group only with `tag`. */
+VT_HIDDEN uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child, int group_only, int tag);
+/* A communicator with the members of `like` (MPI_Comm_idup: usable only later). */
+VT_HIDDEN vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, const char *how);
+/* Placeholder for a handle MPI rejected (the call returned an error). */
+VT_HIDDEN vt_comm *vt_comm_invalid(void);
+
+#endif

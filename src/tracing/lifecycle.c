@@ -1,0 +1,460 @@
+/* Starting and finishing the layer: configuration, trace directory, clock
+ * synchronisation, and the definitions written at MPI_Finalize. */
+#include "vt_config.h"
+#include "buffer.h"
+#include "callsites.h"
+#include "comms.h"
+#include "handlers.h"
+#include "log.h"
+#include "settings.h"
+#include "topo.h"
+#include "blockio.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+VT_HIDDEN int vt__active;
+VT_HIDDEN __thread int vt__depth __attribute__((tls_model("initial-exec")));
+
+static int started;             /* initialisation was attempted */
+static int finished;
+static int late_init;
+static int world_size;
+static MPI_Comm own_comm = MPI_COMM_NULL;  /* ours: clock synchronisation, definitions */
+static vt_config cfg;
+static char rank_path[4200];
+static int64_t t_init, fin_enter = -1;
+static const void *fin_site;
+static int64_t sync_at[2], sync_off[2];
+static int keyval = MPI_KEYVAL_INVALID;
+
+#define SYNC_ROUNDS 20
+#define HOST_LEN 64
+
+static const char *env(const char *name) { return getenv(name); }
+
+/* Offset of each rank's clock to rank 0's, from the ping-pong with the smallest round
+ * trip. Rank 0 is the reference (offset 0). */
+static void clock_sync(int which)
+{
+    int rank;
+    PMPI_Comm_rank(own_comm, &rank);
+    int64_t at = vt_now(), off = 0;
+    if (rank == 0) {
+        for (int k = 1; k < world_size; k++) {
+            int64_t best = INT64_MAX, res[2] = {0, 0};
+            for (int i = 0; i < SYNC_ROUNDS; i++) {
+                int64_t t0 = vt_now(), tk;
+                PMPI_Send(&t0, 1, MPI_INT64_T, k, 1, own_comm);
+                PMPI_Recv(&tk, 1, MPI_INT64_T, k, 2, own_comm, MPI_STATUS_IGNORE);
+                int64_t t1 = vt_now();
+                if (t1 - t0 < best) {
+                    best = t1 - t0;
+                    res[0] = tk;
+                    res[1] = t0 + (t1 - t0) / 2 - tk;
+                }
+            }
+            PMPI_Send(res, 2, MPI_INT64_T, k, 3, own_comm);
+        }
+    } else {
+        for (int i = 0; i < SYNC_ROUNDS; i++) {
+            int64_t t0, tk;
+            PMPI_Recv(&t0, 1, MPI_INT64_T, 0, 1, own_comm, MPI_STATUS_IGNORE);
+            tk = vt_now();
+            PMPI_Send(&tk, 1, MPI_INT64_T, 0, 2, own_comm);
+        }
+        int64_t res[2];
+        PMPI_Recv(res, 2, MPI_INT64_T, 0, 3, own_comm, MPI_STATUS_IGNORE);
+        at = res[0];
+        off = res[1];
+    }
+    sync_at[which] = at;
+    sync_off[which] = off;
+}
+
+static int mkdirs(const char *path)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0755) && errno != EEXIST)
+                return -errno;
+            *p = '/';
+        }
+    }
+    if (mkdir(tmp, 0755) && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+static void default_dir(char *out, size_t len)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    const char *job = getenv("SLURM_JOB_ID");
+    if (!job)
+        job = getenv("PBS_JOBID");
+    if (!job)
+        job = getenv("LSB_JOBID");
+    if (job)
+        snprintf(out, len, "vtrace-%s-%s", stamp, job);
+    else
+        snprintf(out, len, "vtrace-%s-%ld", stamp, (long)getpid());
+}
+
+static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra);
+
+static int64_t init_begin_time;
+
+int64_t vt_init_begin(void)
+{
+    vt__depth++;
+    return init_begin_time = vt_now();
+}
+
+/* Sets the layer up once MPI runs. Returns 0, or -1 when recording is off. */
+static int start(int provided)
+{
+    int rank;
+    started = 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    vt__rank = rank;
+    char err[512];
+    if (vt_config_load(&cfg, env, err, sizeof err)) {
+        if (rank == 0)
+            fprintf(stderr, "vtrace: %s\n", err);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+        return -1;
+    }
+    vt__verbose = cfg.verbose;
+    if (cfg.mode == VT_MODE_OFF)
+        return -1;
+    if (cfg.mode == VT_MODE_REDUCED || cfg.mode == VT_MODE_BOTH) {
+        if (rank == 0)
+            vt_warn("VTRACE_MODE=%s: the run-time reduction is not in this version yet; "
+                    "recording a full trace", vt_mode_name(cfg.mode));
+        cfg.mode = VT_MODE_FULL;
+    }
+    vt__mt = provided == MPI_THREAD_MULTIPLE;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &own_comm);
+    if (rank == 0 && !cfg.dir[0])
+        default_dir(cfg.dir, sizeof cfg.dir);
+    PMPI_Bcast(cfg.dir, (int)sizeof cfg.dir, MPI_CHAR, 0, own_comm);
+    int rc = mkdirs(cfg.dir);
+    if (rc == 0) {
+        snprintf(rank_path, sizeof rank_path, "%s/rank-%06d.vte", cfg.dir, rank);
+        rc = vt_buffer_open(rank_path, rank, cfg.buffer, cfg.compress, cfg.test_fail_after);
+    }
+    int ok = rc == 0, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, own_comm);
+    if (!ok)
+        vt_warn("cannot write the trace in %s (%s): tracing is off for this run", cfg.dir, strerror(-rc));
+    if (!all_ok) {
+        vt_buffer_close();
+        return -1;
+    }
+    if (rank == 0) {
+        char text[8192], path[4200];
+        vt_config_format(&cfg, text, sizeof text);
+        snprintf(path, sizeof path, "%s/config.txt", cfg.dir);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fputs(text, f);
+            fclose(f);
+        }
+        vt_info("tracing to %s", cfg.dir);
+    }
+    vt_comms_init(rank, world_size);
+    clock_sync(0);
+    sync_at[1] = sync_at[0];
+    sync_off[1] = sync_off[0];
+    /* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works:
+     * the trace is finished there, whether the program calls MPI_Finalize or (as
+     * mpi_f08 does) PMPI_Finalize directly. */
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finish_cb, &keyval, NULL);
+    PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    t_init = vt_now();
+    vt__active = 1;
+    return 0;
+}
+
+static void record_call(unsigned fn, int64_t enter, int64_t exit, const void *site)
+{
+    vt_call c = {.enter = enter, .site = site, .fn = fn};
+    uint8_t *p = vt_rec_begin(4 * VT_UVAR_MAX);
+    if (p) {
+        p = vt_put_uvar(p, VT_CODE_FIRST_FN + fn);
+        p = vt_put_svar(p, enter - vt__buf.prev_exit);
+        p = vt_put_uvar(p, (uint64_t)(exit - enter));
+        p = vt_put_uvar(p, vt_callsite(site));
+        vt__profile[fn].calls++;
+        vt__profile[fn].time_ns += (uint64_t)(exit - enter);
+        vt__profile[fn].records++;
+        vt_rec_end(p, exit);
+    }
+    (void)c;
+}
+
+void vt_init_end(unsigned fn, int64_t enter, const void *site, int rc, int provided)
+{
+    if (rc == MPI_SUCCESS && !started && start(provided) == 0)
+        record_call(fn, enter, vt_now(), site);
+    vt__depth--;
+}
+
+int vt__enter_slow(vt_call *c, unsigned fn, const void *site)
+{
+    if (vt__depth || started)
+        return 0;
+    /* MPI was initialised without our MPI_Init (mpi_f08 calls PMPI_Init): start now. */
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin)
+        return 0;
+    vt__depth = 1;
+    int provided = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&provided);
+    if (start(provided)) {
+        vt__depth = 0;
+        return 0;
+    }
+    late_init = 1;
+    c->fn = fn;
+    c->site = site;
+    c->nreq = 0;
+    c->enter = vt_now();
+    return 1;
+}
+
+void vt_finalize_begin(unsigned fn, const void *site)
+{
+    (void)fn;
+    if (vt__active && !vt__depth) {
+        fin_enter = vt_now();
+        fin_site = site;
+    }
+    vt__depth++;
+}
+
+void vt_finalize_end(int rc)
+{
+    (void)rc;
+    vt__depth--;
+}
+
+/* ------------------------------------------------------------------ definitions */
+
+typedef struct growbuf {
+    uint8_t *p, *base;
+    size_t cap;
+} growbuf;
+
+static uint8_t *room(growbuf *g, size_t need)
+{
+    size_t used = (size_t)(g->p - g->base);
+    if (used + need > g->cap) {
+        size_t cap = (g->cap ? g->cap * 2 : 4096) + need;
+        uint8_t *nb = realloc(g->base, cap);
+        if (!nb)
+            return NULL;
+        g->base = nb;
+        g->p = nb + used;
+        g->cap = cap;
+    }
+    return g->p;
+}
+
+static void put_uvar(growbuf *g, uint64_t v)
+{
+    if (room(g, VT_UVAR_MAX))
+        g->p = vt_put_uvar(g->p, v);
+}
+
+static void put_svar(growbuf *g, int64_t v) { put_uvar(g, vt_zigzag(v)); }
+
+static void put_str(growbuf *g, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n > 65535)
+        n = 65535;
+    if (room(g, n + VT_UVAR_MAX))
+        g->p = vt_put_str(g->p, s ? s : "", n);
+}
+
+static void put_ranks(growbuf *g, const int *w, int n)
+{
+    put_uvar(g, (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        put_uvar(g, (uint64_t)(w ? w[i] : i));
+}
+
+static int write_rankdefs(const vt_placement *pl, int64_t t_fin, unsigned flags)
+{
+    growbuf g = {0};
+    uint32_t n = vt_callsites_count();
+    put_uvar(&g, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const void *a = vt_callsite_addr(i);
+        Dl_info di;
+        memset(&di, 0, sizeof di);
+        int found = dladdr(a, &di) != 0;
+        put_uvar(&g, (uint64_t)(uintptr_t)a);
+        put_str(&g, found && di.dli_fname ? di.dli_fname : "");
+        put_uvar(&g, found ? (uint64_t)((uintptr_t)a - (uintptr_t)di.dli_fbase) : 0);
+        put_str(&g, found && di.dli_sname ? di.dli_sname : "");
+    }
+    uint32_t nc = vt_comms_count();
+    put_uvar(&g, nc);
+    for (uint32_t i = 0; i < nc; i++) {
+        vt_comm *c = vt_comm_at(i);
+        put_uvar(&g, c->gid);
+        put_uvar(&g, (uint64_t)c->inter);
+        put_ranks(&g, c->world, c->size);
+        put_ranks(&g, c->rworld, c->inter ? c->rsize : 0);
+        put_svar(&g, c->parent);
+        put_str(&g, c->how);
+    }
+    uint32_t nf = vt_files_count();
+    put_uvar(&g, nf);
+    for (uint32_t i = 0; i < nf; i++) {
+        int32_t comm;
+        const char *name = vt_file_name(i, &comm);
+        put_str(&g, name);
+        put_uvar(&g, (uint64_t)comm);
+    }
+    uint32_t np = 0;
+    for (int i = 0; i < VT_NFN; i++)
+        np += vt__profile[i].calls > 0;
+    put_uvar(&g, np);
+    for (int i = 0; i < VT_NFN; i++) {
+        const vt_profile_entry *e = &vt__profile[i];
+        if (!e->calls)
+            continue;
+        put_uvar(&g, (uint64_t)i);
+        put_uvar(&g, e->calls);
+        put_uvar(&g, e->time_ns);
+        put_uvar(&g, e->bytes);
+        put_uvar(&g, e->records);
+    }
+    put_str(&g, pl->host);
+    put_svar(&g, pl->core);
+    put_svar(&g, pl->numa);
+    put_str(&g, pl->binding);
+    put_uvar(&g, flags);
+    put_uvar(&g, vt__buf.records);
+    put_uvar(&g, vt__buf.lost);
+    put_svar(&g, t_init);
+    put_svar(&g, t_fin);
+    int rc = g.base ? vt_buffer_write_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base)) : -ENOMEM;
+    free(g.base);
+    return rc;
+}
+
+static void write_global(const int64_t *clk, const char *hosts, unsigned flags)
+{
+    growbuf g = {0};
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    PMPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (nl)
+        *nl = '\0';
+    char text[8192];
+    vt_config_format(&cfg, text, sizeof text);
+    put_str(&g, PACKAGE_VERSION);
+    put_str(&g, lib);
+    put_str(&g, text);
+    put_uvar(&g, (uint64_t)world_size);
+    for (int r = 0; r < world_size; r++) {
+        const int64_t *c = clk + 4 * r;
+        const char *h = hosts + (size_t)r * HOST_LEN;
+        put_svar(&g, c[0]);
+        put_svar(&g, c[1]);
+        put_svar(&g, c[2]);
+        put_svar(&g, c[3]);
+        put_uvar(&g, strncmp(h, hosts, HOST_LEN) == 0);
+        put_str(&g, h);
+    }
+    put_uvar(&g, flags);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/vtrace.defs", cfg.dir);
+    int fd = -1, rc = g.base ? 0 : -ENOMEM;
+    if (!rc) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        rc = fd < 0 ? -errno : 0;
+    }
+    if (!rc)
+        rc = vt_file_header_write(fd, VT_MAGIC_DEFS, (uint32_t)world_size);
+    if (!rc)
+        rc = vt_block_write(fd, VT_BLOCK_GLOBAL, g.base, (size_t)(g.p - g.base), 0, 0);
+    if (!rc)
+        rc = vt_block_write(fd, VT_BLOCK_END, "", 0, 0, 0);
+    if (fd >= 0 && close(fd) && !rc)
+        rc = -errno;
+    if (rc)
+        vt_warn("cannot write %s (%s): the trace has no global definitions", path, strerror(-rc));
+    free(g.base);
+}
+
+/* Called from inside PMPI_Finalize (MPI_COMM_SELF's attribute is deleted first). */
+static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    (void)comm, (void)kv, (void)val, (void)extra;
+    if (finished || !vt__active)
+        return MPI_SUCCESS;
+    finished = 1;
+    int64_t t = vt_now();
+    int direct = fin_enter < 0;
+    vt__depth++;
+    record_call(VT_FN_MPI_Finalize, direct ? t : fin_enter, t, direct ? NULL : fin_site);
+    vt__active = 0;
+    clock_sync(1);
+    vt_placement pl;
+    vt_placement_get(&pl);
+    unsigned flags = (vt__buf.stopped ? VT_RANK_INCOMPLETE : 0) | (late_init ? VT_RANK_LATE_INIT : 0) |
+                     (direct ? VT_RANK_EXIT_FINALIZE : 0);
+    int rc = write_rankdefs(&pl, t, flags);
+    if (!rc)
+        rc = vt_buffer_write_block(VT_BLOCK_END, "", 0);
+    vt_buffer_close();
+    /* Rank 0 collects what the global definitions need. */
+    int rank;
+    PMPI_Comm_rank(own_comm, &rank);
+    int64_t mine[4] = {sync_at[0], sync_off[0], sync_at[1], sync_off[1]};
+    int64_t *clk = rank == 0 ? malloc(sizeof(int64_t) * 4 * (size_t)world_size) : NULL;
+    char host[HOST_LEN] = {0};
+    memcpy(host, pl.host, HOST_LEN - 1);
+    char *hosts = rank == 0 ? calloc((size_t)world_size, HOST_LEN) : NULL;
+    int bad = (flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
+    PMPI_Gather(mine, 4, MPI_INT64_T, clk, 4, MPI_INT64_T, 0, own_comm);
+    PMPI_Gather(host, HOST_LEN, MPI_CHAR, hosts, HOST_LEN, MPI_CHAR, 0, own_comm);
+    PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
+    if (rank == 0) {
+        if (clk && hosts)
+            write_global(clk, hosts, anybad ? 1u : 0u);
+        if (anybad)
+            vt_warn("the trace in %s is incomplete (a rank could not write all of it)", cfg.dir);
+        else
+            vt_info("trace written to %s", cfg.dir);
+    }
+    free(clk);
+    free(hosts);
+    PMPI_Comm_free(&own_comm);
+    vt__depth--;
+    return MPI_SUCCESS;
+}

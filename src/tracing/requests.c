@@ -1,0 +1,78 @@
+#include "requests.h"
+
+#include <stdlib.h>
+
+static vt_req **buckets;
+static uint32_t nbuckets, nlive;
+static vt_req *freelist;
+static uint64_t next_id = 1;
+
+static uint32_t bucket_of(MPI_Request h)
+{
+    uint64_t x = (uint64_t)(uint32_t)h * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(x >> 32) & (nbuckets - 1);
+}
+
+static void rehash(void)
+{
+    uint32_t oldn = nbuckets;
+    vt_req **old = buckets;
+    nbuckets = nbuckets ? nbuckets * 2 : 256;
+    buckets = calloc(nbuckets, sizeof *buckets);
+    for (uint32_t i = 0; i < oldn; i++) {
+        /* Keep each chain's order (oldest first) for handles that repeat. */
+        vt_req *r = old[i];
+        while (r) {
+            vt_req *next = r->next;
+            vt_req **tail = &buckets[bucket_of(r->handle)];
+            while (*tail)
+                tail = &(*tail)->next;
+            r->next = NULL;
+            *tail = r;
+            r = next;
+        }
+    }
+    free(old);
+}
+
+vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent)
+{
+    if (nlive + 1 > nbuckets)
+        rehash();
+    vt_req *r = freelist;
+    if (r)
+        freelist = r->next;
+    else if (!(r = malloc(sizeof *r)))
+        return NULL;
+    *r = (vt_req){.handle = h, .id = next_id++, .kind = kind, .persistent = (uint8_t)persistent,
+                  .comm = -1, .peer = -1, .tag = -1};
+    vt_req **tail = &buckets[bucket_of(h)];
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = r;
+    nlive++;
+    return r;
+}
+
+vt_req *vt_req_find(MPI_Request h)
+{
+    if (!nbuckets || h == MPI_REQUEST_NULL)
+        return NULL;
+    for (vt_req *r = buckets[bucket_of(h)]; r; r = r->next)
+        if (r->handle == h)
+            return r;
+    return NULL;
+}
+
+void vt_req_remove(vt_req *r)
+{
+    vt_req **p = &buckets[bucket_of(r->handle)];
+    while (*p && *p != r)
+        p = &(*p)->next;
+    if (*p) {
+        *p = r->next;
+        r->next = freelist;
+        freelist = r;
+        nlive--;
+    }
+}

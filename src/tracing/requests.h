@@ -1,0 +1,29 @@
+/* Requests the layer knows: what a later Wait/Test completes. Handles are not unique
+ * (MPICH returns one built-in handle for every request that completed at once), so
+ * the table tolerates duplicates: a lookup returns the oldest entry for a handle. */
+#ifndef VT_REQUESTS_H
+#define VT_REQUESTS_H
+
+#include <stdint.h>
+
+#include "state.h"
+
+enum vt_req_kind { VT_REQ_SEND, VT_REQ_RECV, VT_REQ_COLL, VT_REQ_IO, VT_REQ_OTHER };
+
+typedef struct vt_req {
+    MPI_Request handle;
+    uint64_t id;
+    uint8_t kind;
+    uint8_t persistent;
+    uint8_t cancelled;
+    int32_t comm;            /* communicator index */
+    int32_t peer, tag;       /* send side; receives get theirs from the status */
+    uint64_t bytes;
+    struct vt_req *next;
+} vt_req;
+
+VT_HIDDEN vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent);
+VT_HIDDEN vt_req *vt_req_find(MPI_Request h);
+VT_HIDDEN void vt_req_remove(vt_req *r);
+
+#endif

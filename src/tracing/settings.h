@@ -1,0 +1,34 @@
+/* VTRACE_* environment variables: typed values, parsed once at initialisation. */
+#ifndef VT_SETTINGS_H
+#define VT_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum vt_mode { VT_MODE_OFF, VT_MODE_FULL, VT_MODE_REDUCED, VT_MODE_BOTH };
+
+typedef struct vt_config {
+    enum vt_mode mode;
+    char dir[4096];          /* empty: the default name is made at initialisation */
+    uint64_t buffer;         /* bytes */
+    int64_t threshold_ns;    /* the model's candidate threshold theta */
+    int compress;            /* zstd level, 0 = none */
+    int verbose;
+    uint64_t test_fail_after;
+} vt_config;
+
+/* Parsers of one value; each returns 0, or -1 and leaves *out alone. */
+int vt_parse_size(const char *s, uint64_t *out);
+int vt_parse_duration(const char *s, int64_t *out);
+int vt_parse_mode(const char *s, enum vt_mode *out);
+int vt_parse_int(const char *s, int lo, int hi, int *out);
+const char *vt_mode_name(enum vt_mode m);
+
+/* Reads the environment through getenv_fn (getenv in the library, a table in tests).
+ * Returns 0, or -1 with a message naming the variable and the accepted forms. */
+int vt_config_load(vt_config *cfg, const char *(*getenv_fn)(const char *), char *err, size_t errlen);
+
+/* The effective configuration as KEY=value lines. */
+int vt_config_format(const vt_config *cfg, char *out, size_t len);
+
+#endif

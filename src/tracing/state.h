@@ -1,0 +1,52 @@
+/* Run-time state of the recording layer and the fast path every wrapper takes. */
+#ifndef VT_STATE_H
+#define VT_STATE_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "vt_fn.h"
+
+#define VT_HIDDEN __attribute__((visibility("hidden")))
+#define VT_EXPORT __attribute__((visibility("default")))
+#define VT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define VT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define VT_SITE() __builtin_return_address(0)
+
+typedef struct vt_call {
+    int64_t enter;
+    const void *site;
+    unsigned fn;
+    /* Request handles saved before a Wait/Test family call (MPI nulls them). */
+    int nreq;
+    MPI_Request *saved;
+    MPI_Status *statuses;      /* statuses the call writes (ours when the user ignores them) */
+    int own_statuses;          /* statuses points to our allocation */
+    MPI_Request inline_saved[4];
+    MPI_Status inline_statuses[4];
+} vt_call;
+
+/* Nonzero while recording (between initialisation and finalisation, mode not off). */
+extern VT_HIDDEN int vt__active;
+/* Nonzero on a thread while it is inside the layer: MPI calls made by the MPI library
+ * itself (ROMIO calls MPI_ functions) or by us go straight through. */
+extern VT_HIDDEN __thread int vt__depth __attribute__((tls_model("initial-exec")));
+
+static inline int64_t vt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+VT_HIDDEN int vt__enter_slow(vt_call *c, unsigned fn, const void *site);
+
+/* Fast path: returns 1 (and marks the thread inside the layer) when the call is to be
+ * recorded; 0 when it must go straight to the MPI library. */
+#define VT_ENTER(c, f) \
+    (VT_LIKELY(vt__active && !vt__depth) \
+         ? (vt__depth = 1, (c)->fn = (f), (c)->site = VT_SITE(), (c)->nreq = 0, (c)->enter = vt_now(), 1) \
+         : vt__enter_slow((c), (f), VT_SITE()))
+
+#endif

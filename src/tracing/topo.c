@@ -1,0 +1,51 @@
+#include "vt_config.h"
+#include "topo.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+void vt_placement_get(vt_placement *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->core = pl->numa = -1;
+    if (gethostname(pl->host, sizeof pl->host - 1))
+        strcpy(pl->host, "unknown");
+#ifdef HAVE_HWLOC
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo))
+        return;
+    if (hwloc_topology_load(topo)) {
+        hwloc_topology_destroy(topo);
+        return;
+    }
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (set && !hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS)) {
+        char *list = NULL;
+        if (hwloc_bitmap_list_asprintf(&list, set) >= 0 && list) {
+            strncpy(pl->binding, list, sizeof pl->binding - 1);
+            free(list);
+        }
+        hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(topo);
+        if (!hwloc_bitmap_isequal(set, all)) {
+            hwloc_obj_t core = hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_CORE, NULL);
+            if (!core)
+                core = hwloc_get_obj_inside_cpuset_by_type(topo, set, HWLOC_OBJ_CORE, 0);
+            if (core)
+                pl->core = (int)core->os_index;
+        }
+        hwloc_obj_t numa = NULL;
+        while ((numa = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, numa))) {
+            if (numa->cpuset && hwloc_bitmap_intersects(numa->cpuset, set)) {
+                pl->numa = (int)numa->os_index;
+                break;
+            }
+        }
+    }
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+#endif
+}
