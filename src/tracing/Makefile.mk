@@ -12,7 +12,8 @@ libvtrace_la_SOURCES = \
 	src/tracing/requests.c src/tracing/requests.h \
 	src/tracing/settings.c src/tracing/settings.h \
 	src/tracing/lifecycle.c src/tracing/log.c src/tracing/log.h \
-	src/tracing/topo.c src/tracing/topo.h
+	src/tracing/topo.c src/tracing/topo.h \
+	src/tracing/clock.c src/tracing/clock.h
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.
 libvtrace_la_SOURCES = src/tracing/disabled.c
@@ -27,6 +28,8 @@ EXTRA_DIST += src/tracing/disabled.c
 noinst_LTLIBRARIES += libvtread.la
 libvtread_la_SOURCES = \
 	src/tracing/codec.h \
-	src/tracing/blockio.c src/tracing/blockio.h
+	src/tracing/blockio.c src/tracing/blockio.h \
+	src/tracing/reader.c src/tracing/reader.h src/tracing/reader_priv.h \
+	src/tracing/match.c
 libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
 libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS)

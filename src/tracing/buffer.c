@@ -62,6 +62,7 @@ int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint6
     b->base = malloc(cap);
     if (!b->base)
         return -ENOMEM;
+    b->limit = b->base + cap;
     b->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (b->fd < 0)
         return -errno;
@@ -97,6 +98,7 @@ void vt_buffer_fail(int err)
                 "the trace is marked incomplete", b->path ? b->path : "the trace", strerror(-err));
     b->warned = 1;
     b->stopped = 1;
+    b->limit = b->base;   /* every vt_rec_begin now takes the slow path */
 }
 
 /* Writes the current block; the caller holds the lock. */
@@ -128,46 +130,35 @@ static int flush_locked(void)
     return 0;
 }
 
-uint8_t *vt_rec_begin(size_t need)
+/* The block is full or recording stopped; the caller holds the lock. */
+uint8_t *vt__rec_begin_slow(size_t need)
 {
     vt_buffer *b = &vt__buf;
-    vt_lock();
-    if (VT_UNLIKELY(b->stopped || !b->base)) {
+    if (b->stopped || !b->base) {
         b->lost++;
         vt_unlock();
         return NULL;
     }
-    if (VT_UNLIKELY((size_t)(b->pos - b->base) + need > b->cap)) {
-        if (flush_locked()) {
+    if (flush_locked()) {
+        b->lost++;
+        vt_unlock();
+        return NULL;
+    }
+    if ((size_t)(b->pos - b->base) + need > b->cap) {
+        /* One record larger than the whole buffer (a huge Waitall): grow. */
+        size_t off = (size_t)(b->pos - b->base);
+        uint8_t *nb = realloc(b->base, off + need);
+        if (!nb) {
             b->lost++;
             vt_unlock();
             return NULL;
         }
-        if ((size_t)(b->pos - b->base) + need > b->cap) {
-            /* One record larger than the whole buffer (a huge Waitall): grow. */
-            size_t off = (size_t)(b->pos - b->base);
-            uint8_t *nb = realloc(b->base, off + need);
-            if (!nb) {
-                b->lost++;
-                vt_unlock();
-                return NULL;
-            }
-            b->base = nb;
-            b->pos = nb + off;
-            b->cap = off + need;
-        }
+        b->base = nb;
+        b->pos = nb + off;
+        b->cap = off + need;
+        b->limit = nb + b->cap;
     }
     return b->pos;
-}
-
-void vt_rec_end(uint8_t *end, int64_t exit)
-{
-    vt_buffer *b = &vt__buf;
-    b->pos = end;
-    b->prev_exit = exit;
-    b->nrec++;
-    b->records++;
-    vt_unlock();
 }
 
 int vt_buffer_flush(void)
@@ -210,6 +201,6 @@ void vt_buffer_close(void)
         close(b->fd);
     b->fd = -1;
     free(b->base);
-    b->base = b->pos = NULL;
+    b->base = b->pos = b->limit = NULL;
     b->stopped = 1;
 }

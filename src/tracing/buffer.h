@@ -15,6 +15,7 @@ typedef struct vt_profile_entry {
 
 typedef struct vt_buffer {
     uint8_t *base, *pos;
+    uint8_t *limit;            /* base + cap while recording; base once stopped */
     size_t cap;
     uint32_t nrec;             /* records in the current block */
     uint64_t first_index;      /* stream index of the block's first record */
@@ -35,11 +36,32 @@ extern VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
 extern VT_HIDDEN int vt__mt;   /* MPI_THREAD_MULTIPLE: take the lock */
 
 VT_HIDDEN int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after);
-/* Returns room for `need` bytes, flushing first when the block is full; NULL when stopped. */
-VT_HIDDEN uint8_t *vt_rec_begin(size_t need);
-VT_HIDDEN void vt_rec_end(uint8_t *end, int64_t exit);
 VT_HIDDEN void vt_lock(void);
 VT_HIDDEN void vt_unlock(void);
+VT_HIDDEN uint8_t *vt__rec_begin_slow(size_t need);
+
+/* Returns room for `need` bytes, flushing first when the block is full; NULL when
+ * recording has stopped. Takes the lock (MPI_THREAD_MULTIPLE) until vt_rec_end. */
+static inline uint8_t *vt_rec_begin(size_t need)
+{
+    if (VT_UNLIKELY(vt__mt))
+        vt_lock();
+    vt_buffer *b = &vt__buf;
+    if (VT_LIKELY(b->pos + need <= b->limit))
+        return b->pos;
+    return vt__rec_begin_slow(need);
+}
+
+static inline void vt_rec_end(uint8_t *end, int64_t exit)
+{
+    vt_buffer *b = &vt__buf;
+    b->pos = end;
+    b->prev_exit = exit;
+    b->nrec++;
+    b->records++;
+    if (VT_UNLIKELY(vt__mt))
+        vt_unlock();
+}
 /* Writes a block of another type (flushing events first). Returns 0 or -errno. */
 VT_HIDDEN int vt_buffer_write_block(uint8_t type, const void *payload, size_t len);
 VT_HIDDEN int vt_buffer_flush(void);

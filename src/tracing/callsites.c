@@ -6,8 +6,8 @@ static const void **addrs;     /* by index */
 static uint32_t n, cap;
 static uint32_t *slots;        /* open addressing: index + 1, 0 empty */
 static uint32_t nslots;
-static const void *last_addr;  /* loops call from one site: skip the hash */
-static uint32_t last_index;
+VT_HIDDEN const void *vt__last_site = (const void *)1;  /* never a return address */
+VT_HIDDEN uint32_t vt__last_site_index;
 
 static uint32_t slot_of(const void *a)
 {
@@ -28,17 +28,15 @@ static void grow(void)
     }
 }
 
-uint32_t vt_callsite(const void *a)
+uint32_t vt__callsite_slow(const void *a)
 {
-    if (a == last_addr && n)
-        return last_index;
     if ((n + 1) * 2 > nslots)
         grow();
     uint32_t s = slot_of(a);
     while (slots[s]) {
         if (addrs[slots[s] - 1] == a) {
-            last_addr = a;
-            return last_index = slots[s] - 1;
+            vt__last_site = a;
+            return vt__last_site_index = slots[s] - 1;
         }
         s = (s + 1) & (nslots - 1);
     }
@@ -48,8 +46,8 @@ uint32_t vt_callsite(const void *a)
     }
     addrs[n] = a;
     slots[s] = n + 1;
-    last_addr = a;
-    return last_index = n++;
+    vt__last_site = a;
+    return vt__last_site_index = n++;
 }
 
 uint32_t vt_callsites_count(void) { return n; }

@@ -10,7 +10,8 @@ static uint32_t ncomms, capcomms;
 static vt_comm **map;
 static uint32_t mapcap, mapused;
 static int world_rank_;
-static vt_comm *world_, *self_;
+VT_HIDDEN vt_comm *vt__world;
+static vt_comm *self_;
 static MPI_Group world_group;
 
 uint64_t vt_hash64(uint64_t h, uint64_t v)
@@ -209,10 +210,8 @@ uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child
     return vt_hash64(vt_hash64(key, seen), 0x67);
 }
 
-vt_comm *vt_comm_get(MPI_Comm h)
+vt_comm *vt__comm_get_slow(MPI_Comm h)
 {
-    if (h == MPI_COMM_WORLD && world_)
-        return world_;
     vt_comm *c = map_get(h);
     if (c || h == MPI_COMM_NULL)
         return c;
@@ -235,16 +234,16 @@ vt_comm *vt_comm_get(MPI_Comm h)
 void vt_comm_forget(MPI_Comm h)
 {
     vt_comm *c = map_get(h);
-    if (c && c != world_ && c != self_)
+    if (c && c != vt__world && c != self_)
         c->alive = 0;
 }
 
-void vt_comms_init(int world_rank, int world_size)
+void vt_comms_init(int vt__worldrank, int vt__worldsize)
 {
-    (void)world_size;
-    world_rank_ = world_rank;
+    (void)vt__worldsize;
+    world_rank_ = vt__worldrank;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    world_ = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world");
+    vt__world = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world");
     self_ = vt_comm_register(MPI_COMM_SELF, (1ull << 63) + (uint64_t)world_rank_, -1, "self");
 }
 

@@ -26,7 +26,14 @@ typedef struct vt_comm {
 VT_HIDDEN void vt_comms_init(int world_rank, int world_size);
 /* The record of a live handle; an unknown one (made before we started, or by a call we
  * do not wrap) is registered on first sight. */
-VT_HIDDEN vt_comm *vt_comm_get(MPI_Comm h);
+VT_HIDDEN vt_comm *vt__comm_get_slow(MPI_Comm h);
+extern VT_HIDDEN vt_comm *vt__world;
+static inline vt_comm *vt_comm_get(MPI_Comm h)
+{
+    if (VT_LIKELY(h == MPI_COMM_WORLD && vt__world))
+        return vt__world;
+    return vt__comm_get_slow(h);
+}
 VT_HIDDEN vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how);
 VT_HIDDEN void vt_comm_forget(MPI_Comm h);
 VT_HIDDEN uint64_t vt_hash64(uint64_t h, uint64_t v);

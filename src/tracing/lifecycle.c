@@ -9,6 +9,7 @@
 #include "settings.h"
 #include "topo.h"
 #include "blockio.h"
+#include "clock.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -117,6 +118,31 @@ static void default_dir(char *out, size_t len)
 
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra);
 
+/* Rank 0 calibrates the TSC; the ranks of its host take the same scale (their clocks
+ * then agree exactly, offsets stay 0), the others calibrate their own. */
+static void choose_clock(int rank)
+{
+    struct {
+        vt_tsc_scale s;
+        int ok;
+        char host[HOST_LEN];
+    } root;
+    memset(&root, 0, sizeof root);
+    if (rank == 0) {
+        root.ok = vt_clock_calibrate(&root.s) == 0;
+        gethostname(root.host, sizeof root.host - 1);
+    }
+    PMPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, own_comm);
+    char host[HOST_LEN] = {0};
+    gethostname(host, sizeof host - 1);
+    if (strcmp(host, root.host) == 0) {
+        vt_clock_use(root.ok ? &root.s : NULL);
+    } else {
+        vt_tsc_scale s;
+        vt_clock_use(vt_clock_calibrate(&s) == 0 ? &s : NULL);
+    }
+}
+
 static int64_t init_begin_time;
 
 int64_t vt_init_begin(void)
@@ -179,6 +205,7 @@ static int start(int provided)
         vt_info("tracing to %s", cfg.dir);
     }
     vt_comms_init(rank, world_size);
+    choose_clock(rank);
     clock_sync(0);
     sync_at[1] = sync_at[0];
     sync_off[1] = sync_off[0];

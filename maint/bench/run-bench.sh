@@ -1,0 +1,42 @@
+#!/bin/sh
+# Latency of plain MPICH and of full tracing, in the same run, alternating, medians.
+#   maint/bench/run-bench.sh BUILDDIR [RUNS]
+# BUILDDIR is a configured and built vtrace tree (its .libs/libvtrace.so is preloaded).
+# Prints per message size the median one-way latency plain and traced and their ratio,
+# the cost of one recorded event (traced minus plain per call), and bytes per event.
+set -eu
+build=${1:?usage: run-bench.sh BUILDDIR [RUNS]}
+runs=${2:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+lib=$(cd "$build" && pwd)/.libs/libvtrace.so
+tool=$(cd "$build" && pwd)/vtrace
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mpicc -O2 -o "$work/pingpong" "$here/pingpong.c"
+i=0
+while [ "$i" -lt "$runs" ]; do
+    mpiexec -n 2 "$work/pingpong" > "$work/plain.$i"
+    VTRACE_DIR="$work/trace.$i" LD_PRELOAD="$lib" mpiexec -n 2 "$work/pingpong" > "$work/traced.$i"
+    i=$((i + 1))
+done
+python3 - "$work" "$runs" <<'PY'
+import sys, statistics
+work, runs = sys.argv[1], int(sys.argv[2])
+def load(kind):
+    out = {}
+    for i in range(runs):
+        for line in open("%s/%s.%d" % (work, kind, i)):
+            name, size, val = line.split()
+            out.setdefault((name, int(size)), []).append(float(val))
+    return out
+plain, traced = load("plain"), load("traced")
+print("%-12s %10s %12s %12s %8s" % ("measure", "bytes", "plain", "traced", "ratio"))
+for key in sorted(plain):
+    p, t = statistics.median(plain[key]), statistics.median(traced[key])
+    print("%-12s %10d %12.1f %12.1f %8.3f" % (key[0], key[1], p, t, t / p))
+    if key[0] == "call_ns":
+        print("event cost (traced - plain per recorded call): %.1f ns" % (t - p))
+PY
+if [ -x "$tool" ]; then
+    "$tool" info --json "$work/trace.0" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("bytes per event: %.2f (%d events, %d bytes)" % (d["bytes_per_event"], d["events"], d["bytes"]))'
+fi
