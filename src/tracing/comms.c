@@ -238,10 +238,10 @@ void vt_comm_forget(MPI_Comm h)
         c->alive = 0;
 }
 
-void vt_comms_init(int vt__worldrank, int vt__worldsize)
+void vt_comms_init(int world_rank, int world_size)
 {
-    (void)vt__worldsize;
-    world_rank_ = vt__worldrank;
+    (void)world_size;
+    world_rank_ = world_rank;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     vt__world = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world");
     self_ = vt_comm_register(MPI_COMM_SELF, (1ull << 63) + (uint64_t)world_rank_, -1, "self");
