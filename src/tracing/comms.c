@@ -100,6 +100,7 @@ vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how)
     c->parent = parent;
     c->how = how;
     c->alive = 1;
+    PMPI_Comm_rank(h, &c->myrank);
     if (h == MPI_COMM_WORLD) {
         PMPI_Comm_size(h, &c->size);
     } else {
@@ -140,7 +141,7 @@ vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, co
     if (!c)
         return NULL;
     *c = (vt_comm){.handle = h, .gid = gid, .parent = (int)like->index, .how = how, .alive = 1,
-                   .size = like->size, .inter = like->inter, .rsize = like->rsize};
+                   .size = like->size, .myrank = like->myrank, .inter = like->inter, .rsize = like->rsize};
     if (like->world) {
         c->world = malloc(sizeof(int) * (size_t)c->size);
         memcpy(c->world, like->world, sizeof(int) * (size_t)c->size);
@@ -159,7 +160,7 @@ vt_comm *vt_comm_invalid(void)
     static vt_comm *invalid;
     if (!invalid) {
         invalid = calloc(1, sizeof *invalid);
-        *invalid = (vt_comm){.handle = MPI_COMM_NULL, .gid = 0, .parent = -1, .how = "invalid"};
+        *invalid = (vt_comm){.handle = MPI_COMM_NULL, .gid = 0, .parent = -1, .myrank = -1, .how = "invalid"};
         append(invalid);
     }
     return invalid;
@@ -245,6 +246,17 @@ void vt_comms_init(int world_rank, int world_size)
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     vt__world = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world");
     self_ = vt_comm_register(MPI_COMM_SELF, (1ull << 63) + (uint64_t)world_rank_, -1, "self");
+}
+
+int vt_comm_lowest(const vt_comm *c)
+{
+    int lo = lowest(c->world, c->size);
+    if (c->inter && c->rsize > 0) {
+        int rlo = lowest(c->rworld, c->rsize);
+        if (rlo < lo)
+            lo = rlo;
+    }
+    return lo;
 }
 
 uint32_t vt_comms_count(void) { return ncomms; }

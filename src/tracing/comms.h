@@ -12,6 +12,7 @@ typedef struct vt_comm {
     uint64_t gid;
     uint32_t index;          /* position in this rank's communicator table */
     int size;
+    int myrank;              /* this rank in it (local group), -1 invalid */
     int *world;              /* world rank of each rank; NULL: identity (MPI_COMM_WORLD) */
     int inter;
     int rsize;
@@ -52,6 +53,8 @@ static inline int vt_comm_peer(const vt_comm *c, int r)
         return r;
     return r < c->size ? c->world[r] : -1;
 }
+/* Lowest world rank among the members (both groups of an intercommunicator). */
+VT_HIDDEN int vt_comm_lowest(const vt_comm *c);
 VT_HIDDEN uint32_t vt_comms_count(void);
 VT_HIDDEN vt_comm *vt_comm_at(uint32_t index);
 

@@ -389,12 +389,20 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
             bytes_total += bytes;
             if (r) {
                 r->cancelled = 0;
+                r->active = 0;
                 if (!r->persistent)
                     vt_req_remove(r);
             }
         }
     }
     rec_done(c, p, exit, bytes_total);
+}
+
+/* An inactive persistent request "completes" at once with an empty status: not an event. */
+static int req_active(MPI_Request h)
+{
+    vt_req *r = vt_req_find(h);
+    return !r || r->active;
 }
 
 /* Completes positions pos[0..n); statuses by position (`by_pos`) or by order. */
@@ -429,7 +437,7 @@ void vt_post_all(vt_call *c, int rc, int flag)
     int *pos = c->nreq <= 16 ? small : malloc(sizeof(int) * (size_t)c->nreq);
     int n = 0;
     for (int i = 0; pos && i < c->nreq; i++) {
-        if (c->saved[i] == MPI_REQUEST_NULL)
+        if (c->saved[i] == MPI_REQUEST_NULL || !req_active(c->saved[i]))
             continue;
         if (rc == MPI_ERR_IN_STATUS && c->statuses != MPI_STATUSES_IGNORE &&
             c->statuses[i].MPI_ERROR == MPI_ERR_PENDING)
@@ -448,7 +456,7 @@ void vt_post_all(vt_call *c, int rc, int flag)
 void vt_post_any(vt_call *c, int rc, int index, int flag, MPI_Status *st)
 {
     int64_t exit = vt_now();
-    if (!flag || index == MPI_UNDEFINED || index < 0 || index >= c->nreq) {
+    if (!flag || index == MPI_UNDEFINED || index < 0 || index >= c->nreq || !req_active(c->saved[index])) {
         leave_counted(c, exit);
     } else {
         MPI_Status *one[1] = {st};
@@ -478,6 +486,8 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
         p = vt_put_uvar(p, (uint64_t)n);
         for (int i = 0; i < n; i++) {
             vt_req *r = vt_req_find(reqs[i]);
+            if (r && rc == MPI_SUCCESS)
+                r->active = 1;
             p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
@@ -625,9 +635,7 @@ void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const 
     uint8_t *p = rec_call(c, exit, 7 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
-        int my_rank = -1;
-        if (cm->handle != MPI_COMM_NULL)
-            PMPI_Comm_rank(comm, &my_rank);
+        int my_rank = cm->myrank;
         int me_root = cm->inter ? root == MPI_ROOT : root == my_rank;
         coll_bytes(kind, cm, me_root, my_rank, a, &sb, &rb);
         int wroot = root == VT_NO_ROOT ? -1 : cm->inter ? vt_comm_peer(cm, root)
@@ -685,7 +693,7 @@ void vt_leave_comm_idup(vt_call *c, int rc, MPI_Comm parent, MPI_Comm *newcomm, 
         if (rc == MPI_SUCCESS) {
             /* Same members as the parent; the group may not be queried before completion. */
             uint64_t gid = vt_hash64(vt_hash64(vt_hash64(VT_HASH_INIT, pc->gid), count),
-                                     (uint64_t)(pc->world ? pc->world[0] : 0));
+                                     (uint64_t)vt_comm_lowest(pc));
             vt_comm *nc = vt_comm_register_like(*newcomm, gid, pc, vt_fn_name[c->fn]);
             if (nc)
                 idx = nc->index;

@@ -44,7 +44,7 @@ vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent)
         freelist = r->next;
     else if (!(r = malloc(sizeof *r)))
         return NULL;
-    *r = (vt_req){.handle = h, .id = next_id++, .kind = kind, .persistent = (uint8_t)persistent,
+    *r = (vt_req){.handle = h, .id = next_id++, .kind = kind, .persistent = (uint8_t)persistent, .active = !persistent,
                   .comm = -1, .peer = -1, .tag = -1};
     vt_req **tail = &buckets[bucket_of(h)];
     while (*tail)

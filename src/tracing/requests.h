@@ -16,6 +16,7 @@ typedef struct vt_req {
     uint8_t kind;
     uint8_t persistent;
     uint8_t cancelled;
+    uint8_t active;          /* persistent requests: started and not yet completed */
     int32_t comm;            /* communicator index */
     int32_t peer, tag;       /* send side; receives get theirs from the status */
     uint64_t bytes;

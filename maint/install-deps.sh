@@ -1,0 +1,12 @@
+#!/bin/sh
+# Installs the Debian packages vtrace needs to build, test and run (Debian 12).
+set -e
+pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpich-dev gfortran
+      libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev"
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+${SUDO:-} apt-get update -qq
+# shellcheck disable=SC2086
+${SUDO:-} apt-get install -y -qq --no-install-recommends $pkgs > /dev/null

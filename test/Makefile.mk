@@ -1,0 +1,9 @@
+# Unit tests of the recording library's pure parts (cmocka).
+if HAVE_CMOCKA
+check_PROGRAMS += test/unit/test_settings
+TESTS += test/unit/test_settings
+test_unit_test_settings_SOURCES = test/unit/test_settings.c src/tracing/settings.c src/tracing/settings.h
+test_unit_test_settings_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+test_unit_test_settings_LDADD = $(CMOCKA_LIBS)
+endif
+include test/unit/poly.mk

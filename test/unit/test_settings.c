@@ -1,0 +1,131 @@
+/* VTRACE_* parsing: typed values, accepted forms, messages naming the variable. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "settings.h"
+
+static const char *const *fake_env;
+
+static const char *fake_getenv(const char *name)
+{
+    for (const char *const *e = fake_env; e && *e; e += 2)
+        if (!strcmp(e[0], name))
+            return e[1];
+    return NULL;
+}
+
+static void sizes(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    assert_int_equal(vt_parse_size("32M", &v), 0);
+    assert_int_equal(v, 32u << 20);
+    assert_int_equal(vt_parse_size("512k", &v), 0);
+    assert_int_equal(v, 512u << 10);
+    assert_int_equal(vt_parse_size("1G", &v), 0);
+    assert_int_equal(v, 1u << 30);
+    assert_int_equal(vt_parse_size("1.5 MiB", &v), 0);
+    assert_int_equal(v, 3u << 19);
+    assert_int_equal(vt_parse_size("4096", &v), 0);
+    assert_int_equal(v, 4096);
+    v = 7;
+    assert_int_equal(vt_parse_size("abc", &v), -1);
+    assert_int_equal(vt_parse_size("-1M", &v), -1);
+    assert_int_equal(vt_parse_size("12Q", &v), -1);
+    assert_int_equal(vt_parse_size("", &v), -1);
+    assert_int_equal(v, 7);
+}
+
+static void durations(void **state)
+{
+    (void)state;
+    int64_t v = 0;
+    assert_int_equal(vt_parse_duration("500us", &v), 0);
+    assert_int_equal(v, 500000);
+    assert_int_equal(vt_parse_duration("2ms", &v), 0);
+    assert_int_equal(v, 2000000);
+    assert_int_equal(vt_parse_duration("1s", &v), 0);
+    assert_int_equal(v, 1000000000);
+    assert_int_equal(vt_parse_duration("250ns", &v), 0);
+    assert_int_equal(v, 250);
+    assert_int_equal(vt_parse_duration("0.5ms", &v), 0);
+    assert_int_equal(v, 500000);
+    assert_int_equal(vt_parse_duration("5", &v), -1);     /* a unit is required */
+    assert_int_equal(vt_parse_duration("5 parsecs", &v), -1);
+    assert_int_equal(vt_parse_duration("ms", &v), -1);
+}
+
+static void modes(void **state)
+{
+    (void)state;
+    enum vt_mode m;
+    assert_int_equal(vt_parse_mode("off", &m), 0);
+    assert_int_equal(m, VT_MODE_OFF);
+    assert_int_equal(vt_parse_mode("FULL", &m), 0);
+    assert_int_equal(m, VT_MODE_FULL);
+    assert_int_equal(vt_parse_mode("reduced", &m), 0);
+    assert_int_equal(m, VT_MODE_REDUCED);
+    assert_int_equal(vt_parse_mode("both", &m), 0);
+    assert_int_equal(m, VT_MODE_BOTH);
+    assert_int_equal(vt_parse_mode("fast", &m), -1);
+}
+
+static void defaults(void **state)
+{
+    (void)state;
+    static const char *const env[] = {NULL};
+    fake_env = env;
+    vt_config c;
+    char err[256];
+    assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), 0);
+    assert_int_equal(c.mode, VT_MODE_FULL);
+    assert_int_equal(c.buffer, 32u << 20);
+    assert_int_equal(c.threshold_ns, 1000000);
+    assert_string_equal(c.dir, "");
+}
+
+static void load_and_errors(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"VTRACE_MODE", "off", "VTRACE_BUFFER", "1M", "VTRACE_THRESHOLD",
+                                       "2ms", "VTRACE_DIR", "/tmp/x", "VTRACE_COMPRESS", "3", NULL};
+    fake_env = good;
+    vt_config c;
+    char err[256] = "";
+    assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), 0);
+    assert_int_equal(c.mode, VT_MODE_OFF);
+    assert_int_equal(c.buffer, 1u << 20);
+    assert_int_equal(c.threshold_ns, 2000000);
+    assert_int_equal(c.compress, 3);
+    assert_string_equal(c.dir, "/tmp/x");
+    char text[512];
+    vt_config_format(&c, text, sizeof text);
+    assert_non_null(strstr(text, "VTRACE_THRESHOLD=2000000ns"));
+
+    static const struct { const char *var, *val; } bad[] = {
+        {"VTRACE_MODE", "fast"}, {"VTRACE_BUFFER", "abc"}, {"VTRACE_BUFFER", "1k"},
+        {"VTRACE_BUFFER", "4G"}, {"VTRACE_THRESHOLD", "soon"}, {"VTRACE_COMPRESS", "99"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *env[] = {bad[i].var, bad[i].val, NULL};
+        fake_env = env;
+        err[0] = '\0';
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+        assert_non_null(strstr(err, bad[i].var));
+        assert_non_null(strstr(err, bad[i].val));
+        assert_non_null(strstr(err, "expected"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(modes),
+        cmocka_unit_test(defaults), cmocka_unit_test(load_and_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
