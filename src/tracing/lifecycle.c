@@ -160,9 +160,16 @@ static int start(int provided)
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     vt__rank = rank;
     char err[512];
-    if (vt_config_load(&cfg, env, err, sizeof err)) {
-        if (rank == 0)
+    int bad = vt_config_load(&cfg, env, err, sizeof err) ? rank : world_size, first_bad = world_size;
+    /* The lowest rank with an invalid setting says why, before anyone aborts (an
+     * early abort of another rank could end the job before the message is out). */
+    PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first_bad < world_size) {
+        if (rank == first_bad) {
             fprintf(stderr, "vtrace: %s\n", err);
+            fflush(stderr);
+        }
+        PMPI_Barrier(MPI_COMM_WORLD);
         PMPI_Abort(MPI_COMM_WORLD, 1);
         return -1;
     }
