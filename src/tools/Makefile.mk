@@ -1,0 +1,7 @@
+# src/tools: the vtrace command (one file per subcommand), linked with the reader.
+bin_PROGRAMS += vtrace
+vtrace_SOURCES = \
+	src/tools/vtrace.c src/tools/tools.h \
+	src/tools/cmd_info.c src/tools/cmd_dump.c \
+	src/tools/json.c
+vtrace_LDADD = libvtread.la

@@ -1,0 +1,235 @@
+/* vtrace dump: one line per record. */
+#include "tools.h"
+#include "codec.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void vt__usage_dump(FILE *out)
+{
+    fprintf(out, "usage: vtrace dump [--json] [--rank N] DIR\n\n"
+                 "Prints every record of the trace in DIR, rank by rank, one line each:\n"
+                 "  RANK INDEX ENTER EXIT NAME key=value...\n"
+                 "ENTER and EXIT are global times in ns; NAME is the MPI function, or FLUSH, MARKER,\n"
+                 "STOPPED. Present fields: comm= newcomm= (communicator ids in hex, newcomm=null for\n"
+                 "MPI_COMM_NULL), peer= tag= bytes= (send side), src= rtag= rbytes= (receive side),\n"
+                 "root= seq= req= msg= file= offset= started=[REQ,...]\n"
+                 "done=[REQ:PEER:TAG:BYTES:FLAGS,...] site=SYMBOL@MODULE+0xOFFSET, kind= value=\n"
+                 "(MARKER), reason= (STOPPED).\n\n"
+                 "  --json      one JSON object per line instead, with the same keys\n"
+                 "  --rank N    only rank N\n"
+                 "  -h, --help  this text\n");
+}
+
+typedef struct em {
+    FILE *out;
+    int json;
+    int first;
+} em;
+
+static void em_key(em *e, const char *k)
+{
+    if (e->json)
+        vt__json_key(e->out, &e->first, k);
+    else
+        fprintf(e->out, " %s=", k);
+}
+
+static void em_i64(em *e, const char *k, int64_t v)
+{
+    em_key(e, k);
+    fprintf(e->out, "%" PRId64, v);
+}
+
+static void em_u64(em *e, const char *k, uint64_t v)
+{
+    em_key(e, k);
+    fprintf(e->out, "%" PRIu64, v);
+}
+
+static void em_id(em *e, const char *k, uint64_t id)
+{
+    em_key(e, k);
+    fprintf(e->out, e->json ? "\"0x%" PRIx64 "\"" : "0x%" PRIx64, id);
+}
+
+static void em_null(em *e, const char *k)
+{
+    em_key(e, k);
+    fputs("null", e->out);
+}
+
+static void em_str(em *e, const char *k, const char *s)
+{
+    em_key(e, k);
+    if (e->json)
+        vt__json_str(e->out, s);
+    else
+        vt__text_token(e->out, s);
+}
+
+static const char *special_name(uint64_t code)
+{
+    switch (code) {
+    case VT_CODE_FLUSH: return "FLUSH";
+    case VT_CODE_MARKER: return "MARKER";
+    case VT_CODE_STOPPED: return "STOPPED";
+    default: return "SPECIAL";
+    }
+}
+
+static void print_event(const vt_trace *t, uint32_t rank, const vt_event *ev, int json)
+{
+    em e = {stdout, json, 1};
+    const vt_function *f = vt_trace_function(t, rank, ev->fn);
+    const char *name = f ? f->name : special_name(ev->code);
+    int64_t enter = vt_global_time(t, rank, ev->enter), exit_ = vt_global_time(t, rank, ev->exit);
+    if (json) {
+        putchar('{');
+        em_u64(&e, "rank", rank);
+        em_u64(&e, "index", ev->index);
+        em_i64(&e, "enter", enter);
+        em_i64(&e, "exit", exit_);
+        em_str(&e, "name", name);
+    } else {
+        printf("%" PRIu32 " %" PRIu64 " %" PRId64 " %" PRId64 " ", rank, ev->index, enter, exit_);
+        vt__text_token(stdout, name);
+    }
+    unsigned fl = ev->fields;
+    if (fl & VT_F_COMM) {
+        const vt_comm *c = vt_trace_comm(t, rank, ev->comm);
+        em_id(&e, "comm", c ? c->id : 0);
+    }
+    if (fl & VT_F_NEWCOMM) {
+        const vt_comm *c = vt_trace_comm(t, rank, ev->newcomm);
+        if (c)
+            em_id(&e, "newcomm", c->id);
+        else
+            em_null(&e, "newcomm");
+    }
+    if (fl & VT_F_PEER)
+        em_i64(&e, "peer", ev->peer);
+    if (fl & VT_F_TAG)
+        em_i64(&e, "tag", ev->tag);
+    if (fl & VT_F_BYTES)
+        em_u64(&e, "bytes", ev->bytes);
+    if (fl & VT_F_RPEER)
+        em_i64(&e, "src", ev->rpeer);
+    if (fl & VT_F_RTAG)
+        em_i64(&e, "rtag", ev->rtag);
+    if (fl & VT_F_RBYTES)
+        em_u64(&e, "rbytes", ev->rbytes);
+    if (fl & VT_F_ROOT)
+        em_i64(&e, "root", ev->root);
+    if (fl & VT_F_COLLSEQ)
+        em_u64(&e, "seq", ev->collseq);
+    if (fl & VT_F_REQUEST)
+        em_u64(&e, "req", ev->request);
+    if (fl & VT_F_MSG)
+        em_u64(&e, "msg", ev->msg);
+    if (fl & VT_F_FILE) {
+        const vt_file *file = vt_trace_file(t, rank, ev->file);
+        em_str(&e, "file", file ? file->name : "");
+    }
+    if (fl & VT_F_OFFSET)
+        em_i64(&e, "offset", ev->offset);
+    if (fl & VT_F_STARTED) {
+        em_key(&e, "started");
+        putchar('[');
+        for (size_t i = 0; i < ev->nstarted; i++)
+            printf("%s%" PRIu64, i ? "," : "", ev->started[i]);
+        putchar(']');
+    }
+    if (fl & VT_F_DONE) {
+        em_key(&e, "done");
+        putchar('[');
+        for (size_t i = 0; i < ev->ndone; i++) {
+            const vt_completion *d = &ev->done[i];
+            if (json)
+                printf("%s{\"req\":%" PRIu64 ",\"peer\":%" PRId64 ",\"tag\":%" PRId64 ",\"bytes\":%" PRIu64
+                       ",\"flags\":%" PRIu64 "}",
+                       i ? "," : "", d->request, d->peer, d->tag, d->bytes, d->flags);
+            else
+                printf("%s%" PRIu64 ":%" PRId64 ":%" PRId64 ":%" PRIu64 ":%" PRIu64, i ? "," : "", d->request, d->peer,
+                       d->tag, d->bytes, d->flags);
+        }
+        putchar(']');
+    }
+    if (ev->code == VT_CODE_MARKER) {
+        em_u64(&e, "kind", ev->marker_kind);
+        em_i64(&e, "value", ev->marker_value);
+    } else if (ev->code == VT_CODE_STOPPED) {
+        em_u64(&e, "reason", ev->stop_reason);
+    }
+    if (fl & VT_F_CALLSITE) {
+        const vt_callsite *cs = vt_trace_callsite(t, rank, ev->callsite);
+        if (cs) {
+            char site[512];
+            vt__format_site(site, sizeof site, cs);
+            em_str(&e, "site", site);
+        }
+    }
+    if (json)
+        putchar('}');
+    putchar('\n');
+}
+
+int vt__cmd_dump(int argc, char **argv)
+{
+    int json = 0, only_args = 0, one = 0;
+    uint32_t rank = 0;
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_args && a[0] == '-' && a[1]) {
+            if (strcmp(a, "--") == 0) {
+                only_args = 1;
+            } else if (strcmp(a, "--json") == 0) {
+                json = 1;
+            } else if (strcmp(a, "--rank") == 0 || strncmp(a, "--rank=", 7) == 0) {
+                const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+                if (!v || vt__parse_u32(v, &rank))
+                    return vt__usage_error(vt__usage_dump, "dump: --rank needs a rank number");
+                one = 1;
+            } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+                vt__usage_dump(stdout);
+                return VT_EXIT_OK;
+            } else {
+                return vt__usage_error(vt__usage_dump, "dump: unknown option '%s'", a);
+            }
+        } else if (dir) {
+            return vt__usage_error(vt__usage_dump, "dump: more than one trace directory");
+        } else {
+            dir = a;
+        }
+    }
+    if (!dir)
+        return vt__usage_error(vt__usage_dump, "dump: missing trace directory");
+
+    vt_error err;
+    vt_trace *t;
+    if (vt_trace_open(dir, &t, &err))
+        return vt__fail(&err);
+    uint32_t nranks = vt_trace_nranks(t);
+    if (one && rank >= nranks) {
+        vt_trace_close(t);
+        return vt__usage_error(vt__usage_dump, "dump: --rank %" PRIu32 ": the trace has %" PRIu32 " ranks", rank, nranks);
+    }
+    int rc = VT_EXIT_OK;
+    for (uint32_t r = one ? rank : 0; r < (one ? rank + 1 : nranks) && rc == VT_EXIT_OK; r++) {
+        vt_cursor *c;
+        vt_event ev;
+        int got;
+        if (vt_cursor_open(t, r, &c, &err)) {
+            rc = vt__fail(&err);
+            break;
+        }
+        while ((got = vt_cursor_next(c, &ev, &err)) == 1)
+            print_event(t, r, &ev, json);
+        if (got < 0)
+            rc = vt__fail(&err);
+        vt_cursor_close(c);
+    }
+    vt_trace_close(t);
+    return rc;
+}

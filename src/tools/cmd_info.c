@@ -1,0 +1,358 @@
+/* vtrace info: summary of a trace. */
+#include "tools.h"
+#include "codec.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt__usage_info(FILE *out)
+{
+    fprintf(out, "usage: vtrace info [--json] [--no-match] DIR\n\n"
+                 "Summary of the trace in DIR: ranks, duration (global time from the first enter to\n"
+                 "the last exit), records, trace bytes, matched messages, host and binding of each\n"
+                 "rank, flags, and the profile of every function summed over the ranks, sorted by\n"
+                 "time. Reading every record validates the whole trace.\n\n"
+                 "  --json      one JSON object instead of text\n"
+                 "  --no-match  do not match messages (faster)\n"
+                 "  -h, --help  this text\n");
+}
+
+typedef struct fsum {
+    const char *name;
+    uint64_t calls, time_ns, bytes, records;
+} fsum;
+
+typedef struct rank_sum {
+    uint64_t events;
+    int64_t first, last; /* global ns */
+    int any;
+} rank_sum;
+
+static int cmp_name(const void *a, const void *b) { return strcmp(((const fsum *)a)->name, ((const fsum *)b)->name); }
+
+static int cmp_time(const void *pa, const void *pb)
+{
+    const fsum *a = pa, *b = pb;
+    if (a->time_ns != b->time_ns)
+        return a->time_ns < b->time_ns ? 1 : -1;
+    if (a->calls != b->calls)
+        return a->calls < b->calls ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* Sums entries of the same name; returns the new count, sorted by time. */
+static size_t merge_sort(fsum *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_name);
+    size_t o = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(v[i].name, v[o].name) == 0) {
+            v[o].calls += v[i].calls;
+            v[o].time_ns += v[i].time_ns;
+            v[o].bytes += v[i].bytes;
+            v[o].records += v[i].records;
+        } else {
+            v[++o] = v[i];
+        }
+    }
+    n = o + 1;
+    qsort(v, n, sizeof *v, cmp_time);
+    return n;
+}
+
+/* Profile of one rank (all ranks when rank == UINT32_MAX), merged by name. */
+static fsum *profile(const vt_trace *t, uint32_t rank, size_t *n)
+{
+    uint32_t lo = rank == UINT32_MAX ? 0 : rank, hi = rank == UINT32_MAX ? vt_trace_nranks(t) : rank + 1;
+    size_t total = 0;
+    for (uint32_t r = lo; r < hi; r++)
+        total += vt_trace_rank(t, r)->nprofile;
+    fsum *v = calloc(total ? total : 1, sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (uint32_t r = lo; r < hi; r++) {
+        const vt_rank *rk = vt_trace_rank(t, r);
+        for (size_t i = 0; i < rk->nprofile; i++) {
+            const vt_profile *p = &rk->profile[i];
+            v[k++] = (fsum){rk->funcs[p->fn].name, p->calls, p->time_ns, p->bytes, p->records};
+        }
+    }
+    *n = merge_sort(v, k);
+    return v;
+}
+
+static void rank_flags(FILE *out, uint64_t f, int json)
+{
+    static const char *const names[] = {"incomplete", "late_init", "exit_finalize"};
+    int first = 1;
+    if (json)
+        putc('[', out);
+    for (int i = 0; i < 3; i++) {
+        if (!(f & (1u << i)))
+            continue;
+        if (json)
+            fprintf(out, "%s\"%s\"", first ? "" : ",", names[i]);
+        else
+            fprintf(out, "%s%s", first ? "" : ",", names[i]);
+        first = 0;
+    }
+    if (json)
+        putc(']', out);
+    else if (first)
+        putc('-', out);
+}
+
+static void json_functions(FILE *out, const fsum *v, size_t n)
+{
+    int first = 1;
+    putc('{', out);
+    for (size_t i = 0; i < n; i++) {
+        vt__json_key(out, &first, v[i].name);
+        fprintf(out,
+                "{\"calls\":%" PRIu64 ",\"time_ns\":%" PRIu64 ",\"mean_ns\":%" PRIu64 ",\"bytes\":%" PRIu64
+                ",\"events\":%" PRIu64 "}",
+                v[i].calls, v[i].time_ns, v[i].calls ? v[i].time_ns / v[i].calls : 0, v[i].bytes, v[i].records);
+    }
+    putc('}', out);
+}
+
+static void text_int(FILE *out, int width, int64_t v)
+{
+    if (v < 0)
+        fprintf(out, " %*s", width, "-");
+    else
+        fprintf(out, " %*" PRId64, width, v);
+}
+
+int vt__cmd_info(int argc, char **argv)
+{
+    int json = 0, match = 1;
+    const char *dir = NULL;
+    int only_args = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_args && a[0] == '-' && a[1]) {
+            if (strcmp(a, "--") == 0)
+                only_args = 1;
+            else if (strcmp(a, "--json") == 0)
+                json = 1;
+            else if (strcmp(a, "--no-match") == 0)
+                match = 0;
+            else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+                vt__usage_info(stdout);
+                return VT_EXIT_OK;
+            } else
+                return vt__usage_error(vt__usage_info, "info: unknown option '%s'", a);
+        } else if (dir) {
+            return vt__usage_error(vt__usage_info, "info: more than one trace directory");
+        } else {
+            dir = a;
+        }
+    }
+    if (!dir)
+        return vt__usage_error(vt__usage_info, "info: missing trace directory");
+
+    vt_error err;
+    vt_trace *t;
+    vt_matches *m = NULL;
+    rank_sum *rs = NULL;
+    fsum *all = NULL;
+    int rc = VT_EXIT_ERROR;
+    if (vt_trace_open(dir, &t, &err))
+        return vt__fail(&err);
+    uint32_t nranks = vt_trace_nranks(t);
+    rs = calloc(nranks, sizeof *rs);
+    if (!rs) {
+        fprintf(stderr, "vtrace: out of memory\n");
+        goto out;
+    }
+
+    /* every record: counts, duration, and full validation */
+    uint64_t events = 0;
+    int64_t first = 0, last = 0;
+    int any = 0;
+    uint64_t incomplete = vt_trace_flags(t) & 1u, late = 0;
+    for (uint32_t r = 0; r < nranks; r++) {
+        vt_cursor *c;
+        vt_event ev;
+        int got;
+        if (vt_cursor_open(t, r, &c, &err)) {
+            vt__fail(&err);
+            goto out;
+        }
+        while ((got = vt_cursor_next(c, &ev, &err)) == 1) {
+            int64_t e = vt_global_time(t, r, ev.enter), x = vt_global_time(t, r, ev.exit);
+            if (!rs[r].any || e < rs[r].first)
+                rs[r].first = e;
+            if (!rs[r].any || x > rs[r].last)
+                rs[r].last = x;
+            rs[r].any = 1;
+            rs[r].events++;
+        }
+        vt_cursor_close(c);
+        if (got < 0) {
+            vt__fail(&err);
+            goto out;
+        }
+        events += rs[r].events;
+        if (rs[r].any) {
+            if (!any || rs[r].first < first)
+                first = rs[r].first;
+            if (!any || rs[r].last > last)
+                last = rs[r].last;
+            any = 1;
+        }
+        const vt_rank *rk = vt_trace_rank(t, r);
+        incomplete |= rk->flags & VT_RANK_INCOMPLETE;
+        late |= rk->flags & VT_RANK_LATE_INIT;
+    }
+    if (match && vt_trace_match(t, incomplete ? VT_MATCH_PARTIAL : 0, &m, &err)) {
+        vt__fail(&err);
+        goto out;
+    }
+    int64_t duration = any ? (int64_t)((uint64_t)last - (uint64_t)first) : 0;
+    uint64_t bytes = vt_trace_bytes(t);
+    double bpe = events ? (double)bytes / (double)events : 0.0;
+    size_t nall = 0;
+    all = profile(t, UINT32_MAX, &nall);
+    if (!all) {
+        fprintf(stderr, "vtrace: out of memory\n");
+        goto out;
+    }
+
+    if (json) {
+        int f1 = 1;
+        putchar('{');
+        vt__json_key(stdout, &f1, "trace");
+        vt__json_str(stdout, dir);
+        vt__json_key(stdout, &f1, "version");
+        vt__json_str(stdout, vt_trace_version(t));
+        vt__json_key(stdout, &f1, "mpi_version");
+        vt__json_str(stdout, vt_trace_mpi_version(t));
+        vt__json_key(stdout, &f1, "ranks");
+        printf("%" PRIu32, nranks);
+        vt__json_key(stdout, &f1, "events");
+        printf("%" PRIu64, events);
+        vt__json_key(stdout, &f1, "duration_ns");
+        printf("%" PRId64, duration);
+        vt__json_key(stdout, &f1, "bytes");
+        printf("%" PRIu64, bytes);
+        vt__json_key(stdout, &f1, "bytes_per_event");
+        printf("%.2f", bpe);
+        vt__json_key(stdout, &f1, "messages");
+        if (m)
+            printf("%" PRIu64, vt_matches_count(m));
+        else
+            fputs("null", stdout);
+        vt__json_key(stdout, &f1, "unmatched");
+        if (m)
+            printf("%" PRIu64, vt_matches_unmatched(m));
+        else
+            fputs("null", stdout);
+        vt__json_key(stdout, &f1, "incomplete");
+        fputs(incomplete ? "true" : "false", stdout);
+        vt__json_key(stdout, &f1, "late_init");
+        fputs(late ? "true" : "false", stdout);
+        vt__json_key(stdout, &f1, "functions");
+        json_functions(stdout, all, nall);
+        vt__json_key(stdout, &f1, "per_rank");
+        putchar('[');
+        for (uint32_t r = 0; r < nranks; r++) {
+            const vt_rank *rk = vt_trace_rank(t, r);
+            int f2 = 1;
+            size_t n;
+            fsum *v = profile(t, r, &n);
+            if (!v) {
+                fprintf(stderr, "vtrace: out of memory\n");
+                goto out;
+            }
+            printf("%s{", r ? "," : "");
+            vt__json_key(stdout, &f2, "rank");
+            printf("%" PRIu32, r);
+            vt__json_key(stdout, &f2, "host");
+            vt__json_str(stdout, rk->hostname);
+            vt__json_key(stdout, &f2, "core");
+            printf("%" PRId64, rk->core);
+            vt__json_key(stdout, &f2, "numa");
+            printf("%" PRId64, rk->numa);
+            vt__json_key(stdout, &f2, "binding");
+            vt__json_str(stdout, rk->binding);
+            vt__json_key(stdout, &f2, "events");
+            printf("%" PRIu64, rs[r].events);
+            vt__json_key(stdout, &f2, "bytes");
+            printf("%" PRIu64, rk->file_bytes);
+            vt__json_key(stdout, &f2, "flags");
+            rank_flags(stdout, rk->flags, 1);
+            vt__json_key(stdout, &f2, "calls_not_recorded");
+            printf("%" PRIu64, rk->calls_not_recorded);
+            vt__json_key(stdout, &f2, "functions");
+            json_functions(stdout, v, n);
+            putchar('}');
+            free(v);
+        }
+        fputs("]}\n", stdout);
+    } else {
+        printf("trace:     %s\n", dir);
+        printf("version:   vtrace %s, %s\n", vt_trace_version(t), vt_trace_mpi_version(t));
+        printf("ranks:     %" PRIu32 "\n", nranks);
+        printf("duration:  %.9f s (%" PRId64 " ns)\n", (double)duration / 1e9, duration);
+        printf("events:    %" PRIu64 " records\n", events);
+        printf("bytes:     %" PRIu64 " (%.2f bytes/event)\n", bytes, bpe);
+        if (!m)
+            printf("messages:  not matched (--no-match)\n");
+        else if (vt_matches_unmatched(m))
+            printf("messages:  %" PRIu64 " matched, %" PRIu64 " unmatched (trace incomplete)\n", vt_matches_count(m),
+                   vt_matches_unmatched(m));
+        else
+            printf("messages:  %" PRIu64 " matched\n", vt_matches_count(m));
+        printf("flags:     %s%s\n", incomplete ? "incomplete (recording stopped early)" : "complete",
+               late ? ", initialised late" : "");
+
+        int hw = 4, bw = 7;
+        for (uint32_t r = 0; r < nranks; r++) {
+            const vt_rank *rk = vt_trace_rank(t, r);
+            int l = (int)strlen(rk->hostname);
+            hw = l > hw ? l : hw;
+            l = (int)strlen(rk->binding);
+            bw = l > bw ? l : bw;
+        }
+        printf("\n%6s %-*s %5s %5s %-*s %10s  %s\n", "rank", hw, "host", "core", "numa", bw, "binding", "events",
+               "flags");
+        for (uint32_t r = 0; r < nranks; r++) {
+            const vt_rank *rk = vt_trace_rank(t, r);
+            printf("%6" PRIu32 " %-*s", r, hw, rk->hostname);
+            text_int(stdout, 5, rk->core);
+            text_int(stdout, 5, rk->numa);
+            printf(" %-*s %10" PRIu64 "  ", bw, *rk->binding ? rk->binding : "-", rs[r].events);
+            rank_flags(stdout, rk->flags, 0);
+            putchar('\n');
+        }
+
+        int nw = 8;
+        for (size_t i = 0; i < nall; i++) {
+            int l = (int)strlen(all[i].name);
+            nw = l > nw ? l : nw;
+        }
+        printf("\n%-*s %10s %14s %12s %6s %14s %10s\n", nw, "function", "calls", "time_ns", "mean_ns", "time%", "bytes",
+               "events");
+        uint64_t total = 0;
+        for (size_t i = 0; i < nall; i++)
+            total += all[i].time_ns;
+        for (size_t i = 0; i < nall; i++) {
+            printf("%-*s %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %6.2f %14" PRIu64 " %10" PRIu64 "\n", nw, all[i].name,
+                   all[i].calls, all[i].time_ns, all[i].calls ? all[i].time_ns / all[i].calls : 0,
+                   total ? 100.0 * (double)all[i].time_ns / (double)total : 0.0, all[i].bytes, all[i].records);
+        }
+    }
+    rc = VT_EXIT_OK;
+out:
+    free(all);
+    free(rs);
+    vt_matches_free(m);
+    vt_trace_close(t);
+    return rc;
+}

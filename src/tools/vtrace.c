@@ -1,0 +1,99 @@
+/* vtrace: reads trace directories. Dispatches to one subcommand per file (cmd_*.c). */
+#include "vt_config.h"
+#include "tools.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const vt__command commands[] = {
+    {"info", "summary of a trace: ranks, duration, events, messages, profile", vt__cmd_info, vt__usage_info},
+    {"dump", "one line (or JSON object) per record", vt__cmd_dump, vt__usage_dump},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: vtrace COMMAND [OPTIONS] DIR\n"
+                 "       vtrace help [COMMAND]\n"
+                 "       vtrace --version\n\n"
+                 "Reads a vtrace trace directory (vtrace.defs and rank-NNNNNN.vte files).\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-6s %s\n", "help", "this text, or the options of a command");
+    fprintf(out, "\n'vtrace COMMAND --help' shows the options of a command.\n"
+                 "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error.\n");
+}
+
+int vt__fail(const vt_error *err)
+{
+    fflush(stdout);
+    fprintf(stderr, "vtrace: %s\n", err->msg);
+    return VT_EXIT_ERROR;
+}
+
+int vt__usage_error(void (*u)(FILE *), const char *fmt, ...)
+{
+    va_list ap;
+    fputs("vtrace: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    (u ? u : usage)(stderr);
+    return VT_EXIT_USAGE;
+}
+
+int vt__parse_u32(const char *s, uint32_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static const vt__command *find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return vt__usage_error(NULL, "missing command");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("vtrace %s (trace format %d.%d)\n", PACKAGE_VERSION, 1, 0);
+        return VT_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        if (argc > 2) {
+            const vt__command *c = find(argv[2]);
+            if (!c)
+                return vt__usage_error(NULL, "unknown command '%s'", argv[2]);
+            c->usage(stdout);
+            return VT_EXIT_OK;
+        }
+        usage(stdout);
+        return VT_EXIT_OK;
+    }
+    const vt__command *c = find(cmd);
+    if (!c)
+        return vt__usage_error(NULL, "unknown command '%s'", cmd);
+    int rc = c->run(argc - 1, argv + 1);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "vtrace: error writing the output\n");
+        return VT_EXIT_ERROR;
+    }
+    return rc;
+}

@@ -1,0 +1,276 @@
+/* Reading vtrace trace directories (doc/format.md).
+ *
+ * vt_trace_open() reads and validates the definitions of every file of a trace
+ * (vtrace.defs and, for each rank, the FUNCS and RANKDEFS blocks and the framing of
+ * every block); event records are streamed, one block in memory at a time, through a
+ * vt_cursor. vt_trace_match() pairs every receive with its send.
+ *
+ * Every function that can fail returns 0 (or 1 for "got one") on success and -1 on
+ * error, with the message in a vt_error of the form
+ *     PATH: offset N: expected X, found Y
+ * The library keeps no global state, never exits and never trusts a length before
+ * checking it. A vt_trace is read-only after opening: several cursors (also in
+ * several threads) may read it at once. */
+#ifndef VT_READER_H
+#define VT_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VT_ERROR_MAX 2048
+
+typedef struct vt_error {
+    char msg[VT_ERROR_MAX]; /* "PATH: offset N: expected X, found Y", NUL-terminated */
+} vt_error;
+
+typedef struct vt_trace vt_trace;
+typedef struct vt_cursor vt_cursor;
+typedef struct vt_matches vt_matches;
+
+/* ------------------------------------------------------------------ definitions */
+
+/* Field bits of a layout (vt_function.fields) and of an event (vt_event.fields). */
+enum vt_field {
+    VT_F_COMM = 1u << 0,      /* c */
+    VT_F_NEWCOMM = 1u << 1,   /* n */
+    VT_F_PEER = 1u << 2,      /* p */
+    VT_F_TAG = 1u << 3,       /* t */
+    VT_F_BYTES = 1u << 4,     /* b */
+    VT_F_RPEER = 1u << 5,     /* P */
+    VT_F_RTAG = 1u << 6,      /* T */
+    VT_F_RBYTES = 1u << 7,    /* B */
+    VT_F_ROOT = 1u << 8,      /* o */
+    VT_F_COLLSEQ = 1u << 9,   /* q */
+    VT_F_REQUEST = 1u << 10,  /* r */
+    VT_F_STARTED = 1u << 11,  /* R */
+    VT_F_DONE = 1u << 12,     /* k */
+    VT_F_MSG = 1u << 13,      /* m */
+    VT_F_FILE = 1u << 14,     /* f */
+    VT_F_OFFSET = 1u << 15,   /* O */
+    VT_F_CALLSITE = 1u << 16, /* every call record (not a layout letter) */
+};
+
+/* The VT_F_* bit of a layout letter, 0 for an unknown letter. */
+unsigned vt_layout_field(char letter);
+
+typedef struct vt_function {
+    const char *name;   /* e.g. "MPI_Send" */
+    const char *layout; /* layout letters, e.g. "cptb" */
+    unsigned fields;    /* VT_F_* bits of the layout */
+} vt_function;
+
+typedef struct vt_callsite {
+    uint64_t address;
+    const char *module; /* module path, "" unknown */
+    uint64_t offset;    /* offset in the module */
+    const char *symbol; /* "" unknown */
+} vt_callsite;
+
+typedef struct vt_comm {
+    uint64_t id;    /* global communicator id (MPI_COMM_WORLD: 1) */
+    uint64_t flags; /* bit 0: intercommunicator */
+    uint32_t size;
+    const uint32_t *members; /* size world ranks */
+    uint32_t remote_size;
+    const uint32_t *remote_members;
+    int64_t parent;  /* index in the same table, -1 none */
+    const char *how; /* "world", "self", "MPI_Comm_split", ... */
+} vt_comm;
+
+typedef struct vt_file {
+    const char *name;
+    uint32_t comm; /* communicator index */
+} vt_file;
+
+typedef struct vt_profile {
+    uint32_t fn; /* function id of the rank */
+    uint64_t calls, time_ns, bytes, records;
+} vt_profile;
+
+typedef struct vt_clock {
+    int64_t t1, off1; /* local time and offset to rank 0 at the first synchronisation */
+    int64_t t2, off2; /* ... at the second (finalize) synchronisation */
+    int same_clock;   /* 1: offsets are treated as 0 */
+} vt_clock;
+
+/* Everything known about one rank once the trace is open. Pointers stay valid until
+ * vt_trace_close(). */
+typedef struct vt_rank {
+    uint32_t rank;
+    const char *path;    /* rank file (for messages) */
+    uint64_t file_bytes; /* size of the rank file */
+    uint32_t minor;      /* minor version of the rank file */
+    uint64_t nrecords;   /* records in the EVENTS blocks (from their block headers) */
+    uint64_t nblocks;    /* EVENTS blocks */
+    size_t nfuncs;
+    const vt_function *funcs; /* function id -> function */
+    size_t ncallsites;
+    const vt_callsite *callsites;
+    size_t ncomms;
+    const vt_comm *comms;
+    size_t nfiles;
+    const vt_file *files;
+    size_t nprofile;
+    const vt_profile *profile;
+    const char *hostname;
+    int64_t core;        /* -1 unknown */
+    int64_t numa;        /* -1 unknown */
+    const char *binding; /* "" unknown */
+    uint64_t flags;      /* VT_RANK_* of codec.h: incomplete, late init, exit finalize */
+    uint64_t records_written;
+    uint64_t calls_not_recorded;
+    int64_t init_time, fini_time; /* local ns */
+    vt_clock clock;               /* from vtrace.defs */
+    const char *global_hostname;  /* hostname as given in vtrace.defs */
+} vt_rank;
+
+/* Opens the trace directory DIR and validates its definitions and block framing.
+ * Returns 0 and *out, or -1 and err. */
+int vt_trace_open(const char *dir, vt_trace **out, vt_error *err);
+
+/* The same from memory: files named "vtrace.defs" and "rank-NNNNNN.vte" (the names
+ * used in messages). The buffers must outlive the trace. Same parsing code path. */
+typedef struct vt_mem_file {
+    const char *name;
+    const void *data;
+    size_t size;
+} vt_mem_file;
+int vt_trace_open_mem(const vt_mem_file *files, size_t nfiles, vt_trace **out, vt_error *err);
+
+void vt_trace_close(vt_trace *t); /* NULL is fine */
+
+uint32_t vt_trace_nranks(const vt_trace *t);
+const char *vt_trace_dir(const vt_trace *t);         /* "" for a trace in memory */
+const char *vt_trace_version(const vt_trace *t);     /* vtrace version that wrote it */
+const char *vt_trace_mpi_version(const vt_trace *t); /* MPI library version */
+const char *vt_trace_config(const vt_trace *t);      /* effective configuration text */
+uint64_t vt_trace_flags(const vt_trace *t);          /* bit 0: some rank is incomplete */
+uint64_t vt_trace_bytes(const vt_trace *t);          /* vtrace.defs + all rank files */
+uint64_t vt_trace_nrecords(const vt_trace *t);       /* records of all ranks */
+
+/* NULL when rank >= nranks. */
+const vt_rank *vt_trace_rank(const vt_trace *t, uint32_t rank);
+/* Table lookups; NULL when out of range. */
+const vt_function *vt_trace_function(const vt_trace *t, uint32_t rank, int64_t fn);
+const vt_callsite *vt_trace_callsite(const vt_trace *t, uint32_t rank, int64_t index);
+const vt_comm *vt_trace_comm(const vt_trace *t, uint32_t rank, int64_t index);
+const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index);
+
+/* Global time of local time LOCAL_NS on RANK: local plus the offset to rank 0, linearly
+ * interpolated between the two synchronisations, constant outside them; 0 offset for
+ * same-clock ranks. Returns LOCAL_NS for an unknown rank. */
+int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns);
+
+/* ------------------------------------------------------------------ events */
+
+typedef struct vt_completion {
+    uint64_t request;
+    uint64_t flags; /* VT_COMPL_* of codec.h: receive side, cancelled, error, persistent */
+    int64_t peer;
+    int64_t tag;
+    uint64_t bytes;
+} vt_completion;
+
+/* Special record codes (vt_event.code < 16) are VT_CODE_* of codec.h. */
+#define VT_SEQ_NONE UINT64_MAX
+
+/* One record. A field not present (see .fields) holds its "none" value, given after
+ * it. Times are local ns; convert with vt_global_time(). */
+typedef struct vt_event {
+    uint64_t index;  /* stream index of the record on its rank (specials included) */
+    uint64_t code;   /* 1 FLUSH, 2 MARKER, 3 STOPPED, 16+fn for calls */
+    int64_t fn;      /* function id; -1 for special records */
+    unsigned fields; /* VT_F_* bits present */
+    int64_t enter, exit;
+    int64_t callsite; /* index; -1 (specials, or a rank without call sites) */
+    int64_t comm;     /* c: communicator index; -1 */
+    int64_t newcomm;  /* n: created communicator index, -1 MPI_COMM_NULL; -1 */
+    int64_t peer;     /* p: send peer (world rank, -2 MPI_PROC_NULL); -1 */
+    int64_t tag;      /* t: send tag; -1 */
+    uint64_t bytes;   /* b: send bytes; 0 */
+    int64_t rpeer;    /* P: receive peer (world rank, -2 PROC_NULL, -3 unknown); -1 */
+    int64_t rtag;     /* T: receive tag; -1 */
+    uint64_t rbytes;  /* B: receive bytes; 0 */
+    int64_t root;     /* o: root world rank (-4 MPI_ROOT, -2 PROC_NULL); -1 */
+    uint64_t collseq; /* q: collective sequence number; VT_SEQ_NONE */
+    uint64_t request; /* r: request id created; 0 */
+    uint64_t msg;     /* m: matched-message id; 0 */
+    int64_t file;     /* f: file index; -1 */
+    int64_t offset;   /* O: file offset; -1 */
+    size_t nstarted;  /* R: request ids started; 0 / NULL */
+    const uint64_t *started;
+    size_t ndone; /* k: completions; 0 / NULL */
+    const vt_completion *done;
+    uint64_t marker_kind;  /* MARKER; 0 */
+    int64_t marker_value;  /* MARKER; 0 */
+    uint64_t stop_reason;  /* STOPPED: 1 write failed, 2 buffer policy; 0 */
+    uint64_t block_offset; /* file offset of the block holding the record */
+} vt_event;
+
+/* Streams the records of RANK in order. Memory: one block. */
+int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err);
+/* 1: *ev holds the next record (its lists stay valid until the next call);
+ * 0: end of the rank's records; -1: error (and every later call returns -1). */
+int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err);
+void vt_cursor_close(vt_cursor *c); /* NULL is fine */
+
+/* ------------------------------------------------------------------ matching */
+
+/* A receive: the record that names it, where it was posted, where it completed, and
+ * its send. Arrays are sorted by (index, sub). */
+typedef struct vt_match_recv {
+    uint64_t index;      /* MPI_Recv, MPI_Sendrecv, MPI_Irecv, MPI_Start(all), MPI_Mrecv ... */
+    uint32_t sub;        /* position among the receives of that record (MPI_Startall) */
+    uint64_t post_index; /* posting order: the index, or the MPI_(I)mprobe that matched it */
+    uint64_t done_index; /* record whose completion resolved it (== index when blocking) */
+    uint64_t comm_id;    /* global communicator id */
+    uint32_t src;        /* sender (world rank) */
+    int64_t tag;
+    uint64_t bytes;      /* received bytes */
+    uint32_t send_rank;  /* == src */
+    uint64_t send_index; /* record index of the send on send_rank (UINT64_MAX unmatched) */
+    uint32_t send_sub;
+    size_t send_pos;     /* position in vt_matches_sends(send_rank); SIZE_MAX unmatched */
+} vt_match_recv;
+
+/* A send: Send-like calls, the send half of Sendrecv, MPI_Start(all) of a persistent
+ * send. */
+typedef struct vt_match_send {
+    uint64_t index;
+    uint32_t sub;      /* position among the sends of that record (MPI_Startall) */
+    uint64_t comm_id;
+    uint32_t dst;      /* receiver (world rank) */
+    int64_t tag;
+    uint64_t bytes;    /* sent bytes */
+    uint64_t recv_index; /* record index of the receive on dst (UINT64_MAX unmatched) */
+    uint32_t recv_sub;
+    size_t recv_pos;   /* position in vt_matches_recvs(dst); SIZE_MAX unmatched */
+} vt_match_send;
+
+/* Flags of vt_trace_match(). */
+#define VT_MATCH_PARTIAL 1u /* keep unmatched entries (pos SIZE_MAX) instead of failing */
+
+/* Streams every rank and pairs each receive with its send (doc/format.md, "Sequence
+ * numbers and matching"). Without VT_MATCH_PARTIAL an unmatched receive or send, or a
+ * receive that cannot be resolved, is an error. */
+int vt_trace_match(const vt_trace *t, unsigned flags, vt_matches **out, vt_error *err);
+void vt_matches_free(vt_matches *m);
+
+uint64_t vt_matches_count(const vt_matches *m);     /* matched messages */
+uint64_t vt_matches_unmatched(const vt_matches *m); /* unmatched sends + receives (partial) */
+const vt_match_recv *vt_matches_recvs(const vt_matches *m, uint32_t rank, size_t *n);
+const vt_match_send *vt_matches_sends(const vt_matches *m, uint32_t rank, size_t *n);
+/* Binary search by (index, sub); NULL when the record holds no such entry. A tool that
+ * streams a rank can instead walk the sorted arrays alongside its cursor. */
+const vt_match_recv *vt_matches_find_recv(const vt_matches *m, uint32_t rank, uint64_t index, uint32_t sub);
+const vt_match_send *vt_matches_find_send(const vt_matches *m, uint32_t rank, uint64_t index, uint32_t sub);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

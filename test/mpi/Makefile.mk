@@ -1,0 +1,122 @@
+# MPI integration tests: each test program runs under mpiexec with the tracing
+# layer, and its trace is checked against what it did. How each test runs (ranks,
+# environment) is in test/mpi/testlist; run-mpi-test.sh runs it and calls
+# check_trace.py with test/mpi/NAME.expect.
+#
+# run-mpi-test.sh is the LOG_COMPILER of the whole tree: it runs any test that is
+# not in test/mpi/testlist unchanged (exec "$@").
+LOG_COMPILER = env VTEST_SRCDIR='$(abs_top_srcdir)' VTEST_BUILDDIR='$(abs_top_builddir)' \
+	VTEST_MPIEXEC='$(MPIEXEC)' VTEST_MPI_CC='$(MPI_CC)' VTEST_PYTHON='$(PYTHON3)' \
+	VTEST_VTRACE='$(abs_top_builddir)/vtrace$(EXEEXT)' \
+	$(SHELL) $(top_srcdir)/test/mpi/run-mpi-test.sh
+
+# Programs traced through libvtrace.la (route 1); -no-install: real executables that
+# find the uninstalled library through their run path, no libtool wrapper script.
+vt_mpi_traced = \
+	test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent \
+	test/mpi/sendrecv test/mpi/probe test/mpi/master_worker test/mpi/collectives \
+	test/mpi/comms test/mpi/mpiio test/mpi/route_lib test/mpi/mode_off \
+	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
+	test/mpi/small_buffer
+# Programs linked by the plain MPI compiler: traced through LD_PRELOAD (route 3) or
+# rebuilt at test time with 'mpicc -profile=vtrace' (route 2).
+vt_mpi_plain = test/mpi/route_preload test/mpi/route_profile
+
+check_PROGRAMS += $(vt_mpi_traced) $(vt_mpi_plain)
+TESTS += $(vt_mpi_traced) $(vt_mpi_plain)
+
+vt_mpi_ldflags = -no-install
+test_mpi_p2p_blocking_SOURCES = test/mpi/p2p_blocking.c test/mpi/mpitest.h
+test_mpi_p2p_blocking_LDADD = libvtrace.la
+test_mpi_p2p_blocking_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_p2p_nonblocking_SOURCES = test/mpi/p2p_nonblocking.c test/mpi/mpitest.h
+test_mpi_p2p_nonblocking_LDADD = libvtrace.la
+test_mpi_p2p_nonblocking_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_persistent_SOURCES = test/mpi/persistent.c test/mpi/mpitest.h
+test_mpi_persistent_LDADD = libvtrace.la
+test_mpi_persistent_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_sendrecv_SOURCES = test/mpi/sendrecv.c test/mpi/mpitest.h
+test_mpi_sendrecv_LDADD = libvtrace.la
+test_mpi_sendrecv_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_probe_SOURCES = test/mpi/probe.c test/mpi/mpitest.h
+test_mpi_probe_LDADD = libvtrace.la
+test_mpi_probe_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_master_worker_SOURCES = test/mpi/master_worker.c test/mpi/mpitest.h
+test_mpi_master_worker_LDADD = libvtrace.la
+test_mpi_master_worker_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_collectives_SOURCES = test/mpi/collectives.c test/mpi/mpitest.h
+test_mpi_collectives_LDADD = libvtrace.la
+test_mpi_collectives_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_comms_SOURCES = test/mpi/comms.c test/mpi/mpitest.h
+test_mpi_comms_LDADD = libvtrace.la
+test_mpi_comms_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_mpiio_SOURCES = test/mpi/mpiio.c test/mpi/mpitest.h
+test_mpi_mpiio_LDADD = libvtrace.la
+test_mpi_mpiio_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_route_lib_SOURCES = test/mpi/route.c test/mpi/mpitest.h
+test_mpi_route_lib_LDADD = libvtrace.la
+test_mpi_route_lib_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_mode_off_SOURCES = test/mpi/route.c test/mpi/mpitest.h
+test_mpi_mode_off_LDADD = libvtrace.la
+test_mpi_mode_off_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_bad_buffer_SOURCES = test/mpi/route.c test/mpi/mpitest.h
+test_mpi_bad_buffer_LDADD = libvtrace.la
+test_mpi_bad_buffer_LDFLAGS = $(vt_mpi_ldflags)
+# bad_buffer runs 1 rank: with more, rank 0 alone prints the message about the
+# invalid setting and the other ranks call MPI_Abort at once, which often ends the
+# job before rank 0 has printed (src/tracing/lifecycle.c, start()).
+test_mpi_bad_buffer_2_SOURCES = test/mpi/route.c test/mpi/mpitest.h
+test_mpi_bad_buffer_2_LDADD = libvtrace.la
+test_mpi_bad_buffer_2_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_fail_after_SOURCES = test/mpi/many_events.c test/mpi/mpitest.h
+test_mpi_fail_after_LDADD = libvtrace.la
+test_mpi_fail_after_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_fail_midway_SOURCES = test/mpi/many_events.c test/mpi/mpitest.h
+test_mpi_fail_midway_LDADD = libvtrace.la
+test_mpi_fail_midway_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_small_buffer_SOURCES = test/mpi/many_events.c test/mpi/mpitest.h
+test_mpi_small_buffer_LDADD = libvtrace.la
+test_mpi_small_buffer_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_route_preload_SOURCES = test/mpi/route.c test/mpi/mpitest.h
+test_mpi_route_profile_SOURCES = test/mpi/route.c test/mpi/mpitest.h
+
+if HAVE_FC
+# Fortran: one fixed-form program with mpif.h, one with 'use mpi_f08' (which calls
+# PMPI_Init directly: the layer starts late, on the first call it sees).
+# configure has no Fortran 77 compiler (F77), so the fixed-form .f source is
+# compiled and linked in one step by the MPI Fortran compiler (FC) through libtool.
+check_PROGRAMS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi
+TESTS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi
+# XFAIL: MPICH 4.0.2's mpi_f08 module calls PMPI_Barrier, PMPI_Wait, PMPI_Comm_dup,
+# PMPI_Probe, ... directly (nm -D libmpichfort.so.12 | grep ' U PMPI_'), so libvtrace
+# never sees those calls: the trace misses them and the receive completed by
+# PMPI_Wait cannot be matched. Remove once the layer intercepts mpi_f08 entry points.
+# ('=' because Makefile.am does not define XFAIL_TESTS and automake refuses '+=' on an
+# undefined variable; make it '+=' once Makefile.am has 'XFAIL_TESTS ='.)
+XFAIL_TESTS = test/mpi/f08_pmpi
+test_mpi_f77_pingpong_SOURCES =
+test_mpi_f77_pingpong_DEPENDENCIES = $(top_srcdir)/test/mpi/f77_pingpong.f libvtrace.la
+test_mpi_f77_pingpong_LDADD = libvtrace.la
+test_mpi_f77_pingpong_LINK = $(LIBTOOL) $(AM_V_lt) --tag=FC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link \
+	$(FC) $(FCFLAGS) -no-install -Wl,--no-as-needed $(LDFLAGS) -o $@ $(top_srcdir)/test/mpi/f77_pingpong.f
+test_mpi_f08_pingpong_SOURCES = test/mpi/f08_pingpong.f90
+test_mpi_f08_pingpong_LDADD = libvtrace.la
+test_mpi_f08_pingpong_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
+test_mpi_f08_pmpi_SOURCES = test/mpi/f08_pmpi.f90
+test_mpi_f08_pmpi_LDADD = libvtrace.la
+test_mpi_f08_pmpi_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
+endif
+
+EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py \
+	test/mpi/f77_pingpong.f \
+	test/mpi/p2p_blocking.expect test/mpi/p2p_nonblocking.expect test/mpi/persistent.expect \
+	test/mpi/sendrecv.expect test/mpi/probe.expect test/mpi/master_worker.expect \
+	test/mpi/collectives.expect test/mpi/comms.expect test/mpi/mpiio.expect \
+	test/mpi/route_lib.expect test/mpi/route_preload.expect test/mpi/route_profile.expect \
+	test/mpi/fail_after.expect test/mpi/fail_midway.expect test/mpi/small_buffer.expect \
+	test/mpi/f77_pingpong.expect test/mpi/f08_pingpong.expect test/mpi/f08_pmpi.expect
+# A test's work directory is removed when it passes and kept when it fails (also an
+# expected failure): these remove the files (rm -f cannot remove directories; the
+# empty directories do not bother distcheck).
+CLEANFILES += test/mpi/*.dir/trace/* test/mpi/*.dir/run.* test/mpi/*.dir/dynamic.expect.* \
+	test/mpi/*.dir/vtrace.conf test/mpi/*.dir/*.dat

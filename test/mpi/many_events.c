@@ -1,0 +1,44 @@
+/* Many small events on 2 ranks: N ping-pongs of 1 int (tag 90 there, 91 back;
+ * N is the first argument, default 20000) and a final Allreduce of a checksum.
+ * Used with a 64 KiB buffer (small_buffer: the buffer is flushed many times) and
+ * with the fault-injection hook VTRACE_TEST_FAIL_AFTER (fail_after: the trace is
+ * cut short, the application must not notice). */
+#include "mpitest.h"
+
+int main(int argc, char **argv)
+{
+    int size, i, n = 20000, v;
+    long sum = 0, total = 0;
+    MPI_Status st;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        fprintf(stderr, "many_events needs 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (argc > 1)
+        n = atoi(argv[1]);
+    for (i = 0; i < n; i++) {
+        if (mt_rank == 0) {
+            v = i;
+            CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 1, 90, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, 1, 91, MPI_COMM_WORLD, &st));
+            if (v != 2 * i || st.MPI_TAG != 91)
+                CHECK(v == 2 * i && st.MPI_TAG == 91, "round %d: %d tag %d", i, v, st.MPI_TAG);
+        } else {
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, 0, 90, MPI_COMM_WORLD, &st));
+            if (v != i || st.MPI_TAG != 90)
+                CHECK(v == i && st.MPI_TAG == 90, "round %d: %d tag %d", i, v, st.MPI_TAG);
+            v *= 2;
+            CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 91, MPI_COMM_WORLD));
+        }
+        sum += v;
+    }
+    CHECK_MPI(MPI_Allreduce(&sum, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(total == 2L * n * (n - 1), "checksum %ld, expected %ld", total, 2L * n * (n - 1));
+    if (mt_rank == 0)
+        printf("many_events: %d ping-pongs, checksum %ld\n", n, total);
+    MPI_Finalize();
+    return mt_result();
+}

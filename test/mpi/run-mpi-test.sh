@@ -1,0 +1,188 @@
+#!/bin/sh
+# LOG_COMPILER of the MPI integration tests: automake's test driver calls
+#     run-mpi-test.sh test/mpi/NAME
+# for every test. NAME's line in test/mpi/testlist says how to run it:
+#     NAME NPROCS [VAR=value ...]
+# VAR=value pairs are exported to the program, except these, which tell this
+# script what to do:
+#     RUN_ARGS=a,b,c      arguments of the program (commas become spaces)
+#     RUN_EXIT=fail       the program must fail (default: it must exit 0)
+#     RUN_STDERR=REGEX    its standard error must match REGEX (grep -E)
+#     RUN_TRACE=none      it must write nothing: no trace, no file at all in its
+#                         work directory (default: a trace, checked as below)
+#     RUN_BUILD=profile   build the program at test time from test/mpi/NAME's
+#                         source (RUN_SOURCE=FILE) with 'mpicc -profile=vtrace'
+#                         and a vtrace.conf in the work directory
+#     RUN_PRELOAD=yes     run the program (linked without vtrace) with
+#                         LD_PRELOAD=libvtrace.so; first check that without it
+#                         no trace is written
+# A program not listed in testlist is run as it is (this script is automake's
+# LOG_COMPILER for the whole tree).
+#
+# Each test runs in its own work directory, test/mpi/NAME.dir in the build tree
+# (removed when the test passes, kept when it fails; VTEST_KEEP=yes keeps it),
+# with VTRACE_DIR=NAME.dir/trace. The trace is then checked by check_trace.py
+# against test/mpi/NAME.expect and the dynamic.expect.* files the program wrote.
+# Everything runs under 'timeout' (VTEST_TIMEOUT seconds, default 120), so a hang
+# fails the test instead of stalling make check.
+#
+# Environment, from test/mpi/Makefile.mk: VTEST_SRCDIR and VTEST_BUILDDIR (absolute
+# top source and build directories), VTEST_MPIEXEC, VTEST_MPI_CC, VTEST_PYTHON,
+# VTEST_VTRACE (the vtrace command of the build tree).
+# Exit status: 0 pass, 1 fail, 77 skip, 99 hard error (automake's conventions).
+
+prog=$1
+name=`basename "$prog"`
+srcdir=${VTEST_SRCDIR:-}
+builddir=${VTEST_BUILDDIR:-}
+list="$srcdir/test/mpi/testlist"
+
+line=
+if [ -n "$srcdir" ] && [ -f "$list" ]; then
+    line=`sed -e 's/#.*//' "$list" | awk -v n="$name" '$1 == n { print; exit }'`
+fi
+if [ -z "$line" ]; then
+    exec "$@"
+fi
+
+hard_error() { echo "run-mpi-test: $name: $*" >&2; exit 99; }
+failed() { echo "FAIL: $name: $*" >&2; status=1; }
+
+[ -n "$builddir" ] || hard_error "VTEST_BUILDDIR is not set"
+if [ -z "$VTEST_MPIEXEC" ]; then
+    echo "SKIP: $name: no mpiexec found by configure"
+    exit 77
+fi
+if [ -z "$VTEST_PYTHON" ]; then
+    echo "SKIP: $name: no python3 found by configure"
+    exit 77
+fi
+vtrace=$VTEST_VTRACE
+[ -x "$vtrace" ] || hard_error "the vtrace command ($vtrace) is not built"
+
+set -f  # no globbing of the words (RUN_STDERR holds a regular expression)
+set -- $line
+set +f
+nprocs=$2
+shift 2
+run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload=
+envs=
+for kv in "$@"; do
+    case "$kv" in
+        RUN_ARGS=*) run_args=`echo "${kv#RUN_ARGS=}" | tr ',' ' '` ;;
+        RUN_EXIT=*) run_exit=${kv#RUN_EXIT=} ;;
+        RUN_STDERR=*) run_stderr=${kv#RUN_STDERR=} ;;
+        RUN_TRACE=*) run_trace=${kv#RUN_TRACE=} ;;
+        RUN_BUILD=*) run_build=${kv#RUN_BUILD=} ;;
+        RUN_SOURCE=*) run_source=${kv#RUN_SOURCE=} ;;
+        RUN_PRELOAD=*) run_preload=${kv#RUN_PRELOAD=} ;;
+        RUN_*) hard_error "unknown runner setting $kv in $list" ;;
+        *=*) envs="$envs $kv" ;;
+        *) hard_error "bad word '$kv' in $list (expected VAR=value)" ;;
+    esac
+done
+
+case "$prog" in
+    /*) exe=$prog ;;
+    *) exe=`pwd`/$prog ;;
+esac
+work="$builddir/test/mpi/$name.dir"
+rm -rf "$work"
+mkdir -p "$work" || hard_error "cannot create $work"
+cd "$work" || hard_error "cannot enter $work"
+trace="$work/trace"
+timeout=${VTEST_TIMEOUT:-120}
+status=0
+
+# Runs the program: run_mpi EXE [VAR=value ...]. Its output is shown in the log and
+# kept in run.out and run.err; its exit status in $rc.
+run_mpi() {
+    x=$1
+    shift
+    echo "+ env$envs $* VTRACE_DIR=$trace timeout -k 10 $timeout $VTEST_MPIEXEC -n $nprocs $x $run_args"
+    env $envs "$@" VTRACE_DIR="$trace" timeout -k 10 "$timeout" "$VTEST_MPIEXEC" -n "$nprocs" "$x" $run_args \
+        > run.out 2> run.err
+    rc=$?
+    sed 's/^/  stdout| /' run.out
+    sed 's/^/  stderr| /' run.err
+    echo "  exit status $rc"
+    case "$rc" in 124|137) failed "timed out after $timeout s" ;; esac
+    return 0
+}
+
+# Fails unless nothing was written in the work directory besides our own files.
+expect_no_files() {
+    left=`ls -A | grep -v -x -e run.out -e run.err -e 'dynamic\.expect\..*' -e vtrace.conf -e "$exe_name"`
+    if [ -n "$left" ]; then
+        failed "$1: files were written: `echo $left`"
+        ls -lR $left
+    fi
+}
+
+exe_name=run.exe
+if [ "$run_build" = profile ]; then
+    [ -n "$run_source" ] || hard_error "RUN_BUILD=profile needs RUN_SOURCE"
+    [ -n "$VTEST_MPI_CC" ] || hard_error "VTEST_MPI_CC is not set"
+    # MPICH's mpicc reads PROFILE.conf from its sysconfdir or the current directory.
+    echo "PROFILE_PRELIB=\"-L$builddir/.libs -Wl,-rpath,$builddir/.libs -Wl,--push-state,--no-as-needed -lvtrace -Wl,--pop-state\"" > vtrace.conf
+    echo "+ $VTEST_MPI_CC -profile=vtrace -o $exe_name $srcdir/test/mpi/$run_source"
+    if ! "$VTEST_MPI_CC" -profile=vtrace -o "$exe_name" "$srcdir/test/mpi/$run_source"; then
+        echo "FAIL: $name: building with mpicc -profile=vtrace failed"
+        exit 1
+    fi
+    if command -v readelf > /dev/null 2>&1; then
+        readelf -d "$exe_name" | grep 'NEEDED' | sed 's/^/  /'
+        readelf -d "$exe_name" | grep -q 'NEEDED.*libvtrace' || failed "$exe_name does not link libvtrace"
+        # MPICH prefers PROFILE.conf from its sysconfdir to ours
+        readelf -d "$exe_name" | grep -q "PATH.*$builddir/.libs" ||
+            failed "$exe_name does not use $builddir/.libs (is there a vtrace.conf in MPICH's sysconfdir?)"
+    fi
+    exe=$work/$exe_name
+elif [ -n "$run_build" ]; then
+    hard_error "unknown RUN_BUILD=$run_build"
+fi
+
+if [ "$run_preload" = yes ]; then
+    lib="$builddir/.libs/libvtrace.so"
+    [ -f "$lib" ] || hard_error "$lib is not built"
+    echo "# control run: without LD_PRELOAD nothing may be traced"
+    run_mpi "$exe"
+    [ "$rc" = 0 ] || failed "the control run exited with $rc"
+    expect_no_files "without LD_PRELOAD"
+    rm -rf "$trace" dynamic.expect.*
+    echo "# traced run"
+    run_mpi "$exe" LD_PRELOAD="$lib"
+else
+    run_mpi "$exe"
+fi
+
+if [ "$run_exit" = fail ]; then
+    [ "$rc" != 0 ] || failed "the program exited with 0, expected a failure"
+elif [ "$rc" != 0 ]; then
+    failed "the program exited with $rc"
+fi
+if [ -n "$run_stderr" ] && ! grep -E -q -e "$run_stderr" run.err; then
+    failed "its standard error does not match '$run_stderr'"
+fi
+
+if [ "$run_trace" = none ]; then
+    expect_no_files "a run that must write nothing"
+elif [ "$run_trace" = yes ]; then
+    expect="$srcdir/test/mpi/$name.expect"
+    [ -f "$expect" ] || hard_error "$expect is missing"
+    dyn=`ls dynamic.expect.* 2> /dev/null | tr "\n" " "`
+    echo "+ $VTEST_PYTHON check_trace.py --vtrace $vtrace $trace $expect $dyn"
+    timeout "$timeout" "$VTEST_PYTHON" "$srcdir/test/mpi/check_trace.py" --vtrace "$vtrace" "$trace" "$expect" $dyn \
+        || failed "the trace does not hold what the program did"
+else
+    hard_error "unknown RUN_TRACE=$run_trace"
+fi
+
+cd "$builddir" || exit 99
+if [ "$status" = 0 ]; then
+    [ "$VTEST_KEEP" = yes ] || rm -rf "$work"
+    echo "PASS: $name"
+else
+    echo "(work directory kept: $work)"
+fi
+exit $status

@@ -1,0 +1,28 @@
+# test/reader: the reader library and the vtrace command.
+#   synth            writes the synthetic trace (test/reader/synth.c)
+#   test_corrupt     truncations, byte flips and named corruptions, in-process
+#   test_reader      cmocka unit tests (varints, layout letters, definitions, matching)
+#   golden.sh        vtrace info/dump against test/reader/golden/
+#   corrupt_cli.sh   the vtrace command on damaged traces and bad command lines
+# The libFuzzer target is built and run by test/reader/run-fuzz.sh (clang).
+check_PROGRAMS += test/reader/synth test/reader/test_corrupt
+test_reader_synth_SOURCES = test/reader/synth_main.c test/reader/synth.c test/reader/synth.h
+test_reader_synth_LDADD = libvtread.la $(ZLIB_LIBS)
+test_reader_test_corrupt_SOURCES = test/reader/test_corrupt.c test/reader/synth.c test/reader/synth.h
+test_reader_test_corrupt_LDADD = libvtread.la $(ZLIB_LIBS)
+TESTS += test/reader/test_corrupt test/reader/golden.sh test/reader/corrupt_cli.sh
+
+if HAVE_CMOCKA
+check_PROGRAMS += test/reader/test_reader
+test_reader_test_reader_SOURCES = test/reader/test_reader.c \
+	test/reader/memtrace.c test/reader/memtrace.h \
+	test/reader/synth.c test/reader/synth.h
+test_reader_test_reader_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+test_reader_test_reader_LDADD = libvtread.la $(CMOCKA_LIBS) $(ZLIB_LIBS)
+TESTS += test/reader/test_reader
+endif
+
+EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh \
+	test/reader/fuzz_reader.c test/reader/run-fuzz.sh \
+	test/reader/golden/info.txt test/reader/golden/info.json \
+	test/reader/golden/dump.txt test/reader/golden/dump-rank1.jsonl

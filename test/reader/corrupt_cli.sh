@@ -1,0 +1,99 @@
+#!/bin/sh
+# The vtrace command on damaged traces and bad command lines: exit status 1 with
+# "vtrace: FILE: offset N: expected ..." on stderr for bad input (never a crash),
+# 2 with the usage for bad options. Run from the top build directory.
+set -u
+top=$(pwd)
+vtrace=$top/vtrace
+synth=$top/test/reader/synth
+work=$top/test/reader/cli.work
+rm -rf "$work" && mkdir -p "$work" || exit 99
+"$synth" "$work/good" || exit 99
+fail=0
+
+# expect STATUS PATTERN CMD...: exit status and a stderr line matching PATTERN (grep -E)
+expect() {
+    want=$1 pat=$2
+    shift 2
+    "$@" >"$work/out" 2>"$work/err"
+    rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: '$*' exited with $rc, expected $want"
+        cat "$work/err"
+        fail=1
+    elif [ -n "$pat" ] && ! grep -Eq "$pat" "$work/err"; then
+        echo "FAIL: '$*': stderr does not match '$pat':"
+        cat "$work/err"
+        fail=1
+    fi
+}
+
+# fresh copy of the good trace as $work/t
+fresh() {
+    rm -rf "$work/t" && cp -r "$work/good" "$work/t" || exit 99
+}
+
+# patch FILE OFFSET OCTAL-BYTE: overwrite one byte
+patch() {
+    printf "\\$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null || exit 99
+}
+
+expect 0 '' "$vtrace" info "$work/good"
+expect 0 '' "$vtrace" dump "$work/good"
+expect 0 '' "$vtrace" --version
+expect 0 '' "$vtrace" help
+expect 0 '' "$vtrace" help dump
+expect 0 '' "$vtrace" info --help
+grep -q '^usage: vtrace info' "$work/out" || { echo "FAIL: info --help"; fail=1; }
+
+# usage errors
+expect 2 'usage: vtrace' "$vtrace"
+expect 2 "unknown command 'frobnicate'" "$vtrace" frobnicate "$work/good"
+expect 2 "unknown option '--bogus'" "$vtrace" info --bogus "$work/good"
+expect 2 'usage: vtrace dump' "$vtrace" dump --rank
+expect 2 'rank number' "$vtrace" dump --rank x "$work/good"
+expect 2 'the trace has 3 ranks' "$vtrace" dump --rank 3 "$work/good"
+expect 2 'missing trace directory' "$vtrace" info
+expect 2 'more than one' "$vtrace" info "$work/good" "$work/good"
+expect 2 "unknown command 'nope'" "$vtrace" help nope
+
+err='^vtrace: .*/t/'
+# truncated rank file (missing END)
+for n in 0 10 16 40 300 700; do
+    fresh
+    head -c $n "$work/good/rank-000001.vte" >"$work/t/rank-000001.vte"
+    expect 1 "${err}rank-000001\\.vte: offset [0-9]+: expected" "$vtrace" info "$work/t"
+done
+fresh
+size=$(wc -c <"$work/good/rank-000002.vte")
+head -c $((size - 24)) "$work/good/rank-000002.vte" >"$work/t/rank-000002.vte"
+expect 1 "${err}rank-000002\\.vte: offset $((size - 24)): expected block header or END, found end of file" \
+    "$vtrace" info "$work/t"
+# flipped bytes (payload: CRC; header fields)
+for off in 20 30 100 400 900; do
+    fresh
+    patch "$work/t/rank-000000.vte" $off 377
+    expect 1 "${err}rank-000000\\.vte: offset [0-9]+: expected" "$vtrace" info "$work/t"
+    expect 1 "${err}rank-000000\\.vte: offset [0-9]+: expected" "$vtrace" dump "$work/t"
+done
+# wrong major version, wrong magic
+fresh
+patch "$work/t/rank-000001.vte" 8 002
+expect 1 "${err}rank-000001\\.vte: offset 8: expected major version 1, found 2" "$vtrace" info "$work/t"
+fresh
+patch "$work/t/vtrace.defs" 0 130
+expect 1 "${err}vtrace\\.defs: offset 0: expected magic VTRACE" "$vtrace" dump "$work/t"
+# missing rank file, missing directory
+fresh
+rm "$work/t/rank-000002.vte"
+expect 1 "${err}rank-000002\\.vte: offset 0: expected the rank file of rank 2, found none" "$vtrace" info "$work/t"
+expect 1 '^vtrace: .*/nonexistent/vtrace\.defs: offset 0: expected' "$vtrace" info "$work/nonexistent"
+# unmatched message: info fails, --no-match and dump do not
+rm -rf "$work/u" && "$synth" "$work/u" --unmatched || exit 99
+expect 1 '^vtrace: .*/u/rank-000000\.vte: offset [0-9]+: expected a receive matching send record 1 of rank 0' \
+    "$vtrace" info "$work/u"
+expect 0 '' "$vtrace" info --no-match "$work/u"
+expect 0 '' "$vtrace" dump "$work/u"
+
+[ $fail = 0 ] && rm -rf "$work"
+exit $fail

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Builds the reader's libFuzzer target with clang and runs it.
+#   test/reader/run-fuzz.sh [SECONDS [WORKDIR]]      (defaults: 60, /tmp/vt-fuzz)
+# Environment: CC (default clang), FUZZ_CRC=1 to keep the CRC check (by default the
+# fuzz build defines FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the reader
+# ignore CRC mismatches so that mutated payloads reach the parsers), FUZZ_ARGS for
+# more libFuzzer options. The seed corpus is made by test/reader/synth.c.
+# Crashes are written to WORKDIR/artifacts; the exit status is libFuzzer's.
+set -eu
+secs=${1:-60}
+work=${2:-/tmp/vt-fuzz}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+CC=${CC:-clang}
+mkdir -p "$work/corpus" "$work/seeds" "$work/artifacts"
+
+zlibs="-lz"
+: >"$work/vt_config.h"
+if pkg-config --exists libzstd 2>/dev/null; then
+    echo '#define HAVE_ZSTD 1' >>"$work/vt_config.h"
+    zlibs="$zlibs $(pkg-config --libs libzstd)"
+fi
+inc="-I$work -I$top/src/tracing -I$top/test/reader"
+mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
+[ "${FUZZ_CRC:-0}" = 1 ] && mode=""
+
+# shellcheck disable=SC2086
+$CC -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -DVT_READER_MAX_RAW='(16u << 20)' $mode $inc \
+    "$top/test/reader/fuzz_reader.c" "$top/src/tracing/reader.c" "$top/src/tracing/match.c" \
+    -o "$work/fuzz_reader" $zlibs
+# shellcheck disable=SC2086
+$CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/synth.c" \
+    "$top/src/tracing/blockio.c" -o "$work/synth" $zlibs
+
+# seeds: the synthetic trace in several shapes, each as one concatenated input
+i=0
+for opts in "" "--zstd 3 --per-block 1000" "--per-block 1" "--per-block 3" "--unmatched"; do
+    rm -rf "$work/seeds/t"
+    # shellcheck disable=SC2086
+    "$work/synth" "$work/seeds/t" $opts
+    cat "$work/seeds/t/vtrace.defs" "$work/seeds/t"/rank-*.vte >"$work/corpus/seed-$i"
+    i=$((i + 1))
+done
+printf 'kw1="VTRACE\\x00E"\nkw2="VTRACE\\x00D"\nkw3="VBLK"\nkw4="MPI_Recv"\nkw5="MPI_Irecv"\nkw6="MPI_Mprobe"\nkw7="MPI_Start"\nkw8="cnptbPTBoqrRkmfO"\n' \
+    >"$work/dict"
+
+# shellcheck disable=SC2086
+exec "$work/fuzz_reader" -max_total_time="$secs" -dict="$work/dict" -artifact_prefix="$work/artifacts/" \
+    -print_final_stats=1 ${FUZZ_ARGS:-} "$work/corpus"

@@ -1,0 +1,439 @@
+/* Corrupted traces: every truncation and byte flip of every file of the synthetic
+ * trace (raw and zstd), and named corruptions (wrong major version, wrong magic, CRC
+ * mismatch, missing rank file, missing END, unmatched message, ...), read in-process
+ * through the whole reader (open, every cursor, matching). Each must fail with a
+ * message naming the file and an offset; none may crash (run it under ASan too). */
+#include "vt_config.h"
+#include "reader.h"
+#include "codec.h"
+#include "synth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NFILES (SYNTH_NRANKS + 1)
+
+typedef struct file {
+    char name[32];
+    uint8_t *data;
+    size_t size;
+} file;
+
+static int failures;
+static long runs;
+
+static void failf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("FAIL: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    if (++failures > 20) {
+        fprintf(stderr, "too many failures\n");
+        exit(1);
+    }
+}
+
+static void load(const char *dir, file f[NFILES])
+{
+    for (int i = 0; i < NFILES; i++) {
+        if (i == 0)
+            snprintf(f[i].name, sizeof f[i].name, "vtrace.defs");
+        else
+            snprintf(f[i].name, sizeof f[i].name, "rank-%06d.vte", i - 1);
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", dir, f[i].name);
+        FILE *fp = fopen(path, "rb");
+        if (!fp) {
+            perror(path);
+            exit(1);
+        }
+        fseek(fp, 0, SEEK_END);
+        f[i].size = (size_t)ftell(fp);
+        fseek(fp, 0, SEEK_SET);
+        f[i].data = malloc(f[i].size);
+        if (!f[i].data || fread(f[i].data, 1, f[i].size, fp) != f[i].size) {
+            perror(path);
+            exit(1);
+        }
+        fclose(fp);
+    }
+}
+
+/* Everything a tool does: open, read every record of every rank, match. */
+static int read_all(vt_trace *t, vt_error *err)
+{
+    for (uint32_t r = 0; r < vt_trace_nranks(t); r++) {
+        vt_cursor *c;
+        vt_event ev;
+        int got;
+        if (vt_cursor_open(t, r, &c, err))
+            return -1;
+        while ((got = vt_cursor_next(c, &ev, err)) == 1)
+            (void)vt_global_time(t, r, ev.exit);
+        vt_cursor_close(c);
+        if (got < 0)
+            return -1;
+    }
+    vt_matches *m;
+    if (vt_trace_match(t, 0, &m, err))
+        return -1;
+    vt_matches_free(m);
+    return 0;
+}
+
+/* Runs the reader on the files (file `skip` left out); returns 0 or -1 with err. */
+static int run(const file f[NFILES], int skip, vt_error *err)
+{
+    vt_mem_file mf[NFILES];
+    size_t n = 0;
+    for (int i = 0; i < NFILES; i++)
+        if (i != skip)
+            mf[n++] = (vt_mem_file){f[i].name, f[i].data, f[i].size};
+    vt_trace *t;
+    runs++;
+    memset(err, 0, sizeof *err);
+    if (vt_trace_open_mem(mf, n, &t, err))
+        return -1;
+    int rc = read_all(t, err);
+    vt_trace_close(t);
+    return rc;
+}
+
+/* Expects an error naming `name` and an offset, and containing `what` if given. */
+static void expect_fail(const file f[NFILES], int skip, const char *name, const char *what, const char *label)
+{
+    vt_error err;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "%s: offset ", name);
+    if (run(f, skip, &err) != -1) {
+        failf("%s: the reader accepted it", label);
+        return;
+    }
+    if (strncmp(err.msg, prefix, strlen(prefix)) != 0)
+        failf("%s: message does not start with '%s': %s", label, prefix, err.msg);
+    else if (what && !strstr(err.msg, what))
+        failf("%s: message does not contain '%s': %s", label, what, err.msg);
+}
+
+static void expect_ok(const file f[NFILES], const char *label)
+{
+    vt_error err;
+    if (run(f, -1, &err) != 0)
+        failf("%s: %s", label, err.msg);
+}
+
+/* Offset of the n-th block header of a file (0: the first after the file header). */
+static size_t block_at(const file *f, int n)
+{
+    size_t off = VT_FILE_HEADER_SIZE;
+    for (int i = 0; i < n; i++) {
+        vt_block_header h;
+        vt_block_header_decode(f->data + off, &h);
+        off += VT_BLOCK_HEADER_SIZE + h.stored_len;
+    }
+    return off;
+}
+
+static int nblocks(const file *f)
+{
+    int n = 0;
+    for (size_t off = VT_FILE_HEADER_SIZE; off < f->size; n++) {
+        vt_block_header h;
+        vt_block_header_decode(f->data + off, &h);
+        off += VT_BLOCK_HEADER_SIZE + h.stored_len;
+    }
+    return n;
+}
+
+static void truncations_and_flips(file f[NFILES], const char *label)
+{
+    vt_error err;
+    if (run(f, -1, &err) != 0) {
+        failf("%s: the intact trace fails: %s", label, err.msg);
+        return;
+    }
+    for (int i = 0; i < NFILES; i++) {
+        file *x = &f[i];
+        size_t size = x->size;
+        char l[128];
+        /* every truncation */
+        for (size_t len = 0; len < size; len++) {
+            x->size = len;
+            snprintf(l, sizeof l, "%s: %s truncated to %zu bytes", label, x->name, len);
+            expect_fail(f, -1, x->name, len >= VT_FILE_HEADER_SIZE ? "expected" : "file header", l);
+        }
+        x->size = size;
+        /* every byte, three ways, except the minor version (a higher minor is fine) */
+        static const uint8_t masks[] = {0x01, 0x80, 0xff};
+        for (size_t pos = 0; pos < size; pos++) {
+            if (pos == 10 || pos == 11)
+                continue;
+            for (size_t k = 0; k < sizeof masks; k++) {
+                x->data[pos] ^= masks[k];
+                snprintf(l, sizeof l, "%s: %s byte %zu ^ 0x%02x", label, x->name, pos, masks[k]);
+                expect_fail(f, -1, x->name, NULL, l);
+                x->data[pos] ^= masks[k];
+            }
+        }
+    }
+}
+
+/* Random multi-byte damage: must not crash; errors must name a file and an offset. */
+static void random_damage(file f[NFILES], unsigned iterations)
+{
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (unsigned it = 0; it < iterations; it++) {
+        int i = (int)(s % NFILES);
+        file *x = &f[i];
+        uint8_t *save = malloc(x->size);
+        memcpy(save, x->data, x->size);
+        int n = 1 + (int)((s >> 8) % 6);
+        for (int k = 0; k < n; k++) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            x->data[(s >> 3) % x->size] = (uint8_t)(s >> 40);
+        }
+        vt_error err;
+        if (run(f, -1, &err) == -1 && !strstr(err.msg, ": offset "))
+            failf("random damage %u: message without an offset: %s", it, err.msg);
+        memcpy(x->data, save, x->size);
+        free(save);
+    }
+}
+
+static void put32(uint8_t *p, uint32_t v) { vt_put_u32(p, v); }
+
+static void named(file f[NFILES])
+{
+    char l[128];
+    file *defs = &f[0], *r0 = &f[1], *r1 = &f[2], *r2 = &f[3];
+    uint8_t save[64];
+
+    /* wrong major version */
+    memcpy(save, r1->data, 16);
+    vt_put_u16(r1->data + 8, 2);
+    expect_fail(f, -1, r1->name, "offset 8: expected major version 1, found 2", "major version");
+    memcpy(r1->data, save, 16);
+    vt_put_u16(defs->data + 8, 0);
+    expect_fail(f, -1, defs->name, "expected major version 1, found 0", "major version of defs");
+    vt_put_u16(defs->data + 8, 1);
+
+    /* a higher minor version is accepted */
+    vt_put_u16(r1->data + 10, 3);
+    vt_put_u16(defs->data + 10, 7);
+    expect_ok(f, "higher minor version");
+    vt_put_u16(r1->data + 10, 0);
+    vt_put_u16(defs->data + 10, 0);
+
+    /* wrong magic */
+    r0->data[0] = 'X';
+    expect_fail(f, -1, r0->name, "offset 0: expected magic VTRACE\\0E, found XTRACE\\0E", "magic");
+    r0->data[0] = 'V';
+    defs->data[7] = 'E';
+    expect_fail(f, -1, defs->name, "expected magic VTRACE\\0D, found VTRACE\\0E", "defs magic");
+    defs->data[7] = 'D';
+
+    /* CRC mismatch in RANKDEFS (the block before END) */
+    size_t rd = block_at(r2, nblocks(r2) - 2);
+    r2->data[rd + 16] ^= 0x10;
+    snprintf(l, sizeof l, "offset %zu: expected CRC-32", rd + 16);
+    expect_fail(f, -1, r2->name, l, "CRC mismatch");
+    r2->data[rd + 16] ^= 0x10;
+
+    /* CRC mismatch in an EVENTS block: found by the cursor, not at open */
+    size_t ev = block_at(r0, 1);
+    r0->data[ev + VT_BLOCK_HEADER_SIZE + 3] ^= 0x01;
+    expect_fail(f, -1, r0->name, "expected CRC-32", "CRC of events");
+    r0->data[ev + VT_BLOCK_HEADER_SIZE + 3] ^= 0x01;
+
+    /* missing rank file */
+    expect_fail(f, 3, r2->name, "offset 0: expected the rank file of rank 2, found none", "missing rank file");
+    expect_fail(f, 0, "vtrace.defs", "offset 0: expected the global definitions file", "missing vtrace.defs");
+
+    /* missing END (truncated exactly at a block boundary) */
+    size_t size = r1->size;
+    r1->size -= VT_BLOCK_HEADER_SIZE;
+    snprintf(l, sizeof l, "offset %zu: expected block header or END, found end of file", r1->size);
+    expect_fail(f, -1, r1->name, l, "missing END");
+    r1->size = size;
+
+    /* END in the middle: RANKDEFS missing */
+    size_t e1 = block_at(r1, 1);
+    memcpy(save, r1->data + e1, VT_BLOCK_HEADER_SIZE);
+    vt_block_header h = {VT_BLOCK_MAGIC, VT_BLOCK_END, 0, 0, 0, 0, 0, 0};
+    vt_block_header_encode(r1->data + e1, &h);
+    expect_fail(f, -1, r1->name, "expected an EVENTS or RANKDEFS block, found a END block", "early END");
+    memcpy(r1->data + e1, save, VT_BLOCK_HEADER_SIZE);
+
+    /* huge lengths never allocate: stored length past the end of the file */
+    memcpy(save, r0->data + 16, VT_BLOCK_HEADER_SIZE);
+    put32(r0->data + 16 + 8, 0xffffffffu);
+    r0->data[16 + 5] = VT_CODEC_ZSTD;
+    expect_fail(f, -1, r0->name, "offset 16: expected block header or END, found end of file", "huge stored length");
+    memcpy(r0->data + 16, save, VT_BLOCK_HEADER_SIZE);
+    /* raw length over the limit */
+    memcpy(save, r0->data + 16, VT_BLOCK_HEADER_SIZE);
+    put32(r0->data + 16 + 12, 0x7fffffffu);
+    r0->data[16 + 5] = VT_CODEC_ZSTD;
+    expect_fail(f, -1, r0->name, "expected raw length at most", "raw length limit");
+    memcpy(r0->data + 16, save, VT_BLOCK_HEADER_SIZE);
+    /* unknown codec, block type, reserved */
+    r0->data[16 + 5] = 7;
+    expect_fail(f, -1, r0->name, "offset 21: expected codec 0 (raw) or 1 (zstd), found 7", "codec");
+    r0->data[16 + 5] = 0;
+    r0->data[16 + 4] = 9;
+    expect_fail(f, -1, r0->name, "offset 20: expected block type", "block type");
+    r0->data[16 + 4] = VT_BLOCK_FUNCS;
+    r0->data[16 + 6] = 1;
+    expect_fail(f, -1, r0->name, "expected reserved field 0, found 1", "reserved");
+    r0->data[16 + 6] = 0;
+
+    /* rank number in the header */
+    put32(r1->data + 12, 2);
+    expect_fail(f, -1, r1->name, "offset 12: expected rank 1 in the file header, found 2", "rank number");
+    put32(r1->data + 12, 1);
+
+    /* vtrace.defs announcing another number of ranks than GLOBAL */
+    put32(defs->data + 12, 4);
+    expect_fail(f, -1, defs->name, "expected 4 ranks (as in the file header), found 3", "number of ranks");
+    put32(defs->data + 12, 3);
+
+    /* garbage after END */
+    uint8_t *big = malloc(r2->size + 5);
+    memcpy(big, r2->data, r2->size);
+    memcpy(big + r2->size, "junk!", 5);
+    uint8_t *orig = r2->data;
+    r2->data = big;
+    r2->size += 5;
+    snprintf(l, sizeof l, "offset %zu: expected end of file after END, found 5 more bytes", r2->size - 5);
+    expect_fail(f, -1, r2->name, l, "garbage after END");
+    r2->size -= 5;
+    r2->data = orig;
+    free(big);
+
+    expect_ok(f, "restored trace");
+}
+
+/* A few corruptions through vt_trace_open on a directory. */
+static void write_file(const char *dir, const file *f, size_t size)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, f->name);
+    FILE *fp = fopen(path, "wb");
+    if (!fp || fwrite(f->data, 1, size, fp) != size || fclose(fp) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static void expect_dir_fail(const char *dir, const char *name, const char *what, const char *label)
+{
+    vt_trace *t;
+    vt_error err;
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "%s/%s: offset ", dir, name);
+    int rc = vt_trace_open(dir, &t, &err);
+    if (rc == 0) {
+        rc = read_all(t, &err);
+        vt_trace_close(t);
+    }
+    if (rc != -1)
+        failf("%s: the reader accepted it", label);
+    else if (strncmp(err.msg, prefix, strlen(prefix)) != 0 || !strstr(err.msg, what))
+        failf("%s: unexpected message: %s", label, err.msg);
+}
+
+static void directory(const char *dir, file f[NFILES])
+{
+    char path[256];
+    write_file(dir, &f[2], f[2].size - 1);
+    expect_dir_fail(dir, f[2].name, "expected block header or END", "dir: truncated");
+    write_file(dir, &f[2], f[2].size);
+    f[3].data[f[3].size / 2] ^= 0x40;
+    write_file(dir, &f[3], f[3].size);
+    expect_dir_fail(dir, f[3].name, "expected CRC-32", "dir: flipped byte");
+    f[3].data[f[3].size / 2] ^= 0x40;
+    snprintf(path, sizeof path, "%s/%s", dir, f[3].name);
+    unlink(path);
+    expect_dir_fail(dir, f[3].name, "offset 0: expected the rank file of rank 2, found none (No such file or directory)",
+                    "dir: missing rank file");
+    mkdir(path, 0755);
+    expect_dir_fail(dir, f[3].name, "regular file", "dir: rank file is a directory");
+    rmdir(path);
+    write_file(dir, &f[3], f[3].size);
+    vt_trace *t;
+    vt_error err;
+    if (vt_trace_open(dir, &t, &err) || read_all(t, &err))
+        failf("dir: restored trace: %s", err.msg);
+    else
+        vt_trace_close(t);
+}
+
+static void free_files(file f[NFILES])
+{
+    for (int i = 0; i < NFILES; i++)
+        free(f[i].data);
+}
+
+int main(void)
+{
+    char dir[64], emsg[4200];
+    snprintf(dir, sizeof dir, "/tmp/vt-corrupt.XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    file f[NFILES];
+
+    synth_opts raw = {0, 8, 0};
+    if (synth_write(dir, &raw, emsg, sizeof emsg)) {
+        fprintf(stderr, "%s\n", emsg);
+        return 1;
+    }
+    load(dir, f);
+    named(f);
+    truncations_and_flips(f, "raw");
+    random_damage(f, 3000);
+    directory(dir, f);
+    free_files(f);
+
+    synth_opts z = {3, 1000, 0};
+    if (synth_write(dir, &z, emsg, sizeof emsg)) {
+        fprintf(stderr, "%s\n", emsg);
+        return 1;
+    }
+    load(dir, f);
+    truncations_and_flips(f, "zstd");
+    random_damage(f, 3000);
+    free_files(f);
+
+    /* an unmatched message */
+    synth_opts u = {0, 8, 1};
+    if (synth_write(dir, &u, emsg, sizeof emsg)) {
+        fprintf(stderr, "%s\n", emsg);
+        return 1;
+    }
+    load(dir, f);
+    expect_fail(f, -1, "rank-000000.vte",
+                "expected a receive matching send record 1 of rank 0 (to 1, tag 5, communicator 0x1), found none",
+                "unmatched message");
+    free_files(f);
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        failf("cannot remove %s", dir);
+    printf("%ld reader runs, %d failures\n", runs, failures);
+    return failures ? 1 : 0;
+}
