@@ -1,5 +1,11 @@
-EXTRA_DIST += maint/mpi_functions.txt maint/gen_wrappers.py maint/seed_table.py
+EXTRA_DIST += maint/mpi_functions.txt maint/gen_wrappers.py maint/seed_table.py \
+	maint/f08_direct.txt maint/seed_f08.py
 
-# Regenerate the wrappers when the table or the generator changes.
-$(top_srcdir)/src/mpi/wrappers.c: $(top_srcdir)/maint/mpi_functions.txt $(top_srcdir)/maint/gen_wrappers.py
-	$(AM_V_GEN)$(PYTHON3) $(top_srcdir)/maint/gen_wrappers.py $(top_srcdir)/maint/mpi_functions.txt $(top_srcdir)/src/mpi
+# Regenerate the wrappers when the table, the list of mpi_f08 entry points
+# (maint/seed_f08.py) or the generator changes. One run writes all four files;
+# wrappers_f08.c is written last, so it is never older than wrappers.c.
+$(top_srcdir)/src/mpi/wrappers.c: $(top_srcdir)/maint/mpi_functions.txt $(top_srcdir)/maint/f08_direct.txt \
+		$(top_srcdir)/maint/gen_wrappers.py
+	$(AM_V_GEN)$(PYTHON3) $(top_srcdir)/maint/gen_wrappers.py $(top_srcdir)/maint/mpi_functions.txt \
+		$(top_srcdir)/src/mpi $(top_srcdir)/maint/f08_direct.txt
+$(top_srcdir)/src/mpi/wrappers_f08.c: $(top_srcdir)/src/mpi/wrappers.c

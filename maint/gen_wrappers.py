@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Generate the MPI entry points of libvtrace from maint/mpi_functions.txt.
 
-    python3 maint/gen_wrappers.py maint/mpi_functions.txt src/mpi
+    python3 maint/gen_wrappers.py maint/mpi_functions.txt src/mpi [maint/f08_direct.txt]
 
-Writes src/mpi/wrappers.c (one thin function per MPI call), src/mpi/vt_fn.h (function
-ids) and src/mpi/vt_fn_table.c (names and record layouts, doc/format.md). The semantics
+Writes src/mpi/wrappers.c (one thin function per MPI call, around a static inline body
+that takes the call site), src/mpi/vt_fn.h (function ids), src/mpi/vt_fn_table.c (names
+and record layouts, doc/format.md) and src/mpi/wrappers_f08.c (the mpi_f08 entry points
+listed in f08_direct.txt, by default next to the table: see maint/seed_f08.py). The semantics
 live in the table (class and argument roles); the per-class code below only says which
 hand-written handler of src/tracing/handlers.h a class calls and with which roles.
 """
@@ -166,7 +168,42 @@ def call_args(f, status_sub):
     return ", ".join(out)
 
 
-def wrapper(f, fid):
+def body(f):
+    """The static inline body of one wrapped function: record around the PMPI_ call.
+    vt_site is the call site, taken by the caller (the C entry point, or an mpi_f08 entry
+    point of wrappers_f08.c), so inlining the body costs nothing."""
+    name, cls, ret = f["name"], f["cls"], f["ret"]
+    pname = "P" + name
+    plain = call_args(f, None)
+    fn = "VT_FN_" + name
+    head = "VT_BODY %s vt_body_%s(%s)" % (ret, name, ", ".join(["const void *vt_site"] + (
+        [params(f)] if f["args"] else [])))
+    if cls == "counted":
+        return "%s\n{\n    (void)vt_site;\n    vt_count(%s);\n    return %s(%s);\n}\n" % (head, fn, pname, plain)
+    spec = CLASSES[cls]
+    _, pre, post = spec[:3]
+    status_role = spec[3] if len(spec) > 3 else ("STATUS" if "vt_stp" in pre else None)
+    if cls in ("wait", "test"):
+        status_role = "STATUS"
+    if cls in ("waitany", "testany"):
+        status_role = "STATUS"
+    pre = expand(pre, f)
+    post = expand(post, f)
+    lines = [head, "{", "    vt_call c;",
+             "    if (!VT_ENTER(&c, %s, vt_site))" % fn, "        return %s(%s);" % (pname, plain)]
+    if cls in ("coll", "icoll", "coll_init"):
+        lines.append("    " + collargs(f))
+    if pre:
+        lines.append("    " + pre)
+    lines.append("    %s rc = %s(%s);" % (ret, pname, call_args(f, status_role)))
+    lines.append("    " + post)
+    lines.append("    return rc;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def entry(f):
+    """The exported C entry point: the body, with the caller of MPI_X as call site."""
     name, cls, ret = f["name"], f["cls"], f["ret"]
     pname = "P" + name
     plain = call_args(f, None)
@@ -179,29 +216,175 @@ def wrapper(f, fid):
     if cls == "finalize":
         return ("VT_EXPORT int %s(void)\n{\n    vt_finalize_begin(%s, VT_SITE());\n    int rc = %s();\n"
                 "    vt_finalize_end(rc);\n    return rc;\n}\n" % (name, fn, pname))
-    if cls == "counted":
-        return ("VT_EXPORT %s %s(%s)\n{\n    vt_count(%s);\n    return %s(%s);\n}\n"
-                % (ret, name, params(f), fn, pname, plain))
-    spec = CLASSES[cls]
-    _, pre, post = spec[:3]
-    status_role = spec[3] if len(spec) > 3 else ("STATUS" if "vt_stp" in pre else None)
-    if cls in ("wait", "test"):
-        status_role = "STATUS"
-    if cls in ("waitany", "testany"):
-        status_role = "STATUS"
-    pre = expand(pre, f)
-    post = expand(post, f)
-    body = ["VT_EXPORT %s %s(%s)" % (ret, name, params(f)), "{", "    vt_call c;",
-            "    if (!VT_ENTER(&c, %s))" % fn, "        return %s(%s);" % (pname, plain)]
-    if cls in ("coll", "icoll", "coll_init"):
-        body.append("    " + collargs(f))
-    if pre:
-        body.append("    " + pre)
-    body.append("    %s rc = %s(%s);" % (ret, pname, call_args(f, status_role)))
-    body.append("    " + post)
-    body.append("    return rc;")
-    body.append("}")
-    return "\n".join(body) + "\n"
+    return ("VT_EXPORT %s %s(%s)\n{\n    return vt_body_%s(%s);\n}\n"
+            % (ret, name, params(f), name, ", ".join(["VT_SITE()"] + ([plain] if f["args"] else []))))
+
+
+# ------------------------------------------------------------------ mpi_f08 entry points
+# MPICH 4.0's mpi_f08 module calls PMPI_ directly for the routines without a choice buffer
+# (mpi_wait_f08_ -> PMPI_Wait), so the C entry points above never see those calls.
+# maint/f08_direct.txt (written by maint/seed_f08.py) lists them; for each line we export a
+# function of the same name that converts the Fortran arguments as MPICH's binding does and
+# calls the same body as the C entry point. The conversions were checked against the
+# disassembly of libmpichfort.so.12 (MPICH 4.0.2), see f08_arg():
+#   - every argument is passed by reference, in the C order, then the optional ierror
+#     (NULL when absent); no hidden arguments (no strings among the shimmed routines);
+#   - handles (type(MPI_Comm) ...) are one MPI_Fint: MPI_X_f2c / MPI_X_c2f around the call
+#     (identity in MPICH, except MPI_File: ROMIO's MPI_File_f2c, which MPICH calls too);
+#   - type(MPI_Status) has the layout of MPI_Status (asserted in wrappers_f08.c): MPICH
+#     passes it through, and MPI_F08_STATUS(ES)_IGNORE become MPI_STATUS(ES)_IGNORE;
+#   - logical out (flag): a C int, stored back as 0/1; logical in (reorder, high, periods,
+#     remain_dims) and integer arrays: passed as they are, as MPICH does;
+#   - indices out (Waitany, Testany, Waitsome, Testsome): passed through, so they are
+#     0-based like MPICH 4.0's own binding (pmodels/mpich#6270, fixed in 4.1).
+F08_HANDLES = {"MPI_Comm": "Comm", "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Request": "Request",
+               "MPI_Message": "Message", "MPI_File": "File", "MPI_Win": "Win"}
+
+
+def parse_f08(path, funcs):
+    """maint/f08_direct.txt: 'symbol MPI_Name' lines -> [(symbol, table entry)]."""
+    byname = {f["name"]: f for f in funcs}
+    out = []
+    if not os.path.exists(path):
+        return out
+    for lineno, line in enumerate(open(path), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not re.fullmatch(r"mpi_\w+_f08(_large)?_", parts[0]):
+            sys.exit("%s:%d: expected 'mpi_name_f08_ MPI_Name'" % (path, lineno))
+        sym, cname = parts
+        f = byname.get(cname)
+        if f is None:
+            sys.exit("%s:%d: %s is not in the function table" % (path, lineno, cname))
+        if f["cls"] in ("init", "init_thread", "finalize"):
+            sys.exit("%s:%d: %s: start and end are handled by the lazy start and the "
+                     "MPI_COMM_SELF finalize hook, not by a shim" % (path, lineno, cname))
+        out.append((sym, f))
+    return out
+
+
+def f08_arg(f, a):
+    """One C argument -> (Fortran-side parameter, declarations before the call, the C
+    argument, statements after the call)."""
+    t, n, arr, role = a["type"], a["name"], a["arr"], a["role"]
+    base = t.replace("const", "").replace("*", "").strip()
+    ptr = t.endswith("*")
+    roles = {x["role"]: x for x in f["args"] if x["role"]}
+    where = "%s: argument %s (%s%s)" % (f["name"], n, t, arr)
+    if base == "MPI_Status":
+        if role == "STATUS" and ptr and not arr:
+            return "MPI_F08_status *%s" % n, [], "vt_f08_status(%s)" % n, []
+        if role == "STATUSES" and arr and not ptr:
+            return "MPI_F08_status *%s" % n, [], "vt_f08_statuses(%s)" % n, []
+    elif base in F08_HANDLES:
+        h = F08_HANDLES[base]
+        if not ptr and not arr:
+            return "MPI_Fint *%s" % n, [], "%s_f2c(*%s)" % ("MPI_" + h, n), []
+        if ptr and not arr:
+            # in, out or both: converted in and back like MPICH's MPI_File_close binding;
+            # an output the call does not set comes back unchanged.
+            return ("MPI_Fint *%s" % n, ["%s %s_c = MPI_%s_f2c(*%s);" % (base, n, h, n)], "&%s_c" % n,
+                    ["*%s = MPI_%s_c2f(%s_c);" % (n, h, n)])
+        if arr and not ptr and base == "MPI_Request" and role == "REQUESTS" and "NREQ" in roles:
+            # an array of handles: copied in and out (a stack array for up to VT_F08_SMALL)
+            # (the count is read once, as MPICH does)
+            return ("MPI_Fint *%s" % n,
+                    ["const int %s_n = *%s;" % (n, roles["NREQ"]["name"]),
+                     "MPI_Request %s_small[VT_F08_SMALL];" % n,
+                     "MPI_Request *%s_c = vt_f08_reqs_in(%s, %s_n, %s_small);" % (n, n, n, n)],
+                    "%s_c" % n, ["vt_f08_reqs_out(%s, %s_n, %s_c, %s_small);" % (n, n, n, n)])
+    elif base == "int":
+        if not ptr and not arr:      # integer, or logical in (passed as it is, as MPICH does)
+            return "MPI_Fint *%s" % n, [], "*%s" % n, []
+        if ptr and not arr and role == "FLAG":   # logical out
+            return "MPI_Fint *%s" % n, ["int %s_c = 0;" % n], "&%s_c" % n, ["*%s = %s_c != 0;" % (n, n)]
+        if ptr != bool(arr):         # integer out, integer or logical array: as it is
+            return "MPI_Fint *%s" % n, [], n, []
+    elif base == "MPI_Offset" and not ptr and not arr:
+        return "MPI_Offset *%s" % n, [], "*%s" % n, []
+    sys.exit("%s: no mpi_f08 conversion for this argument kind; leave the function out of "
+             "f08_direct.txt or teach f08_arg" % where)
+
+
+def f08_shim(sym, f):
+    name, ret = f["name"], f["ret"]
+    parms, pre, args, post = [], [], [], []
+    for a in f["args"]:
+        p, d, c, o = f08_arg(f, a)
+        parms.append(p)
+        pre += d
+        args.append(c)
+        post += o
+    call = "vt_body_%s(%s)" % (name, ", ".join(["__builtin_return_address(0)"] + args))
+    if f["cls"] == "counted" and ret == "double" and not f["args"]:
+        return "VT_EXPORT double %s(void);\nVT_EXPORT double %s(void)\n{\n    return %s;\n}\n" % (sym, sym, call)
+    if ret != "int":
+        sys.exit("%s: an mpi_f08 shim needs an int return" % name)
+    parms.append("MPI_Fint *ierror")
+    lines = ["VT_EXPORT void %s(%s);" % (sym, ", ".join(parms)),   # for -Wmissing-prototypes
+             "VT_EXPORT void %s(%s)" % (sym, ", ".join(parms)), "{"]
+    lines += ["    " + d for d in pre]
+    lines.append("    int rc = %s;" % call)
+    lines += ["    " + o for o in post]
+    lines += ["    if (ierror)", "        *ierror = rc;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+F08_PROLOGUE = """\
+#include <stddef.h>
+#include <stdlib.h>
+
+/* type(MPI_Status) is passed to C as it is (MPICH's binding does the same). */
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status), "MPI_F08_status is not MPI_Status");
+_Static_assert(offsetof(MPI_F08_status, count_lo) == offsetof(MPI_Status, count_lo), "status layout");
+_Static_assert(offsetof(MPI_F08_status, count_hi_and_cancelled) == offsetof(MPI_Status, count_hi_and_cancelled),
+               "status layout");
+_Static_assert(offsetof(MPI_F08_status, MPI_SOURCE) == offsetof(MPI_Status, MPI_SOURCE), "status layout");
+_Static_assert(offsetof(MPI_F08_status, MPI_TAG) == offsetof(MPI_Status, MPI_TAG), "status layout");
+_Static_assert(offsetof(MPI_F08_status, MPI_ERROR) == offsetof(MPI_Status, MPI_ERROR), "status layout");
+/* integer and logical arguments and arrays are passed as they are */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint is not int");
+
+/* mpi_f08's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are the objects these point to
+ * (the addresses MPICH's binding compares with). */
+static inline MPI_Status *vt_f08_status(MPI_F08_status *s)
+{
+    return s == MPI_F08_STATUS_IGNORE ? MPI_STATUS_IGNORE : (MPI_Status *)s;
+}
+
+static inline MPI_Status *vt_f08_statuses(MPI_F08_status *s)
+{
+    return s == MPI_F08_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
+}
+
+/* Arrays of requests are copied in and out, as MPICH does; up to VT_F08_SMALL on the
+ * stack. Should the allocation of a larger copy fail, the call works on the Fortran array
+ * itself, which is the same thing in MPICH (MPI_Request is MPI_Fint and f2c the identity). */
+#define VT_F08_SMALL 16
+_Static_assert(sizeof(MPI_Request) == sizeof(MPI_Fint), "MPI_Request is not MPI_Fint");
+
+static inline MPI_Request *vt_f08_reqs_in(MPI_Fint *f, int n, MPI_Request *small)
+{
+    MPI_Request *c = n <= VT_F08_SMALL ? small : malloc(sizeof(MPI_Request) * (size_t)n);
+    if (!c)
+        return (MPI_Request *)f;
+    for (int i = 0; i < n; i++)
+        c[i] = MPI_Request_f2c(f[i]);
+    return c;
+}
+
+static inline void vt_f08_reqs_out(MPI_Fint *f, int n, MPI_Request *c, MPI_Request *small)
+{
+    if (c == (MPI_Request *)f)
+        return;
+    for (int i = 0; i < n; i++)
+        f[i] = MPI_Request_c2f(c[i]);
+    if (c != small)
+        free(c);
+}
+"""
 
 
 # Frequent classes first: function ids below 112 encode in one byte (record code 16 + id).
@@ -234,16 +417,35 @@ def main():
         tab.append('    "%s", /* %s */' % (lay, f["name"]))
     tab += ["};", ""]
     wr = ["/* Generated by maint/gen_wrappers.py from %s: do not edit.\n"
-          " * Each function records through the handlers of src/tracing/handlers.h. */" % os.path.basename(table),
-          '#include "handlers.h"', ""]
-    for i, f in enumerate(funcs):
-        wr.append(wrapper(f, i))
-    for path, lines in (("vt_fn.h", hdr), ("vt_fn_table.c", tab), ("wrappers.c", wr)):
+          " * Each function records through the handlers of src/tracing/handlers.h.\n"
+          " * First the bodies, one per function, static inline and taking the call site; then the\n"
+          " * C entry points, each calling its body with its own return address. wrappers_f08.c\n"
+          " * includes this file with VT_BODIES_ONLY defined, to call the same bodies from the\n"
+          " * mpi_f08 entry points. */" % os.path.basename(table),
+          '#include "handlers.h"', "",
+          "/* Always inlined: the C hot path must cost what it cost before there were bodies. */",
+          "#define VT_BODY static inline __attribute__((always_inline))", ""]
+    wr += [body(f) for f in funcs if f["cls"] not in ("init", "init_thread", "finalize")]
+    wr += ["#ifndef VT_BODIES_ONLY", ""]
+    wr += [entry(f) for f in funcs]
+    wr += ["#endif /* VT_BODIES_ONLY */", ""]
+    f08list = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(table), "f08_direct.txt")
+    shims = parse_f08(f08list, funcs)
+    f8 = ["/* Generated by maint/gen_wrappers.py from %s and %s: do not edit.\n"
+          " * The mpi_f08 entry points that MPICH 4.0 routes to PMPI_ directly (so that the C entry\n"
+          " * points never see them): each converts its Fortran arguments as MPICH's binding does\n"
+          " * (maint/gen_wrappers.py, f08_arg), calls the body of the C entry point with its own\n"
+          " * return address as call site (the user's Fortran code), and converts the results\n"
+          " * back. When the layer is not recording, the body calls the PMPI_ function, which is\n"
+          " * what MPICH's binding does. */" % (os.path.basename(table), os.path.basename(f08list)),
+          "#define VT_BODIES_ONLY", '#include "wrappers.c"', "", F08_PROLOGUE]
+    f8 += [f08_shim(sym, f) for sym, f in shims]
+    for path, lines in (("vt_fn.h", hdr), ("vt_fn_table.c", tab), ("wrappers.c", wr), ("wrappers_f08.c", f8)):
         tmp = os.path.join(outdir, path + ".tmp")
         with open(tmp, "w") as fh:
             fh.write("\n".join(lines))
         os.replace(tmp, os.path.join(outdir, path))
-    print("gen_wrappers: %d functions -> %s" % (len(funcs), outdir))
+    print("gen_wrappers: %d functions, %d mpi_f08 entry points -> %s" % (len(funcs), len(shims), outdir))
 
 
 if __name__ == "__main__":

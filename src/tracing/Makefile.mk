@@ -3,7 +3,7 @@
 lib_LTLIBRARIES += libvtrace.la
 if VT_ENABLED
 libvtrace_la_SOURCES = \
-	src/mpi/wrappers.c src/mpi/vt_fn.h src/mpi/vt_fn_table.c \
+	src/mpi/wrappers.c src/mpi/wrappers_f08.c src/mpi/vt_fn.h src/mpi/vt_fn_table.c \
 	src/tracing/codec.h src/tracing/state.h src/tracing/handlers.h src/tracing/handlers.c \
 	src/tracing/buffer.c src/tracing/buffer.h \
 	src/tracing/blockio.c src/tracing/blockio.h \

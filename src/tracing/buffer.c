@@ -41,15 +41,20 @@ static void block_start(int64_t base_time)
 }
 
 /* Test hook (VTRACE_TEST_FAIL_AFTER): behave as if the disk filled up. */
-static int checked_block_write(uint8_t type, const void *payload, size_t len, uint32_t nrec)
+static int checked_block_write_level(uint8_t type, const void *payload, size_t len, uint32_t nrec, int level)
 {
     vt_buffer *b = &vt__buf;
     if (b->fail_after && b->written + len + VT_BLOCK_HEADER_SIZE > b->fail_after)
         return -ENOSPC;
-    int rc = vt_block_write(b->fd, type, payload, len, nrec, b->zstd_level);
+    int rc = vt_block_write(b->fd, type, payload, len, nrec, level);
     if (rc == 0)
         b->written += len + VT_BLOCK_HEADER_SIZE;
     return rc;
+}
+
+static int checked_block_write(uint8_t type, const void *payload, size_t len, uint32_t nrec)
+{
+    return checked_block_write_level(type, payload, len, nrec, vt__buf.zstd_level);
 }
 
 int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after)
@@ -82,7 +87,8 @@ int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint6
         p = vt_put_str(p, vt_fn_name[i], strlen(vt_fn_name[i]));
         p = vt_put_str(p, vt_fn_layout[i], strlen(vt_fn_layout[i]));
     }
-    rc = checked_block_write(VT_BLOCK_FUNCS, p0, (size_t)(p - p0), 0);
+    /* Written once per rank and mostly names: always worth compressing (8 KiB to 2). */
+    rc = checked_block_write_level(VT_BLOCK_FUNCS, p0, (size_t)(p - p0), 0, 3);
     free(p0);
     if (rc)
         return rc;

@@ -68,10 +68,12 @@ static inline int64_t vt_now(void) { return vt_mono_now(); }
 VT_HIDDEN int vt__enter_slow(vt_call *c, unsigned fn, const void *site);
 
 /* Fast path: returns 1 (and marks the thread inside the layer) when the call is to be
- * recorded; 0 when it must go straight to the MPI library. */
-#define VT_ENTER(c, f) \
+ * recorded; 0 when it must go straight to the MPI library. callsite is the call site to
+ * record: the generated bodies (src/mpi/wrappers.c) get it from their entry point, which
+ * passes VT_SITE() (a C entry point) or its own return address (an mpi_f08 one). */
+#define VT_ENTER(c, f, callsite) \
     (VT_LIKELY(vt__active && !vt__depth) \
-         ? (vt__depth = 1, (c)->fn = (f), (c)->site = VT_SITE(), (c)->nreq = 0, (c)->enter = vt_now(), 1) \
-         : vt__enter_slow((c), (f), VT_SITE()))
+         ? (vt__depth = 1, (c)->fn = (f), (c)->site = (callsite), (c)->nreq = 0, (c)->enter = vt_now(), 1) \
+         : vt__enter_slow((c), (f), (callsite)))
 
 #endif

@@ -85,15 +85,8 @@ if HAVE_FC
 # PMPI_Init directly: the layer starts late, on the first call it sees).
 # configure has no Fortran 77 compiler (F77), so the fixed-form .f source is
 # compiled and linked in one step by the MPI Fortran compiler (FC) through libtool.
-check_PROGRAMS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi
-TESTS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi
-# XFAIL: MPICH 4.0.2's mpi_f08 module calls PMPI_Barrier, PMPI_Wait, PMPI_Comm_dup,
-# PMPI_Probe, ... directly (nm -D libmpichfort.so.12 | grep ' U PMPI_'), so libvtrace
-# never sees those calls: the trace misses them and the receive completed by
-# PMPI_Wait cannot be matched. Remove once the layer intercepts mpi_f08 entry points.
-# ('=' because Makefile.am does not define XFAIL_TESTS and automake refuses '+=' on an
-# undefined variable; make it '+=' once Makefile.am has 'XFAIL_TESTS ='.)
-XFAIL_TESTS = test/mpi/f08_pmpi
+check_PROGRAMS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi test/mpi/f08_family
+TESTS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi test/mpi/f08_family
 test_mpi_f77_pingpong_SOURCES =
 test_mpi_f77_pingpong_DEPENDENCIES = $(top_srcdir)/test/mpi/f77_pingpong.f libvtrace.la
 test_mpi_f77_pingpong_LDADD = libvtrace.la
@@ -105,6 +98,10 @@ test_mpi_f08_pingpong_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
 test_mpi_f08_pmpi_SOURCES = test/mpi/f08_pmpi.f90
 test_mpi_f08_pmpi_LDADD = libvtrace.la
 test_mpi_f08_pmpi_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
+# f08_family: the mpi_f08 routines that libvtrace intercepts by name (src/mpi/wrappers_f08.c)
+test_mpi_f08_family_SOURCES = test/mpi/f08_family.f90
+test_mpi_f08_family_LDADD = libvtrace.la
+test_mpi_f08_family_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
 endif
 
 EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py \
@@ -114,7 +111,8 @@ EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py
 	test/mpi/collectives.expect test/mpi/comms.expect test/mpi/mpiio.expect \
 	test/mpi/route_lib.expect test/mpi/route_preload.expect test/mpi/route_profile.expect \
 	test/mpi/fail_after.expect test/mpi/fail_midway.expect test/mpi/small_buffer.expect \
-	test/mpi/f77_pingpong.expect test/mpi/f08_pingpong.expect test/mpi/f08_pmpi.expect
+	test/mpi/f77_pingpong.expect test/mpi/f08_pingpong.expect test/mpi/f08_pmpi.expect \
+	test/mpi/f08_family.expect
 # A test's work directory is removed when it passes and kept when it fails (also an
 # expected failure): these remove the files (rm -f cannot remove directories; the
 # empty directories do not bother distcheck).

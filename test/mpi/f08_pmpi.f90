@@ -1,13 +1,13 @@
 ! 'use mpi_f08' on 2 ranks, with the calls that MPICH 4.0.2's mpi_f08 module
 ! routes to PMPI_ directly (libmpichfort.so.12 calls PMPI_Barrier, PMPI_Wait,
 ! PMPI_Comm_dup, PMPI_Probe, ... instead of MPI_*), so a PMPI tracing layer never
-! sees them unless it also intercepts the Fortran entry points:
+! sees them unless it also intercepts the Fortran entry points (libvtrace does:
+! src/mpi/wrappers_f08.c, maint/f08_direct.txt):
 !   MPI_Barrier; Irecv + Isend of 4 integers (tag 74) completed by MPI_Wait;
 !   MPI_Comm_dup, Send/Recv on the duplicate (tag 75); MPI_Probe + MPI_Recv (tag 76)
 !   from rank 0 to rank 1; MPI_Comm_free.
 ! Statuses and data are checked; the program stops with code 1 on any mismatch.
-! Expectations: f08_pmpi.expect (what the program did; see the XFAIL note in
-! test/mpi/Makefile.mk).
+! Expectations: f08_pmpi.expect (what the program did).
 program f08_pmpi
     use mpi_f08
     implicit none
