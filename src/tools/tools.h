@@ -23,6 +23,8 @@ int vt__cmd_info(int argc, char **argv);
 void vt__usage_info(FILE *out);
 int vt__cmd_dump(int argc, char **argv);
 void vt__usage_dump(FILE *out);
+int vt__cmd_whatif(int argc, char **argv);
+void vt__usage_whatif(FILE *out);
 
 /* "vtrace: MESSAGE" on stderr; returns VT_EXIT_ERROR. */
 int vt__fail(const vt_error *err);

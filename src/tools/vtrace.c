@@ -10,6 +10,7 @@
 static const vt__command commands[] = {
     {"info", "summary of a trace: ranks, duration, events, messages, profile", vt__cmd_info, vt__usage_info},
     {"dump", "one line (or JSON object) per record", vt__cmd_dump, vt__usage_dump},
+    {"whatif", "predicted run time if candidate events were shorter", vt__cmd_whatif, vt__usage_whatif},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

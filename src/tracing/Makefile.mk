@@ -30,6 +30,9 @@ libvtread_la_SOURCES = \
 	src/tracing/codec.h \
 	src/tracing/blockio.c src/tracing/blockio.h \
 	src/tracing/reader.c src/tracing/reader.h src/tracing/reader_priv.h \
-	src/tracing/match.c
+	src/tracing/match.c \
+	src/tracing/model.c src/tracing/model.h src/tracing/poly.c src/tracing/poly.h \
+	src/tracing/settings.c src/tracing/settings.h \
+	src/tracing/replay.c src/tracing/replay.h
 libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
 libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS)

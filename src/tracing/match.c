@@ -199,6 +199,7 @@ static uint8_t classify(const vt_function *f, uint8_t *is_init)
 
 typedef struct tmpl {
     uint8_t recv; /* 1 receive template, 0 send template */
+    int64_t fn;   /* the *_init function */
     uint64_t comm_id;
     int64_t peer, tag;
     uint64_t bytes;
@@ -236,12 +237,13 @@ static int nomem(rank_state *s, const vt_event *ev)
 }
 
 static isend *add_send(rank_state *s, const vt_event *ev, uint64_t comm_id, int64_t peer, int64_t tag, uint64_t bytes,
-                       uint32_t sub)
+                       uint32_t sub, int64_t fn)
 {
     isend *e = vec_push(&s->sends);
     if (!e)
         return NULL;
     e->pub.index = ev->index;
+    e->pub.fn = fn;
     e->pub.sub = sub;
     e->pub.comm_id = comm_id;
     e->pub.dst = (uint32_t)peer;
@@ -262,6 +264,7 @@ static irecv *add_recv(rank_state *s, const vt_event *ev, uint64_t comm_id, uint
     e->pub.sub = sub;
     e->pub.post_index = post;
     e->pub.done_index = ev->index;
+    e->pub.done_exit = ev->exit;
     e->pub.comm_id = comm_id;
     e->pub.send_index = UINT64_MAX;
     e->pub.send_pos = SIZE_MAX;
@@ -302,7 +305,7 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
 
     /* the send side of any call with a send peer (not a persistent template) */
     if ((ev->fields & VT_F_PEER) && ev->peer >= 0 && !inits[ev->fn]) {
-        isend *e = add_send(s, ev, comm_id, ev->peer, tag, ev->bytes, 0);
+        isend *e = add_send(s, ev, comm_id, ev->peer, tag, ev->bytes, 0, ev->fn);
         if (!e)
             return nomem(s, ev);
         if (k != K_IRECV && set_active(s, ev, ev->request, s->sends.n - 1, A_SEND))
@@ -334,6 +337,7 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
             if (!tp)
                 return nomem(s, ev);
             tp->recv = k == K_RECV_INIT;
+            tp->fn = ev->fn;
             tp->comm_id = comm_id;
             tp->peer = ev->peer;
             tp->tag = tag;
@@ -358,7 +362,7 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
                 if (set_active(s, ev, req, s->recvs.n - 1, A_RECV))
                     return -1;
             } else if (tp->peer >= 0) {
-                if (!add_send(s, ev, tp->comm_id, tp->peer, tp->tag, tp->bytes, nsend++))
+                if (!add_send(s, ev, tp->comm_id, tp->peer, tp->tag, tp->bytes, nsend++, tp->fn))
                     return nomem(s, ev);
                 if (set_active(s, ev, req, s->sends.n - 1, A_SEND))
                     return -1;
@@ -433,6 +437,7 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
         } else {
             irecv *e = (irecv *)s->recvs.p + pos;
             e->pub.done_index = ev->index;
+            e->pub.done_exit = ev->exit;
             if (d->flags & VT_COMPL_CANCELLED)
                 e->state = ST_SKIP;
             else if (kind == A_RECV)

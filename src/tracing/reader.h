@@ -227,6 +227,7 @@ typedef struct vt_match_recv {
     uint32_t sub;        /* position among the receives of that record (MPI_Startall) */
     uint64_t post_index; /* posting order: the index, or the MPI_(I)mprobe that matched it */
     uint64_t done_index; /* record whose completion resolved it (== index when blocking) */
+    int64_t done_exit;   /* that record's exit (local ns): the end of the receiving call */
     uint64_t comm_id;    /* global communicator id */
     uint32_t src;        /* sender (world rank) */
     int64_t tag;
@@ -241,6 +242,7 @@ typedef struct vt_match_recv {
  * send. */
 typedef struct vt_match_send {
     uint64_t index;
+    int64_t fn;        /* function id of the sending call (of the *_init for persistent sends) */
     uint32_t sub;      /* position among the sends of that record (MPI_Startall) */
     uint64_t comm_id;
     uint32_t dst;      /* receiver (world rank) */
