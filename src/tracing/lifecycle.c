@@ -35,6 +35,7 @@ static char rank_path[4200];
 static int64_t t_init, fin_enter = -1;
 static const void *fin_site;
 static int64_t sync_at[2], sync_off[2];
+static int64_t min_rtt = INT64_MAX;     /* rank 0: the fastest ping-pong seen */
 static int keyval = MPI_KEYVAL_INVALID;
 
 #define SYNC_ROUNDS 20
@@ -57,6 +58,8 @@ static void clock_sync(int which)
                 PMPI_Send(&t0, 1, MPI_INT64_T, k, 1, own_comm);
                 PMPI_Recv(&tk, 1, MPI_INT64_T, k, 2, own_comm, MPI_STATUS_IGNORE);
                 int64_t t1 = vt_now();
+                if (t1 - t0 < min_rtt)
+                    min_rtt = t1 - t0;
                 if (t1 - t0 < best) {
                     best = t1 - t0;
                     res[0] = tk;
@@ -200,6 +203,15 @@ static int start(int provided)
         vt_buffer_close();
         return -1;
     }
+    vt_comms_init(rank, world_size);
+    choose_clock(rank);
+    clock_sync(0);
+    sync_at[1] = sync_at[0];
+    sync_off[1] = sync_off[0];
+    /* The model's message latency L, unless given: half the fastest round trip of the
+     * clock synchronisation (rank 0 writes the configuration). */
+    if (cfg.model_L < 0)
+        cfg.model_L = min_rtt < INT64_MAX ? min_rtt / 2 : 0;
     if (rank == 0) {
         char text[8192], path[4200];
         vt_config_format(&cfg, text, sizeof text);
@@ -211,11 +223,7 @@ static int start(int provided)
         }
         vt_info("tracing to %s", cfg.dir);
     }
-    vt_comms_init(rank, world_size);
-    choose_clock(rank);
-    clock_sync(0);
-    sync_at[1] = sync_at[0];
-    sync_off[1] = sync_off[0];
+
     /* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works:
      * the trace is finished there, whether the program calls MPI_Finalize or (as
      * mpi_f08 does) PMPI_Finalize directly. */

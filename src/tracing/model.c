@@ -12,7 +12,7 @@ void vt_model_defaults(vt_model_params *p)
     p->theta = 1000000;
     p->cand_calls = 1;
     p->L = 1000;
-    p->G = 0;
+    p->G_ps = 0;
     p->T_rdv = 8256;   /* MPICH ch4:ucx same-node eager limit (piggyback-notes.md) */
     p->m = 4;
     p->K = 8;
@@ -66,9 +66,9 @@ int vt_model_params_parse(vt_model_params *p, const char *text, char *err, size_
         p->L = d;
     }
     if (line_value(text, "VTRACE_MODEL_G", v, sizeof v)) {
-        if (vt_parse_duration(v, &d))
+        if (vt_parse_per_byte(v, &d))
             BAD("VTRACE_MODEL_G");
-        p->G = d;
+        p->G_ps = d;
     }
     if (line_value(text, "VTRACE_MODEL_TRDV", v, sizeof v)) {
         uint64_t s;

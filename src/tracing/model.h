@@ -11,7 +11,8 @@
 typedef struct vt_model_params {
     int64_t theta;       /* candidate threshold θ, ns */
     int cand_calls;      /* 1: θ applies to MPI calls too; 0: bursts only */
-    int64_t L, G;        /* λ(s) = L + G * s, ns */
+    int64_t L;           /* λ(s) = L + G s: latency, ns */
+    int64_t G_ps;        /* ... and time per byte, in picoseconds (λ = L + G_ps s / 1000) */
     int64_t T_rdv;       /* bytes from which a standard send is synchronous */
     int m, K;            /* polynomial limits before overflow to an atom */
 } vt_model_params;
@@ -61,11 +62,11 @@ static inline int vt_model_is_sync(enum vt_model_kind kind, uint64_t bytes, cons
     }
 }
 
-/* λ_m = min(L + G s, E - S): the message's modelled transfer time, capped by the time
+/* λ_m = min(λ(s), E - S): the message's modelled transfer time, capped by the time
  * between the send's start S and the receiving call's exit E (§3). */
 static inline int64_t vt_model_lambda(const vt_model_params *p, uint64_t bytes, int64_t S, int64_t E)
 {
-    int64_t l = p->L + p->G * (int64_t)bytes;
+    int64_t l = p->L + (int64_t)(((__int128)p->G_ps * (int64_t)bytes) / 1000);
     return l < E - S ? l : E - S;
 }
 

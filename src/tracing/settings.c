@@ -104,6 +104,19 @@ int vt_parse_mode(const char *s, enum vt_mode *out)
     return -1;
 }
 
+int vt_parse_per_byte(const char *s, int64_t *ps)
+{
+    double v;
+    const char *suf;
+    if (!s || split_number(s, &v, &suf))
+        return -1;
+    double mult = suffix_is(suf, "ps") ? 1 : suffix_is(suf, "ns") ? 1000 : suffix_is(suf, "us") ? 1e6 : -1;
+    if (mult < 0 || v * mult > 1e12)
+        return -1;
+    *ps = (int64_t)(v * mult + 0.5);
+    return 0;
+}
+
 int vt_parse_int(const char *s, int lo, int hi, int *out)
 {
     if (!s || !*s)
@@ -126,6 +139,12 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     cfg->buffer = 32u << 20;
     cfg->threshold_ns = 1000000;
     cfg->compress = 0;
+    cfg->candidates_all = 1;
+    cfg->model_L = -1;
+    cfg->model_G_ps = 0;
+    cfg->model_trdv = 8256;   /* MPICH ch4:ucx same-node eager limit */
+    cfg->model_m = 4;
+    cfg->model_K = 8;
     const char *v;
 #define BAD(var, val, forms) \
     do { \
@@ -151,6 +170,24 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         BAD("VTRACE_COMPRESS", v, "a zstd level from 0 (off) to 19");
     if ((v = get("VTRACE_VERBOSE")) && *v && vt_parse_int(v, 0, 9, &cfg->verbose))
         BAD("VTRACE_VERBOSE", v, "0 or 1");
+    if ((v = get("VTRACE_CANDIDATES")) && *v) {
+        if (!strcmp(v, "all"))
+            cfg->candidates_all = 1;
+        else if (!strcmp(v, "bursts"))
+            cfg->candidates_all = 0;
+        else
+            BAD("VTRACE_CANDIDATES", v, "all or bursts");
+    }
+    if ((v = get("VTRACE_MODEL_L")) && *v && vt_parse_duration(v, &cfg->model_L))
+        BAD("VTRACE_MODEL_L", v, "a duration such as 1500ns or 2us (the modelled message latency)");
+    if ((v = get("VTRACE_MODEL_G")) && *v && vt_parse_per_byte(v, &cfg->model_G_ps))
+        BAD("VTRACE_MODEL_G", v, "a time per byte such as 0.1ns or 100ps");
+    if ((v = get("VTRACE_MODEL_TRDV")) && *v && vt_parse_size(v, &cfg->model_trdv))
+        BAD("VTRACE_MODEL_TRDV", v, "a size in bytes such as 8256 or 64k (the rendezvous threshold)");
+    if ((v = get("VTRACE_MODEL_M")) && *v && vt_parse_int(v, 1, 7, &cfg->model_m))
+        BAD("VTRACE_MODEL_M", v, "an integer from 1 to 7");
+    if ((v = get("VTRACE_MODEL_K")) && *v && vt_parse_int(v, 1, 8, &cfg->model_K))
+        BAD("VTRACE_MODEL_K", v, "an integer from 1 to 8");
     if ((v = get("VTRACE_TEST_FAIL_AFTER")) && *v && vt_parse_size(v, &cfg->test_fail_after))
         BAD("VTRACE_TEST_FAIL_AFTER", v, "a size");
 #undef BAD
@@ -161,6 +198,10 @@ int vt_config_format(const vt_config *cfg, char *out, size_t len)
 {
     return snprintf(out, len,
                     "VTRACE_MODE=%s\nVTRACE_DIR=%s\nVTRACE_BUFFER=%" PRIu64 "\nVTRACE_THRESHOLD=%" PRId64
-                    "ns\nVTRACE_COMPRESS=%d\n",
-                    vt_mode_name(cfg->mode), cfg->dir, cfg->buffer, cfg->threshold_ns, cfg->compress);
+                    "ns\nVTRACE_CANDIDATES=%s\nVTRACE_COMPRESS=%d\nVTRACE_MODEL_L=%" PRId64
+                    "ns\nVTRACE_MODEL_G=%" PRId64 "ps\nVTRACE_MODEL_TRDV=%" PRIu64
+                    "\nVTRACE_MODEL_M=%d\nVTRACE_MODEL_K=%d\n",
+                    vt_mode_name(cfg->mode), cfg->dir, cfg->buffer, cfg->threshold_ns,
+                    cfg->candidates_all ? "all" : "bursts", cfg->compress, cfg->model_L < 0 ? 0 : cfg->model_L,
+                    cfg->model_G_ps, cfg->model_trdv, cfg->model_m, cfg->model_K);
 }

@@ -12,6 +12,11 @@ typedef struct vt_config {
     char dir[4096];          /* empty: the default name is made at initialisation */
     uint64_t buffer;         /* bytes */
     int64_t threshold_ns;    /* the model's candidate threshold theta */
+    int candidates_all;      /* VTRACE_CANDIDATES: 1 all (bursts and calls), 0 bursts */
+    int64_t model_L;         /* ns; -1: calibrated at MPI_Init */
+    int64_t model_G_ps;      /* picoseconds per byte */
+    uint64_t model_trdv;     /* bytes */
+    int model_m, model_K;
     int compress;            /* zstd level, 0 = none */
     int verbose;
     uint64_t test_fail_after;
@@ -22,6 +27,8 @@ int vt_parse_size(const char *s, uint64_t *out);
 int vt_parse_duration(const char *s, int64_t *out);
 int vt_parse_mode(const char *s, enum vt_mode *out);
 int vt_parse_int(const char *s, int lo, int hi, int *out);
+/* A time per byte such as 0.25ns or 250ps, in picoseconds. */
+int vt_parse_per_byte(const char *s, int64_t *ps);
 const char *vt_mode_name(enum vt_mode m);
 
 /* Reads the environment through getenv_fn (getenv in the library, a table in tests).

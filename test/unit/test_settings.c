@@ -86,6 +86,32 @@ static void defaults(void **state)
     assert_int_equal(c.buffer, 32u << 20);
     assert_int_equal(c.threshold_ns, 1000000);
     assert_string_equal(c.dir, "");
+    assert_int_equal(c.candidates_all, 1);
+    assert_int_equal(c.model_L, -1);
+    assert_int_equal(c.model_trdv, 8256);
+}
+
+static void model_settings(void **state)
+{
+    (void)state;
+    static const char *const env[] = {"VTRACE_MODEL_L", "2us", "VTRACE_MODEL_G", "0.25ns", "VTRACE_MODEL_TRDV",
+                                      "64k", "VTRACE_CANDIDATES", "bursts", NULL};
+    fake_env = env;
+    vt_config c;
+    char err[256];
+    assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), 0);
+    assert_int_equal(c.model_L, 2000);
+    assert_int_equal(c.model_G_ps, 250);
+    assert_int_equal(c.model_trdv, 65536);
+    assert_int_equal(c.candidates_all, 0);
+    int64_t ps;
+    assert_int_equal(vt_parse_per_byte("100ps", &ps), 0);
+    assert_int_equal(ps, 100);
+    assert_int_equal(vt_parse_per_byte("1", &ps), -1);
+    static const char *const bad[] = {"VTRACE_CANDIDATES", "some", NULL};
+    fake_env = bad;
+    assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+    assert_non_null(strstr(err, "VTRACE_CANDIDATES"));
 }
 
 static void load_and_errors(void **state)
@@ -125,7 +151,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(modes),
-        cmocka_unit_test(defaults), cmocka_unit_test(load_and_errors),
+        cmocka_unit_test(defaults), cmocka_unit_test(load_and_errors), cmocka_unit_test(model_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
