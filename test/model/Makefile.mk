@@ -1,0 +1,15 @@
+# test/model: oracle bridge between `vtrace whatif` and the reference simulation
+# ($VTRACE_SHARED/design/reference/mc.py, default $(top_srcdir)/../shared; the tests
+# skip when it is not there).
+#   mc_export.py        mc.py's random programs as vtrace traces (written by
+#                       vtwrite.py), with scenarios and mc.py's full-replay answers
+#   bridge_selftest.sh  check_whatif.sh --self-test: `vtrace info` accepts every
+#                       exported trace, and trace_replay.py, reading only the trace
+#                       files, gives mc.py's answers (the bridge itself is right)
+#   check_whatif.sh     `vtrace whatif` equals mc.py on every scenario (skips while the
+#                       command does not exist); MC_SEEDS=N for more seeds,
+#                       --validate-only for the `vtrace info` part alone
+TESTS += test/model/bridge_selftest.sh test/model/check_whatif.sh
+EXTRA_DIST += test/model/bridge_selftest.sh test/model/check_whatif.sh \
+	test/model/mc_export.py test/model/vtwrite.py test/model/whatif_compare.py \
+	test/model/trace_replay.py
