@@ -2,6 +2,6 @@
 bin_PROGRAMS += vtrace
 vtrace_SOURCES = \
 	src/tools/vtrace.c src/tools/tools.h \
-	src/tools/cmd_info.c src/tools/cmd_dump.c src/tools/cmd_whatif.c \
+	src/tools/cmd_info.c src/tools/cmd_dump.c src/tools/cmd_whatif.c src/tools/cmd_domino.c \
 	src/tools/json.c
 vtrace_LDADD = libvtread.la

@@ -25,6 +25,8 @@ int vt__cmd_dump(int argc, char **argv);
 void vt__usage_dump(FILE *out);
 int vt__cmd_whatif(int argc, char **argv);
 void vt__usage_whatif(FILE *out);
+int vt__cmd_domino(int argc, char **argv);
+void vt__usage_domino(FILE *out);
 
 /* "vtrace: MESSAGE" on stderr; returns VT_EXIT_ERROR. */
 int vt__fail(const vt_error *err);

@@ -11,6 +11,7 @@ static const vt__command commands[] = {
     {"info", "summary of a trace: ranks, duration, events, messages, profile", vt__cmd_info, vt__usage_info},
     {"dump", "one line (or JSON object) per record", vt__cmd_dump, vt__usage_dump},
     {"whatif", "predicted run time if candidate events were shorter", vt__cmd_whatif, vt__usage_whatif},
+    {"domino", "the events whose successive elimination gains the most", vt__cmd_domino, vt__usage_domino},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

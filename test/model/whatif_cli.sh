@@ -32,6 +32,14 @@ if ! diff -u "$top_srcdir/test/model/golden/whatif-synth.jsonl" "$work/golden.js
     [ -n "${VT_UPDATE_GOLDEN:-}" ] && cp "$work/golden.jsonl" "$top_srcdir/test/model/golden/whatif-synth.jsonl"
     fail=1
 fi
+"$VTRACE" domino --json -k 3 --threshold 1ns "$work/t" > "$work/domino.jsonl" || fail=1
+if ! diff -u "$top_srcdir/test/model/golden/domino-synth.jsonl" "$work/domino.jsonl"; then
+    echo "FAIL: golden domino path differs (VT_UPDATE_GOLDEN=1 rewrites it)"
+    [ -n "${VT_UPDATE_GOLDEN:-}" ] && cp "$work/domino.jsonl" "$top_srcdir/test/model/golden/domino-synth.jsonl"
+    fail=1
+fi
+expect 2 '--top takes a positive count' -- "$VTRACE" domino --top 0 "$work/t"
+expect 1 'no candidate events' -- "$VTRACE" domino "$work/t"
 # The baseline reproduces the measured run.
 expect 0 '"gain_ns":0,' -- "$VTRACE" whatif --json "$work/t"
 expect 0 '^0:3 300 ns MPI_Send' -- "$VTRACE" whatif --threshold 1ns --list-candidates "$work/t"
