@@ -17,7 +17,7 @@ vt_mpi_traced = \
 	test/mpi/sendrecv test/mpi/probe test/mpi/master_worker test/mpi/collectives \
 	test/mpi/comms test/mpi/mpiio test/mpi/route_lib test/mpi/mode_off \
 	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
-	test/mpi/small_buffer
+	test/mpi/small_buffer test/mpi/threads
 # Programs linked by the plain MPI compiler: traced through LD_PRELOAD (route 3) or
 # rebuilt at test time with 'mpicc -profile=vtrace' (route 2).
 vt_mpi_plain = test/mpi/route_preload test/mpi/route_profile
@@ -26,6 +26,9 @@ check_PROGRAMS += $(vt_mpi_traced) $(vt_mpi_plain)
 TESTS += $(vt_mpi_traced) $(vt_mpi_plain)
 
 vt_mpi_ldflags = -no-install
+test_mpi_threads_SOURCES = test/mpi/threads.c test/mpi/mpitest.h
+test_mpi_threads_LDADD = libvtrace.la -lpthread
+test_mpi_threads_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_p2p_blocking_SOURCES = test/mpi/p2p_blocking.c test/mpi/mpitest.h
 test_mpi_p2p_blocking_LDADD = libvtrace.la
 test_mpi_p2p_blocking_LDFLAGS = $(vt_mpi_ldflags)
@@ -62,9 +65,7 @@ test_mpi_mode_off_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_bad_buffer_SOURCES = test/mpi/route.c test/mpi/mpitest.h
 test_mpi_bad_buffer_LDADD = libvtrace.la
 test_mpi_bad_buffer_LDFLAGS = $(vt_mpi_ldflags)
-# bad_buffer runs 1 rank: with more, rank 0 alone prints the message about the
-# invalid setting and the other ranks call MPI_Abort at once, which often ends the
-# job before rank 0 has printed (src/tracing/lifecycle.c, start()).
+# bad_buffer_2: the same with 2 ranks (the message must not be lost to an early abort).
 test_mpi_bad_buffer_2_SOURCES = test/mpi/route.c test/mpi/mpitest.h
 test_mpi_bad_buffer_2_LDADD = libvtrace.la
 test_mpi_bad_buffer_2_LDFLAGS = $(vt_mpi_ldflags)
@@ -112,7 +113,7 @@ EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py
 	test/mpi/route_lib.expect test/mpi/route_preload.expect test/mpi/route_profile.expect \
 	test/mpi/fail_after.expect test/mpi/fail_midway.expect test/mpi/small_buffer.expect \
 	test/mpi/f77_pingpong.expect test/mpi/f08_pingpong.expect test/mpi/f08_pmpi.expect \
-	test/mpi/f08_family.expect
+	test/mpi/f08_family.expect test/mpi/threads.expect
 # A test's work directory is removed when it passes and kept when it fails (also an
 # expected failure): these remove the files (rm -f cannot remove directories; the
 # empty directories do not bother distcheck).
