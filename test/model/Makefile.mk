@@ -14,3 +14,8 @@ EXTRA_DIST += test/model/bridge_selftest.sh test/model/check_whatif.sh test/mode
 	test/model/golden/whatif-synth.jsonl test/model/golden/domino-synth.jsonl \
 	test/model/mc_export.py test/model/vtwrite.py test/model/whatif_compare.py \
 	test/model/trace_replay.py
+# golden_rules.sh: one hand-made trace per model rule (Fig. 3 (a)-(d), lambda_m cap, fan-in
+# Waitall, Sendrecv, synchronous sends, probes, collectives, the candidate rule, C1/C2),
+# hand-computed predicted ends (golden_rules.py) against `vtrace whatif --json`.
+TESTS += test/model/golden_rules.sh
+EXTRA_DIST += test/model/golden_rules.sh test/model/golden_rules.py
