@@ -27,7 +27,7 @@ interprets the calls the way the C replay has to:
     it, for a probed message the probe (as mc.py);
   * MPI_Allreduce: gate of every member of the communicator (RANKDEFS member list),
     matched by (communicator id, q);
-  * MPI_Waitall completes the receives (flag bit 0) and, for synchronous Isend/Issend,
+  * MPI_Wait* and MPI_Test* complete the receives (flag bit 0) and, for synchronous Isend/Issend,
     the send side; eager sends are local. Everything else is local.
 Standard library only.
 """
@@ -215,7 +215,7 @@ def build(config, ranks):
                 if msgs[m]["sync"]:
                     e["ssync"].append(m)
                 recvs.append(((comm(f["c"]), f["P"], r, f["T"]), i, r, e, e))
-            elif n == "MPI_Waitall":
+            elif n in ("MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome"):
                 for (req, flg, peer, tag, nbytes) in f["k"]:
                     q = reqs.pop(req)
                     if flg & 1:
