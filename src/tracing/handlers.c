@@ -103,6 +103,22 @@ MPI_Status *vt_status(MPI_Status *user, MPI_Status *scratch)
 
 /* ------------------------------------------------------------------ point to point */
 
+/* Layout letters p t b: the send side, peer as a world rank. */
+static inline uint8_t *put_send_side(uint8_t *p, const vt_comm *cm, int dest, int tag, uint64_t bytes)
+{
+    p = vt_put_svar(p, vt_comm_peer(cm, dest));
+    p = vt_put_svar(p, tag);
+    return vt_put_uvar(p, bytes);
+}
+
+/* Layout letters P T B: the receive side, from the status. */
+static inline uint8_t *put_recv_side(uint8_t *p, const vt_comm *cm, const MPI_Status *st, uint64_t bytes)
+{
+    p = vt_put_svar(p, vt_comm_peer(cm, st->MPI_SOURCE));
+    p = vt_put_svar(p, st->MPI_TAG);
+    return vt_put_uvar(p, bytes);
+}
+
 void vt_leave_plain(vt_call *c, int rc)
 {
     (void)rc;
@@ -120,9 +136,7 @@ void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Cou
     if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
-        p = vt_put_svar(p, vt_comm_peer(cm, dest));
-        p = vt_put_svar(p, tag);
-        p = vt_put_uvar(p, bytes);
+        p = put_send_side(p, cm, dest, tag, bytes);
     }
     rec_done(c, p, exit, bytes);
 }
@@ -144,9 +158,7 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
             r->bytes = bytes;
         }
         p = vt_put_uvar(p, cm->index);
-        p = vt_put_svar(p, peer);
-        p = vt_put_svar(p, tag);
-        p = vt_put_uvar(p, bytes);
+        p = put_send_side(p, cm, dest, tag, bytes);
         p = vt_put_uvar(p, r ? r->id : 0);
     }
     rec_done(c, p, exit, bytes);
@@ -161,9 +173,7 @@ void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
     if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
-        p = vt_put_svar(p, vt_comm_peer(cm, st->MPI_SOURCE));
-        p = vt_put_svar(p, st->MPI_TAG);
-        p = vt_put_uvar(p, bytes);
+        p = put_recv_side(p, cm, st, bytes);
     }
     rec_done(c, p, exit, bytes);
 }
@@ -193,12 +203,8 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
     if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
-        p = vt_put_svar(p, vt_comm_peer(cm, dest));
-        p = vt_put_svar(p, stag);
-        p = vt_put_uvar(p, sbytes);
-        p = vt_put_svar(p, vt_comm_peer(cm, st->MPI_SOURCE));
-        p = vt_put_svar(p, st->MPI_TAG);
-        p = vt_put_uvar(p, rbytes);
+        p = put_send_side(p, cm, dest, stag, sbytes);
+        p = put_recv_side(p, cm, st, rbytes);
     }
     rec_done(c, p, exit, sbytes + rbytes);
 }
@@ -216,9 +222,7 @@ void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, M
         if (r)
             r->comm = (int32_t)cm->index;
         p = vt_put_uvar(p, cm->index);
-        p = vt_put_svar(p, vt_comm_peer(cm, dest));
-        p = vt_put_svar(p, stag);
-        p = vt_put_uvar(p, bytes);
+        p = put_send_side(p, cm, dest, stag, bytes);
         p = vt_put_uvar(p, r ? r->id : 0);
     }
     rec_done(c, p, exit, bytes);
@@ -241,9 +245,7 @@ void vt_leave_probe(vt_call *c, int rc, MPI_Comm comm, int flag, MPI_Status *st,
     if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
-        p = vt_put_svar(p, vt_comm_peer(cm, st->MPI_SOURCE));
-        p = vt_put_svar(p, st->MPI_TAG);
-        p = vt_put_uvar(p, bytes);
+        p = put_recv_side(p, cm, st, bytes);
         if (msg) {
             uint64_t id = 0;
             if (*msg != MPI_MESSAGE_NULL && *msg != MPI_MESSAGE_NO_PROC) {
