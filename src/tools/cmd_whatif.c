@@ -93,10 +93,12 @@ static int read_file(const char *path, vt_scenario **sc, size_t *n, char *err, s
         snprintf(err, errlen, "%s: cannot open the scenario file", path);
         return -1;
     }
-    char line[65536];
+    char *line = NULL;
+    size_t cap = 0;
     unsigned lineno = 0;
     int rc = 0;
-    while (fgets(line, sizeof line, f)) {
+    /* getline: a random scenario over many candidates is a long line. */
+    while (getline(&line, &cap, f) >= 0) {
         lineno++;
         char *hash = strchr(line, '#');
         if (hash)
@@ -109,6 +111,7 @@ static int read_file(const char *path, vt_scenario **sc, size_t *n, char *err, s
             break;
         }
     }
+    free(line);
     if (f != stdin)
         fclose(f);
     return rc;

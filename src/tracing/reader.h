@@ -258,7 +258,10 @@ typedef struct vt_match_send {
 
 /* Streams every rank and pairs each receive with its send (doc/format.md, "Sequence
  * numbers and matching"). Without VT_MATCH_PARTIAL an unmatched receive or send, or a
- * receive that cannot be resolved, is an error. */
+ * receive that cannot be resolved, is an error. The result holds the compact arrays
+ * below (about 72 bytes per message); the full vt_match_recv / vt_match_send arrays are
+ * built on the first call of vt_matches_recvs/_sends/_find_* (which streams the trace
+ * again, so the trace must still be open then; thread-safe; NULL when out of memory). */
 int vt_trace_match(const vt_trace *t, unsigned flags, vt_matches **out, vt_error *err);
 void vt_matches_free(vt_matches *m);
 
@@ -270,6 +273,40 @@ const vt_match_send *vt_matches_sends(const vt_matches *m, uint32_t rank, size_t
  * streams a rank can instead walk the sorted arrays alongside its cursor. */
 const vt_match_recv *vt_matches_find_recv(const vt_matches *m, uint32_t rank, uint64_t index, uint32_t sub);
 const vt_match_send *vt_matches_find_send(const vt_matches *m, uint32_t rank, uint64_t index, uint32_t sub);
+
+/* Compact form of the same result (what the replay uses). Entries are at the same
+ * positions as in the full arrays (sorted by (index, sub)); positions are 32-bit
+ * (VT_MPOS_NONE: unmatched), and the (communicator, source, destination, tag) of an
+ * entry is a key, shared by both ends of a message. */
+#define VT_MPOS_NONE UINT32_MAX
+
+typedef struct vt_match_key {
+    uint64_t comm_id; /* global communicator id */
+    int64_t tag;
+    uint32_t src, dst; /* world ranks of the sender and the receiver */
+} vt_match_key;
+
+typedef struct vt_match_crecv { /* 40 bytes */
+    uint64_t index;      /* record that names the receive */
+    uint64_t post_index; /* posting order (the index, or the MPI_(I)mprobe that matched it) */
+    uint64_t done_index; /* record whose completion resolved it */
+    int64_t done_exit;   /* that record's exit (local ns) */
+    uint32_t key;        /* vt_matches_keys(): sender = key's src */
+    uint32_t send_pos;   /* position in vt_matches_csends(key's src); VT_MPOS_NONE unmatched */
+} vt_match_crecv;
+
+typedef struct vt_match_csend { /* 32 bytes */
+    uint64_t index;
+    uint64_t bytes;    /* sent bytes */
+    uint32_t key;      /* receiver = key's dst */
+    uint32_t recv_pos; /* position in vt_matches_crecvs(key's dst); VT_MPOS_NONE unmatched */
+    int32_t fn;        /* function id of the sending call (of the *_init for persistent sends) */
+    uint32_t sub;      /* position among the sends of that record (MPI_Startall) */
+} vt_match_csend;
+
+const vt_match_crecv *vt_matches_crecvs(const vt_matches *m, uint32_t rank, size_t *n);
+const vt_match_csend *vt_matches_csends(const vt_matches *m, uint32_t rank, size_t *n);
+const vt_match_key *vt_matches_keys(const vt_matches *m, size_t *n);
 
 #ifdef __cplusplus
 }

@@ -123,12 +123,16 @@ int vt_scenario_parse(const char *text, vt_scenario *out, char *err, size_t errl
                      eq + 1);
             goto fail;
         }
-        vt_shorten *n = realloc(out->items, (out->nitems + 1) * sizeof *n);
-        if (!n) {
-            snprintf(err, errlen, "out of memory");
-            goto fail;
+        /* room for 4, then doubling: the capacity is implicit in nitems */
+        size_t ni = out->nitems;
+        if (ni == 0 || (ni >= 4 && !(ni & (ni - 1)))) {
+            vt_shorten *n = realloc(out->items, (ni ? 2 * ni : 4) * sizeof *n);
+            if (!n) {
+                snprintf(err, errlen, "out of memory");
+                goto fail;
+            }
+            out->items = n;
         }
-        out->items = n;
         out->items[out->nitems++] = it;
     }
     free(copy);
@@ -162,21 +166,33 @@ static int64_t shorten_by(const vt_shorten *it, int64_t dur)
 /* ------------------------------------------------------------------ slots and maps */
 
 /* A value one rank publishes for another: a ready time (T), the receiving call's exit
- * (E, synchronous posts) and one difference per scenario. */
+ * (E, synchronous posts) and one difference per scenario. Slots live in one pool (their
+ * differences in a parallel array of nsc values each, so no allocation per message)
+ * and exist only between the record that fills them and the last reader: a rank finds
+ * the slot of a send or receive position through a small per-rank map. */
 typedef struct slot {
     int64_t T, E;
-    int64_t *D;
-    uint8_t filled;
-    uint8_t uses;      /* readers left before it is freed */
+    uint32_t uses;      /* readers left before it is freed */
+    uint32_t rank;      /* owner, and which of its maps names it */
+    uint32_t pos;
+    uint32_t post;      /* 1: a receive's posting, 0: a send */
 } slot;
+
+/* u32 position -> u32 slot (open addressing, backward-shift deletion). */
+typedef struct posmap {
+    uint64_t *e;        /* pos + 1 << 32 | slot; 0 empty */
+    size_t cap, n;
+} posmap;
 
 typedef struct gate {
     uint64_t comm, seq;
     uint32_t need, arrived, left;
+    uint32_t gen;       /* reuse count of this pool entry (ids name a generation) */
+    int live, complete;
     int64_t M;
-    int64_t *T, *D;    /* need entries; need x nsc */
-    int64_t *base;     /* nsc, when complete */
-    int used;
+    int64_t *T, *D;     /* need entries; need x nsc */
+    size_t capneed;
+    int64_t *base;      /* nsc, when complete */
 } gate;
 
 typedef struct u64map {
@@ -228,20 +244,46 @@ static int map_put(u64map *m, uint64_t k, uint64_t v)
     return 0;
 }
 
-static int map_get(const u64map *m, uint64_t k, uint64_t *v)
+static size_t map_slot(const u64map *m, uint64_t k)
 {
-    if (!m->cap)
-        return 0;
+    if (!m->n)
+        return SIZE_MAX;
     k++;
     size_t j = mix(k) & (m->cap - 1);
     while (m->keys[j]) {
-        if (m->keys[j] == k) {
-            *v = m->vals[j];
-            return 1;
-        }
+        if (m->keys[j] == k)
+            return j;
         j = (j + 1) & (m->cap - 1);
     }
-    return 0;
+    return SIZE_MAX;
+}
+
+static int map_get(const u64map *m, uint64_t k, uint64_t *v)
+{
+    size_t j = map_slot(m, k);
+    if (j == SIZE_MAX)
+        return 0;
+    *v = m->vals[j];
+    return 1;
+}
+
+static void map_del(u64map *m, uint64_t k)
+{
+    size_t j = map_slot(m, k);
+    if (j == SIZE_MAX)
+        return;
+    size_t mask = m->cap - 1;
+    m->keys[j] = 0;
+    m->n--;
+    for (size_t i = (j + 1) & mask; m->keys[i]; i = (i + 1) & mask) {
+        size_t home = mix(m->keys[i]) & mask;
+        if (((i - home) & mask) >= ((i - j) & mask)) {
+            m->keys[j] = m->keys[i];
+            m->vals[j] = m->vals[i];
+            m->keys[i] = 0;
+            j = i;
+        }
+    }
 }
 
 static void map_free(u64map *m)
@@ -249,6 +291,127 @@ static void map_free(u64map *m)
     free(m->keys);
     free(m->vals);
     memset(m, 0, sizeof *m);
+}
+
+#define SLOT_NONE UINT32_MAX
+
+static size_t pm_home(uint32_t pos, size_t cap) { return (size_t)mix((uint64_t)pos + 1) & (cap - 1); }
+
+static uint32_t pm_get(const posmap *m, uint32_t pos)
+{
+    if (!m->n)
+        return SLOT_NONE;
+    uint64_t k = (uint64_t)pos + 1;
+    for (size_t j = pm_home(pos, m->cap);; j = (j + 1) & (m->cap - 1)) {
+        if (!m->e[j])
+            return SLOT_NONE;
+        if (m->e[j] >> 32 == k)
+            return (uint32_t)m->e[j];
+    }
+}
+
+static int pm_put(posmap *m, uint32_t pos, uint32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 64;
+        uint64_t *ne = calloc(nc, sizeof *ne);
+        if (!ne)
+            return -1;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->e[i])
+                continue;
+            size_t j = pm_home((uint32_t)((m->e[i] >> 32) - 1), nc);
+            while (ne[j])
+                j = (j + 1) & (nc - 1);
+            ne[j] = m->e[i];
+        }
+        free(m->e);
+        m->e = ne;
+        m->cap = nc;
+    }
+    uint64_t k = (uint64_t)pos + 1;
+    size_t j = pm_home(pos, m->cap);
+    while (m->e[j] && m->e[j] >> 32 != k)
+        j = (j + 1) & (m->cap - 1);
+    if (!m->e[j])
+        m->n++;
+    m->e[j] = k << 32 | val;
+    return 0;
+}
+
+static void pm_del(posmap *m, uint32_t pos)
+{
+    if (!m->n)
+        return;
+    uint64_t k = (uint64_t)pos + 1;
+    size_t mask = m->cap - 1, j = pm_home(pos, m->cap);
+    while (m->e[j] && m->e[j] >> 32 != k)
+        j = (j + 1) & mask;
+    if (!m->e[j])
+        return;
+    m->e[j] = 0;
+    m->n--;
+    for (size_t i = (j + 1) & mask; m->e[i]; i = (i + 1) & mask) {
+        size_t home = pm_home((uint32_t)((m->e[i] >> 32) - 1), m->cap);
+        if (((i - home) & mask) >= ((i - j) & mask)) {
+            m->e[j] = m->e[i];
+            m->e[i] = 0;
+            j = i;
+        }
+    }
+}
+
+/* Receives posted and not yet completed, by the record that completes them. */
+typedef struct pend {
+    uint64_t done;
+    uint32_t pos;
+} pend;
+
+typedef struct heap {
+    pend *v;
+    size_t n, cap;
+} heap;
+
+static int heap_push(heap *h, uint64_t done, uint32_t pos)
+{
+    if (h->n == h->cap) {
+        size_t nc = h->cap ? h->cap * 2 : 64;
+        pend *v = realloc(h->v, nc * sizeof *v);
+        if (!v)
+            return -1;
+        h->v = v;
+        h->cap = nc;
+    }
+    size_t i = h->n++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (h->v[p].done <= done)
+            break;
+        h->v[i] = h->v[p];
+        i = p;
+    }
+    h->v[i] = (pend){done, pos};
+    return 0;
+}
+
+static pend heap_pop(heap *h)
+{
+    pend top = h->v[0], last = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->v[c + 1].done < h->v[c].done)
+            c++;
+        if (h->v[c].done >= last.done)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n)
+        h->v[i] = last;
+    return top;
 }
 
 /* ------------------------------------------------------------------ replay state */
@@ -259,21 +422,27 @@ typedef struct rstate {
     uint32_t rank;
     vt_cursor *cur;
     vt_event ev;
-    int have, published, finished;
-    uint64_t idx;
+    int have, published, finished, done_ready;
+    int64_t genter, gexit;    /* global enter and exit of ev */
     int64_t prev_exit, first_enter;
     int64_t *d;
-    const vt_match_recv *recvs;
-    const vt_match_send *sends;
+    const vt_match_crecv *recvs;
+    const vt_match_csend *sends;
     size_t nrecvs, nsends;
-    size_t *by_done;          /* receive positions in (done_index, sub) order */
-    size_t done_ptr, send_ptr, post_ptr, probe_ptr;
-    slot *ss, *ps;            /* per send; per receive (synchronous posts) */
-    uint8_t *probed;          /* per receive: its completion was a probe */
-    u64map reqs;              /* request id -> kind << 56 | position or gate */
+    uint32_t *exc;            /* receives posted before their index (by a matched probe), by posting */
+    size_t nexc;
+    size_t send_ptr, post_ptr;
+    posmap ss, ps;            /* live slots: per send; per receive (synchronous posts) */
+    posmap probed;            /* receives whose completion was a probe (until completed) */
+    heap pending;             /* posted receives by completing record */
+    uint32_t *done;           /* receives the current record completes */
+    size_t ndone, capdone;
+    u64map reqs;              /* request id -> kind << 56 | position or gate id */
     enum vt_model_kind *fkind;
+    enum vt_model_kind *skind; /* vt_model_send_kind of each function */
+    uint8_t *sinit;           /* the function's name holds "send_init" */
     size_t nfuncs;
-    uint32_t coll_gate;       /* gate joined by the current record + 1, 0 none */
+    uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
     size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
     u64map tmpl;              /* request ids of persistent send templates */
     int64_t last_exit;
@@ -285,14 +454,22 @@ typedef struct rstate {
 typedef struct replay {
     const vt_trace *t;
     const vt_matches *m;
+    const vt_match_key *keys;
     const vt_model_params *p;
     vt_scenario *sc;
     size_t nsc;
     uint32_t nranks;
     rstate *rs;
-    gate **gates;
+    slot *slots;              /* pool; differences at slotd + i * nsc */
+    int64_t *slotd;
+    uint32_t *freeslots;
+    size_t nslots, capslots, nfree;
+    gate **gates;             /* pool; gate id = (gen & 0xffffff) << 32 | index */
     size_t ngates, capgates;
-    u64map gate_of;           /* hash(comm, seq) -> gate index + 1 */
+    uint32_t *freegates;
+    size_t nfreegates;
+    uint32_t *gate_of;        /* live gates by (comm, seq): index + 1, 0 empty */
+    size_t capgate_of, ngate_of;
     struct { size_t scen; vt_shorten *it; } *generic;
     size_t ngeneric;
     int64_t *delta;           /* nsc scratch */
@@ -300,10 +477,12 @@ typedef struct replay {
     size_t ncons, capcons;
     int64_t *tmp;
     /* What the record being processed read: released once it is applied. */
-    slot **used;
+    uint32_t *used;
     size_t nused, capused;
-    size_t *used_gates;
+    uint64_t *used_gates;
     size_t nused_gates, capused_gates;
+    uint64_t *used_reqs;      /* request entries it completed */
+    size_t nused_reqs, capused_reqs;
     vt_replay_result *res;
     vt_error *err;
 } replay;
@@ -317,12 +496,78 @@ static void set_err(vt_error *e, const char *fmt, ...)
     va_end(ap);
 }
 
-static int64_t *dup_d(const replay *R, const int64_t *d)
+static int push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
 {
-    int64_t *x = malloc(sizeof(int64_t) * R->nsc);
-    if (x)
-        memcpy(x, d, sizeof(int64_t) * R->nsc);
-    return x;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        uint32_t *p = realloc(*v, nc * sizeof *p);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static int push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        uint64_t *p = realloc(*v, nc * sizeof *p);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static int64_t *slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
+
+/* Fills the slot of (rank, send or posting pos) with T, E, d and its readers, reusing
+ * the slot when it is still there (a second fill overwrites, as before). */
+static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int64_t E, uint32_t uses)
+{
+    posmap *pm = post ? &s->ps : &s->ss;
+    uint32_t i = pm_get(pm, (uint32_t)pos);
+    if (i == SLOT_NONE) {
+        if (R->nfree) {
+            i = R->freeslots[--R->nfree];
+        } else {
+            if (R->nslots == R->capslots) {
+                size_t nc = R->capslots ? R->capslots * 2 : 64;
+                slot *ns = realloc(R->slots, nc * sizeof *ns);
+                if (!ns)
+                    return -1;
+                R->slots = ns;
+                int64_t *nd = realloc(R->slotd, nc * (R->nsc ? R->nsc : 1) * sizeof *nd);
+                if (!nd)
+                    return -1;
+                R->slotd = nd;
+                uint32_t *nf = realloc(R->freeslots, nc * sizeof *nf);
+                if (!nf)
+                    return -1;
+                R->freeslots = nf;
+                R->capslots = nc;
+            }
+            i = (uint32_t)R->nslots++;
+        }
+        if (pm_put(pm, (uint32_t)pos, i)) {
+            R->freeslots[R->nfree++] = i;
+            return -1;
+        }
+    }
+    slot *sl = &R->slots[i];
+    sl->T = T;
+    sl->E = E;
+    sl->uses = uses;
+    sl->rank = s->rank;
+    sl->pos = (uint32_t)pos;
+    sl->post = (uint32_t)post;
+    memcpy(slot_d(R, i), s->d, sizeof(int64_t) * R->nsc);
+    return 0;
 }
 
 static int add_con(replay *R, int64_t T, const int64_t *D)
@@ -349,9 +594,23 @@ static const char *fname(const replay *R, uint32_t rank, int64_t fn)
 
 static int64_t gtime(const replay *R, uint32_t rank, int64_t local) { return vt_global_time(R->t, rank, local); }
 
-/* δ of every scenario for a candidate event; `site` and `func` feed the selectors. */
-static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *func, const char *site,
-                   const char *sym)
+static void site_name(const replay *R, uint32_t rank, int64_t cs, char *buf, size_t len, const char **sym)
+{
+    const vt_callsite *c = vt_trace_callsite(R->t, rank, cs);
+    *sym = NULL;
+    if (!c) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    const char *base = strrchr(c->module, '/');
+    base = base ? base + 1 : c->module;
+    snprintf(buf, len, "%s+0x%" PRIx64, base, c->offset);
+    *sym = c->symbol;
+}
+
+/* δ of every scenario for a candidate event; `func` and the call site `cs` feed the
+ * selectors (the site's name is made only when a site selector looks at it). */
+static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *func, int64_t cs)
 {
     memset(R->delta, 0, sizeof(int64_t) * R->nsc);
     for (size_t i = s->evptr; i < s->nevitems && s->evitems[i].seq == seq; i++) {
@@ -360,6 +619,9 @@ static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *
             R->delta[s->evitems[i].scen] = v;
         s->evitems[i].it->hits++;
     }
+    char site[256];
+    const char *sym = NULL;
+    int have_site = 0;
     for (size_t g = 0; g < R->ngeneric; g++) {
         vt_shorten *it = R->generic[g].it;
         if (it->rank >= 0 && (uint32_t)it->rank != s->rank)
@@ -374,7 +636,13 @@ static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *
             match = func && !strcmp(func, it->name);
             break;
         case VT_SEL_SITE:
-            match = !func && site && (!strcmp(site, it->name) || (sym && *sym && !strcmp(sym, it->name)));
+            if (func || cs < 0)
+                break;
+            if (!have_site) {
+                site_name(R, s->rank, cs, site, sizeof site, &sym);
+                have_site = 1;
+            }
+            match = !strcmp(site, it->name) || (sym && *sym && !strcmp(sym, it->name));
             break;
         default:
             break;
@@ -399,26 +667,13 @@ static void see_event(rstate *s, uint64_t seq, int64_t dur)
     }
 }
 
-static void site_name(const replay *R, uint32_t rank, int64_t cs, char *buf, size_t len, const char **sym)
-{
-    const vt_callsite *c = vt_trace_callsite(R->t, rank, cs);
-    *sym = NULL;
-    if (!c) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    const char *base = strrchr(c->module, '/');
-    base = base ? base + 1 : c->module;
-    snprintf(buf, len, "%s+0x%" PRIx64, base, c->offset);
-    *sym = c->symbol;
-}
-
 /* A local event or the candidate rule after a completion: d = d_after (+ δ, capped). */
 static void apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base,
                         const char *func, int64_t cs)
 {
     int64_t dur = end - start;
-    see_event(s, seq, dur);
+    if (s->evptr < s->nevitems)
+        see_event(s, seq, dur);
     int cand = dur >= R->p->theta && (func == NULL || R->p->cand_calls);
     R->res->events++;
     if (!cand) {
@@ -427,12 +682,7 @@ static void apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64
         return;
     }
     R->res->candidates++;
-    char site[256];
-    const char *sym = NULL;
-    site[0] = '\0';
-    if (cs >= 0)
-        site_name(R, s->rank, cs, site, sizeof site, &sym);
-    deltas(R, s, seq, dur, func, cs >= 0 ? site : NULL, sym);
+    deltas(R, s, seq, dur, func, cs);
     for (size_t k = 0; k < R->nsc; k++) {
         if (base)
             s->d[k] = vt_model_candidate(base[k], R->delta[k], s->d[k], end, start);
@@ -441,60 +691,151 @@ static void apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64
     }
 }
 
-static gate *gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need)
+/* ------------------------------------------------------------------ collective gates */
+
+static size_t gate_home(uint64_t comm, uint64_t seq, size_t cap)
 {
-    uint64_t key = mix(comm ^ mix(seq + 0x9e3779b97f4a7c15ull)), v;
-    /* Collisions of the 64-bit key are resolved by probing the gate list. */
-    for (uint64_t k = key;; k++) {
-        if (!map_get(&R->gate_of, k, &v))
-            break;
-        gate *g = R->gates[v];
-        if (g && g->comm == comm && g->seq == seq)
-            return g;
-        if (!g)
-            break;
-    }
-    gate *g = calloc(1, sizeof *g);
-    if (!g)
+    return (size_t)mix(comm ^ mix(seq + 0x9e3779b97f4a7c15ull)) & (cap - 1);
+}
+
+static gate *gate_by_id(const replay *R, uint64_t id)
+{
+    size_t i = (size_t)(id & 0xffffffffu);
+    if (i >= R->ngates)
         return NULL;
+    gate *g = R->gates[i];
+    return g->live && (g->gen & 0xffffffu) == (uint32_t)(id >> 32) ? g : NULL;
+}
+
+static uint64_t gate_id(const replay *R, size_t i) { return (uint64_t)(R->gates[i]->gen & 0xffffffu) << 32 | i; }
+
+static int gate_table_put(replay *R, uint32_t gi)
+{
+    if ((R->ngate_of + 1) * 2 > R->capgate_of) {
+        size_t nc = R->capgate_of ? R->capgate_of * 2 : 64;
+        uint32_t *n = calloc(nc, sizeof *n);
+        if (!n)
+            return -1;
+        for (size_t i = 0; i < R->capgate_of; i++) {
+            if (!R->gate_of[i])
+                continue;
+            const gate *g = R->gates[R->gate_of[i] - 1];
+            size_t j = gate_home(g->comm, g->seq, nc);
+            while (n[j])
+                j = (j + 1) & (nc - 1);
+            n[j] = R->gate_of[i];
+        }
+        free(R->gate_of);
+        R->gate_of = n;
+        R->capgate_of = nc;
+    }
+    const gate *g = R->gates[gi];
+    size_t j = gate_home(g->comm, g->seq, R->capgate_of);
+    while (R->gate_of[j])
+        j = (j + 1) & (R->capgate_of - 1);
+    R->gate_of[j] = gi + 1;
+    R->ngate_of++;
+    return 0;
+}
+
+static void gate_table_del(replay *R, uint32_t gi)
+{
+    size_t mask = R->capgate_of - 1;
+    const gate *g = R->gates[gi];
+    size_t j = gate_home(g->comm, g->seq, R->capgate_of);
+    while (R->gate_of[j] && R->gate_of[j] != gi + 1)
+        j = (j + 1) & mask;
+    if (!R->gate_of[j])
+        return;
+    R->gate_of[j] = 0;
+    R->ngate_of--;
+    for (size_t i = (j + 1) & mask; R->gate_of[i]; i = (i + 1) & mask) {
+        const gate *h = R->gates[R->gate_of[i] - 1];
+        size_t home = gate_home(h->comm, h->seq, R->capgate_of);
+        if (((i - home) & mask) >= ((i - j) & mask)) {
+            R->gate_of[j] = R->gate_of[i];
+            R->gate_of[i] = 0;
+            j = i;
+        }
+    }
+}
+
+/* The live gate of (comm, seq), made when there is none; its pool index in *gi. */
+static gate *gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, size_t *gi)
+{
+    if (R->ngate_of) {
+        for (size_t j = gate_home(comm, seq, R->capgate_of);; j = (j + 1) & (R->capgate_of - 1)) {
+            if (!R->gate_of[j])
+                break;
+            gate *g = R->gates[R->gate_of[j] - 1];
+            if (g->comm == comm && g->seq == seq) {
+                *gi = R->gate_of[j] - 1;
+                return g;
+            }
+        }
+    }
+    size_t i;
+    gate *g;
+    if (R->nfreegates) {
+        i = R->freegates[--R->nfreegates];
+        g = R->gates[i];
+        g->gen++;
+    } else {
+        if (R->ngates == R->capgates) {
+            size_t nc = R->capgates ? R->capgates * 2 : 64;
+            gate **n = realloc(R->gates, nc * sizeof *n);
+            if (!n)
+                return NULL;
+            R->gates = n;
+            uint32_t *f = realloc(R->freegates, nc * sizeof *f);
+            if (!f)
+                return NULL;
+            R->freegates = f;
+            R->capgates = nc;
+        }
+        g = calloc(1, sizeof *g);
+        if (!g)
+            return NULL;
+        g->base = malloc(sizeof(int64_t) * (R->nsc ? R->nsc : 1));
+        if (!g->base) {
+            free(g);
+            return NULL;
+        }
+        i = R->ngates;
+        R->gates[R->ngates++] = g;
+    }
+    if (g->capneed < need) {
+        int64_t *T = realloc(g->T, sizeof(int64_t) * need);
+        if (T)
+            g->T = T;
+        int64_t *D = T ? realloc(g->D, sizeof(int64_t) * need * (R->nsc ? R->nsc : 1)) : NULL;
+        if (D)
+            g->D = D;
+        if (!T || !D) {
+            R->freegates[R->nfreegates++] = (uint32_t)i;
+            return NULL;
+        }
+        g->capneed = need;
+    }
     g->comm = comm;
     g->seq = seq;
     g->need = g->left = need;
-    g->T = malloc(sizeof(int64_t) * need);
-    g->D = malloc(sizeof(int64_t) * need * R->nsc);
-    if (!g->T || !g->D) {
-        free(g->T);
-        free(g->D);
-        free(g);
+    g->arrived = 0;
+    g->live = 1;
+    g->complete = 0;
+    if (gate_table_put(R, (uint32_t)i)) {
+        g->live = 0;
+        R->freegates[R->nfreegates++] = (uint32_t)i;
         return NULL;
     }
-    if (R->ngates == R->capgates) {
-        size_t nc = R->capgates ? R->capgates * 2 : 64;
-        gate **n = realloc(R->gates, nc * sizeof *n);
-        if (!n)
-            return NULL;
-        R->gates = n;
-        R->capgates = nc;
-    }
-    R->gates[R->ngates] = g;
-    uint64_t k = key;
-    while (map_get(&R->gate_of, k, &v))
-        k++;
-    map_put(&R->gate_of, k, R->ngates);
-    R->ngates++;
+    *gi = i;
     return g;
-}
-
-static size_t gate_index(const replay *R, const gate *g)
-{
-    for (size_t i = R->ngates; i-- > 0;)
-        if (R->gates[i] == g)
-            return i;
-    return SIZE_MAX;
 }
 
 static void gate_join(replay *R, gate *g, int64_t T, const int64_t *D)
 {
+    if (g->arrived >= g->need)
+        return;
     g->T[g->arrived] = T;
     memcpy(g->D + (size_t)g->arrived * R->nsc, D, sizeof(int64_t) * R->nsc);
     g->arrived++;
@@ -504,7 +845,6 @@ static void gate_join(replay *R, gate *g, int64_t T, const int64_t *D)
     for (uint32_t k = 1; k < g->need; k++)
         if (g->T[k] > g->M)
             g->M = g->T[k];
-    g->base = malloc(sizeof(int64_t) * R->nsc);
     for (size_t s = 0; s < R->nsc; s++) {
         int64_t best = INT64_MAX;
         for (uint32_t k = 0; k < g->need; k++) {
@@ -514,18 +854,17 @@ static void gate_join(replay *R, gate *g, int64_t T, const int64_t *D)
         }
         g->base[s] = best;
     }
-    free(g->T);
-    free(g->D);
-    g->T = g->D = NULL;
+    g->complete = 1;
 }
 
-static void gate_leave(replay *R, size_t gi)
+static void gate_leave(replay *R, uint64_t id)
 {
-    gate *g = R->gates[gi];
-    if (--g->left == 0) {
-        free(g->base);
-        free(g);
-        R->gates[gi] = NULL;
+    gate *g = gate_by_id(R, id);
+    if (g && --g->left == 0) {
+        size_t i = (size_t)(id & 0xffffffffu);
+        gate_table_del(R, (uint32_t)i);
+        g->live = 0;
+        R->freegates[R->nfreegates++] = (uint32_t)i;
     }
 }
 
@@ -538,75 +877,14 @@ static uint32_t comm_members(const replay *R, uint32_t rank, int64_t ci, uint64_
     return c->size + ((c->flags & 1) ? c->remote_size : 0);
 }
 
+/* ------------------------------------------------------------------ the records */
+
 /* Is the message of send entry (rank, pos) synchronous? */
-static int send_is_sync(const replay *R, uint32_t rank, const vt_match_send *se)
+static int send_is_sync(const replay *R, uint32_t rank, const vt_match_csend *se)
 {
-    return vt_model_is_sync(vt_model_send_kind(fname(R, rank, se->fn)), se->bytes, R->p);
-}
-
-enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
-
-static int note_used(replay *R, slot *sl)
-{
-    if (R->nused == R->capused) {
-        size_t nc = R->capused ? R->capused * 2 : 16;
-        slot **n = realloc(R->used, nc * sizeof *n);
-        if (!n)
-            return -1;
-        R->used = n;
-        R->capused = nc;
-    }
-    R->used[R->nused++] = sl;
-    return 0;
-}
-
-static int note_gate(replay *R, size_t gi)
-{
-    if (R->nused_gates == R->capused_gates) {
-        size_t nc = R->capused_gates ? R->capused_gates * 2 : 8;
-        size_t *n = realloc(R->used_gates, nc * sizeof *n);
-        if (!n)
-            return -1;
-        R->used_gates = n;
-        R->capused_gates = nc;
-    }
-    R->used_gates[R->nused_gates++] = gi;
-    return 0;
-}
-
-static void release_used(replay *R)
-{
-    for (size_t i = 0; i < R->nused; i++) {
-        slot *sl = R->used[i];
-        if (sl->uses && --sl->uses == 0) {
-            free(sl->D);
-            sl->D = NULL;
-        }
-    }
-    for (size_t i = 0; i < R->nused_gates; i++)
-        gate_leave(R, R->used_gates[i]);
-    R->nused = R->nused_gates = 0;
-}
-
-/* The message a probe matched: MPI_Mprobe/Improbe name it (the receive they post);
- * MPI_Probe/Iprobe see the first message from the probed source and tag that a later
- * receive on this rank takes. */
-static size_t probe_target(replay *R, rstate *s)
-{
-    const vt_event *ev = &s->ev;
-    const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
-    size_t best = SIZE_MAX;
-    for (size_t i = 0; i < s->nrecvs; i++) {
-        const vt_match_recv *rv = &s->recvs[i];
-        if (s->probed[i] || rv->post_index < ev->index || rv->send_pos == SIZE_MAX)
-            continue;
-        if (rv->post_index == ev->index)
-            return i;
-        if (c && ev->rpeer >= 0 && rv->comm_id == c->id && rv->src == (uint32_t)ev->rpeer && rv->tag == ev->rtag &&
-            (best == SIZE_MAX || rv->post_index < s->recvs[best].post_index))
-            best = i;
-    }
-    return best;
+    const rstate *s = &R->rs[rank];
+    enum vt_model_kind k = se->fn >= 0 && (size_t)se->fn < s->nfuncs ? s->skind[se->fn] : VT_MK_SEND;
+    return vt_model_is_sync(k, se->bytes, R->p);
 }
 
 static int send_is_sync_at(const replay *R, uint32_t rank, size_t pos)
@@ -614,26 +892,127 @@ static int send_is_sync_at(const replay *R, uint32_t rank, size_t pos)
     return send_is_sync(R, rank, &R->rs[rank].sends[pos]);
 }
 
+enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
+
+static int note_used(replay *R, uint32_t sl) { return push_u32(&R->used, &R->nused, &R->capused, sl); }
+
+static int note_gate(replay *R, uint64_t id) { return push_u64(&R->used_gates, &R->nused_gates, &R->capused_gates, id); }
+
+static int note_req(replay *R, uint64_t req) { return push_u64(&R->used_reqs, &R->nused_reqs, &R->capused_reqs, req); }
+
+static void release_used(replay *R, rstate *s)
+{
+    for (size_t i = 0; i < R->nused; i++) {
+        slot *sl = &R->slots[R->used[i]];
+        if (sl->uses && --sl->uses == 0) {
+            rstate *o = &R->rs[sl->rank];
+            pm_del(sl->post ? &o->ps : &o->ss, sl->pos);
+            R->freeslots[R->nfree++] = R->used[i];
+        }
+    }
+    for (size_t i = 0; i < R->nused_gates; i++)
+        gate_leave(R, R->used_gates[i]);
+    /* A completed request is not completed again (a persistent one is started again
+     * first, which enters it anew). */
+    for (size_t i = 0; i < R->nused_reqs; i++)
+        map_del(&s->reqs, R->used_reqs[i]);
+    R->nused = R->nused_gates = R->nused_reqs = 0;
+}
+
+/* The message a probe matched: MPI_Mprobe/Improbe name it (the receive they post);
+ * MPI_Probe/Iprobe see the first message from the probed source and tag that a later
+ * receive on this rank takes. That is: among the receives posted at or after the probe
+ * that are matched and not probed yet, the first (in array order) posted by the probe
+ * itself, else the first posted (then first in array order) with the probe's
+ * communicator, source and tag. Receives are sorted by index and posted at their index,
+ * except those an earlier matched probe posted (exc, sorted by posting index): both
+ * kinds are searched from the probe's index on, each stopping at its first fit. */
+static size_t probe_target(replay *R, rstate *s)
+{
+    const vt_event *ev = &s->ev;
+    const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
+    int can_match = c && ev->rpeer >= 0;
+    uint64_t x = ev->index;
+#define PT_SKIP(i) (s->recvs[i].send_pos == VT_MPOS_NONE || pm_get(&s->probed, (uint32_t)(i)) != SLOT_NONE)
+#define PT_FITS(rv) (R->keys[(rv)->key].comm_id == c->id && R->keys[(rv)->key].src == (uint32_t)ev->rpeer && \
+                     R->keys[(rv)->key].tag == ev->rtag)
+    size_t best = SIZE_MAX, lo = 0, hi = s->nrecvs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->recvs[mid].index < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->nrecvs; i++) {
+        const vt_match_crecv *rv = &s->recvs[i];
+        if (!can_match && rv->index > x)
+            break;
+        if (rv->post_index != rv->index || PT_SKIP(i))
+            continue;
+        if (rv->index == x)
+            return i;
+        if (can_match && PT_FITS(rv)) {
+            best = i;
+            break;
+        }
+    }
+    lo = 0;
+    hi = s->nexc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->recvs[s->exc[mid]].post_index < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t j = lo; j < s->nexc; j++) {
+        size_t i = s->exc[j];
+        const vt_match_crecv *rv = &s->recvs[i];
+        if (!can_match && rv->post_index > x)
+            break;
+        if (PT_SKIP(i))
+            continue;
+        if (rv->post_index == x)
+            return i;
+        if (can_match && PT_FITS(rv)) {
+            if (best == SIZE_MAX || rv->post_index < s->recvs[best].post_index ||
+                (rv->post_index == s->recvs[best].post_index && i < best))
+                best = i;
+            break;
+        }
+    }
+#undef PT_SKIP
+#undef PT_FITS
+    return best;
+}
+
+/* Enters (or, for a message that is not synchronous, forgets) the send request REQ:
+ * only a synchronous send's completion has contributors. */
+static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
+{
+    if (send_is_sync(R, s->rank, &s->sends[i]))
+        return map_put(&s->reqs, req, ((uint64_t)REQ_SEND << 56) | i);
+    map_del(&s->reqs, req);
+    return 0;
+}
+
 /* Phase A, once per record: what this record makes available to other ranks. */
-static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_model_kind k, const char *func)
+static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_model_kind k)
 {
     const vt_event *ev = &s->ev;
     /* Persistent send templates: their starts are the sends. */
-    if (ev->request && func && strstr(func, "send_init") && ev->peer >= 0)
+    if (ev->request && ev->fn >= 0 && (size_t)ev->fn < s->nfuncs && s->sinit[ev->fn] && ev->peer >= 0)
         if (map_put(&s->tmpl, ev->request, 1))
             return -1;
     /* Sends made by this record: S = its enter, D = d before it. */
     while (s->send_ptr < s->nsends && s->sends[s->send_ptr].index < ev->index)
         s->send_ptr++;
     for (size_t i = s->send_ptr; i < s->nsends && s->sends[i].index == ev->index; i++) {
-        slot *sl = &s->ss[i];
-        sl->T = enter;
-        if (!(sl->D = dup_d(R, s->d)))
+        if (slot_fill(R, s, 0, i, enter, 0, (uint32_t)(1 + send_is_sync(R, s->rank, &s->sends[i]))))
             return -1;
-        sl->filled = 1;
-        sl->uses = (uint8_t)(1 + send_is_sync(R, s->rank, &s->sends[i]));
         if ((k == VT_MK_ISEND || k == VT_MK_ISSEND || k == VT_MK_IBSEND) && ev->request)
-            if (map_put(&s->reqs, ev->request, ((uint64_t)REQ_SEND << 56) | i))
+            if (req_send(s, R, ev->request, i))
                 return -1;
     }
     if (k == VT_MK_START) {
@@ -643,7 +1022,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             if (!map_get(&s->tmpl, ev->started[q], &v))
                 continue;
             for (size_t i = s->send_ptr; i < s->nsends && s->sends[i].index == ev->index; i++)
-                if (s->sends[i].sub == nth && map_put(&s->reqs, ev->started[q], ((uint64_t)REQ_SEND << 56) | i))
+                if (s->sends[i].sub == nth && req_send(s, R, ev->started[q], i))
                     return -1;
             nth++;
         }
@@ -653,36 +1032,28 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
     if (k == VT_MK_PROBE) {
         s->probe_msg = probe_target(R, s);
         if (s->probe_msg != SIZE_MAX) {
-            const vt_match_recv *rv = &s->recvs[s->probe_msg];
-            s->probed[s->probe_msg] = 1;
-            if (send_is_sync_at(R, rv->send_rank, rv->send_pos)) {
-                slot *pl = &s->ps[s->probe_msg];
-                pl->T = enter;
-                pl->E = exit;
-                if (!(pl->D = dup_d(R, s->d)))
-                    return -1;
-                pl->filled = 1;
-                pl->uses = 1;
-            }
+            const vt_match_crecv *rv = &s->recvs[s->probe_msg];
+            if (pm_put(&s->probed, (uint32_t)s->probe_msg, 1))
+                return -1;
+            if (send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos) &&
+                slot_fill(R, s, 1, s->probe_msg, enter, exit, 1))
+                return -1;
         }
     }
-    /* Receives this record posts: a synchronous one publishes (P_q, d_q(P_q)) and the
-     * exit of the call that will complete it. */
+    /* Receives this record posts: each waits for its completing record; a synchronous
+     * one publishes (P_q, d_q(P_q)) and the exit of the call that will complete it. */
     while (s->post_ptr < s->nrecvs && s->recvs[s->post_ptr].index < ev->index)
         s->post_ptr++;
     for (size_t i = s->post_ptr; i < s->nrecvs && s->recvs[i].index == ev->index; i++) {
-        const vt_match_recv *rv = &s->recvs[i];
-        if (s->probed[i] || rv->send_pos == SIZE_MAX || rv->post_index != rv->index)
-            continue;
-        if (!send_is_sync_at(R, rv->send_rank, rv->send_pos))
-            continue;
-        slot *pl = &s->ps[i];
-        pl->T = enter;
-        pl->E = gtime(R, s->rank, rv->done_exit);
-        if (!(pl->D = dup_d(R, s->d)))
+        const vt_match_crecv *rv = &s->recvs[i];
+        if (heap_push(&s->pending, rv->done_index, (uint32_t)i))
             return -1;
-        pl->filled = 1;
-        pl->uses = 1;
+        if (rv->send_pos == VT_MPOS_NONE || rv->post_index != rv->index || pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
+            continue;
+        if (!send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos))
+            continue;
+        if (slot_fill(R, s, 1, i, enter, gtime(R, s->rank, rv->done_exit), 1))
+            return -1;
     }
     /* Collectives: join the gate of (communicator, sequence number) with (enter, d). */
     s->coll_gate = 0;
@@ -690,14 +1061,15 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         uint64_t id = 0;
         uint32_t need = comm_members(R, s->rank, ev->comm, &id);
         if (need) {
-            gate *g = gate_get(R, id, ev->collseq, need);
+            size_t gi;
+            gate *g = gate_get(R, id, ev->collseq, need, &gi);
             if (!g)
                 return -1;
             gate_join(R, g, enter, s->d);
-            size_t gi = gate_index(R, g);
+            uint64_t gid = gate_id(R, gi);
             if (k == VT_MK_COLL)
-                s->coll_gate = (uint32_t)gi + 1;
-            else if (ev->request && map_put(&s->reqs, ev->request, ((uint64_t)REQ_ICOLL << 56) | gi))
+                s->coll_gate = gid + 1;
+            else if (ev->request && map_put(&s->reqs, ev->request, ((uint64_t)REQ_ICOLL << 56) | gid))
                 return -1;
         }
     }
@@ -708,12 +1080,13 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
  * Returns 1 when the sender has not reached the send yet. */
 static int message_in(replay *R, rstate *s, size_t i, int64_t E)
 {
-    const vt_match_recv *rv = &s->recvs[i];
-    rstate *snd = &R->rs[rv->send_rank];
-    slot *sl = &snd->ss[rv->send_pos];
-    if (!sl->filled)
+    const vt_match_crecv *rv = &s->recvs[i];
+    rstate *snd = &R->rs[R->keys[rv->key].src];
+    uint32_t sl = pm_get(&snd->ss, rv->send_pos);
+    if (sl == SLOT_NONE)
         return 1;
-    if (add_con(R, sl->T + vt_model_lambda(R->p, snd->sends[rv->send_pos].bytes, sl->T, E), sl->D) ||
+    int64_t T = R->slots[sl].T;
+    if (add_con(R, T + vt_model_lambda(R->p, snd->sends[rv->send_pos].bytes, T, E), slot_d(R, sl)) ||
         note_used(R, sl))
         return -1;
     return 0;
@@ -723,15 +1096,18 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E)
  * receiver's (P_q, d_q(P_q)). Returns 1 while the receiver has not posted it. */
 static int sync_sender(replay *R, rstate *s, size_t i)
 {
-    const vt_match_send *se = &s->sends[i];
-    if (se->recv_pos == SIZE_MAX)
+    const vt_match_csend *se = &s->sends[i];
+    if (se->recv_pos == VT_MPOS_NONE)
         return 0;
-    slot *pl = &R->rs[se->dst].ps[se->recv_pos];
-    if (!pl->filled)
+    uint32_t pl = pm_get(&R->rs[R->keys[se->key].dst].ps, se->recv_pos);
+    if (pl == SLOT_NONE)
         return 1;
-    slot *sl = &s->ss[i];
-    if (add_con(R, sl->T + vt_model_lambda(R->p, se->bytes, sl->T, pl->E), sl->D) || add_con(R, pl->T, pl->D) ||
-        note_used(R, sl) || note_used(R, pl))
+    uint32_t sl = pm_get(&s->ss, (uint32_t)i);
+    if (sl == SLOT_NONE)
+        return 1; /* read already by both readers: not a trace this replay can order */
+    int64_t T = R->slots[sl].T;
+    if (add_con(R, T + vt_model_lambda(R->p, se->bytes, T, R->slots[pl].E), slot_d(R, sl)) ||
+        add_con(R, R->slots[pl].T, slot_d(R, pl)) || note_used(R, sl) || note_used(R, pl))
         return -1;
     return 0;
 }
@@ -759,41 +1135,47 @@ static int step(replay *R, rstate *s)
         }
         s->have = 1;
         s->published = 0;
-        int64_t enter = gtime(R, s->rank, s->ev.enter);
+        s->done_ready = 0;
+        s->genter = gtime(R, s->rank, s->ev.enter);
+        s->gexit = gtime(R, s->rank, s->ev.exit);
         if (s->ev.index == 0)
-            s->prev_exit = s->first_enter = enter;
+            s->prev_exit = s->first_enter = s->genter;
         /* The computation burst before this record: a local event. */
-        apply_event(R, s, 2 * s->ev.index, s->prev_exit, enter, NULL, NULL, s->ev.callsite);
+        apply_event(R, s, 2 * s->ev.index, s->prev_exit, s->genter, NULL, NULL, s->ev.callsite);
     }
     const vt_event *ev = &s->ev;
-    int64_t enter = gtime(R, s->rank, ev->enter), exit = gtime(R, s->rank, ev->exit);
+    int64_t enter = s->genter, exit = s->gexit;
     enum vt_model_kind k = VT_MK_LOCAL;
-    const char *func = "FLUSH";
-    if (ev->fn >= 0) {
+    if (ev->fn >= 0)
         k = (size_t)ev->fn < s->nfuncs ? s->fkind[ev->fn] : VT_MK_LOCAL;
-        func = fname(R, s->rank, ev->fn);
-    }
     if (!s->published) {
-        if (publish(R, s, enter, exit, k, func))
+        if (publish(R, s, enter, exit, k))
             goto nomem;
         s->published = 1;
     }
     /* Phase B: the contributors (model.md §3); block while one is not available. */
-    R->ncons = R->nused = R->nused_gates = 0;
+    R->ncons = R->nused = R->nused_gates = R->nused_reqs = 0;
     int completion = 0, local = 1;
     if (s->probe_msg != SIZE_MAX) {
         completion = 1;
         TRY(message_in(R, s, s->probe_msg, exit));
     }
-    while (s->done_ptr < s->nrecvs && s->recvs[s->by_done[s->done_ptr]].done_index < ev->index)
-        s->done_ptr++;
+    if (!s->done_ready) {
+        s->ndone = 0;
+        while (s->pending.n && s->pending.v[0].done <= ev->index) {
+            pend p = heap_pop(&s->pending);
+            if (p.done == ev->index && push_u32(&s->done, &s->ndone, &s->capdone, p.pos))
+                goto nomem;
+        }
+        s->done_ready = 1;
+    }
     if (k != VT_MK_PROBE) {
-        for (size_t j = s->done_ptr; j < s->nrecvs && s->recvs[s->by_done[j]].done_index == ev->index; j++) {
-            size_t i = s->by_done[j];
-            if (s->recvs[i].send_pos == SIZE_MAX)
+        for (size_t j = 0; j < s->ndone; j++) {
+            size_t i = s->done[j];
+            if (s->recvs[i].send_pos == VT_MPOS_NONE)
                 continue;
             completion = 1;   /* a receive completion, even of a probed (local) message */
-            if (!s->probed[i])
+            if (pm_get(&s->probed, (uint32_t)i) == SLOT_NONE)
                 TRY(message_in(R, s, i, exit));
         }
     }
@@ -813,23 +1195,26 @@ static int step(replay *R, rstate *s)
             uint64_t v;
             if ((d->flags & (VT_COMPL_RECV | VT_COMPL_CANCELLED)) || !map_get(&s->reqs, d->request, &v))
                 continue;
-            size_t pos = (size_t)(v & ((1ull << 56) - 1));
+            uint64_t pos = v & ((1ull << 56) - 1);
             if ((v >> 56) == REQ_ICOLL) {
-                gate *g = R->gates[pos];
-                if (!g || !g->base)
+                gate *g = gate_by_id(R, pos);
+                if (!g || !g->complete)
                     return STEP_BLOCKED;
                 completion = 1;
-                if (add_con(R, g->M, g->base) || note_gate(R, pos))
+                if (add_con(R, g->M, g->base) || note_gate(R, pos) || note_req(R, d->request))
                     goto nomem;
-            } else if (send_is_sync(R, s->rank, &s->sends[pos])) {
+            } else {
+                /* only synchronous sends are entered (req_send) */
                 completion = 1;
-                TRY(sync_sender(R, s, pos));
+                TRY(sync_sender(R, s, (size_t)pos));
+                if (note_req(R, d->request))
+                    goto nomem;
             }
         }
     }
     if (k == VT_MK_COLL && s->coll_gate) {
-        gate *g = R->gates[s->coll_gate - 1];
-        if (!g->base)
+        gate *g = gate_by_id(R, s->coll_gate - 1);
+        if (!g || !g->complete)
             return STEP_BLOCKED;
         completion = 1;
         local = 0;   /* its own (enter, d) is in the gate */
@@ -856,8 +1241,12 @@ static int step(replay *R, rstate *s)
         }
         base = R->tmp;
     }
-    apply_event(R, s, 2 * ev->index + 1, enter, exit, base, func, ev->callsite);
-    release_used(R);
+    apply_event(R, s, 2 * ev->index + 1, enter, exit, base, ev->fn >= 0 ? fname(R, s->rank, ev->fn) : "FLUSH",
+                ev->callsite);
+    release_used(R, s);
+    if (s->probed.n)
+        for (size_t j = 0; j < s->ndone; j++)
+            pm_del(&s->probed, s->done[j]);
     s->prev_exit = s->last_exit = exit;
     s->have = 0;
     if (k == VT_MK_END) {
@@ -870,15 +1259,6 @@ nomem:
     return STEP_ERROR;
 }
 
-static int cmp_done(const void *a, const void *b, void *arg)
-{
-    const vt_match_recv *r = arg;
-    const vt_match_recv *x = &r[*(const size_t *)a], *y = &r[*(const size_t *)b];
-    if (x->done_index != y->done_index)
-        return x->done_index < y->done_index ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static int cmp_evitem(const void *a, const void *b)
 {
     const struct evitem *x = a, *y = b;
@@ -887,61 +1267,85 @@ static int cmp_evitem(const void *a, const void *b)
     return x->scen < y->scen ? -1 : x->scen > y->scen;
 }
 
+static int cmp_exc(const void *a, const void *b, void *arg)
+{
+    const vt_match_crecv *r = arg;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (r[x].post_index != r[y].post_index)
+        return r[x].post_index < r[y].post_index ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
 static int setup_rank(replay *R, rstate *s, uint32_t r)
 {
     s->rank = r;
     s->probe_msg = SIZE_MAX;
     if (vt_cursor_open(R->t, r, &s->cur, R->err))
         return -1;
-    s->d = calloc(R->nsc, sizeof(int64_t));
-    s->recvs = vt_matches_recvs(R->m, r, &s->nrecvs);
-    s->sends = vt_matches_sends(R->m, r, &s->nsends);
-    s->by_done = malloc(sizeof(size_t) * (s->nrecvs + 1));
-    s->ss = calloc(s->nsends + 1, sizeof(slot));
-    s->ps = calloc(s->nrecvs + 1, sizeof(slot));
-    s->probed = calloc(s->nrecvs + 1, 1);
+    s->d = calloc(R->nsc + 1, sizeof(int64_t));
+    s->recvs = vt_matches_crecvs(R->m, r, &s->nrecvs);
+    s->sends = vt_matches_csends(R->m, r, &s->nsends);
     const vt_rank *rk = vt_trace_rank(R->t, r);
     s->nfuncs = rk->nfuncs;
     s->fkind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
-    if (!s->d || !s->by_done || !s->ss || !s->ps || !s->probed || !s->fkind) {
+    s->skind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
+    s->sinit = malloc(rk->nfuncs + 1);
+    if (!s->d || !s->fkind || !s->skind || !s->sinit) {
         set_err(R->err, "out of memory preparing the replay of rank %u", r);
         return -1;
     }
-    for (size_t i = 0; i < rk->nfuncs; i++)
+    for (size_t i = 0; i < rk->nfuncs; i++) {
         s->fkind[i] = vt_model_kind_of(rk->funcs[i].name);
+        s->skind[i] = vt_model_send_kind(rk->funcs[i].name);
+        s->sinit[i] = strstr(rk->funcs[i].name, "send_init") != NULL;
+    }
     for (size_t i = 0; i < s->nrecvs; i++)
-        s->by_done[i] = i;
-    qsort_r(s->by_done, s->nrecvs, sizeof(size_t), cmp_done, (void *)s->recvs);
+        s->nexc += s->recvs[i].post_index != s->recvs[i].index;
+    if (s->nexc) {
+        s->exc = malloc(s->nexc * sizeof *s->exc);
+        if (!s->exc) {
+            set_err(R->err, "out of memory preparing the replay of rank %u", r);
+            return -1;
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < s->nrecvs; i++)
+            if (s->recvs[i].post_index != s->recvs[i].index)
+                s->exc[n++] = (uint32_t)i;
+        qsort_r(s->exc, n, sizeof *s->exc, cmp_exc, (void *)s->recvs);
+    }
+    size_t nev = 0;
+    for (size_t sc = 0; sc < R->nsc; sc++)
+        for (size_t i = 0; i < R->sc[sc].nitems; i++)
+            nev += R->sc[sc].items[i].sel == VT_SEL_EVENT && R->sc[sc].items[i].rank == (int64_t)r;
+    if (nev && !(s->evitems = malloc(nev * sizeof *s->evitems))) {
+        set_err(R->err, "out of memory");
+        return -1;
+    }
     for (size_t sc = 0; sc < R->nsc; sc++) {
         for (size_t i = 0; i < R->sc[sc].nitems; i++) {
             vt_shorten *it = &R->sc[sc].items[i];
             if (it->sel != VT_SEL_EVENT || it->rank != (int64_t)r)
                 continue;
-            struct evitem *n = realloc(s->evitems, (s->nevitems + 1) * sizeof *n);
-            if (!n) {
-                set_err(R->err, "out of memory");
-                return -1;
-            }
-            s->evitems = n;
             s->evitems[s->nevitems++] = (struct evitem){it->seq, sc, it};
         }
     }
-    qsort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
+    if (s->nevitems > 1)
+        qsort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
     return 0;
 }
 
 static void free_rank(rstate *s)
 {
     vt_cursor_close(s->cur);
-    for (size_t i = 0; s->ss && i < s->nsends; i++)
-        free(s->ss[i].D);
-    for (size_t i = 0; s->ps && i < s->nrecvs; i++)
-        free(s->ps[i].D);
-    free(s->ss);
-    free(s->ps);
-    free(s->probed);
-    free(s->by_done);
+    free(s->ss.e);
+    free(s->ps.e);
+    free(s->probed.e);
+    free(s->pending.v);
+    free(s->done);
     free(s->fkind);
+    free(s->skind);
+    free(s->sinit);
+    free(s->exc);
     free(s->d);
     free(s->evitems);
     map_free(&s->reqs);
@@ -986,6 +1390,7 @@ int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
               vt_replay_result *res, vt_error *err)
 {
     replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .res = res, .err = err};
+    R.keys = vt_matches_keys(m, NULL);
     memset(res, 0, sizeof *res);
     R.nranks = vt_trace_nranks(t);
     res->nscen = nsc;
@@ -1001,18 +1406,20 @@ int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
         set_err(err, "out of memory");
         goto out;
     }
+    size_t ngen = 0;
+    for (size_t s = 0; s < nsc; s++)
+        for (size_t i = 0; i < sc[s].nitems; i++)
+            ngen += sc[s].items[i].sel != VT_SEL_EVENT;
+    if (ngen && !(R.generic = malloc(ngen * sizeof *R.generic))) {
+        set_err(err, "out of memory");
+        goto out;
+    }
     for (size_t s = 0; s < nsc; s++) {
         for (size_t i = 0; i < sc[s].nitems; i++) {
             sc[s].items[i].hits = 0;
             sc[s].items[i].seen = 0;
             if (sc[s].items[i].sel == VT_SEL_EVENT)
                 continue;
-            void *n = realloc(R.generic, (R.ngeneric + 1) * sizeof *R.generic);
-            if (!n) {
-                set_err(err, "out of memory");
-                goto out;
-            }
-            R.generic = n;
             R.generic[R.ngeneric].scen = s;
             R.generic[R.ngeneric].it = &sc[s].items[i];
             R.ngeneric++;
@@ -1073,15 +1480,18 @@ out:
     for (uint32_t r = 0; R.rs && r < R.nranks; r++)
         free_rank(&R.rs[r]);
     for (size_t g = 0; g < R.ngates; g++) {
-        if (R.gates[g]) {
-            free(R.gates[g]->T);
-            free(R.gates[g]->D);
-            free(R.gates[g]->base);
-            free(R.gates[g]);
-        }
+        free(R.gates[g]->T);
+        free(R.gates[g]->D);
+        free(R.gates[g]->base);
+        free(R.gates[g]);
     }
     free(R.gates);
-    map_free(&R.gate_of);
+    free(R.freegates);
+    free(R.gate_of);
+    free(R.slots);
+    free(R.slotd);
+    free(R.freeslots);
+    free(R.used_reqs);
     free(R.generic);
     free(R.rs);
     free(R.delta);
