@@ -9,4 +9,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 ${SUDO:-} apt-get update -qq
 # shellcheck disable=SC2086
-${SUDO:-} apt-get install -y -qq --no-install-recommends $pkgs > /dev/null
+${SUDO:-} apt-get install -y -qq $pkgs > /dev/null
