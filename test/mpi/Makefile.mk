@@ -117,5 +117,5 @@ EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py
 # A test's work directory is removed when it passes and kept when it fails (also an
 # expected failure): these remove the files (rm -f cannot remove directories; the
 # empty directories do not bother distcheck).
-CLEANFILES += test/mpi/*.dir/trace/* test/mpi/*.dir/run.* test/mpi/*.dir/dynamic.expect.* \
+CLEANFILES += test/mpi/.mpiexec.lock test/mpi/*.dir/trace/* test/mpi/*.dir/run.* test/mpi/*.dir/dynamic.expect.* \
 	test/mpi/*.dir/vtrace.conf test/mpi/*.dir/*.dat

@@ -94,13 +94,20 @@ trace="$work/trace"
 timeout=${VTEST_TIMEOUT:-120}
 status=0
 
+lock=
+if command -v flock > /dev/null 2>&1; then
+    lock="flock $VTEST_BUILDDIR/test/mpi/.mpiexec.lock"
+fi
+
 # Runs the program: run_mpi EXE [VAR=value ...]. Its output is shown in the log and
 # kept in run.out and run.err; its exit status in $rc.
 run_mpi() {
     x=$1
     shift
     echo "+ env$envs $* VTRACE_DIR=$trace timeout -k 10 $timeout $VTEST_MPIEXEC -n $nprocs $x $run_args"
-    env $envs "$@" VTRACE_DIR="$trace" timeout -k 10 "$timeout" "$VTEST_MPIEXEC" -n "$nprocs" "$x" $run_args \
+    # One MPI job at a time, even under make -jN: MPICH busy-polls, and two 2-rank jobs
+    # on 2 cores can stall each other for minutes (seen with plain MPICH too).
+    $lock env $envs "$@" VTRACE_DIR="$trace" timeout -k 10 "$timeout" "$VTEST_MPIEXEC" -n "$nprocs" "$x" $run_args \
         > run.out 2> run.err
     rc=$?
     sed 's/^/  stdout| /' run.out
