@@ -70,33 +70,31 @@ static inline int64_t vt_model_lambda(const vt_model_params *p, uint64_t bytes, 
     return l < E - S ? l : E - S;
 }
 
-/* A contributor to a completion: ready time T and the difference D of whoever made it
- * ready. */
+/* A contributor to a completion: ready time T and, for each scenario, the difference D
+ * of whoever made it ready. */
 typedef struct vt_contrib {
     int64_t T;
-    int64_t D;
+    const int64_t *D;
 } vt_contrib;
 
-/* The completion rule of §2: M = max T_k, d_after = min_k (D_k + (M - T_k)). Sets
- * *which (if not NULL) to the contributor that gave the minimum (the first on ties). */
-static inline int64_t vt_model_complete(const vt_contrib *c, size_t n, size_t *which)
+/* The completion rule of §2, the one place it is written: M = max T_k and, for every
+ * scenario s, out[s] = min_k (D_k[s] + (M - T_k)). Returns M; n >= 1. */
+static inline int64_t vt_model_complete(const vt_contrib *c, size_t n, size_t nscen, int64_t *out)
 {
     int64_t M = c[0].T;
     for (size_t k = 1; k < n; k++)
         if (c[k].T > M)
             M = c[k].T;
-    int64_t best = c[0].D + (M - c[0].T);
-    size_t w = 0;
-    for (size_t k = 1; k < n; k++) {
-        int64_t v = c[k].D + (M - c[k].T);
-        if (v < best) {
-            best = v;
-            w = k;
+    for (size_t s = 0; s < nscen; s++) {
+        int64_t best = c[0].D[s] + (M - c[0].T);
+        for (size_t k = 1; k < n; k++) {
+            int64_t v = c[k].D[s] + (M - c[k].T);
+            if (v < best)
+                best = v;
         }
+        out[s] = best;
     }
-    if (which)
-        *which = w;
-    return best;
+    return M;
 }
 
 /* The candidate rule of §2: a completion that is itself a candidate cannot end before

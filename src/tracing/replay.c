@@ -473,7 +473,7 @@ typedef struct replay {
     struct { size_t scen; vt_shorten *it; } *generic;
     size_t ngeneric;
     int64_t *delta;           /* nsc scratch */
-    struct contrib { int64_t T; const int64_t *D; } *cons;
+    vt_contrib *cons;
     size_t ncons, capcons;
     int64_t *tmp;
     /* What the record being processed read: released once it is applied. */
@@ -574,7 +574,7 @@ static int add_con(replay *R, int64_t T, const int64_t *D)
 {
     if (R->ncons == R->capcons) {
         size_t nc = R->capcons ? R->capcons * 2 : 16;
-        struct contrib *n = realloc(R->cons, nc * sizeof *n);
+        vt_contrib *n = realloc(R->cons, nc * sizeof *n);
         if (!n)
             return -1;
         R->cons = n;
@@ -841,19 +841,14 @@ static void gate_join(replay *R, gate *g, int64_t T, const int64_t *D)
     g->arrived++;
     if (g->arrived < g->need)
         return;
-    g->M = g->T[0];
-    for (uint32_t k = 1; k < g->need; k++)
-        if (g->T[k] > g->M)
-            g->M = g->T[k];
-    for (size_t s = 0; s < R->nsc; s++) {
-        int64_t best = INT64_MAX;
-        for (uint32_t k = 0; k < g->need; k++) {
-            int64_t v = g->D[(size_t)k * R->nsc + s] + (g->M - g->T[k]);
-            if (v < best)
-                best = v;
-        }
-        g->base[s] = best;
-    }
+    vt_contrib small[16], *c = g->need <= 16 ? small : malloc(sizeof *c * g->need);
+    if (!c)
+        return;   /* stays incomplete: the replay reports that it cannot order the trace */
+    for (uint32_t k = 0; k < g->need; k++)
+        c[k] = (vt_contrib){g->T[k], g->D + (size_t)k * R->nsc};
+    g->M = vt_model_complete(c, g->need, R->nsc, g->base);
+    if (c != small)
+        free(c);
     g->complete = 1;
 }
 
@@ -1226,19 +1221,7 @@ static int step(replay *R, rstate *s)
     /* Phase C: the completion rule, then the candidate rule (apply_event). */
     const int64_t *base = NULL;
     if (completion && R->ncons) {
-        int64_t M = R->cons[0].T;
-        for (size_t c = 1; c < R->ncons; c++)
-            if (R->cons[c].T > M)
-                M = R->cons[c].T;
-        for (size_t kk = 0; kk < R->nsc; kk++) {
-            int64_t best = INT64_MAX;
-            for (size_t c = 0; c < R->ncons; c++) {
-                int64_t v = R->cons[c].D[kk] + (M - R->cons[c].T);
-                if (v < best)
-                    best = v;
-            }
-            R->tmp[kk] = best;
-        }
+        vt_model_complete(R->cons, R->ncons, R->nsc, R->tmp);
         base = R->tmp;
     }
     apply_event(R, s, 2 * ev->index + 1, enter, exit, base, ev->fn >= 0 ? fname(R, s->rank, ev->fn) : "FLUSH",
