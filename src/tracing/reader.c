@@ -1130,6 +1130,7 @@ struct vt_cursor {
     uint32_t left;   /* records left in the current block */
     uint32_t inblock;
     uint64_t next_index;
+    uint64_t next_callno; /* call records so far */
     uint64_t prev;   /* previous exit (two's complement) */
     uint64_t *started;
     size_t started_cap;
@@ -1244,6 +1245,7 @@ static int decode_record(vt_cursor *c, vt_event *ev)
 
     memset(ev, 0, sizeof *ev);
     ev->index = c->next_index;
+    ev->callno = c->next_callno;
     ev->fn = -1;
     ev->callsite = -1;
     ev->comm = -1;
@@ -1460,6 +1462,7 @@ int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
     c->left--;
     c->inblock++;
     c->next_index++;
+    c->next_callno += ev->fn >= 0;
     return 1;
 fail:
     c->state = -1;

@@ -182,6 +182,11 @@ typedef struct vt_completion {
  * it. Times are local ns; convert with vt_global_time(). */
 typedef struct vt_event {
     uint64_t index;  /* stream index of the record on its rank (specials included) */
+    uint64_t callno; /* call records before this one on its rank (specials excluded): the
+                      * model's sequence numbers are 2 callno for the burst before a call
+                      * and 2 callno + 1 for the call, the same in full and reduced traces
+                      * whatever their buffer flushes (a special record has the number of
+                      * the next call and belongs to the burst before it) */
     uint64_t code;   /* 1 FLUSH, 2 MARKER, 3 STOPPED, 16+fn for calls */
     int64_t fn;      /* function id; -1 for special records */
     unsigned fields; /* VT_F_* bits present */

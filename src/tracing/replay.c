@@ -172,6 +172,8 @@ static int64_t shorten_by(const vt_shorten *it, int64_t dur)
  * the slot of a send or receive position through a small per-rank map. */
 typedef struct slot {
     int64_t T, E;
+    int64_t Tloc;       /* T on the owner's clock */
+    uint64_t seq;       /* model sequence number of the call that filled it */
     uint32_t uses;      /* readers left before it is freed */
     uint32_t rank;      /* owner, and which of its maps names it */
     uint32_t pos;
@@ -191,6 +193,8 @@ typedef struct gate {
     int live, complete;
     int64_t M;
     int64_t *T, *D;     /* need entries; need x nsc */
+    uint32_t *mrank;    /* need entries: who arrived, with which call */
+    uint64_t *mseq;
     size_t capneed;
     int64_t *base;      /* nsc, when complete */
 } gate;
@@ -422,7 +426,8 @@ typedef struct rstate {
     uint32_t rank;
     vt_cursor *cur;
     vt_event ev;
-    int have, published, finished, done_ready;
+    int have, published, finished, done_ready, started;
+    uint64_t ncalls;          /* call records seen */
     int64_t genter, gexit;    /* global enter and exit of ev */
     int64_t prev_exit, first_enter;
     int64_t *d;
@@ -443,6 +448,8 @@ typedef struct rstate {
     uint8_t *sinit;           /* the function's name holds "send_init" */
     size_t nfuncs;
     uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
+    int nbc_joined;           /* the current record initiated a non-blocking collective ... */
+    uint64_t nbc_comm;        /* ... on this communicator */
     size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
     u64map tmpl;              /* request ids of persistent send templates */
     int64_t last_exit;
@@ -475,6 +482,16 @@ typedef struct replay {
     int64_t *delta;           /* nsc scratch */
     vt_contrib *cons;
     size_t ncons, capcons;
+    /* With an observer: who each contributor is (parallel to cons), and scratch. */
+    const vt_observer *obs;
+    vt_obs_con *ocons;
+    size_t capocons;
+    vt_obs_member *members;
+    size_t nmembers, capmembers;
+    uint8_t *slotext;         /* obs->ext_size bytes per slot */
+    int64_t *dbefore;         /* nsc */
+    uint64_t *probed_by;
+    size_t nprobed_by, capprobed_by;
     int64_t *tmp;
     /* What the record being processed read: released once it is applied. */
     uint32_t *used;
@@ -550,6 +567,12 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
                 if (!nf)
                     return -1;
                 R->freeslots = nf;
+                if (R->obs && R->obs->ext_size) {
+                    uint8_t *ne = realloc(R->slotext, nc * R->obs->ext_size);
+                    if (!ne)
+                        return -1;
+                    R->slotext = ne;
+                }
                 R->capslots = nc;
             }
             i = (uint32_t)R->nslots++;
@@ -566,11 +589,18 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
     sl->rank = s->rank;
     sl->pos = (uint32_t)pos;
     sl->post = (uint32_t)post;
+    sl->seq = 2 * s->ev.callno + 1;
+    sl->Tloc = s->ev.enter;
     memcpy(slot_d(R, i), s->d, sizeof(int64_t) * R->nsc);
+    if (!post && R->obs && R->obs->publish)
+        R->obs->publish(R->obs->arg, s->rank, sl->seq, R->obs->ext_size ? R->slotext + (size_t)i * R->obs->ext_size : NULL);
     return 0;
 }
 
-static int add_con(replay *R, int64_t T, const int64_t *D)
+/* Adds a contributor; with an observer also who it is (kind, rank, seq), the rest of
+ * which the caller fills in through *oc (NULL without an observer). */
+static int add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
+                       vt_obs_con **oc)
 {
     if (R->ncons == R->capcons) {
         size_t nc = R->capcons ? R->capcons * 2 : 16;
@@ -579,9 +609,29 @@ static int add_con(replay *R, int64_t T, const int64_t *D)
             return -1;
         R->cons = n;
         R->capcons = nc;
+        if (R->obs) {
+            vt_obs_con *o = realloc(R->ocons, nc * sizeof *o);
+            if (!o)
+                return -1;
+            R->ocons = o;
+            R->capocons = nc;
+        }
     }
     R->cons[R->ncons].T = T;
     R->cons[R->ncons].D = D;
+    if (R->obs) {
+        vt_obs_con *o = &R->ocons[R->ncons];
+        memset(o, 0, sizeof *o);
+        o->kind = kind;
+        o->T = T;
+        o->D = D;
+        o->rank = rank;
+        o->seq = seq;
+        if (oc)
+            *oc = o;
+    } else if (oc) {
+        *oc = NULL;
+    }
     R->ncons++;
     return 0;
 }
@@ -667,28 +717,66 @@ static void see_event(rstate *s, uint64_t seq, int64_t dur)
     }
 }
 
-/* A local event or the candidate rule after a completion: d = d_after (+ δ, capped). */
-static void apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base,
-                        const char *func, int64_t cs)
+/* A local event or the candidate rule after a completion: d = d_after (+ δ, capped).
+ * With an observer, reports the event (M and the contributors in R->cons/ocons when
+ * base is not NULL). Returns 0, or -1 when the observer stops the replay. */
+static int apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base, int64_t M,
+                       const char *func, int64_t cs, enum vt_model_kind kind)
 {
     int64_t dur = end - start;
     if (s->evptr < s->nevitems)
         see_event(s, seq, dur);
     int cand = dur >= R->p->theta && (func == NULL || R->p->cand_calls);
     R->res->events++;
+    if (R->obs)
+        memcpy(R->dbefore, s->d, sizeof(int64_t) * R->nsc);
     if (!cand) {
         if (base)
             memcpy(s->d, base, sizeof(int64_t) * R->nsc);
-        return;
+        if (R->obs)
+            memset(R->delta, 0, sizeof(int64_t) * R->nsc);
+    } else {
+        R->res->candidates++;
+        deltas(R, s, seq, dur, func, cs);
+        for (size_t k = 0; k < R->nsc; k++) {
+            if (base)
+                s->d[k] = vt_model_candidate(base[k], R->delta[k], s->d[k], end, start);
+            else
+                s->d[k] += R->delta[k];
+        }
     }
-    R->res->candidates++;
-    deltas(R, s, seq, dur, func, cs);
-    for (size_t k = 0; k < R->nsc; k++) {
-        if (base)
-            s->d[k] = vt_model_candidate(base[k], R->delta[k], s->d[k], end, start);
-        else
-            s->d[k] += R->delta[k];
+    if (!R->obs || !R->obs->event)
+        return 0;
+    vt_obs_event e = {
+        .rank = s->rank,
+        .seq = seq,
+        .is_call = func != NULL,
+        .rec = &s->ev,
+        .func = func,
+        .fn = func ? s->ev.fn : -1,
+        .callsite = cs,
+        .kind = kind,
+        .start = start,
+        .end = end,
+        .candidate = cand,
+        .delta = R->delta,
+        .d_before = R->dbefore,
+        .d_after = s->d,
+        .cons = base ? R->ocons : NULL,
+        .ncons = base ? R->ncons : 0,
+        .M = M,
+        .base = base,
+    };
+    if (func) {
+        e.probed_by = R->probed_by;
+        e.nprobed = R->nprobed_by;
+        if (kind == VT_MK_ICOLL && s->nbc_joined) {
+            e.initiates_nbc = 1;
+            e.nbc_comm = s->nbc_comm;
+            e.nbc_seq = s->ev.collseq;
+        }
     }
+    return R->obs->event(R->obs->arg, &e, R->err) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ collective gates */
@@ -811,7 +899,13 @@ static gate *gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, siz
         int64_t *D = T ? realloc(g->D, sizeof(int64_t) * need * (R->nsc ? R->nsc : 1)) : NULL;
         if (D)
             g->D = D;
-        if (!T || !D) {
+        uint32_t *mr = D ? realloc(g->mrank, sizeof(uint32_t) * need) : NULL;
+        if (mr)
+            g->mrank = mr;
+        uint64_t *ms = mr ? realloc(g->mseq, sizeof(uint64_t) * need) : NULL;
+        if (ms)
+            g->mseq = ms;
+        if (!T || !D || !mr || !ms) {
             R->freegates[R->nfreegates++] = (uint32_t)i;
             return NULL;
         }
@@ -832,10 +926,12 @@ static gate *gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, siz
     return g;
 }
 
-static void gate_join(replay *R, gate *g, int64_t T, const int64_t *D)
+static void gate_join(replay *R, gate *g, int64_t T, const int64_t *D, uint32_t rank, uint64_t seq)
 {
     if (g->arrived >= g->need)
         return;
+    g->mrank[g->arrived] = rank;
+    g->mseq[g->arrived] = seq;
     g->T[g->arrived] = T;
     memcpy(g->D + (size_t)g->arrived * R->nsc, D, sizeof(int64_t) * R->nsc);
     g->arrived++;
@@ -1028,10 +1124,11 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         s->probe_msg = probe_target(R, s);
         if (s->probe_msg != SIZE_MAX) {
             const vt_match_crecv *rv = &s->recvs[s->probe_msg];
-            if (pm_put(&s->probed, (uint32_t)s->probe_msg, 1))
+            if (pm_put(&s->probed, (uint32_t)s->probe_msg, (uint32_t)ev->callno))
                 return -1;
+            /* read by the sender and by this probe */
             if (send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos) &&
-                slot_fill(R, s, 1, s->probe_msg, enter, exit, 1))
+                slot_fill(R, s, 1, s->probe_msg, enter, exit, 2))
                 return -1;
         }
     }
@@ -1047,11 +1144,13 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             continue;
         if (!send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos))
             continue;
-        if (slot_fill(R, s, 1, i, enter, gtime(R, s->rank, rv->done_exit), 1))
+        /* read by the sender and by the completing call */
+        if (slot_fill(R, s, 1, i, enter, gtime(R, s->rank, rv->done_exit), 2))
             return -1;
     }
     /* Collectives: join the gate of (communicator, sequence number) with (enter, d). */
     s->coll_gate = 0;
+    s->nbc_joined = 0;
     if ((k == VT_MK_COLL || k == VT_MK_ICOLL) && ev->comm >= 0 && ev->collseq != VT_SEQ_NONE) {
         uint64_t id = 0;
         uint32_t need = comm_members(R, s->rank, ev->comm, &id);
@@ -1060,8 +1159,12 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             gate *g = gate_get(R, id, ev->collseq, need, &gi);
             if (!g)
                 return -1;
-            gate_join(R, g, enter, s->d);
+            gate_join(R, g, enter, s->d, s->rank, 2 * ev->callno + 1);
             uint64_t gid = gate_id(R, gi);
+            if (k == VT_MK_ICOLL) {
+                s->nbc_joined = 1;
+                s->nbc_comm = id;
+            }
             if (k == VT_MK_COLL)
                 s->coll_gate = gid + 1;
             else if (ev->request && map_put(&s->reqs, ev->request, ((uint64_t)REQ_ICOLL << 56) | gid))
@@ -1073,17 +1176,48 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
 
 /* (S + λ_m, D) of the message of receive entry i, received by a call exiting at E.
  * Returns 1 when the sender has not reached the send yet. */
-static int message_in(replay *R, rstate *s, size_t i, int64_t E)
+static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
 {
     const vt_match_crecv *rv = &s->recvs[i];
-    rstate *snd = &R->rs[R->keys[rv->key].src];
+    const vt_match_key *key = &R->keys[rv->key];
+    rstate *snd = &R->rs[key->src];
     uint32_t sl = pm_get(&snd->ss, rv->send_pos);
     if (sl == SLOT_NONE)
         return 1;
-    int64_t T = R->slots[sl].T;
-    if (add_con(R, T + vt_model_lambda(R->p, snd->sends[rv->send_pos].bytes, T, E), slot_d(R, sl)) ||
+    const vt_match_csend *se = &snd->sends[rv->send_pos];
+    const slot *sd = &R->slots[sl];
+    int sync = send_is_sync(R, key->src, se);
+    vt_obs_con *oc;
+    if (add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, E), slot_d(R, sl), VT_CON_MSG, key->src,
+                    sd->seq, &oc) ||
         note_used(R, sl))
         return -1;
+    /* a synchronous message's posting (its slot is read here and by the sender) */
+    uint32_t pl = sync ? pm_get(&s->ps, (uint32_t)i) : SLOT_NONE;
+    if (pl != SLOT_NONE && note_used(R, pl))
+        return -1;
+    if (oc) {
+        oc->S = sd->T;
+        oc->S_local = sd->Tloc;
+        oc->bytes = se->bytes;
+        oc->sync = sync;
+        enum vt_model_kind fk = se->fn >= 0 && (size_t)se->fn < snd->nfuncs ? snd->fkind[se->fn] : VT_MK_LOCAL;
+        oc->blocking_send = fk == VT_MK_SEND || fk == VT_MK_SSEND || fk == VT_MK_BSEND;
+        oc->peer = s->rank;
+        oc->tag = key->tag;
+        oc->comm_id = key->comm_id;
+        oc->probed = probed;
+        oc->ext = R->obs->ext_size ? R->slotext + (size_t)sl * R->obs->ext_size : NULL;
+        if (pl != SLOT_NONE) {
+            oc->post_seq = R->slots[pl].seq;
+            oc->P = R->slots[pl].T;
+            oc->P_local = R->slots[pl].Tloc;
+        } else {
+            oc->post_seq = 2 * s->ev.callno + 1;
+            oc->P = s->genter;
+            oc->P_local = s->ev.enter;
+        }
+    }
     return 0;
 }
 
@@ -1100,11 +1234,70 @@ static int sync_sender(replay *R, rstate *s, size_t i)
     uint32_t sl = pm_get(&s->ss, (uint32_t)i);
     if (sl == SLOT_NONE)
         return 1; /* read already by both readers: not a trace this replay can order */
-    int64_t T = R->slots[sl].T;
-    if (add_con(R, T + vt_model_lambda(R->p, se->bytes, T, R->slots[pl].E), slot_d(R, sl)) ||
-        add_con(R, R->slots[pl].T, slot_d(R, pl)) || note_used(R, sl) || note_used(R, pl))
+    const slot *sd = &R->slots[sl], *po = &R->slots[pl];
+    const vt_match_key *key = &R->keys[se->key];
+    vt_obs_con *om, *op;
+    if (add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, po->E), slot_d(R, sl), VT_CON_SYNC_MSG, s->rank,
+                    sd->seq, &om) ||
+        add_con_obs(R, po->T, slot_d(R, pl), VT_CON_SYNC_POST, key->dst, po->seq, &op) || note_used(R, sl) ||
+        note_used(R, pl))
         return -1;
+    if (om) {
+        om->S = sd->T;
+        om->S_local = sd->Tloc;
+        om->bytes = se->bytes;
+        om->sync = 1;
+        om->peer = key->dst;
+        om->tag = key->tag;
+        om->comm_id = key->comm_id;
+        op->S = sd->T;
+        op->S_local = sd->Tloc;
+        op->bytes = se->bytes;
+        op->sync = 1;
+        op->peer = key->dst;
+        op->tag = key->tag;
+        op->comm_id = key->comm_id;
+        op->post_seq = po->seq;
+        op->P = po->T;
+        op->P_local = po->Tloc;
+    }
     return 0;
+}
+
+/* A collective's gate as one contributor (M, base); with an observer, its members. */
+static int add_gate_con(replay *R, const gate *g, int nonblocking)
+{
+    vt_obs_con *oc;
+    if (add_con_obs(R, g->M, g->base, VT_CON_GATE, 0, 0, &oc))
+        return -1;
+    if (!oc)
+        return 0;
+    /* The members of every gate of this completion go to R->members; the pointers are
+     * set once they are all there (fix_members), since the array may move. */
+    if (R->capmembers < R->nmembers + g->need) {
+        size_t nc = 2 * (R->nmembers + g->need);
+        vt_obs_member *m = realloc(R->members, nc * sizeof *m);
+        if (!m)
+            return -1;
+        R->members = m;
+        R->capmembers = nc;
+    }
+    for (uint32_t k = 0; k < g->need; k++)
+        R->members[R->nmembers + k] = (vt_obs_member){g->T[k], g->D + (size_t)k * R->nsc, g->mrank[k], g->mseq[k]};
+    oc->nonblocking = nonblocking;
+    oc->gate_comm = g->comm;
+    oc->gate_seq = g->seq;
+    oc->members_at = R->nmembers;
+    oc->nmembers = g->need;
+    R->nmembers += g->need;
+    return 0;
+}
+
+static void fix_members(replay *R)
+{
+    for (size_t i = 0; i < R->ncons; i++)
+        if (R->ocons[i].kind == VT_CON_GATE)
+            R->ocons[i].members = R->members + R->ocons[i].members_at;
 }
 
 #define TRY(x) \
@@ -1128,15 +1321,24 @@ static int step(replay *R, rstate *s)
             s->finished = 1;
             return STEP_DONE;
         }
+        /* Special records (FLUSH, MARKER, STOPPED) are no model events: a flush belongs
+         * to the burst around it, which ends at the next call. */
+        if (s->ev.fn < 0)
+            return STEP_MOVED;
         s->have = 1;
+        s->ncalls = s->ev.callno + 1;
         s->published = 0;
         s->done_ready = 0;
         s->genter = gtime(R, s->rank, s->ev.enter);
         s->gexit = gtime(R, s->rank, s->ev.exit);
-        if (s->ev.index == 0)
+        if (!s->started) {
             s->prev_exit = s->first_enter = s->genter;
+            s->started = 1;
+        }
         /* The computation burst before this record: a local event. */
-        apply_event(R, s, 2 * s->ev.index, s->prev_exit, s->genter, NULL, NULL, s->ev.callsite);
+        R->nprobed_by = 0;
+        if (apply_event(R, s, 2 * s->ev.callno, s->prev_exit, s->genter, NULL, 0, NULL, s->ev.callsite, VT_MK_LOCAL))
+            return STEP_ERROR;
     }
     const vt_event *ev = &s->ev;
     int64_t enter = s->genter, exit = s->gexit;
@@ -1149,11 +1351,11 @@ static int step(replay *R, rstate *s)
         s->published = 1;
     }
     /* Phase B: the contributors (model.md §3); block while one is not available. */
-    R->ncons = R->nused = R->nused_gates = R->nused_reqs = 0;
+    R->ncons = R->nused = R->nused_gates = R->nused_reqs = R->nprobed_by = R->nmembers = 0;
     int completion = 0, local = 1;
     if (s->probe_msg != SIZE_MAX) {
         completion = 1;
-        TRY(message_in(R, s, s->probe_msg, exit));
+        TRY(message_in(R, s, s->probe_msg, exit, 1));
     }
     if (!s->done_ready) {
         s->ndone = 0;
@@ -1170,8 +1372,11 @@ static int step(replay *R, rstate *s)
             if (s->recvs[i].send_pos == VT_MPOS_NONE)
                 continue;
             completion = 1;   /* a receive completion, even of a probed (local) message */
-            if (pm_get(&s->probed, (uint32_t)i) == SLOT_NONE)
-                TRY(message_in(R, s, i, exit));
+            uint32_t pr = pm_get(&s->probed, (uint32_t)i);
+            if (pr == SLOT_NONE)
+                TRY(message_in(R, s, i, exit, 0));
+            else if (R->obs && push_u64(&R->probed_by, &R->nprobed_by, &R->capprobed_by, 2 * (uint64_t)pr + 1))
+                goto nomem;
         }
     }
     if (k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_SENDRECV) {
@@ -1196,7 +1401,7 @@ static int step(replay *R, rstate *s)
                 if (!g || !g->complete)
                     return STEP_BLOCKED;
                 completion = 1;
-                if (add_con(R, g->M, g->base) || note_gate(R, pos) || note_req(R, d->request))
+                if (add_gate_con(R, g, 1) || note_gate(R, pos) || note_req(R, d->request))
                     goto nomem;
             } else {
                 /* only synchronous sends are entered (req_send) */
@@ -1213,19 +1418,22 @@ static int step(replay *R, rstate *s)
             return STEP_BLOCKED;
         completion = 1;
         local = 0;   /* its own (enter, d) is in the gate */
-        if (add_con(R, g->M, g->base) || note_gate(R, s->coll_gate - 1))
+        if (add_gate_con(R, g, 0) || note_gate(R, s->coll_gate - 1))
             goto nomem;
     }
-    if (completion && local && add_con(R, enter, s->d))
+    if (completion && local && add_con_obs(R, enter, s->d, VT_CON_LOCAL, s->rank, 2 * ev->callno + 1, NULL))
         goto nomem;
     /* Phase C: the completion rule, then the candidate rule (apply_event). */
     const int64_t *base = NULL;
+    int64_t M = 0;
     if (completion && R->ncons) {
-        vt_model_complete(R->cons, R->ncons, R->nsc, R->tmp);
+        M = vt_model_complete(R->cons, R->ncons, R->nsc, R->tmp);
         base = R->tmp;
+        if (R->obs)
+            fix_members(R);
     }
-    apply_event(R, s, 2 * ev->index + 1, enter, exit, base, ev->fn >= 0 ? fname(R, s->rank, ev->fn) : "FLUSH",
-                ev->callsite);
+    if (apply_event(R, s, 2 * ev->callno + 1, enter, exit, base, M, fname(R, s->rank, ev->fn), ev->callsite, k))
+        return STEP_ERROR;
     release_used(R, s);
     if (s->probed.n)
         for (size_t j = 0; j < s->ndone; j++)
@@ -1350,7 +1558,7 @@ static int check_items(replay *R)
                 set_err(R->err, "scenario '%s': event %" PRId64 ":%" PRIu64 " is not in the trace (rank %" PRId64
                         " has events 0 to %" PRIu64 ")",
                         R->sc[sc].text, it->rank, it->seq, it->rank,
-                        2 * vt_trace_rank(R->t, (uint32_t)it->rank)->nrecords - 1);
+                        2 * R->rs[it->rank].ncalls - 1);
                 return -1;
             }
             if (it->sel == VT_SEL_EVENT && !it->hits) {
@@ -1372,7 +1580,13 @@ static int check_items(replay *R)
 int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
               vt_replay_result *res, vt_error *err)
 {
-    replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .res = res, .err = err};
+    return vt_replay_observe(t, m, p, sc, nsc, NULL, res, err);
+}
+
+int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                      const vt_observer *obs, vt_replay_result *res, vt_error *err)
+{
+    replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .obs = obs, .res = res, .err = err};
     R.keys = vt_matches_keys(m, NULL);
     memset(res, 0, sizeof *res);
     R.nranks = vt_trace_nranks(t);
@@ -1384,8 +1598,9 @@ int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     R.rs = calloc(R.nranks, sizeof(rstate));
     R.delta = calloc(nsc + 1, sizeof(int64_t));
     R.tmp = calloc(nsc + 1, sizeof(int64_t));
+    R.dbefore = calloc(nsc + 1, sizeof(int64_t));
     int rc = -1;
-    if (!res->ends || !res->total || !res->measured || !R.rs || !R.delta || !R.tmp) {
+    if (!res->ends || !res->total || !res->measured || !R.rs || !R.delta || !R.tmp || !R.dbefore) {
         set_err(err, "out of memory");
         goto out;
     }
@@ -1466,6 +1681,8 @@ out:
         free(R.gates[g]->T);
         free(R.gates[g]->D);
         free(R.gates[g]->base);
+        free(R.gates[g]->mrank);
+        free(R.gates[g]->mseq);
         free(R.gates[g]);
     }
     free(R.gates);
@@ -1482,6 +1699,11 @@ out:
     free(R.cons);
     free(R.used);
     free(R.used_gates);
+    free(R.ocons);
+    free(R.members);
+    free(R.slotext);
+    free(R.dbefore);
+    free(R.probed_by);
     if (rc)
         vt_replay_result_free(res);
     return rc;
@@ -1505,14 +1727,16 @@ int vt_replay_candidates(const vt_trace *t, const vt_model_params *p, vt_candida
         int rc;
         int64_t prev = 0;
         while ((rc = vt_cursor_next(c, &ev, err)) == 1) {
+            if (ev.fn < 0)
+                continue;
             int64_t enter = vt_global_time(t, r, ev.enter), exit = vt_global_time(t, r, ev.exit);
-            if (ev.index == 0)
+            if (ev.callno == 0)
                 prev = enter;
             if (enter - prev >= p->theta)
-                fn(arg, r, 2 * ev.index, enter - prev, NULL);
+                fn(arg, r, 2 * ev.callno, enter - prev, NULL);
             if (p->cand_calls && exit - enter >= p->theta) {
-                const vt_function *f = ev.fn >= 0 ? vt_trace_function(t, r, ev.fn) : NULL;
-                fn(arg, r, 2 * ev.index + 1, exit - enter, f ? f->name : "FLUSH");
+                const vt_function *f = vt_trace_function(t, r, ev.fn);
+                fn(arg, r, 2 * ev.callno + 1, exit - enter, f ? f->name : "?");
             }
             prev = exit;
         }
