@@ -3,5 +3,7 @@ bin_PROGRAMS += vtrace
 vtrace_SOURCES = \
 	src/tools/vtrace.c src/tools/tools.h \
 	src/tools/cmd_info.c src/tools/cmd_dump.c src/tools/cmd_whatif.c src/tools/cmd_domino.c \
+	src/tools/cmd_critpath.c \
+	src/tools/cmd_reduce.c src/tools/scenarios.c src/tools/clockrepair.c \
 	src/tools/json.c
 vtrace_LDADD = libvtread.la

@@ -4,6 +4,7 @@
  * evaluating all remaining candidates at once. */
 #include "vt_config.h"
 #include "tools.h"
+#include "clockfix.h"
 #include "model.h"
 #include "replay.h"
 #include "settings.h"
@@ -14,14 +15,16 @@
 
 void vt__usage_domino(FILE *out)
 {
-    fprintf(out, "usage: vtrace domino [--top K] [--max-candidates N] [--threshold DUR] [--json] DIR\n"
+    fprintf(out, "usage: vtrace domino [--top K] [--max-candidates N] [--threshold DUR] [--json] [--clock-repair] DIR\n"
                  "The domino path: the K events whose successive elimination gains the most\n"
                  "(each chosen given the ones before), beside eliminating the K longest waits.\n"
                  "MPI_Init and MPI_Init_thread are left out (start-up).\n\n"
                  "  -k, --top K               steps (default 5)\n"
                  "      --max-candidates N    consider the N longest candidates only (default 400)\n"
                  "      --threshold DUR       override the trace's candidate threshold\n"
-                 "      --json                one JSON object per step and line\n");
+                 "      --json                one JSON object per step and line\n"
+                 "      --clock-repair        first repair receives that end before their send started\n"
+                 "                            (doc/clock-repair.md); without it they are only counted\n");
 }
 
 typedef struct dcand {
@@ -110,7 +113,8 @@ int vt__cmd_domino(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL;
     uint32_t top = 5, maxc = 400;
-    int json = 0, rc = VT_EXIT_ERROR;
+    int json = 0, rc = VT_EXIT_ERROR, repair = 0;
+    struct vt_clockfix *fix = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -126,6 +130,8 @@ int vt__cmd_domino(int argc, char **argv)
             threshold = argv[++i];
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--clock-repair")) {
+            repair = 1;
         } else if (a[0] == '-' && a[1]) {
             return vt__usage_error(vt__usage_domino, "unknown option '%s'", a);
         } else if (!dir) {
@@ -158,7 +164,8 @@ int vt__cmd_domino(int argc, char **argv)
         rc = vt__usage_error(vt__usage_domino, "--threshold takes a duration such as 500us, not '%s'", threshold);
         goto out;
     }
-    if (vt_replay_candidates(t, &p, collect, &l, &err) || vt_trace_match(t, 0, &m, &err)) {
+    if (vt_trace_match(t, 0, &m, &err) || vt__clock_repair(t, m, repair, &fix, &err) ||
+        vt_replay_candidates(t, &p, collect, &l, &err)) {
         rc = vt__fail(&err);
         goto out;
     }
@@ -268,5 +275,6 @@ out:
     free(l.v);
     vt_matches_free(m);
     vt_trace_close(t);
+    vt_clockfix_free(fix);
     return rc;
 }

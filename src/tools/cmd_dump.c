@@ -15,7 +15,11 @@ void vt__usage_dump(FILE *out)
                  "MPI_COMM_NULL), peer= tag= bytes= (send side), src= rtag= rbytes= (receive side),\n"
                  "root= seq= req= msg= file= offset= started=[REQ,...]\n"
                  "done=[REQ:PEER:TAG:BYTES:FLAGS,...] site=SYMBOL@MODULE+0xOFFSET, kind= value=\n"
-                 "(MARKER), reason= (STOPPED).\n\n"
+                 "(MARKER), reason= (STOPPED).\n"
+                 "A reduced trace prints its records instead: RANK INDEX ENTER EXIT KIND seq= fn=\n"
+                 "flags= rstar= msgs=[SRC:SEND_SEQ:S:BYTES:sync|eager[:POST_SEQ:P],...]\n"
+                 "ssends=[DST:SEND_SEQ:S:BYTES,...] gates=[COMM:SEQ:MEMBERS:NONBLOCKING,...]\n"
+                 "(KIND: START, CAND, COMP, NBCINIT, END; doc/format.md).\n\n"
                  "  --json      one JSON object per line instead, with the same keys\n"
                  "  --rank N    only rank N\n"
                  "  -h, --help  this text\n");
@@ -174,6 +178,76 @@ static void print_event(const vt_trace *t, uint32_t rank, const vt_event *ev, in
     putchar('\n');
 }
 
+
+/* A record of a reduced trace: RANK INDEX ENTER EXIT KIND event=RANK:SEQ fn= ... */
+static void print_rrec(const vt_trace *t, uint32_t rank, const vt_rrec *rr, int json)
+{
+    static const char *const kinds[] = {"?", "START", "CAND", "COMP", "NBCINIT", "END"};
+    em e = {stdout, json, 1};
+    int64_t enter = vt_global_time(t, rank, rr->enter), exit_ = vt_global_time(t, rank, rr->exit);
+    if (json) {
+        putchar('{');
+        em_u64(&e, "rank", rank);
+        em_u64(&e, "index", rr->index);
+        em_i64(&e, "enter", enter);
+        em_i64(&e, "exit", exit_);
+        em_str(&e, "kind", kinds[rr->kind <= VT_RREC_END ? rr->kind : 0]);
+    } else {
+        printf("%" PRIu32 " %" PRIu64 " %" PRId64 " %" PRId64 " %s", rank, rr->index, enter, exit_,
+               kinds[rr->kind <= VT_RREC_END ? rr->kind : 0]);
+    }
+    em_u64(&e, "seq", rr->seq);
+    if (rr->fn >= 0) {
+        const vt_function *f = vt_trace_function(t, rank, rr->fn);
+        em_str(&e, "fn", f ? f->name : "?");
+    }
+    if (rr->kind == VT_RREC_COMP) {
+        em_u64(&e, "flags", rr->flags);
+        em_i64(&e, "rstar", vt_global_time(t, rank, rr->rstar));
+        em_key(&e, "msgs");
+        putchar('[');
+        for (size_t i = 0; i < rr->nmsgs; i++) {
+            const vt_rmsg *m = &rr->msgs[i];
+            int64_t S = vt_global_time(t, m->src, m->S);
+            if (json)
+                printf("%s{\"src\":%u,\"send_seq\":%" PRIu64 ",\"S\":%" PRId64 ",\"bytes\":%" PRIu64 ",\"sync\":%d",
+                       i ? "," : "", m->src, m->send_seq, S, m->bytes, m->sync);
+            else
+                printf("%s%u:%" PRIu64 ":%" PRId64 ":%" PRIu64 ":%s", i ? "," : "", m->src, m->send_seq, S, m->bytes,
+                       m->sync ? "sync" : "eager");
+            if (m->sync)
+                printf(json ? ",\"post_seq\":%" PRIu64 ",\"P\":%" PRId64 : ":%" PRIu64 ":%" PRId64, m->post_seq,
+                       vt_global_time(t, rank, m->P));
+            if (json)
+                putchar('}');
+        }
+        putchar(']');
+        em_key(&e, "ssends");
+        putchar('[');
+        for (size_t i = 0; i < rr->nssends; i++) {
+            const vt_rssend *x = &rr->ssends[i];
+            printf(json ? "%s{\"dst\":%u,\"send_seq\":%" PRIu64 ",\"S\":%" PRId64 ",\"bytes\":%" PRIu64 "}"
+                        : "%s%u:%" PRIu64 ":%" PRId64 ":%" PRIu64,
+                   i ? "," : "", x->dst, x->send_seq, vt_global_time(t, rank, x->S), x->bytes);
+        }
+        putchar(']');
+    }
+    if (rr->ngates) {
+        em_key(&e, "gates");
+        putchar('[');
+        for (size_t i = 0; i < rr->ngates; i++) {
+            const vt_rgate *g = &rr->gates[i];
+            printf(json ? "%s{\"comm\":\"0x%" PRIx64 "\",\"collseq\":%" PRIu64 ",\"members\":%u,\"nonblocking\":%d}"
+                        : "%s0x%" PRIx64 ":%" PRIu64 ":%u:%d",
+                   i ? "," : "", g->comm, g->collseq, g->nmembers, g->nonblocking);
+        }
+        putchar(']');
+    }
+    if (json)
+        putchar('}');
+    putchar('\n');
+}
+
 int vt__cmd_dump(int argc, char **argv)
 {
     int json = 0, only_args = 0, one = 0;
@@ -224,8 +298,14 @@ int vt__cmd_dump(int argc, char **argv)
             rc = vt__fail(&err);
             break;
         }
-        while ((got = vt_cursor_next(c, &ev, &err)) == 1)
-            print_event(t, r, &ev, json);
+        if (vt_trace_rank(t, r)->reduced) {
+            vt_rrec rr;
+            while ((got = vt_cursor_next_reduced(c, &rr, &err)) == 1)
+                print_rrec(t, r, &rr, json);
+        } else {
+            while ((got = vt_cursor_next(c, &ev, &err)) == 1)
+                print_event(t, r, &ev, json);
+        }
         if (got < 0)
             rc = vt__fail(&err);
         vt_cursor_close(c);

@@ -184,8 +184,11 @@ int vt__cmd_info(int argc, char **argv)
             vt__fail(&err);
             goto out;
         }
-        while ((got = vt_cursor_next(c, &ev, &err)) == 1) {
-            int64_t e = vt_global_time(t, r, ev.enter), x = vt_global_time(t, r, ev.exit);
+        const int reduced = vt_trace_rank(t, r)->reduced;
+        vt_rrec rr;
+        while ((got = reduced ? vt_cursor_next_reduced(c, &rr, &err) : vt_cursor_next(c, &ev, &err)) == 1) {
+            int64_t e = vt_global_time(t, r, reduced ? rr.enter : ev.enter);
+            int64_t x = vt_global_time(t, r, reduced ? rr.exit : ev.exit);
             if (!rs[r].any || e < rs[r].first)
                 rs[r].first = e;
             if (!rs[r].any || x > rs[r].last)
@@ -233,6 +236,8 @@ int vt__cmd_info(int argc, char **argv)
         vt__json_str(stdout, vt_trace_version(t));
         vt__json_key(stdout, &f1, "mpi_version");
         vt__json_str(stdout, vt_trace_mpi_version(t));
+        vt__json_key(stdout, &f1, "kind");
+        vt__json_str(stdout, vt_trace_is_reduced(t) ? "reduced" : "full");
         vt__json_key(stdout, &f1, "ranks");
         printf("%" PRIu32, nranks);
         vt__json_key(stdout, &f1, "events");
@@ -298,11 +303,15 @@ int vt__cmd_info(int argc, char **argv)
     } else {
         printf("trace:     %s\n", dir);
         printf("version:   vtrace %s, %s\n", vt_trace_version(t), vt_trace_mpi_version(t));
+        printf("kind:      %s\n", vt_trace_is_reduced(t) ? "reduced (only what can change a prediction; "
+                                                             "the profile below counts every call)" : "full");
         printf("ranks:     %" PRIu32 "\n", nranks);
         printf("duration:  %.9f s (%" PRId64 " ns)\n", (double)duration / 1e9, duration);
         printf("events:    %" PRIu64 " records\n", events);
         printf("bytes:     %" PRIu64 " (%.2f bytes/event)\n", bytes, bpe);
-        if (!m)
+        if (vt_trace_is_reduced(t))
+            printf("messages:  named by the completions that record them (no matching needed)\n");
+        else if (!m)
             printf("messages:  not matched (--no-match)\n");
         else if (vt_matches_unmatched(m))
             printf("messages:  %" PRIu64 " matched, %" PRIu64 " unmatched (trace incomplete)\n", vt_matches_count(m),

@@ -5,6 +5,7 @@
 #include "model.h"
 #include "replay.h"
 #include "settings.h"
+#include "clockfix.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,7 +24,10 @@ void vt__usage_whatif(FILE *out)
             "                           scenarios for every trace of a run\n"
             "  -l, --list-candidates    list the candidate events (RANK:SEQ, duration, function)\n"
             "      --threshold DUR      override the trace's candidate threshold (e.g. 500us)\n"
-            "      --json               one JSON object per scenario and line\n\n"
+            "      --json               one JSON object per scenario and line\n"
+            "      --clock-repair       first repair receives that end before their send started\n"
+            "                           (controlled logical clock, doc/clock-repair.md); without it\n"
+            "                           they are only counted, in a warning\n\n"
             "A scenario is a space-separated list of SELECTOR=SHORTENING:\n"
             "  SELECTOR   RANK:SEQ (an event: SEQ counts bursts and calls of the rank from 0),\n"
             "             rank:R (all candidates of rank R), fn:NAME (candidate calls of an MPI\n"
@@ -34,93 +38,11 @@ void vt__usage_whatif(FILE *out)
             "e.g.  vtrace whatif -s '0:17=elim' -s 'fn:MPI_Recv=-50%%' -s 'rank:1=-20%%' trace/\n");
 }
 
-typedef struct cand {
-    uint32_t rank;
-    uint64_t seq;
-    int64_t dur;
-    char fn[64];
-} cand;
-
-typedef struct cands {
-    cand *v;
-    size_t n, cap;
-} cands;
-
-static void collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname)
-{
-    cands *c = arg;
-    if (c->n == c->cap) {
-        size_t nc = c->cap ? c->cap * 2 : 256;
-        cand *n = realloc(c->v, nc * sizeof *n);
-        if (!n)
-            return;
-        c->v = n;
-        c->cap = nc;
-    }
-    cand *x = &c->v[c->n++];
-    x->rank = rank;
-    x->seq = seq;
-    x->dur = dur;
-    snprintf(x->fn, sizeof x->fn, "%s", fname ? fname : "(computation)");
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545f4914f6cdd1dull;
-}
-
-static int add_scenario(vt_scenario **sc, size_t *n, const char *text, char *err, size_t errlen)
-{
-    vt_scenario *nv = realloc(*sc, (*n + 1) * sizeof **sc);
-    if (!nv) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    *sc = nv;
-    if (vt_scenario_parse(text, &nv[*n], err, errlen))
-        return -1;
-    (*n)++;
-    return 0;
-}
-
-static int read_file(const char *path, vt_scenario **sc, size_t *n, char *err, size_t errlen)
-{
-    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open the scenario file", path);
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    unsigned lineno = 0;
-    int rc = 0;
-    /* getline: a random scenario over many candidates is a long line. */
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        line[strcspn(line, "\r\n")] = '\0';
-        char e[512];
-        if (add_scenario(sc, n, line, e, sizeof e)) {
-            snprintf(err, errlen, "%s: line %u: %s", path, lineno, e);
-            rc = -1;
-            break;
-        }
-    }
-    free(line);
-    if (f != stdin)
-        fclose(f);
-    return rc;
-}
-
 int vt__cmd_whatif(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL;
-    int json = 0, list = 0;
+    int json = 0, list = 0, repair = 0;
+    struct vt_clockfix *fix = NULL;
     uint32_t nrandom = 0, seed = 1;
     vt_scenario *sc = NULL;
     size_t nsc = 0;
@@ -130,7 +52,7 @@ int vt__cmd_whatif(int argc, char **argv)
     int rc = VT_EXIT_ERROR;
     vt_trace *t = NULL;
     vt_matches *m = NULL;
-    cands cs = {0};
+    vt__cands cs = {0};
     vt_error verr;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -140,10 +62,12 @@ int vt__cmd_whatif(int argc, char **argv)
             goto out;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--clock-repair")) {
+            repair = 1;
         } else if (!strcmp(a, "-l") || !strcmp(a, "--list-candidates")) {
             list = 1;
         } else if ((!strcmp(a, "-s") || !strcmp(a, "--scenario")) && i + 1 < argc) {
-            if (add_scenario(&sc, &nsc, argv[++i], err, sizeof err)) {
+            if (vt__scenario_add(&sc, &nsc, argv[++i], err, sizeof err)) {
                 rc = vt__usage_error(vt__usage_whatif, "scenario %s", err);
                 goto out;
             }
@@ -176,7 +100,7 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     for (size_t i = 0; i < nfiles; i++) {
-        if (read_file(files[i], &sc, &nsc, err, sizeof err)) {
+        if (vt__scenario_read_file(files[i], &sc, &nsc, err, sizeof err)) {
             fprintf(stderr, "vtrace: %s\n", err);
             goto out;
         }
@@ -196,7 +120,7 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     if (list || nrandom) {
-        if (vt_replay_candidates(t, &p, collect, &cs, &verr)) {
+        if (vt_replay_candidates(t, &p, vt__cand_collect, &cs, &verr)) {
             rc = vt__fail(&verr);
             goto out;
         }
@@ -207,46 +131,13 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = VT_EXIT_OK;
         goto out;
     }
-    uint64_t state = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed * 0xbf58476d1ce4e5b9ull);
-    for (uint32_t k = 0; k < nrandom; k++) {
-        /* Each candidate joins with probability q (itself random per scenario); its
-         * shortening is elimination or a random amount up to its duration. */
-        uint64_t q = rnd(&state) % 1000;
-        size_t len = 0, cap = 256;
-        char *text = malloc(cap);
-        if (!text)
-            goto out;
-        text[0] = '\0';
-        for (size_t i = 0; i < cs.n; i++) {
-            if (rnd(&state) % 1000 >= q)
-                continue;
-            char item[96];
-            if (rnd(&state) % 2)
-                snprintf(item, sizeof item, "%s%u:%" PRIu64 "=elim", len ? " " : "", cs.v[i].rank, cs.v[i].seq);
-            else
-                snprintf(item, sizeof item, "%s%u:%" PRIu64 "=-%" PRIu64 "ns", len ? " " : "", cs.v[i].rank, cs.v[i].seq,
-                         rnd(&state) % (uint64_t)(cs.v[i].dur + 1));
-            size_t il = strlen(item);
-            if (len + il + 1 > cap) {
-                cap = (len + il + 1) * 2;
-                char *n = realloc(text, cap);
-                if (!n) {
-                    free(text);
-                    goto out;
-                }
-                text = n;
-            }
-            memcpy(text + len, item, il + 1);
-            len += il;
-        }
-        int bad = add_scenario(&sc, &nsc, text, err, sizeof err);
-        free(text);
-        if (bad)
-            goto out;
-    }
-    if (nsc == 0 && add_scenario(&sc, &nsc, "", err, sizeof err))
+    if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, &nsc, err, sizeof err)) {
+        fprintf(stderr, "vtrace: %s\n", err);
         goto out;
-    if (vt_trace_match(t, 0, &m, &verr)) {
+    }
+    if (nsc == 0 && vt__scenario_add(&sc, &nsc, "", err, sizeof err))
+        goto out;
+    if (vt_trace_match(t, 0, &m, &verr) || vt__clock_repair(t, m, repair, &fix, &verr)) {
         rc = vt__fail(&verr);
         goto out;
     }
@@ -301,5 +192,6 @@ out:
     free(cs.v);
     vt_matches_free(m);
     vt_trace_close(t);
+    vt_clockfix_free(fix);
     return rc;
 }

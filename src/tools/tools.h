@@ -3,6 +3,7 @@
 #define VT_TOOLS_H
 
 #include "reader.h"
+#include "replay.h"
 
 #include <stdio.h>
 
@@ -27,8 +28,39 @@ int vt__cmd_whatif(int argc, char **argv);
 void vt__usage_whatif(FILE *out);
 int vt__cmd_domino(int argc, char **argv);
 void vt__usage_domino(FILE *out);
+int vt__cmd_critpath(int argc, char **argv);
+void vt__usage_critpath(FILE *out);
+int vt__cmd_reduce(int argc, char **argv);
+void vt__usage_reduce(FILE *out);
 
 /* "vtrace: MESSAGE" on stderr; returns VT_EXIT_ERROR. */
+/* Candidates (vt_replay_candidates) and scenario lists, shared by the subcommands. */
+typedef struct vt__cand {
+    uint32_t rank;
+    uint64_t seq;
+    int64_t dur;
+    char fn[64];
+} vt__cand;
+typedef struct vt__cands {
+    vt__cand *v;
+    size_t n, cap;
+    int oom;
+} vt__cands;
+void vt__cand_collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname);
+int vt__scenario_add(vt_scenario **sc, size_t *n, const char *text, char *err, size_t errlen);
+/* One scenario a line, '#' comments, an empty line the baseline; "-" is stdin. */
+int vt__scenario_read_file(const char *path, vt_scenario **sc, size_t *n, char *err, size_t errlen);
+/* COUNT random scenarios over the candidates; the same seed gives the same scenarios for
+ * every trace of a run (full or reduced: the same candidates in the same order). */
+int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt_scenario **sc, size_t *n, char *err,
+                        size_t errlen);
+
+/* Before a replay of a full trace: finds receives that end before their send started
+ * and, when ENABLED, installs the repair (clockfix.h) on T, reporting on stderr. *FIX
+ * (NULL when nothing was repaired) must outlive T's use; free it after closing T. */
+struct vt_clockfix;
+int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, struct vt_clockfix **fix, vt_error *err);
+
 int vt__fail(const vt_error *err);
 /* Prints the usage of a subcommand on stderr with a reason; returns VT_EXIT_USAGE. */
 int vt__usage_error(void (*usage)(FILE *), const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -12,6 +12,9 @@ static const vt__command commands[] = {
     {"dump", "one line (or JSON object) per record", vt__cmd_dump, vt__usage_dump},
     {"whatif", "predicted run time if candidate events were shorter", vt__cmd_whatif, vt__usage_whatif},
     {"domino", "the events whose successive elimination gains the most", vt__cmd_domino, vt__usage_domino},
+    {"reduce", "write the reduced trace of a full trace (seed 002, Fig. 6)", vt__cmd_reduce, vt__usage_reduce},
+    {"critical-path", "the chain of events that makes the predicted run time; slack", vt__cmd_critpath,
+     vt__usage_critpath},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -23,8 +26,8 @@ static void usage(FILE *out)
                  "Reads a vtrace trace directory (vtrace.defs and rank-NNNNNN.vte files).\n\n"
                  "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "  %-6s %s\n", "help", "this text, or the options of a command");
+        fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-13s %s\n", "help", "this text, or the options of a command");
     fprintf(out, "\n'vtrace COMMAND --help' shows the options of a command.\n"
                  "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error.\n");
 }

@@ -31,8 +31,13 @@ libvtread_la_SOURCES = \
 	src/tracing/blockio.c src/tracing/blockio.h \
 	src/tracing/reader.c src/tracing/reader.h src/tracing/reader_priv.h \
 	src/tracing/match.c \
+	src/tracing/clockfix.c src/tracing/clockfix.h \
 	src/tracing/model.c src/tracing/model.h src/tracing/poly.c src/tracing/poly.h \
 	src/tracing/settings.c src/tracing/settings.h \
-	src/tracing/replay.c src/tracing/replay.h
+	src/tracing/replay.c src/tracing/replay.h \
+	src/tracing/critpath.c src/tracing/critpath.h \
+	src/tracing/symbolic.c src/tracing/symbolic.h \
+	src/tracing/rrec.c src/tracing/rrec.h \
+	src/tracing/reduce.c src/tracing/reduce.h
 libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
 libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define VT_FORMAT_MAJOR 1
-#define VT_FORMAT_MINOR 0
+#define VT_FORMAT_MINOR 1
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"
@@ -24,6 +24,7 @@ enum vt_block_type {
     VT_BLOCK_EVENTS = 2,
     VT_BLOCK_RANKDEFS = 3,
     VT_BLOCK_GLOBAL = 4,
+    VT_BLOCK_REDUCED = 5,
     VT_BLOCK_END = 15,
 };
 
@@ -48,6 +49,10 @@ enum vt_special_code {
 #define VT_COMPL_CANCELLED 2u
 #define VT_COMPL_ERROR 4u
 #define VT_COMPL_PERSISTENT 8u
+
+/* GLOBAL flags. */
+#define VT_GLOBAL_INCOMPLETE 1u
+#define VT_GLOBAL_REDUCED 2u
 
 /* RANKDEFS flags. */
 #define VT_RANK_INCOMPLETE 1u

@@ -3,6 +3,7 @@
 #include "reader.h"
 #include "reader_priv.h"
 #include "codec.h"
+#include "clockfix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,7 @@ static const char *block_type_name(unsigned type)
     case VT_BLOCK_EVENTS: return "EVENTS";
     case VT_BLOCK_RANKDEFS: return "RANKDEFS";
     case VT_BLOCK_GLOBAL: return "GLOBAL";
+    case VT_BLOCK_REDUCED: return "REDUCED";
     case VT_BLOCK_END: return "END";
     default: return "unknown";
     }
@@ -235,6 +237,7 @@ struct vt_trace {
     uint64_t nrecords;
     vt_rank *ranks;
     rank_priv *priv;
+    const vt_clockfix *clockfix; /* vt_trace_set_clockfix(), NULL none */
 };
 
 /* Opens the file NAME of the trace (path for messages: dir/NAME, or NAME in memory). */
@@ -427,10 +430,11 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
     case VT_BLOCK_EVENTS:
     case VT_BLOCK_RANKDEFS:
     case VT_BLOCK_GLOBAL:
+    case VT_BLOCK_REDUCED:
     case VT_BLOCK_END:
         break;
     default:
-        return vt__seterr(err, s->path, off + 4, "expected block type 1, 2, 3, 4 or 15, found %u", h->type);
+        return vt__seterr(err, s->path, off + 4, "expected block type 1, 2, 3, 4, 5 or 15, found %u", h->type);
     }
     if (h->codec == VT_CODEC_ZSTD) {
 #ifndef HAVE_ZSTD
@@ -447,7 +451,7 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
     if (h->codec == VT_CODEC_RAW && h->stored_len != h->raw_len)
         return vt__seterr(err, s->path, off + 8, "expected stored length equal to the raw length %u (codec 0), found %u",
                           h->raw_len, h->stored_len);
-    if (h->type != VT_BLOCK_EVENTS && h->nrecords != 0)
+    if (h->type != VT_BLOCK_EVENTS && h->type != VT_BLOCK_REDUCED && h->nrecords != 0)
         return vt__seterr(err, s->path, off + 20, "expected record count 0 in a %s block, found %u",
                           block_type_name(h->type), h->nrecords);
     if (h->type == VT_BLOCK_END && h->stored_len != 0)
@@ -873,9 +877,13 @@ static int open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc
             goto out;
         if (h.type == VT_BLOCK_RANKDEFS)
             break;
-        if (h.type != VT_BLOCK_EVENTS) {
-            vt__seterr(err, s->path, off + 4, "expected an EVENTS or RANKDEFS block, found a %s block (type %u)",
-                       block_type_name(h.type), h.type);
+        /* the first event block says which kind of trace this rank file is */
+        if (off == rp->ev_begin && h.type == VT_BLOCK_REDUCED)
+            rk->reduced = 1;
+        unsigned want = rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
+        if (h.type != want) {
+            vt__seterr(err, s->path, off + 4, "expected an %s or RANKDEFS block, found a %s block (type %u)",
+                       block_type_name(want), block_type_name(h.type), h.type);
             goto out;
         }
         rk->nblocks++;
@@ -1093,11 +1101,19 @@ const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index)
     return r && index >= 0 && (uint64_t)index < r->nfiles ? &r->files[index] : NULL;
 }
 
+void vt_trace_set_clockfix(vt_trace *t, const vt_clockfix *f)
+{
+    if (t)
+        t->clockfix = f;
+}
+
 int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns)
 {
     const vt_rank *r = vt_trace_rank(t, rank);
+    /* the clock-condition repair, added after the offsets (0 when none is installed) */
+    int64_t fix = t && t->clockfix ? vt_clockfix_shift(t->clockfix, rank, local_ns) : 0;
     if (!r || r->clock.same_clock)
-        return local_ns;
+        return (int64_t)((uint64_t)local_ns + (uint64_t)fix);
     const vt_clock *c = &r->clock;
     int64_t off;
     if (c->t2 <= c->t1 || local_ns <= c->t1) {
@@ -1113,7 +1129,7 @@ int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns)
         unsigned __int128 mag = (unsigned __int128)(d < 0 ? -d : d) * x / span;
         off = (int64_t)(c->off1 + (d < 0 ? -(__int128)mag : (__int128)mag));
     }
-    return (int64_t)((uint64_t)local_ns + (uint64_t)off);
+    return (int64_t)((uint64_t)local_ns + (uint64_t)off + (uint64_t)fix);
 }
 
 /* ------------------------------------------------------------------ cursor */
@@ -1136,6 +1152,14 @@ struct vt_cursor {
     size_t started_cap;
     vt_completion *done;
     size_t done_cap;
+    /* reduced records */
+    uint64_t prev_seq;
+    vt_rmsg *rmsgs;
+    size_t rmsgs_cap;
+    vt_rssend *rssends;
+    size_t rssends_cap;
+    vt_rgate *rgates;
+    size_t rgates_cap;
     int state; /* 0 reading, 1 end, -1 error */
     vt_error last;
 };
@@ -1192,6 +1216,9 @@ void vt_cursor_close(vt_cursor *c)
     free(c->raw.p);
     free(c->started);
     free(c->done);
+    free(c->rmsgs);
+    free(c->rssends);
+    free(c->rgates);
     free(c);
 }
 
@@ -1204,9 +1231,10 @@ static int cursor_block(vt_cursor *c, vt_error *err)
         return 0;
     if (read_block_header(&c->src, c->pos, &h, err))
         return -1;
-    if (h.type != VT_BLOCK_EVENTS)
-        return vt__seterr(err, c->src.path, c->pos + 4, "expected an EVENTS block, found a %s block (type %u)",
-                          block_type_name(h.type), h.type);
+    unsigned want = c->rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
+    if (h.type != want)
+        return vt__seterr(err, c->src.path, c->pos + 4, "expected an %s block, found a %s block (type %u)",
+                          block_type_name(want), block_type_name(h.type), h.type);
     uint64_t next = c->pos + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     if (next > c->end)
         return vt__seterr(err, c->src.path, c->pos, "expected EVENTS blocks ending at offset %llu, found a block ending at %llu",
@@ -1229,6 +1257,8 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     if (pp_svar(&c->r, &base, "base time"))
         return -1;
     c->prev = (uint64_t)base;
+    if (c->rk->reduced && pp_uvar(&c->r, &c->prev_seq, "base sequence number"))
+        return -1;
     c->left = h.nrecords;
     c->inblock = 0;
     return 1;
@@ -1430,6 +1460,9 @@ int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
 {
     if (!c || !ev)
         return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
+    if (c->rk->reduced)
+        return vt__seterr(err, c->rk->path, 0, "expected a full trace (EVENTS blocks), found a reduced trace: "
+                          "this tool needs every event");
     if (c->state < 0) {
         if (err)
             *err = c->last;
@@ -1469,4 +1502,273 @@ fail:
     if (err)
         *err = c->last;
     return -1;
+}
+
+/* ------------------------------------------------------------------ reduced records */
+
+int vt_trace_is_reduced(const vt_trace *t)
+{
+    if (!t || t->nranks == 0)
+        return 0;
+    for (uint32_t r = 0; r < t->nranks; r++)
+        if (!t->ranks[r].reduced)
+            return 0;
+    return 1;
+}
+
+/* Grows an array of the cursor to hold n elements of size sz. */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < n)
+        nc *= 2;
+    void *q = realloc(*p, nc * sz);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+static int decode_rrec(vt_cursor *c, vt_rrec *rec)
+{
+    pp *r = &c->r;
+    const vt_rank *rk = c->rk;
+    uint32_t nranks = c->t->nranks;
+    uint64_t u, kind, n;
+    int64_t sv;
+    const uint8_t *at;
+
+    memset(rec, 0, sizeof *rec);
+    rec->index = c->next_index;
+    rec->fn = -1;
+    rec->callsite = -1;
+    rec->block_offset = c->block_off;
+    at = r->p;
+    if (pp_uvar(r, &kind, "reduced record kind"))
+        return -1;
+    if (kind < VT_RREC_START || kind > VT_RREC_END) {
+        r->p = at;
+        return pp_err(r, "expected reduced record kind 1 to 5, found %llu", (unsigned long long)kind);
+    }
+    rec->kind = (unsigned)kind;
+    if (pp_uvar(r, &u, "sequence number delta"))
+        return -1;
+    if (u > UINT64_MAX - c->prev_seq) {
+        r->p = at;
+        return pp_err(r, "expected a sequence number below 2^64, found an overflow");
+    }
+    rec->seq = c->prev_seq + u;
+    c->prev_seq = rec->seq;
+    if (pp_svar(r, &sv, "enter time delta") || pp_uvar(r, &u, "duration"))
+        return -1;
+    uint64_t enter = c->prev + (uint64_t)sv;
+    rec->enter = (int64_t)enter;
+    rec->exit = (int64_t)(enter + u);
+    c->prev = enter + u;
+    rec->rstar = rec->enter;
+    if (kind == VT_RREC_START || kind == VT_RREC_END)
+        return 0;
+    at = r->p;
+    if (pp_uvar(r, &u, "function id + 1"))
+        return -1;
+    if (u > rk->nfuncs) {
+        r->p = at;
+        return pp_err(r, "expected a function id + 1 of at most %zu, found %llu", rk->nfuncs, (unsigned long long)u);
+    }
+    rec->fn = (int64_t)u - 1;
+    at = r->p;
+    if (pp_uvar(r, &u, "call-site index + 1"))
+        return -1;
+    if (u > rk->ncallsites) {
+        r->p = at;
+        return pp_err(r, "expected a call-site index + 1 of at most %zu, found %llu", rk->ncallsites,
+                      (unsigned long long)u);
+    }
+    rec->callsite = (int64_t)u - 1;
+    if (kind == VT_RREC_CAND)
+        return 0;
+    if (kind == VT_RREC_NBCINIT) {
+        if (grow((void **)&c->rgates, &c->rgates_cap, 1, sizeof *c->rgates))
+            return pp_nomem(r, "a gate");
+        vt_rgate *g = &c->rgates[0];
+        memset(g, 0, sizeof *g);
+        at = r->p;
+        if (pp_uvar(r, &u, "initiation flags"))
+            return -1;
+        if (u > VT_RREC_F_CAND) {
+            r->p = at;
+            return pp_err(r, "expected initiation flags 0 or 1, found %llu", (unsigned long long)u);
+        }
+        rec->flags = (unsigned)u;
+        if (pp_uvar(r, &g->comm, "communicator id") || pp_uvar(r, &g->collseq, "collective sequence number") ||
+            pp_index(r, &u, (uint64_t)nranks + 1, "number of members"))
+            return -1;
+        g->nmembers = (uint32_t)u;
+        g->nonblocking = 1;
+        rec->gates = g;
+        rec->ngates = 1;
+        return 0;
+    }
+    /* COMP */
+    at = r->p;
+    if (pp_uvar(r, &u, "completion flags"))
+        return -1;
+    if (u > 7) {
+        r->p = at;
+        return pp_err(r, "expected completion flags 0 to 7, found %llu", (unsigned long long)u);
+    }
+    rec->flags = (unsigned)u;
+    if (pp_uvar(r, &u, "R* - enter"))
+        return -1;
+    rec->rstar = rec->enter + (int64_t)u;
+    if (pp_count(r, &n, 5, "number of messages"))
+        return -1;
+    if (grow((void **)&c->rmsgs, &c->rmsgs_cap, n, sizeof *c->rmsgs))
+        return pp_nomem(r, "the messages of a record");
+    for (uint64_t i = 0; i < n; i++) {
+        vt_rmsg *m = &c->rmsgs[i];
+        memset(m, 0, sizeof *m);
+        uint64_t src, sync;
+        if (pp_index(r, &src, nranks, "sender rank") || pp_uvar(r, &m->send_seq, "send sequence number") ||
+            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &m->bytes, "message bytes") ||
+            pp_index(r, &sync, 2, "synchronous flag"))
+            return -1;
+        m->src = (uint32_t)src;
+        m->S = rec->enter + sv;
+        m->sync = (int)sync;
+        if (sync) {
+            if (pp_uvar(r, &m->post_seq, "posting call's sequence number") || pp_svar(r, &sv, "posting time - enter"))
+                return -1;
+            m->P = rec->enter + sv;
+        }
+    }
+    rec->msgs = c->rmsgs;
+    rec->nmsgs = (size_t)n;
+    if (pp_count(r, &n, 4, "number of synchronous sends"))
+        return -1;
+    if (grow((void **)&c->rssends, &c->rssends_cap, n, sizeof *c->rssends))
+        return pp_nomem(r, "the synchronous sends of a record");
+    for (uint64_t i = 0; i < n; i++) {
+        vt_rssend *x = &c->rssends[i];
+        uint64_t dst;
+        if (pp_index(r, &dst, nranks, "receiver rank") || pp_uvar(r, &x->send_seq, "send sequence number") ||
+            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &x->bytes, "message bytes"))
+            return -1;
+        x->dst = (uint32_t)dst;
+        x->S = rec->enter + sv;
+    }
+    rec->ssends = c->rssends;
+    rec->nssends = (size_t)n;
+    if (pp_count(r, &n, 4, "number of gates"))
+        return -1;
+    if (grow((void **)&c->rgates, &c->rgates_cap, n, sizeof *c->rgates))
+        return pp_nomem(r, "the gates of a record");
+    for (uint64_t i = 0; i < n; i++) {
+        vt_rgate *g = &c->rgates[i];
+        uint64_t nb;
+        if (pp_uvar(r, &g->comm, "communicator id") || pp_uvar(r, &g->collseq, "collective sequence number") ||
+            pp_index(r, &u, (uint64_t)nranks + 1, "number of members") || pp_index(r, &nb, 2, "non-blocking flag"))
+            return -1;
+        g->nmembers = (uint32_t)u;
+        g->nonblocking = (int)nb;
+    }
+    rec->gates = c->rgates;
+    rec->ngates = (size_t)n;
+    return 0;
+}
+
+int vt_cursor_next_reduced(vt_cursor *c, vt_rrec *rec, vt_error *err)
+{
+    if (!c || !rec)
+        return vt__seterr(err, "(cursor)", 0, "expected a cursor and a record, found NULL");
+    if (!c->rk->reduced)
+        return vt__seterr(err, c->rk->path, 0, "expected a reduced trace (REDUCED blocks), found a full trace");
+    if (c->state < 0) {
+        if (err)
+            *err = c->last;
+        return -1;
+    }
+    if (c->state > 0)
+        return 0;
+    c->r.err = &c->last;
+    while (c->left == 0) {
+        if (c->r.p != c->r.end) {
+            pp_err(&c->r, "expected end of the REDUCED payload after %u records (block header), found %zu more bytes",
+                   c->inblock, pp_left(&c->r));
+            goto fail;
+        }
+        int rc = cursor_block(c, &c->last);
+        if (rc < 0)
+            goto fail;
+        if (rc == 0) {
+            c->state = 1;
+            return 0;
+        }
+        c->r.err = &c->last;
+    }
+    if (c->r.p == c->r.end) {
+        pp_err(&c->r, "expected %u more records (block header), found end of payload", c->left);
+        goto fail;
+    }
+    if (decode_rrec(c, rec))
+        goto fail;
+    c->left--;
+    c->inblock++;
+    c->next_index++;
+    return 1;
+fail:
+    c->state = -1;
+    if (err)
+        *err = c->last;
+    return -1;
+}
+
+int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t **payload, size_t *len, vt_error *err)
+{
+    *payload = NULL;
+    *len = 0;
+    if (!t)
+        return vt__seterr(err, "(trace)", 0, "expected an open trace, found none");
+    int defs = type == VT_BLOCK_GLOBAL;
+    if (!defs && rank >= t->nranks)
+        return vt__seterr(err, t->dir, 0, "expected a rank below %u, found %u", t->nranks, rank);
+    char name[32];
+    if (defs)
+        snprintf(name, sizeof name, "vtrace.defs");
+    else
+        rank_file_name(name, rank);
+    const char *path = defs ? t->defs_path : t->ranks[rank].path;
+    src_t s;
+    if (trace_src_open(t, path, name, &s, "a trace file", err))
+        return -1;
+    buf stored = {0}, raw = {0};
+    const uint8_t *data;
+    vt_block_header h;
+    int rc = -1;
+    uint64_t off = type == VT_BLOCK_RANKDEFS ? t->priv[rank].ev_end : VT_FILE_HEADER_SIZE;
+    if (read_block_header(&s, off, &h, err))
+        goto out;
+    if (h.type != type) {
+        vt__seterr(err, s.path, off + 4, "expected a %s block, found a %s block (type %u)", block_type_name(type),
+                   block_type_name(h.type), h.type);
+        goto out;
+    }
+    if (load_payload(&s, off, &h, &stored, &raw, NULL, &data, err))
+        goto out;
+    *payload = malloc(h.raw_len ? h.raw_len : 1);
+    if (!*payload) {
+        vt__seterr(err, s.path, off, "expected memory for a %u-byte payload, found none", h.raw_len);
+        goto out;
+    }
+    memcpy(*payload, data, h.raw_len);
+    *len = h.raw_len;
+    rc = 0;
+out:
+    free(stored.p);
+    free(raw.p);
+    src_close(&s);
+    return rc;
 }

@@ -105,7 +105,8 @@ typedef struct vt_rank {
     uint64_t file_bytes; /* size of the rank file */
     uint32_t minor;      /* minor version of the rank file */
     uint64_t nrecords;   /* records in the EVENTS blocks (from their block headers) */
-    uint64_t nblocks;    /* EVENTS blocks */
+    uint64_t nblocks;    /* EVENTS (or REDUCED) blocks */
+    int reduced;         /* the file holds REDUCED blocks: a reduced trace */
     size_t nfuncs;
     const vt_function *funcs; /* function id -> function */
     size_t ncallsites;
@@ -165,6 +166,13 @@ const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index);
  * same-clock ranks. Returns LOCAL_NS for an unknown rank. */
 int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns);
 
+/* Installs a clock-condition repair (clockfix.h, doc/clock-repair.md): from then on
+ * vt_global_time() adds vt_clockfix_shift(F, rank, local_ns), so every tool sees the
+ * repaired times. NULL removes it. F is not copied: it must outlive its use. Install it
+ * before several threads read T. */
+typedef struct vt_clockfix vt_clockfix;
+void vt_trace_set_clockfix(vt_trace *t, const vt_clockfix *f);
+
 /* ------------------------------------------------------------------ events */
 
 typedef struct vt_completion {
@@ -222,6 +230,79 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
  * 0: end of the rank's records; -1: error (and every later call returns -1). */
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err);
 void vt_cursor_close(vt_cursor *c); /* NULL is fine */
+
+/* ------------------------------------------------------------------ reduced traces
+ *
+ * A reduced trace (vtrace reduce, or VTRACE_MODE=reduced) holds, per rank, only the
+ * events model.md §5 records, in REDUCED blocks instead of EVENTS blocks (doc/format.md).
+ * Everything else is an implicit gap. */
+
+enum vt_rrec_kind {
+    VT_RREC_START = 1,      /* the rank's first enter (seq 0) */
+    VT_RREC_CAND = 2,       /* a candidate local event: a burst (fn -1) or a call */
+    VT_RREC_COMP = 3,       /* a completion that can change a prediction */
+    VT_RREC_NBCINIT = 4,    /* a non-blocking collective's initiation (gate[0]) */
+    VT_RREC_END = 5,        /* the rank's last call: seq and exit */
+};
+
+#define VT_RREC_F_CAND 1u     /* COMP: the completion is a candidate */
+#define VT_RREC_F_NOLOCAL 2u  /* COMP: a blocking synchronous send (no local contributor) */
+#define VT_RREC_F_PROBE 4u    /* COMP: a probe (it completes msgs[0]) */
+
+/* A message a completion received and did not merge. Times are local ns: S on the
+ * sender's clock, P on this rank's. */
+typedef struct vt_rmsg {
+    uint32_t src;
+    uint64_t send_seq;      /* the sending call's sequence number on src */
+    int64_t S;              /* the sending call's enter */
+    uint64_t bytes;
+    int sync;
+    uint64_t post_seq;      /* sync: the call that posted the receive */
+    int64_t P;              /* sync: its enter */
+} vt_rmsg;
+
+/* A synchronous send this completion completes (the sender side). */
+typedef struct vt_rssend {
+    uint32_t dst;
+    uint64_t send_seq;
+    int64_t S;              /* local ns */
+    uint64_t bytes;
+} vt_rssend;
+
+typedef struct vt_rgate {
+    uint64_t comm;          /* communicator id */
+    uint64_t collseq;
+    uint32_t nmembers;
+    int nonblocking;
+} vt_rgate;
+
+typedef struct vt_rrec {
+    uint64_t index;         /* record index on the rank */
+    unsigned kind;          /* VT_RREC_* */
+    uint64_t seq;           /* model sequence number (non-decreasing) */
+    int64_t enter, exit;    /* local ns (CAND of a burst: its start and end) */
+    int64_t fn;             /* function id, -1 for a burst or none */
+    int64_t callsite;       /* index, -1 unknown (a burst: the call that ends it) */
+    unsigned flags;         /* VT_RREC_F_* */
+    int64_t rstar;          /* COMP: local ready time R* (== enter when nothing merged) */
+    size_t nmsgs, nssends, ngates;
+    const vt_rmsg *msgs;
+    const vt_rssend *ssends;
+    const vt_rgate *gates;
+    uint64_t block_offset;
+} vt_rrec;
+
+/* Whether the trace is a reduced one (all its rank files hold REDUCED blocks). */
+int vt_trace_is_reduced(const vt_trace *t);
+/* Streams the reduced records of RANK (the cursor of vt_cursor_open on a reduced
+ * trace; vt_cursor_next refuses it, and vt_cursor_next_reduced refuses a full one).
+ * 1: *rec holds the next record (its lists valid until the next call); 0: end; -1. */
+int vt_cursor_next_reduced(vt_cursor *c, vt_rrec *rec, vt_error *err);
+
+/* The decoded payload of a definitions block, for tools that write traces: TYPE 1
+ * (FUNCS) or 3 (RANKDEFS) of RANK, or 4 (GLOBAL) of vtrace.defs (rank ignored).
+ * *payload is malloc'ed. */
+int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t **payload, size_t *len, vt_error *err);
 
 /* ------------------------------------------------------------------ matching */
 

@@ -143,6 +143,8 @@ typedef struct vt_obs_event {
     const uint64_t *probed_by;
     size_t nprobed;
     int initiates_nbc;      /* a non-blocking collective's initiation (it joins a gate) */
+    int gap;                /* a reduced trace's implicit stretch between two records: merged
+                             * events of fixed length, never a candidate (func "(merged)") */
     uint64_t nbc_comm, nbc_seq;
 } vt_obs_event;
 

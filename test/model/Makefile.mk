@@ -19,3 +19,14 @@ EXTRA_DIST += test/model/bridge_selftest.sh test/model/check_whatif.sh test/mode
 # hand-computed predicted ends (golden_rules.py) against `vtrace whatif --json`.
 TESTS += test/model/golden_rules.sh
 EXTRA_DIST += test/model/golden_rules.sh test/model/golden_rules.py
+# critical-path: critpath_golden.sh, hand-computed paths, time per rank and slack
+# (critpath_golden.py); critpath_cli.sh, outputs and errors on the synthetic trace;
+# critpath_mc.sh, properties on mc.py's random traces (critpath_mc.py; skips without mc.py).
+TESTS += test/model/critpath_golden.sh test/model/critpath_cli.sh test/model/critpath_mc.sh
+EXTRA_DIST += test/model/critpath_golden.sh test/model/critpath_golden.py test/model/critpath_cli.sh \
+	test/model/critpath_mc.sh test/model/critpath_mc.py
+# vtrace reduce: against mc.py's run-time reduction (records and polynomials), the §7.4
+# check at every event, full and reduced predictions equal, broken rules noticed; and the
+# equivalence on real traces (reduce_equiv.sh, called by test/mpi/run-mpi-test.sh).
+TESTS += test/model/check_reduce.sh test/model/clock_repair_cli.sh
+EXTRA_DIST += test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_vs_mc.py test/model/reduce_equiv.sh

@@ -17,7 +17,8 @@ vt_mpi_traced = \
 	test/mpi/sendrecv test/mpi/probe test/mpi/master_worker test/mpi/collectives \
 	test/mpi/comms test/mpi/mpiio test/mpi/route_lib test/mpi/mode_off \
 	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
-	test/mpi/small_buffer test/mpi/threads
+	test/mpi/small_buffer test/mpi/threads \
+	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline
 # Programs linked by the plain MPI compiler: traced through LD_PRELOAD (route 3) or
 # rebuilt at test time with 'mpicc -profile=vtrace' (route 2).
 vt_mpi_plain = test/mpi/route_preload test/mpi/route_profile
@@ -26,6 +27,16 @@ check_PROGRAMS += $(vt_mpi_traced) $(vt_mpi_plain)
 TESTS += $(vt_mpi_traced) $(vt_mpi_plain)
 
 vt_mpi_ldflags = -no-install
+# the examples, as test programs of the model (RUN_TRACE=model in testlist)
+test_mpi_model_groups_SOURCES = examples/groups.c
+test_mpi_model_groups_LDADD = libvtrace.la
+test_mpi_model_groups_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_model_halo_SOURCES = examples/halo.c
+test_mpi_model_halo_LDADD = libvtrace.la
+test_mpi_model_halo_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_model_pipeline_SOURCES = examples/pipeline.c
+test_mpi_model_pipeline_LDADD = libvtrace.la
+test_mpi_model_pipeline_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_threads_SOURCES = test/mpi/threads.c test/mpi/mpitest.h
 test_mpi_threads_LDADD = libvtrace.la -lpthread
 test_mpi_threads_LDFLAGS = $(vt_mpi_ldflags)

@@ -16,6 +16,10 @@
 #     RUN_PRELOAD=yes     run the program (linked without vtrace) with
 #                         LD_PRELOAD=libvtrace.so; first check that without it
 #                         no trace is written
+#     RUN_MODEL=DUR       also check that the reduced trace (vtrace reduce, candidate
+#                         threshold DUR) answers every what-if question as the full
+#                         trace does (test/model/reduce_equiv.sh)
+#     RUN_TRACE=model     a trace checked by RUN_MODEL only (no NAME.expect)
 # A program not listed in testlist is run as it is (this script is automake's
 # LOG_COMPILER for the whole tree).
 #
@@ -65,7 +69,7 @@ set -- $line
 set +f
 nprocs=$2
 shift 2
-run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload=
+run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model=
 envs=
 for kv in "$@"; do
     case "$kv" in
@@ -76,6 +80,7 @@ for kv in "$@"; do
         RUN_BUILD=*) run_build=${kv#RUN_BUILD=} ;;
         RUN_SOURCE=*) run_source=${kv#RUN_SOURCE=} ;;
         RUN_PRELOAD=*) run_preload=${kv#RUN_PRELOAD=} ;;
+        RUN_MODEL=*) run_model=${kv#RUN_MODEL=} ;;
         RUN_*) hard_error "unknown runner setting $kv in $list" ;;
         *=*) envs="$envs $kv" ;;
         *) hard_error "bad word '$kv' in $list (expected VAR=value)" ;;
@@ -181,8 +186,15 @@ elif [ "$run_trace" = yes ]; then
     echo "+ $VTEST_PYTHON check_trace.py --vtrace $vtrace $trace $expect $dyn"
     timeout "$timeout" "$VTEST_PYTHON" "$srcdir/test/mpi/check_trace.py" --vtrace "$vtrace" "$trace" "$expect" $dyn \
         || failed "the trace does not hold what the program did"
+elif [ "$run_trace" = model ]; then
+    [ -n "$run_model" ] || hard_error "RUN_TRACE=model needs RUN_MODEL"
+    [ -f "$trace/vtrace.defs" ] || failed "no trace was written"
 else
     hard_error "unknown RUN_TRACE=$run_trace"
+fi
+if [ -n "$run_model" ] && [ "$status" = 0 ]; then
+    timeout "$timeout" sh "$srcdir/test/model/reduce_equiv.sh" "$vtrace" "$trace" "$run_model" "$work/model" ||
+        failed "the reduced trace does not predict what the full trace predicts"
 fi
 
 cd "$builddir" || exit 99

@@ -28,7 +28,7 @@ mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 $CC -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -DVT_READER_MAX_RAW='(16u << 20)' $mode $inc \
     "$top/test/reader/fuzz_reader.c" "$top/src/tracing/reader.c" "$top/src/tracing/match.c" \
-    -o "$work/fuzz_reader" $zlibs
+    "$top/src/tracing/clockfix.c" -o "$work/fuzz_reader" $zlibs
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/synth.c" \
     "$top/src/tracing/blockio.c" -o "$work/synth" $zlibs

@@ -1,0 +1,42 @@
+/* The clock-condition check and repair the analysis commands run before a replay
+ * (doc/clock-repair.md). */
+#include "vt_config.h"
+#include "tools.h"
+#include "clockfix.h"
+
+#include <inttypes.h>
+
+int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, vt_clockfix **fix, vt_error *err)
+{
+    *fix = NULL;
+    /* a reduced trace lacks the merged messages, and its run-time decisions were made
+     * with the raw times: it is replayed as it is */
+    if (vt_trace_is_reduced(t))
+        return 0;
+    vt_clockfix_stats st;
+    if (vt_clockfix_compute(t, m, 0, fix, &st, err))
+        return -1;
+    if (!st.violations) {
+        vt_clockfix_free(*fix);
+        *fix = NULL;
+        return 0;
+    }
+    if (!enabled) {
+        fprintf(stderr,
+                "vtrace: warning: %" PRIu64 " of %" PRIu64 " receives end before their send started (clock "
+                "condition, by up to %" PRId64 " ns); predicting from the raw times, as a reduced trace of the run "
+                "would; --clock-repair repairs them first\n",
+                st.violations, st.messages, st.max_violation_ns);
+        vt_clockfix_free(*fix);
+        *fix = NULL;
+        return 0;
+    }
+    fprintf(stderr,
+            "vtrace: %" PRIu64 " of %" PRIu64 " receives ended before their send started (clock condition, by up "
+            "to %" PRId64 " ns): repaired %" PRIu64 " receives with a controlled logical clock, %" PRIu64
+            " ranks shifted, by up to %" PRId64 " ns (rank %" PRIu32 ")\n",
+            st.violations, st.messages, st.max_violation_ns, st.repaired, st.repaired_ranks, st.max_shift_ns,
+            st.max_shift_rank);
+    vt_trace_set_clockfix(t, *fix);
+    return 0;
+}

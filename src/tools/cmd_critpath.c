@@ -1,0 +1,326 @@
+/* vtrace critical-path: the chain of events and messages that decides the predicted
+ * run time of one scenario, where that time goes (rank, call site, function), and the
+ * slack of every candidate event (critpath.h, an observer of the what-if replay). */
+#include "vt_config.h"
+#include "tools.h"
+#include "critpath.h"
+#include "clockfix.h"
+#include "model.h"
+#include "replay.h"
+#include "settings.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt__usage_critpath(FILE *out)
+{
+    fprintf(out, "usage: vtrace critical-path [--scenario TEXT] [--top N] [--threshold DUR] [--json] DIR\n"
+                 "The critical path of the predicted run (the measured run by default): the events\n"
+                 "and messages that make up the predicted run time T', its time per rank, call site\n"
+                 "and function, and the candidate events with the least slack.\n\n"
+                 "  -s, --scenario TEXT   one what-if scenario (syntax of vtrace whatif)\n"
+                 "  -k, --top N           candidates listed by least slack (default 20; --json: all)\n"
+                 "      --threshold DUR   override the trace's candidate threshold (e.g. 500us)\n"
+                 "      --json            one JSON object on one line\n"
+                 "      --clock-repair    first repair receives that end before their send started\n");
+}
+
+static const char *edge_kind(enum vt_cp_edge_kind k)
+{
+    switch (k) {
+    case VT_CP_MESSAGE: return "message";
+    case VT_CP_SYNC: return "sync";
+    default: return "collective";
+    }
+}
+
+/* module+0xOFFSET and symbol, as the site: selector of a scenario matches them. */
+static void site_name(void *arg, uint32_t rank, int64_t cs, char *name, size_t namelen, char *sym, size_t symlen)
+{
+    const vt_callsite *c = cs >= 0 ? vt_trace_callsite(arg, rank, cs) : NULL;
+    sym[0] = '\0';
+    if (!c) {
+        snprintf(name, namelen, "?");
+        return;
+    }
+    const char *base = strrchr(c->module, '/');
+    base = base ? base + 1 : c->module;
+    if (*base)
+        snprintf(name, namelen, "%s+0x%" PRIx64, base, c->offset);
+    else
+        snprintf(name, namelen, "0x%" PRIx64, c->address);
+    if (c->symbol)
+        snprintf(sym, symlen, "%s", c->symbol);
+}
+
+static void id(char *buf, size_t len, uint32_t rank, uint64_t seq)
+{
+    snprintf(buf, len, "%u:%" PRIu64, rank, seq);
+}
+
+static void json_id(uint32_t rank, uint64_t seq)
+{
+    printf("\"%u:%" PRIu64 "\"", rank, seq);
+}
+
+static void print_json(const vt_critpath_result *r, const char *scen, const vt_cp_part *fn, size_t nfn,
+                       const vt_cp_part *site, size_t nsite)
+{
+    int first = 1;
+    putchar('{');
+    vt__json_key(stdout, &first, "scenario");
+    vt__json_str(stdout, scen);
+    vt__json_key(stdout, &first, "predicted_ns");
+    printf("%" PRId64, r->end - r->start);
+    vt__json_key(stdout, &first, "length_ns");
+    printf("%" PRId64, r->length);
+    vt__json_key(stdout, &first, "start_ns");
+    printf("%" PRId64, r->start);
+    vt__json_key(stdout, &first, "predicted_end_ns");
+    printf("%" PRId64, r->end);
+    vt__json_key(stdout, &first, "end_rank");
+    printf("%u", r->end_rank);
+    vt__json_key(stdout, &first, "startup_ns");
+    printf("%" PRId64, r->startup);
+    vt__json_key(stdout, &first, "segments_ns");
+    printf("%" PRId64, r->seg_ns);
+    vt__json_key(stdout, &first, "edges_ns");
+    printf("%" PRId64, r->edge_ns);
+    vt__json_key(stdout, &first, "consistent");
+    fputs(r->consistent ? "true" : "false", stdout);
+    vt__json_key(stdout, &first, "segments");
+    putchar('[');
+    for (size_t i = 0; i < r->nsegments; i++) {
+        const vt_cp_segment *s = &r->segments[i];
+        printf("%s{\"rank\":%u,\"first\":", i ? "," : "", s->rank);
+        json_id(s->rank, s->first_seq);
+        fputs(",\"last\":", stdout);
+        json_id(s->rank, s->last_seq);
+        printf(",\"events\":%zu,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"ns\":%" PRId64 "}", s->nsteps,
+               s->start, s->end, s->end - s->start);
+    }
+    putchar(']');
+    vt__json_key(stdout, &first, "edges");
+    putchar('[');
+    for (size_t i = 0; i < r->nedges; i++) {
+        const vt_cp_edge *e = &r->edges[i];
+        printf("%s{\"kind\":\"%s\",\"from\":", i ? "," : "", edge_kind(e->kind));
+        json_id(e->from_rank, e->from_seq);
+        fputs(",\"to\":", stdout);
+        json_id(e->to_rank, e->to_seq);
+        fputs(",\"via\":", stdout);
+        json_id(e->via_rank, e->via_seq);
+        printf(",\"ns\":%" PRId64 "}", e->ns);
+    }
+    putchar(']');
+    vt__json_key(stdout, &first, "per_rank");
+    putchar('[');
+    for (uint32_t k = 0; k < r->nranks; k++)
+        printf("%s{\"rank\":%u,\"ns\":%" PRId64 "}", k ? "," : "", k, r->per_rank[k]);
+    putchar(']');
+    vt__json_key(stdout, &first, "per_site");
+    putchar('[');
+    for (size_t i = 0; i < nsite; i++) {
+        printf("%s{\"site\":", i ? "," : "");
+        vt__json_str(stdout, site[i].name);
+        if (site[i].symbol[0]) {
+            fputs(",\"symbol\":", stdout);
+            vt__json_str(stdout, site[i].symbol);
+        }
+        printf(",\"ns\":%" PRId64 ",\"events\":%" PRIu64 "}", site[i].ns, site[i].events);
+    }
+    putchar(']');
+    vt__json_key(stdout, &first, "per_function");
+    putchar('[');
+    for (size_t i = 0; i < nfn; i++) {
+        printf("%s{\"function\":", i ? "," : "");
+        vt__json_str(stdout, fn[i].name);
+        printf(",\"ns\":%" PRId64 ",\"events\":%" PRIu64 "}", fn[i].ns, fn[i].events);
+    }
+    putchar(']');
+    vt__json_key(stdout, &first, "candidates");
+    putchar('[');
+    for (size_t i = 0; i < r->ncands; i++) {
+        const vt_cp_cand *c = &r->cands[i];
+        printf("%s{\"event\":", i ? "," : "");
+        json_id(c->rank, c->seq);
+        fputs(",\"what\":", stdout);
+        vt__json_str(stdout, c->func ? c->func : "(computation)");
+        printf(",\"duration_ns\":%" PRId64 ",\"slack_ns\":%" PRId64 ",\"on_path\":%s}", c->dur, c->slack,
+               c->on_path ? "true" : "false");
+    }
+    fputs("]}\n", stdout);
+}
+
+static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
+
+static void print_text(const vt_critpath_result *r, const char *dir, const char *scen, uint32_t top,
+                       const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite)
+{
+    char a[48], b[48], c[48];
+    printf("critical path of %s, scenario: %s\n", dir, scen[0] ? scen : "(measured run)");
+    printf("  predicted run time T' %.6f s (%" PRId64 " ns), ends on rank %u\n", (r->end - r->start) / 1e9,
+           r->end - r->start, r->end_rank);
+    printf("  path length %" PRId64 " ns = startup %" PRId64 " + %zu segments %" PRId64 " + %zu edges %" PRId64
+           " ns: %s\n",
+           r->length, r->startup, r->nsegments, r->seg_ns, r->nedges, r->edge_ns,
+           r->consistent ? "consistent" : "INCONSISTENT (please report)");
+    printf("\npath (predicted seconds from the start):\n");
+    printf("  %-34s %12s %12s %14s\n", "", "from", "to", "ns");
+    printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", "startup", 0.0, r->startup / 1e9, r->startup);
+    for (size_t i = 0; i < r->nsegments; i++) {
+        const vt_cp_segment *s = &r->segments[i];
+        if (i) {
+            const vt_cp_edge *e = &r->edges[i - 1];
+            id(a, sizeof a, e->from_rank, e->from_seq);
+            id(b, sizeof b, e->to_rank, e->to_seq);
+            id(c, sizeof c, e->via_rank, e->via_seq);
+            char what[256];
+            snprintf(what, sizeof what, "%s %s -> %s (via %s)", edge_kind(e->kind), a, b, c);
+            printf("    %-32s %12s %12s %14" PRId64 "\n", what, "", "", e->ns);
+        }
+        id(a, sizeof a, s->rank, s->first_seq);
+        id(b, sizeof b, s->rank, s->last_seq);
+        char what[160];
+        snprintf(what, sizeof what, "rank %u  %s .. %s", s->rank, a, b);
+        printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", what, (s->start - r->start) / 1e9, (s->end - r->start) / 1e9,
+               s->end - s->start);
+    }
+    printf("\ntime on the path per rank:\n");
+    for (uint32_t k = 0; k < r->nranks; k++)
+        if (r->per_rank[k])
+            printf("  rank %-8u %14" PRId64 " ns %7.2f%%\n", k, r->per_rank[k], pct(r->per_rank[k], r->length));
+    printf("\nper call site (a burst counts for the call that ends it):\n");
+    for (size_t i = 0; i < nsite; i++) {
+        char nm[400];
+        if (site[i].symbol[0])
+            snprintf(nm, sizeof nm, "%s (%s)", site[i].name, site[i].symbol);
+        else
+            snprintf(nm, sizeof nm, "%s", site[i].name);
+        printf("  %-40s %14" PRId64 " ns %7.2f%% %8" PRIu64 " events\n", nm, site[i].ns, pct(site[i].ns, r->length),
+               site[i].events);
+    }
+    printf("\nper function:\n");
+    for (size_t i = 0; i < nfn; i++)
+        printf("  %-40s %14" PRId64 " ns %7.2f%% %8" PRIu64 " events\n", fn[i].name, fn[i].ns, pct(fn[i].ns, r->length),
+               fn[i].events);
+    size_t n = r->ncands < top ? r->ncands : top;
+    printf("\ncandidates with the least slack (%zu of %zu):\n", n, r->ncands);
+    if (n)
+        printf("  %-14s %14s %14s %-5s %s\n", "event", "duration ns", "slack ns", "path", "what");
+    for (size_t i = 0; i < n; i++) {
+        const vt_cp_cand *x = &r->cands[i];
+        id(a, sizeof a, x->rank, x->seq);
+        printf("  %-14s %14" PRId64 " %14" PRId64 " %-5s %s\n", a, x->dur, x->slack, x->on_path ? "yes" : "no",
+               x->func ? x->func : "(computation)");
+    }
+}
+
+int vt__cmd_critpath(int argc, char **argv)
+{
+    const char *dir = NULL, *threshold = NULL, *scen_text = NULL;
+    uint32_t top = 20;
+    int json = 0, rc = VT_EXIT_ERROR, repair = 0;
+    struct vt_clockfix *fix = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            vt__usage_critpath(stdout);
+            return VT_EXIT_OK;
+        } else if ((!strcmp(a, "-s") || !strcmp(a, "--scenario")) && i + 1 < argc) {
+            if (scen_text)
+                return vt__usage_error(vt__usage_critpath, "one scenario only");
+            scen_text = argv[++i];
+        } else if ((!strcmp(a, "-k") || !strcmp(a, "--top")) && i + 1 < argc) {
+            if (vt__parse_u32(argv[++i], &top))
+                return vt__usage_error(vt__usage_critpath, "--top takes a count, not '%s'", argv[i]);
+        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
+            threshold = argv[++i];
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--clock-repair")) {
+            repair = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return vt__usage_error(vt__usage_critpath, "unknown option '%s'", a);
+        } else if (!dir) {
+            dir = a;
+        } else {
+            return vt__usage_error(vt__usage_critpath, "one trace directory only ('%s')", a);
+        }
+    }
+    if (!dir)
+        return vt__usage_error(vt__usage_critpath, "missing trace directory");
+    vt_scenario sc;
+    char msg[1024];
+    if (vt_scenario_parse(scen_text ? scen_text : "", &sc, msg, sizeof msg))
+        return vt__usage_error(vt__usage_critpath, "scenario %s", msg);
+    vt_trace *t = NULL;
+    vt_matches *m = NULL;
+    vt_critpath *cp = NULL;
+    vt_cp_part *fn = NULL, *site = NULL;
+    size_t nfn = 0, nsite = 0;
+    vt_error err;
+    vt_replay_result res;
+    int have_res = 0;
+    if (vt_trace_open(dir, &t, &err)) {
+        rc = vt__fail(&err);
+        goto out;
+    }
+    vt_model_params p;
+    vt_model_defaults(&p);
+    if (vt_model_params_parse(&p, vt_trace_config(t), msg, sizeof msg)) {
+        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
+        goto out;
+    }
+    if (threshold && vt_parse_duration(threshold, &p.theta)) {
+        rc = vt__usage_error(vt__usage_critpath, "--threshold takes a duration such as 500us, not '%s'", threshold);
+        goto out;
+    }
+    if (vt_trace_match(t, 0, &m, &err) || vt__clock_repair(t, m, repair, &fix, &err)) {
+        rc = vt__fail(&err);
+        goto out;
+    }
+    cp = vt_critpath_new(vt_trace_nranks(t), 0);
+    if (!cp) {
+        fprintf(stderr, "vtrace: out of memory\n");
+        goto out;
+    }
+    vt_observer obs;
+    vt_critpath_observer(cp, &obs);
+    if (vt_replay_observe(t, m, &p, &sc, 1, &obs, &res, &err)) {
+        rc = vt__fail(&err);
+        goto out;
+    }
+    have_res = 1;
+    if (vt_critpath_finish(cp, res.start, &err)) {
+        rc = vt__fail(&err);
+        goto out;
+    }
+    const vt_critpath_result *r = vt_critpath_get(cp);
+    if (r->end != res.total[0]) {
+        fprintf(stderr, "vtrace: internal error: the critical path ends at %" PRId64 ", the replay at %" PRId64 "\n",
+                r->end, res.total[0]);
+        goto out;
+    }
+    if (vt_critpath_per_function(cp, &fn, &nfn) || vt_critpath_per_site(cp, site_name, t, &site, &nsite)) {
+        fprintf(stderr, "vtrace: out of memory\n");
+        goto out;
+    }
+    if (json)
+        print_json(r, sc.text, fn, nfn, site, nsite);
+    else
+        print_text(r, dir, sc.text, top, fn, nfn, site, nsite);
+    rc = VT_EXIT_OK;
+out:
+    free(fn);
+    free(site);
+    if (have_res)
+        vt_replay_result_free(&res);
+    vt_critpath_free(cp);
+    vt_scenario_free(&sc);
+    vt_matches_free(m);
+    vt_trace_close(t);
+    vt_clockfix_free(fix);
+    return rc;
+}

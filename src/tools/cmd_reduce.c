@@ -1,0 +1,238 @@
+/* vtrace reduce: seed 002's postmortem aggregation of a full trace into a reduced one,
+ * with the run-time reduction's own rules (reduce.h). */
+#include "vt_config.h"
+#include "tools.h"
+#include "model.h"
+#include "reduce.h"
+#include "settings.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt__usage_reduce(FILE *out)
+{
+    fprintf(out,
+            "usage: vtrace reduce [OPTIONS] FULL OUT\n"
+            "Writes the reduced trace of the full trace FULL into the directory OUT: only the events\n"
+            "that can change a what-if prediction (model.md §5), decided as the run-time reduction\n"
+            "decides them. Prints the events and bytes before and after.\n\n"
+            "      --threshold DUR    candidate threshold θ (default: the trace's)\n"
+            "      --candidates all|bursts  which events θ applies to (default: the trace's)\n"
+            "      --m N, --K N       limits of the symbolic difference (1-7 variables, 1-8 terms)\n"
+            "      --no-compress      raw blocks (default: zstd, when vtrace was built with it)\n"
+            "      --check            at every event, the symbolic difference evaluated at each\n"
+            "                         scenario must equal the replay's (model.md §7.4)\n"
+            "  -s, --scenario TEXT    a scenario for --check (repeatable)\n"
+            "  -f, --scenario-file F  scenarios for --check, one a line\n"
+            "  -r, --random N         N random scenarios for --check (with --seed S)\n"
+            "      --no-write         decide and check, write nothing (OUT not needed)\n"
+            "      --polys FILE       write the symbolic difference after every event (RANK:SEQ POLY)\n"
+            "      --json             the summary as one JSON object\n");
+}
+
+int vt__cmd_reduce(int argc, char **argv)
+{
+    const char *in = NULL, *outdir = NULL, *threshold = NULL, *cands_opt = NULL, *broken = NULL, *polys_path = NULL;
+    FILE *polys = NULL;
+    int json = 0, check = 0, nowrite = 0, compress = 1, m_opt = 0, k_opt = 0;
+    uint32_t nrandom = 0, seed = 1;
+    vt_scenario *sc = NULL;
+    size_t nsc = 0;
+    char err[1024];
+    int rc = VT_EXIT_ERROR;
+    vt_trace *t = NULL;
+    vt_matches *m = NULL;
+    vt__cands cs = {0};
+    vt_error verr;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            vt__usage_reduce(stdout);
+            rc = VT_EXIT_OK;
+            goto out;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--check")) {
+            check = 1;
+        } else if (!strcmp(a, "--no-write")) {
+            nowrite = 1;
+        } else if (!strcmp(a, "--no-compress")) {
+            compress = 0;
+        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
+            threshold = argv[++i];
+        } else if (!strcmp(a, "--candidates") && i + 1 < argc) {
+            cands_opt = argv[++i];
+        } else if ((!strcmp(a, "--m") || !strcmp(a, "--K")) && i + 1 < argc) {
+            int v;
+            if (vt_parse_int(argv[++i], 1, a[2] == 'm' ? 7 : 8, &v)) {
+                rc = vt__usage_error(vt__usage_reduce, "%s takes an integer from 1 to %d, not '%s'", a,
+                                     a[2] == 'm' ? 7 : 8, argv[i]);
+                goto out;
+            }
+            if (a[2] == 'm')
+                m_opt = v;
+            else
+                k_opt = v;
+        } else if (!strcmp(a, "--polys") && i + 1 < argc) {
+            polys_path = argv[++i];
+        } else if (!strcmp(a, "--broken-rule") && i + 1 < argc) {
+            /* for the tests that prove the checks can fail (model.md §7.6) */
+            broken = argv[++i];
+        } else if ((!strcmp(a, "-s") || !strcmp(a, "--scenario")) && i + 1 < argc) {
+            if (vt__scenario_add(&sc, &nsc, argv[++i], err, sizeof err)) {
+                rc = vt__usage_error(vt__usage_reduce, "scenario %s", err);
+                goto out;
+            }
+        } else if ((!strcmp(a, "-f") || !strcmp(a, "--scenario-file")) && i + 1 < argc) {
+            if (vt__scenario_read_file(argv[++i], &sc, &nsc, err, sizeof err)) {
+                fprintf(stderr, "vtrace: %s\n", err);
+                goto out;
+            }
+        } else if ((!strcmp(a, "-r") || !strcmp(a, "--random")) && i + 1 < argc) {
+            if (vt__parse_u32(argv[++i], &nrandom)) {
+                rc = vt__usage_error(vt__usage_reduce, "--random takes a count, not '%s'", argv[i]);
+                goto out;
+            }
+        } else if (!strcmp(a, "--seed") && i + 1 < argc) {
+            if (vt__parse_u32(argv[++i], &seed)) {
+                rc = vt__usage_error(vt__usage_reduce, "--seed takes a number, not '%s'", argv[i]);
+                goto out;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            rc = vt__usage_error(vt__usage_reduce, "unknown option '%s'", a);
+            goto out;
+        } else if (!in) {
+            in = a;
+        } else if (!outdir) {
+            outdir = a;
+        } else {
+            rc = vt__usage_error(vt__usage_reduce, "too many arguments ('%s')", a);
+            goto out;
+        }
+    }
+    if (!in || (!outdir && !nowrite)) {
+        rc = vt__usage_error(vt__usage_reduce, "expected FULL and OUT directories");
+        goto out;
+    }
+    vt_reduce_opts o = {.out_dir = nowrite ? NULL : outdir, .check = check, .zstd_level = compress ? 3 : 0};
+    if (broken) {
+        if (!strcmp(broken, "nofold"))
+            o.broken = VT_SYM_BROKEN_NOFOLD;
+        else if (!strcmp(broken, "noR3"))
+            o.broken = VT_SYM_BROKEN_NOR3;
+        else {
+            rc = vt__usage_error(vt__usage_reduce, "--broken-rule takes nofold or noR3, not '%s'", broken);
+            goto out;
+        }
+    }
+    if (polys_path && !(polys = fopen(polys_path, "w"))) {
+        fprintf(stderr, "vtrace: %s: cannot create the polynomial file\n", polys_path);
+        goto out;
+    }
+    o.polys = polys;
+    if (vt_trace_open(in, &t, &verr)) {
+        rc = vt__fail(&verr);
+        goto out;
+    }
+    if (!nowrite && !strcmp(in, outdir)) {
+        rc = vt__usage_error(vt__usage_reduce, "OUT must differ from FULL");
+        goto out;
+    }
+    vt_model_params p;
+    vt_model_defaults(&p);
+    if (vt_model_params_parse(&p, vt_trace_config(t), err, sizeof err)) {
+        fprintf(stderr, "vtrace: %s: %s\n", in, err);
+        goto out;
+    }
+    if (threshold && vt_parse_duration(threshold, &p.theta)) {
+        rc = vt__usage_error(vt__usage_reduce, "--threshold takes a duration such as 500us, not '%s'", threshold);
+        goto out;
+    }
+    if (cands_opt) {
+        if (strcmp(cands_opt, "all") && strcmp(cands_opt, "bursts")) {
+            rc = vt__usage_error(vt__usage_reduce, "--candidates takes all or bursts, not '%s'", cands_opt);
+            goto out;
+        }
+        p.cand_calls = !strcmp(cands_opt, "all");
+    }
+    if (m_opt)
+        p.m = m_opt;
+    if (k_opt)
+        p.K = k_opt;
+    if (nrandom) {
+        if (vt_replay_candidates(t, &p, vt__cand_collect, &cs, &verr)) {
+            rc = vt__fail(&verr);
+            goto out;
+        }
+        if (vt__scenario_random(&cs, nrandom, seed, &sc, &nsc, err, sizeof err)) {
+            fprintf(stderr, "vtrace: %s\n", err);
+            goto out;
+        }
+    }
+    if (check && nsc == 0 && vt__scenario_add(&sc, &nsc, "", err, sizeof err))
+        goto out;
+    if (vt_trace_match(t, 0, &m, &verr)) {
+        rc = vt__fail(&verr);
+        goto out;
+    }
+    vt_reduce_stats st;
+    if (vt_reduce(t, m, &p, sc, nsc, &o, &st, &verr)) {
+        rc = vt__fail(&verr);
+        goto out;
+    }
+    if (json) {
+        int first = 1;
+        fputc('{', stdout);
+#define JU(k, v) \
+    do { \
+        vt__json_key(stdout, &first, k); \
+        printf("%" PRIu64, (uint64_t)(v)); \
+    } while (0)
+        JU("events", st.events);
+        JU("records_in", st.records_in);
+        JU("records_out", st.records_out);
+        JU("bytes_in", st.bytes_in);
+        JU("bytes_out", st.bytes_out);
+        JU("messages", st.messages);
+        JU("messages_recorded", st.messages_kept);
+        JU("messages_merged", st.folded);
+        JU("completions", st.completions);
+        JU("completions_recorded", st.completions_kept);
+        JU("overflows", st.overflows);
+        if (check) {
+            JU("checked", st.checked);
+            JU("check_failures", st.check_failures);
+            vt__json_key(stdout, &first, "first_failure");
+            vt__json_str(stdout, st.first_failure);
+        }
+#undef JU
+        fputs("}\n", stdout);
+    } else {
+        printf("events   %" PRIu64 " model events, %" PRIu64 " records -> %" PRIu64 " records (%.1f%%)\n", st.events,
+               st.records_in, st.records_out, st.records_in ? 100.0 * (double)st.records_out / (double)st.records_in : 0.0);
+        if (!nowrite)
+            printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)\n", st.bytes_in, st.bytes_out,
+                   st.bytes_in ? 100.0 * (double)st.bytes_out / (double)st.bytes_in : 0.0);
+        printf("messages %" PRIu64 " received, %" PRIu64 " merged (R3), %" PRIu64 " recorded\n", st.messages, st.folded,
+               st.messages_kept);
+        printf("completions %" PRIu64 ", recorded %" PRIu64 "; overflow atoms %" PRIu64 "\n", st.completions,
+               st.completions_kept, st.overflows);
+        if (check)
+            printf("check    %" PRIu64 " (event, scenario) pairs over %zu scenarios: %s%s\n", st.checked, nsc,
+                   st.check_failures ? "FAILED: " : "all equal", st.check_failures ? st.first_failure : "");
+    }
+    rc = check && st.check_failures ? VT_EXIT_ERROR : VT_EXIT_OK;
+out:
+    if (polys && fclose(polys) && rc == VT_EXIT_OK) {
+        fprintf(stderr, "vtrace: %s: cannot write the polynomial file\n", polys_path);
+        rc = VT_EXIT_ERROR;
+    }
+    for (size_t i = 0; i < nsc; i++)
+        vt_scenario_free(&sc[i]);
+    free(sc);
+    free(cs.v);
+    vt_matches_free(m);
+    vt_trace_close(t);
+    return rc;
+}

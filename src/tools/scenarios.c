@@ -1,0 +1,131 @@
+/* Scenario lists shared by the subcommands: from the command line, from files, and
+ * random ones over the candidates (the same for every trace of a run). */
+#include "vt_config.h"
+#include "tools.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt__cand_collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname)
+{
+    vt__cands *c = arg;
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? c->cap * 2 : 256;
+        vt__cand *n = realloc(c->v, nc * sizeof *n);
+        if (!n) {
+            c->oom = 1;
+            return;
+        }
+        c->v = n;
+        c->cap = nc;
+    }
+    vt__cand *x = &c->v[c->n++];
+    x->rank = rank;
+    x->seq = seq;
+    x->dur = dur;
+    snprintf(x->fn, sizeof x->fn, "%s", fname ? fname : "(computation)");
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545f4914f6cdd1dull;
+}
+
+int vt__scenario_add(vt_scenario **sc, size_t *n, const char *text, char *err, size_t errlen)
+{
+    vt_scenario *nv = realloc(*sc, (*n + 1) * sizeof **sc);
+    if (!nv) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    *sc = nv;
+    if (vt_scenario_parse(text, &nv[*n], err, errlen))
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+int vt__scenario_read_file(const char *path, vt_scenario **sc, size_t *n, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open the scenario file", path);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned lineno = 0;
+    int rc = 0;
+    /* getline: a random scenario over many candidates is a long line. */
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        line[strcspn(line, "\r\n")] = '\0';
+        char e[512];
+        if (vt__scenario_add(sc, n, line, e, sizeof e)) {
+            snprintf(err, errlen, "%s: line %u: %s", path, lineno, e);
+            rc = -1;
+            break;
+        }
+    }
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
+
+int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt_scenario **sc, size_t *n, char *err,
+                        size_t errlen)
+{
+    if (cs->oom) {
+        snprintf(err, errlen, "out of memory listing the candidates");
+        return -1;
+    }
+    uint64_t state = 0x9e3779b97f4a7c15ull ^ ((uint64_t)seed * 0xbf58476d1ce4e5b9ull);
+    for (uint32_t k = 0; k < count; k++) {
+        /* Each candidate joins with probability q (itself random per scenario); its
+         * shortening is elimination or a random amount up to its duration. */
+        uint64_t q = rnd(&state) % 1000;
+        size_t len = 0, cap = 256;
+        char *text = malloc(cap);
+        if (!text) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        text[0] = '\0';
+        for (size_t i = 0; i < cs->n; i++) {
+            if (rnd(&state) % 1000 >= q)
+                continue;
+            char item[96];
+            if (rnd(&state) % 2)
+                snprintf(item, sizeof item, "%s%u:%" PRIu64 "=elim", len ? " " : "", cs->v[i].rank, cs->v[i].seq);
+            else
+                snprintf(item, sizeof item, "%s%u:%" PRIu64 "=-%" PRIu64 "ns", len ? " " : "", cs->v[i].rank,
+                         cs->v[i].seq, rnd(&state) % (uint64_t)(cs->v[i].dur + 1));
+            size_t il = strlen(item);
+            if (len + il + 1 > cap) {
+                cap = (len + il + 1) * 2;
+                char *nt = realloc(text, cap);
+                if (!nt) {
+                    free(text);
+                    snprintf(err, errlen, "out of memory");
+                    return -1;
+                }
+                text = nt;
+            }
+            memcpy(text + len, item, il + 1);
+            len += il;
+        }
+        int bad = vt__scenario_add(sc, n, text, err, errlen);
+        free(text);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
