@@ -1,5 +1,6 @@
-/* The clock-condition check and repair the analysis commands run before a replay
- * (doc/clock-repair.md). */
+/* The clock-condition check and repair of the analysis commands (doc/clock-repair.md):
+ * the replay counts receives that end before their send started (for free, it sees
+ * both times); --clock-repair computes and installs the repair before the replay. */
 #include "vt_config.h"
 #include "tools.h"
 #include "clockfix.h"
@@ -11,22 +12,12 @@ int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, vt_clockfix 
     *fix = NULL;
     /* a reduced trace lacks the merged messages, and its run-time decisions were made
      * with the raw times: it is replayed as it is */
-    if (vt_trace_is_reduced(t))
+    if (!enabled || vt_trace_is_reduced(t))
         return 0;
     vt_clockfix_stats st;
     if (vt_clockfix_compute(t, m, 0, fix, &st, err))
         return -1;
     if (!st.violations) {
-        vt_clockfix_free(*fix);
-        *fix = NULL;
-        return 0;
-    }
-    if (!enabled) {
-        fprintf(stderr,
-                "vtrace: warning: %" PRIu64 " of %" PRIu64 " receives end before their send started (clock "
-                "condition, by up to %" PRId64 " ns); predicting from the raw times, as a reduced trace of the run "
-                "would; --clock-repair repairs them first\n",
-                st.violations, st.messages, st.max_violation_ns);
         vt_clockfix_free(*fix);
         *fix = NULL;
         return 0;
@@ -39,4 +30,14 @@ int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, vt_clockfix 
             st.max_shift_rank);
     vt_trace_set_clockfix(t, *fix);
     return 0;
+}
+
+void vt__clock_warn(const vt_replay_result *res, const vt_clockfix *fix)
+{
+    if (fix || !res->clock_violations)
+        return;
+    fprintf(stderr,
+            "vtrace: warning: %" PRIu64 " of %" PRIu64 " receives end before their send started (clock condition); "
+            "predicting from the raw times, as a reduced trace of the run would; --clock-repair repairs them first\n",
+            res->clock_violations, res->messages);
 }

@@ -293,6 +293,7 @@ int vt__cmd_critpath(int argc, char **argv)
         goto out;
     }
     have_res = 1;
+    vt__clock_warn(&res, fix);
     if (vt_critpath_finish(cp, res.start, &err)) {
         rc = vt__fail(&err);
         goto out;

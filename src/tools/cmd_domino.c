@@ -202,6 +202,7 @@ int vt__cmd_domino(int argc, char **argv)
         rc = vt__fail(&err);
         goto out;
     }
+    vt__clock_warn(&res, fix);
     int64_t measured = res.total[0] - res.start;
     for (size_t k = 0; k <= nwaits; k++)
         naive[k] = res.total[k] - res.start;

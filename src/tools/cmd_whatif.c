@@ -146,6 +146,7 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = vt__fail(&verr);
         goto out;
     }
+    vt__clock_warn(&res, fix);
     int64_t measured = 0;
     for (uint32_t r = 0; r < res.nranks; r++)
         if (r == 0 || res.measured[r] > measured)

@@ -60,6 +60,8 @@ int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt_s
  * (NULL when nothing was repaired) must outlive T's use; free it after closing T. */
 struct vt_clockfix;
 int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, struct vt_clockfix **fix, vt_error *err);
+/* After a replay without a repair: the warning, when receives end before their send. */
+void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
 
 int vt__fail(const vt_error *err);
 /* Prints the usage of a subcommand on stderr with a reason; returns VT_EXIT_USAGE. */

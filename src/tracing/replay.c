@@ -74,9 +74,9 @@ static int parse_selector(const char *s, vt_shorten *it)
     if (!strncmp(s, "fn:", 3) || !strncmp(s, "site:", 5)) {
         it->sel = s[0] == 'f' ? VT_SEL_FUNC : VT_SEL_SITE;
         const char *name = strchr(s, ':') + 1;
-        if (!*name || strlen(name) >= sizeof it->name)
+        if (!*name)
             return -1;
-        strcpy(it->name, name);
+        it->name = name;
         return 0;
     }
     char *end;
@@ -135,7 +135,7 @@ int vt_scenario_parse(const char *text, vt_scenario *out, char *err, size_t errl
         }
         out->items[out->nitems++] = it;
     }
-    free(copy);
+    out->tokens = copy;   /* the items' names point into it */
     return 0;
 fail:
     free(copy);
@@ -146,6 +146,7 @@ fail:
 void vt_scenario_free(vt_scenario *s)
 {
     free(s->text);
+    free(s->tokens);
     free(s->items);
     memset(s, 0, sizeof *s);
 }
@@ -500,6 +501,7 @@ typedef struct replay {
     int64_t *dbefore;         /* nsc */
     uint64_t *probed_by;
     size_t nprobed_by, capprobed_by;
+    uint64_t step_msgs, step_viol;   /* of the record being processed (it may block) */
     int64_t *tmp;
     /* What the record being processed read: released once it is applied. */
     uint32_t *used;
@@ -1206,6 +1208,8 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     const vt_match_csend *se = &snd->sends[rv->send_pos];
     const slot *sd = &R->slots[sl];
     int sync = send_is_sync(R, key->src, se);
+    R->step_msgs++;
+    R->step_viol += E < sd->T;
     vt_obs_con *oc;
     if (add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, E), slot_d(R, sl), VT_CON_MSG, key->src,
                     sd->seq, &oc) ||
@@ -1371,6 +1375,7 @@ static int step(replay *R, rstate *s)
     }
     /* Phase B: the contributors (model.md §3); block while one is not available. */
     R->ncons = R->nused = R->nused_gates = R->nused_reqs = R->nprobed_by = R->nmembers = 0;
+    R->step_msgs = R->step_viol = 0;
     int completion = 0, local = 1;
     if (s->probe_msg != SIZE_MAX) {
         completion = 1;
@@ -1453,6 +1458,8 @@ static int step(replay *R, rstate *s)
     }
     if (apply_event(R, s, 2 * ev->callno + 1, enter, exit, base, M, fname(R, s->rank, ev->fn), ev->callsite, k))
         return STEP_ERROR;
+    R->res->messages += R->step_msgs;
+    R->res->clock_violations += R->step_viol;
     release_used(R, s);
     if (s->probed.n)
         for (size_t j = 0; j < s->ndone; j++)

@@ -23,7 +23,7 @@ typedef struct vt_shorten {
     enum vt_sel_kind sel;
     int64_t rank;           /* -1: any rank (fn:, site:, all) */
     uint64_t seq;           /* VT_SEL_EVENT */
-    char name[128];         /* VT_SEL_FUNC, VT_SEL_SITE */
+    const char *name;       /* VT_SEL_FUNC, VT_SEL_SITE: points into the scenario's text copy */
     enum vt_short_kind how;
     int64_t value;          /* ns (VT_SHORT_NS) or parts per million (VT_SHORT_PPM) */
     /* Filled by the replay: */
@@ -34,6 +34,7 @@ typedef struct vt_shorten {
 
 typedef struct vt_scenario {
     char *text;
+    char *tokens;           /* the parsed copy of text */
     vt_shorten *items;
     size_t nitems;
 } vt_scenario;
@@ -51,6 +52,9 @@ typedef struct vt_replay_result {
     int64_t start;          /* earliest enter of any rank (global ns) */
     uint64_t events;        /* model events (bursts and calls) */
     uint64_t candidates;
+    uint64_t messages;      /* messages completed (a full trace's) */
+    uint64_t clock_violations; /* of them, received by a call that ended before the send
+                             * started (clock condition; see clockfix.h) */
 } vt_replay_result;
 
 /* Replays the trace for every scenario. Errors (a trace the replay cannot order, an
