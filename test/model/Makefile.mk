@@ -28,5 +28,5 @@ EXTRA_DIST += test/model/critpath_golden.sh test/model/critpath_golden.py test/m
 # vtrace reduce: against mc.py's run-time reduction (records and polynomials), the §7.4
 # check at every event, full and reduced predictions equal, broken rules noticed; and the
 # equivalence on real traces (reduce_equiv.sh, called by test/mpi/run-mpi-test.sh).
-TESTS += test/model/check_reduce.sh test/model/clock_repair_cli.sh
-EXTRA_DIST += test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_vs_mc.py test/model/reduce_equiv.sh
+TESTS += test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_golden.sh test/model/reduce_cli.sh
+EXTRA_DIST += test/model/reduce_cli.sh test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_golden.sh test/model/reduce_golden.py test/model/reduce_vs_mc.py test/model/reduce_equiv.sh

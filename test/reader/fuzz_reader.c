@@ -49,6 +49,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (vt_cursor_open(t, r, &c, &err))
             continue;
         int got;
+        if (vt_trace_rank(t, r)->reduced) {
+            vt_rrec rr;
+            while ((got = vt_cursor_next_reduced(c, &rr, &err)) == 1) {
+                (void)vt_trace_function(t, r, rr.fn);
+                (void)vt_trace_callsite(t, r, rr.callsite);
+                for (size_t i = 0; i < rr.nmsgs; i++)
+                    (void)vt_global_time(t, rr.msgs[i].src, rr.msgs[i].S);
+                for (size_t i = 0; i < rr.nssends; i++)
+                    (void)vt_global_time(t, rr.ssends[i].dst, rr.ssends[i].S);
+                for (size_t i = 0; i < rr.ngates; i++)
+                    (void)rr.gates[i].nmembers;
+            }
+            if (got < 0 && !strstr(err.msg, ": offset "))
+                __builtin_trap();
+            vt_cursor_close(c);
+            continue;
+        }
         while ((got = vt_cursor_next(c, &ev, &err)) == 1) {
             (void)vt_global_time(t, r, ev.enter);
             (void)vt_trace_function(t, r, ev.fn);

@@ -4,7 +4,8 @@
 # Environment: CC (default clang), FUZZ_CRC=1 to keep the CRC check (by default the
 # fuzz build defines FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the reader
 # ignore CRC mismatches so that mutated payloads reach the parsers), FUZZ_ARGS for
-# more libFuzzer options. The seed corpus is made by test/reader/synth.c.
+# more libFuzzer options. The seed corpus is made by test/reader/synth.c, and, when
+# VTRACE names a built vtrace command, its reduced trace too (REDUCED blocks).
 # Crashes are written to WORKDIR/artifacts; the exit status is libFuzzer's.
 set -eu
 secs=${1:-60}
@@ -42,6 +43,12 @@ for opts in "" "--zstd 3 --per-block 1000" "--per-block 1" "--per-block 3" "--un
     cat "$work/seeds/t/vtrace.defs" "$work/seeds/t"/rank-*.vte >"$work/corpus/seed-$i"
     i=$((i + 1))
 done
+if [ -n "${VTRACE:-}" ] && [ -x "$VTRACE" ]; then
+    "$work/synth" "$work/seeds/t"
+    rm -rf "$work/seeds/r"
+    "$VTRACE" reduce --threshold 100ns --no-compress "$work/seeds/t" "$work/seeds/r" >/dev/null
+    cat "$work/seeds/r/vtrace.defs" "$work/seeds/r"/rank-*.vte >"$work/corpus/seed-reduced"
+fi
 printf 'kw1="VTRACE\\x00E"\nkw2="VTRACE\\x00D"\nkw3="VBLK"\nkw4="MPI_Recv"\nkw5="MPI_Irecv"\nkw6="MPI_Mprobe"\nkw7="MPI_Start"\nkw8="cnptbPTBoqrRkmfO"\n' \
     >"$work/dict"
 

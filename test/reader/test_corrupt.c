@@ -1,5 +1,5 @@
 /* Corrupted traces: every truncation and byte flip of every file of the synthetic
- * trace (raw and zstd), and named corruptions (wrong major version, wrong magic, CRC
+ * trace (raw and zstd) and of its reduced trace (vtrace reduce's), and named corruptions (wrong major version, wrong magic, CRC
  * mismatch, missing rank file, missing END, unmatched message, ...), read in-process
  * through the whole reader (open, every cursor, matching). Each must fail with a
  * message naming the file and an offset; none may crash (run it under ASan too). */
@@ -7,6 +7,9 @@
 #include "reader.h"
 #include "codec.h"
 #include "synth.h"
+#include "model.h"
+#include "reduce.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,11 +78,18 @@ static int read_all(vt_trace *t, vt_error *err)
     for (uint32_t r = 0; r < vt_trace_nranks(t); r++) {
         vt_cursor *c;
         vt_event ev;
+        vt_rrec rr;
         int got;
         if (vt_cursor_open(t, r, &c, err))
             return -1;
-        while ((got = vt_cursor_next(c, &ev, err)) == 1)
-            (void)vt_global_time(t, r, ev.exit);
+        if (vt_trace_rank(t, r)->reduced) {
+            while ((got = vt_cursor_next_reduced(c, &rr, err)) == 1)
+                for (size_t i = 0; i < rr.nmsgs; i++)
+                    (void)vt_global_time(t, rr.msgs[i].src, rr.msgs[i].S);
+        } else {
+            while ((got = vt_cursor_next(c, &ev, err)) == 1)
+                (void)vt_global_time(t, r, ev.exit);
+        }
         vt_cursor_close(c);
         if (got < 0)
             return -1;
@@ -87,8 +97,50 @@ static int read_all(vt_trace *t, vt_error *err)
     vt_matches *m;
     if (vt_trace_match(t, 0, &m, err))
         return -1;
+    if (vt_trace_is_reduced(t)) {
+        /* a damaged reduced trace that decodes must replay or be refused, never crash */
+        vt_model_params p;
+        vt_model_defaults(&p);
+        char msg[256];
+        vt_scenario sc;
+        vt_replay_result res;
+        vt_error e2;
+        if (vt_model_params_parse(&p, vt_trace_config(t), msg, sizeof msg) == 0 &&
+            vt_scenario_parse("all=-50%", &sc, msg, sizeof msg) == 0) {
+            if (vt_replay(t, m, &p, &sc, 1, &res, &e2) == 0)
+                vt_replay_result_free(&res);
+            vt_scenario_free(&sc);
+        }
+    }
     vt_matches_free(m);
     return 0;
+}
+
+/* The reduced trace of the synthetic trace in dir, written to out (θ 100 ns, so that
+ * it holds records of every kind). */
+static int reduce_synth(const char *dir, const char *out)
+{
+    vt_trace *t;
+    vt_matches *m;
+    vt_error err;
+    if (vt_trace_open(dir, &t, &err) || vt_trace_match(t, 0, &m, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
+    vt_model_params p;
+    vt_model_defaults(&p);
+    p.theta = 100;
+    vt_reduce_opts o = {.out_dir = out};
+    vt_reduce_stats st;
+    int rc = vt_reduce(t, m, &p, NULL, 0, &o, &st, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    else
+        printf("reduced synthetic trace: %llu -> %llu records\n", (unsigned long long)st.records_in,
+               (unsigned long long)st.records_out);
+    vt_matches_free(m);
+    vt_trace_close(t);
+    return rc;
 }
 
 /* Runs the reader on the files (file `skip` left out); returns 0 or -1 with err. */
@@ -415,6 +467,19 @@ int main(void)
     }
     load(dir, f);
     truncations_and_flips(f, "zstd");
+    random_damage(f, 3000);
+    free_files(f);
+
+    /* the reduced trace of the raw synthetic trace */
+    synth_opts raw2 = {0, 8, 0};
+    char rdir[80];
+    snprintf(rdir, sizeof rdir, "%s/reduced", dir);
+    if (synth_write(dir, &raw2, emsg, sizeof emsg) || reduce_synth(dir, rdir)) {
+        fprintf(stderr, "%s\n", emsg);
+        return 1;
+    }
+    load(rdir, f);
+    truncations_and_flips(f, "reduced");
     random_damage(f, 3000);
     free_files(f);
 
