@@ -1456,30 +1456,28 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     return 0;
 }
 
-int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
+/* The framing both kinds of records share: the next record's payload position, across
+ * blocks. 1: a record is next (decode it, then call cursor_advance); 0: end; -1: error
+ * (in c->last). */
+static int cursor_ready(vt_cursor *c, const char *payload)
 {
-    if (!c || !ev)
-        return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
-    if (c->rk->reduced)
-        return vt__seterr(err, c->rk->path, 0, "expected a full trace (EVENTS blocks), found a reduced trace: "
-                          "this tool needs every event");
-    if (c->state < 0) {
-        if (err)
-            *err = c->last;
+    if (c->state < 0)
         return -1;
-    }
     if (c->state > 0)
         return 0;
     c->r.err = &c->last;
     while (c->left == 0) {
         if (c->r.p != c->r.end) {
-            pp_err(&c->r, "expected end of the EVENTS payload after %u records (block header), found %zu more bytes",
+            pp_err(&c->r, "expected end of the %s payload after %u records (block header), found %zu more bytes", payload,
                    c->inblock, pp_left(&c->r));
-            goto fail;
+            c->state = -1;
+            return -1;
         }
         int rc = cursor_block(c, &c->last);
-        if (rc < 0)
-            goto fail;
+        if (rc < 0) {
+            c->state = -1;
+            return -1;
+        }
         if (rc == 0) {
             c->state = 1;
             return 0;
@@ -1488,20 +1486,48 @@ int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
     }
     if (c->r.p == c->r.end) {
         pp_err(&c->r, "expected %u more records (block header), found end of payload", c->left);
-        goto fail;
+        c->state = -1;
+        return -1;
     }
-    if (decode_record(c, ev))
-        goto fail;
+    return 1;
+}
+
+/* After a record was decoded (ok == 0) or failed to (ok != 0): the cursor's result. */
+static int cursor_advance(vt_cursor *c, int ok, vt_error *err)
+{
+    if (ok != 0) {
+        c->state = -1;
+        if (err)
+            *err = c->last;
+        return -1;
+    }
     c->left--;
     c->inblock++;
     c->next_index++;
-    c->next_callno += ev->fn >= 0;
     return 1;
-fail:
-    c->state = -1;
+}
+
+static int cursor_fail(vt_cursor *c, vt_error *err)
+{
     if (err)
         *err = c->last;
     return -1;
+}
+
+int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
+{
+    if (!c || !ev)
+        return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
+    if (c->rk->reduced)
+        return vt__seterr(err, c->rk->path, 0, "expected a full trace (EVENTS blocks), found a reduced trace: "
+                          "this tool needs every event");
+    int rc = cursor_ready(c, "EVENTS");
+    if (rc <= 0)
+        return rc < 0 ? cursor_fail(c, err) : 0;
+    if (cursor_advance(c, decode_record(c, ev), err) < 0)
+        return -1;
+    c->next_callno += ev->fn >= 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ reduced records */
@@ -1686,44 +1712,10 @@ int vt_cursor_next_reduced(vt_cursor *c, vt_rrec *rec, vt_error *err)
         return vt__seterr(err, "(cursor)", 0, "expected a cursor and a record, found NULL");
     if (!c->rk->reduced)
         return vt__seterr(err, c->rk->path, 0, "expected a reduced trace (REDUCED blocks), found a full trace");
-    if (c->state < 0) {
-        if (err)
-            *err = c->last;
-        return -1;
-    }
-    if (c->state > 0)
-        return 0;
-    c->r.err = &c->last;
-    while (c->left == 0) {
-        if (c->r.p != c->r.end) {
-            pp_err(&c->r, "expected end of the REDUCED payload after %u records (block header), found %zu more bytes",
-                   c->inblock, pp_left(&c->r));
-            goto fail;
-        }
-        int rc = cursor_block(c, &c->last);
-        if (rc < 0)
-            goto fail;
-        if (rc == 0) {
-            c->state = 1;
-            return 0;
-        }
-        c->r.err = &c->last;
-    }
-    if (c->r.p == c->r.end) {
-        pp_err(&c->r, "expected %u more records (block header), found end of payload", c->left);
-        goto fail;
-    }
-    if (decode_rrec(c, rec))
-        goto fail;
-    c->left--;
-    c->inblock++;
-    c->next_index++;
-    return 1;
-fail:
-    c->state = -1;
-    if (err)
-        *err = c->last;
-    return -1;
+    int rc = cursor_ready(c, "REDUCED");
+    if (rc <= 0)
+        return rc < 0 ? cursor_fail(c, err) : 0;
+    return cursor_advance(c, decode_rrec(c, rec), err);
 }
 
 int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t **payload, size_t *len, vt_error *err)
