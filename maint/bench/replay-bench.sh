@@ -5,12 +5,16 @@
 # Makes the trace with `mpiexec -n 2 examples/halo ITERS 16 0` (ITERS=1000000 gives
 # 12,000,008 records and 4,000,000 messages, about 180 MB and 3 s), then times
 #   decode            vtrace info --no-match DIR
-#   decode+match      vtrace info DIR
-#   whatif 1          vtrace whatif DIR                          (matching and replay)
+#   decode+match      vtrace info DIR                   (the whole matching, vt_trace_match)
+#   whatif 1          vtrace whatif DIR                 (one pass: matching while replaying)
 #   whatif 8 random   vtrace whatif --threshold 2us --random 8 DIR
+#                     (random scenarios: each lists hundreds of thousands of events)
+#   whatif 8 select   vtrace whatif -s rank:0=-10% ... DIR  (8 selector scenarios)
 # each with /usr/bin/time -f '%e %M' (GNU time), and prints per command the median
 # elapsed time, events per second and peak RSS, in total and per event (an event is
-# a trace record, as `vtrace info` counts them) and per message.
+# a trace record, as `vtrace info` counts them) and per message, and for the replays
+# the model events per second (a burst and a call per record) and the cost of 8
+# scenarios against 1.
 # Environment:
 #   ITERS        halo iterations (default 1000000; each makes 12 records, 4 messages)
 #   BENCH_TRACE  trace directory to use: made there when it does not exist, kept
@@ -49,12 +53,14 @@ if [ ! -f "$trace/vtrace.defs" ]; then
 fi
 "$tool" info --json "$trace" >"$tmp/info.json" || die "vtrace info failed on $trace"
 
-for name in decode match whatif1 whatif8; do
+for name in decode match whatif1 whatif8 whatif8s; do
     case $name in
     decode) set -- info --no-match ;;
     match) set -- info ;;
     whatif1) set -- whatif ;;
     whatif8) set -- whatif --threshold 2us --random 8 ;;
+    whatif8s) set -- whatif -s rank:0=-10% -s rank:1=-10% -s all=-5% -s fn:MPI_Waitall=-20% -s rank:0=elim \
+        -s all=-1us -s fn:MPI_Allreduce=-50% -s rank:1=-30% ;;
     esac
     r=0
     while [ "$r" -lt "$runs" ]; do
@@ -75,7 +81,7 @@ print("trace: %d events (records), %d messages, %d ranks, %.1f MB; medians of %d
 print("%-16s %-48s %8s %10s %9s %9s %9s" % ("", "command", "time_s", "Mevents/s", "rss_MB", "B/event", "B/msg"))
 med = {}
 for name, label in (("decode", "decode"), ("match", "decode+match"), ("whatif1", "whatif 1"),
-                    ("whatif8", "whatif 8 random")):
+                    ("whatif8", "whatif 8 random"), ("whatif8s", "whatif 8 select")):
     t, m = [], []
     for r in range(runs):
         e, k = open("%s/%s.%d" % (tmp, name, r)).read().split()[-2:]
@@ -84,11 +90,15 @@ for name, label in (("decode", "decode"), ("match", "decode+match"), ("whatif1",
     t, m = statistics.median(t), statistics.median(m)
     med[name] = t
     cmd = open("%s/%s.cmd" % (tmp, name)).read().strip()
+    if len(cmd) > 48:
+        cmd = cmd[:44] + " ..."
     print("%-16s %-48s %8.2f %10.2f %9.1f %9.1f %9.1f"
           % (label, cmd, t, events / t / 1e6 if t > 0 else float("inf"), m / 1e6, m / events,
              m / msgs if msgs else float("nan")))
 if med["whatif1"] > 0:
     print("8 random scenarios / 1 scenario: %.2fx time" % (med["whatif8"] / med["whatif1"]))
-    print("the replay's model events (a burst and a call per record): %.2f M/s for whatif 1"
-          % (2 * events / med["whatif1"] / 1e6))
+    print("8 selector scenarios / 1 scenario: %.2fx time" % (med["whatif8s"] / med["whatif1"]))
+    print("the replay's model events (a burst and a call per record), M/s: %.2f whatif 1, %.2f whatif 8 random, "
+          "%.2f whatif 8 select"
+          % tuple(2 * events / med[n] / 1e6 for n in ("whatif1", "whatif8", "whatif8s")))
 PY

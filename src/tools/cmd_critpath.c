@@ -277,7 +277,8 @@ int vt__cmd_critpath(int argc, char **argv)
         rc = vt__usage_error(vt__usage_critpath, "--threshold takes a duration such as 500us, not '%s'", threshold);
         goto out;
     }
-    if (vt_trace_match(t, 0, &m, &err) || vt__clock_repair(t, m, repair, &fix, &err)) {
+    /* the replay matches messages as it goes; the clock repair needs the whole matching */
+    if ((repair && vt_trace_match(t, 0, &m, &err)) || vt__clock_repair(t, m, repair, &fix, &err)) {
         rc = vt__fail(&err);
         goto out;
     }
@@ -288,7 +289,7 @@ int vt__cmd_critpath(int argc, char **argv)
     }
     vt_observer obs;
     vt_critpath_observer(cp, &obs);
-    if (vt_replay_observe(t, m, &p, &sc, 1, &obs, &res, &err)) {
+    if (vt_replay_observe(t, NULL, &p, &sc, 1, &obs, &res, &err)) {
         rc = vt__fail(&err);
         goto out;
     }

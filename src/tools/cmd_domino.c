@@ -87,8 +87,8 @@ static char *elim_text(const dlist *l, const dcand *extra, const size_t *order, 
     return t;
 }
 
-static int run(const vt_trace *t, const vt_matches *m, const vt_model_params *p, char **texts, size_t n,
-               vt_replay_result *res, vt_error *err)
+static int run(const vt_trace *t, const vt_model_params *p, char **texts, size_t n, vt_replay_result *res,
+               vt_error *err)
 {
     vt_scenario *sc = calloc(n, sizeof *sc);
     char msg[512];
@@ -100,7 +100,7 @@ static int run(const vt_trace *t, const vt_matches *m, const vt_model_params *p,
         if (vt_scenario_parse(texts[ok], &sc[ok], msg, sizeof msg))
             break;
     if (ok == n)
-        rc = vt_replay(t, m, p, sc, n, res, err);
+        rc = vt_replay(t, NULL, p, sc, n, res, err); /* matching messages as it goes */
     else
         snprintf(err->msg, sizeof err->msg, "%s", msg);
     for (size_t i = 0; i < ok; i++)
@@ -164,12 +164,20 @@ int vt__cmd_domino(int argc, char **argv)
         rc = vt__usage_error(vt__usage_domino, "--threshold takes a duration such as 500us, not '%s'", threshold);
         goto out;
     }
-    if (vt_trace_match(t, 0, &m, &err) || vt__clock_repair(t, m, repair, &fix, &err) ||
+    /* the replay matches messages as it goes; the clock repair needs the whole matching */
+    if ((repair && vt_trace_match(t, 0, &m, &err)) || vt__clock_repair(t, m, repair, &fix, &err) ||
         vt_replay_candidates(t, &p, collect, &l, &err)) {
         rc = vt__fail(&err);
         goto out;
     }
     if (l.n == 0) {
+        /* a trace the replay cannot match or order is reported as such first */
+        vt_replay_result r0;
+        if (vt_replay(t, NULL, &p, NULL, 0, &r0, &err)) {
+            rc = vt__fail(&err);
+            goto out;
+        }
+        vt_replay_result_free(&r0);
         fprintf(stderr, "vtrace: %s: no candidate events (none lasts the threshold %" PRId64 " ns)\n", dir, p.theta);
         goto out;
     }
@@ -196,7 +204,7 @@ int vt__cmd_domino(int argc, char **argv)
         texts[k] = elim_text(&l, NULL, waits, k);
         ntexts = k + 1;
     }
-    if (run(t, m, &p, texts, ntexts, &res, &err)) {
+    if (run(t, &p, texts, ntexts, &res, &err)) {
         free(waits);
         free(naive);
         rc = vt__fail(&err);
@@ -228,7 +236,7 @@ int vt__cmd_domino(int argc, char **argv)
             idx[n++] = i;
         }
         ntexts = n;
-        if (run(t, m, &p, texts, n, &res, &err)) {
+        if (run(t, &p, texts, n, &res, &err)) {
             free(idx);
             free(waits);
             free(naive);

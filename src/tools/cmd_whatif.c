@@ -137,12 +137,13 @@ int vt__cmd_whatif(int argc, char **argv)
     }
     if (nsc == 0 && vt__scenario_add(&sc, &nsc, "", err, sizeof err))
         goto out;
-    if (vt_trace_match(t, 0, &m, &verr) || vt__clock_repair(t, m, repair, &fix, &verr)) {
+    /* the replay matches messages as it goes; the clock repair needs the whole matching */
+    if ((repair && vt_trace_match(t, 0, &m, &verr)) || vt__clock_repair(t, m, repair, &fix, &verr)) {
         rc = vt__fail(&verr);
         goto out;
     }
     vt_replay_result res;
-    if (vt_replay(t, m, &p, sc, nsc, &res, &verr)) {
+    if (vt_replay(t, NULL, &p, sc, nsc, &res, &verr)) {
         rc = vt__fail(&verr);
         goto out;
     }

@@ -19,36 +19,34 @@
  * the former two-pass, sort-based version; the per-rank request, template and probe
  * maps hold only what is in flight.
  *
- * Streaming together with the replay (not done yet; how it would go). The replay
- * already walks all ranks at once, in an order where a rank runs until it needs a value
- * another rank has not produced, and what it needs from matching is local in time: for
- * a receive, the sender's (rank, send position) when the receive completes; for a
- * send, whether it is synchronous and the receiver's posting when the send completes.
- * The same per-key FIFOs, holding only unpaired entries, give that on the fly:
- *   - a send, when the sender's cursor passes it, pairs with the head of its key's FIFO
- *     of unpaired receives, or else joins its key's FIFO of unpaired sends (with its
- *     replay slot: S, D, bytes, function);
- *   - a receive is keyed at its record (blocking, Mrecv) or at its completion
- *     (nonblocking, persistent: the source and tag of MPI_ANY_SOURCE / MPI_ANY_TAG
- *     come from the status). FIFO order is posting order, so each rank keeps a queue
- *     of its receives in posting order, and a receive enters its key's FIFO only when
- *     every receive posted before it on that rank is keyed;
- *   - MPI_Probe/Iprobe (probe_target in replay.c) take the first message of their
- *     key not taken by a receive posted before them: the key's FIFO position after the
- *     rank's earlier receives, so a probe also waits until those are keyed;
- *   - a receive's value is read where it is read now (its completion) and blocks, as
- *     now, while the send is not reached, and also while the receive is unpaired;
- *   - whether a message is synchronous depends on its send (function, bytes), which a
- *     receive posted before the send is reached does not know yet: the receiver keeps
- *     its posting (P, d) with the unpaired receive and publishes it when it pairs; a
- *     synchronous sender that needs the receiver's (P, d) and E (the exit of the
- *     completing call, known only when the receiver reads that record) waits until
- *     the receiver has published E in phase A of the completing record, which it does
- *     before it blocks there.
- * Memory then follows the messages in flight and the unkeyed receives, not the trace
- * length, and one decoding pass over the records serves matching and replay together
- * (today there are two: vt_trace_match, then vt_replay). Unmatched entries are what
- * is left in the FIFOs at the end, so error messages stay as they are.
+ * Streaming together with the replay (done: replay.c, "streaming matching"). vt_replay
+ * given no vt_matches matches while it replays, in its one pass over the records, with
+ * these rules on per-rank windows instead of whole arrays (the commands whatif, domino,
+ * critical-path and reduce do so; info, dump and the clock repair use vt_trace_match):
+ *   - each rank's records go through the same on_event() logic when the replay decodes
+ *     them; sends and receives enter two rings with the fields of vt_match_csend /
+ *     vt_match_crecv, positions counting from the rank's start;
+ *   - a send is released into its key's FIFO in call order, once it is known not to be
+ *     cancelled (at once without a request, else at its completion, its
+ *     MPI_Request_free or the reuse of its request id); a receive is released in posting
+ *     order once it and every receive posted before it have a key (an MPI_Mprobe holds
+ *     the place of its MPI_Mrecv's receive in that order); the FIFOs hold only unpaired
+ *     entries, and the k-th released send of a key meets its k-th released receive, as
+ *     pair_all() pairs them;
+ *   - what the replay needs before the trace has shown it (a receive's completing record
+ *     when it is posted, which orders the replay's pending receives and gives a
+ *     synchronous posting its E; whether a send was cancelled when it is made; the
+ *     receives posted after a probe) it gets by reading ahead on that rank: those
+ *     records are matched and kept until the replay takes them, so one decoding serves
+ *     both;
+ *   - whether a message is synchronous is known at its send; a receive posted before its
+ *     send is paired keeps its posting (P, d) in a slot anyway, dropped at its completion
+ *     when the message turns out not synchronous;
+ *   - entries leave the windows once the replay is done with them, so memory follows the
+ *     messages in flight, the reading ahead and the block buffers, not the trace length;
+ *   - what is left in the FIFOs are the unmatched entries, reported with this file's
+ *     messages (first in key order), as are receives never completed.
+ * Results are the same, bit for bit, as replaying with vt_trace_match's result.
  */
 #include "vt_config.h"
 #include "reader.h"

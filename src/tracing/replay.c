@@ -3,10 +3,13 @@
  * value another rank has not produced yet (a sender's difference at a send, a
  * receiver's difference where it posted a synchronous receive, the members of a
  * collective), then the next rank runs. Values travel through slots that are freed once
- * read. */
+ * read. Without a vt_matches, messages are matched in the same pass ("streaming
+ * matching" below): one decoding of the records, and memory for the messages in flight
+ * rather than for every message of the trace. */
 #include "vt_config.h"
 #include "replay.h"
 #include "codec.h"
+#include "reader_priv.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -434,7 +437,14 @@ typedef struct rstate {
     int64_t *d;
     const vt_match_crecv *recvs;
     const vt_match_csend *sends;
-    size_t nrecvs, nsends;
+    size_t nrecvs, nsends;    /* entries (streaming: positions up to which entries exist) */
+    /* Entry i is rw[i & rmask] (sw[i & smask]): the vt_matches arrays (mask all ones), or
+     * the streaming matcher's windows (rings). */
+    vt_match_crecv *rw;
+    vt_match_csend *sw;
+    size_t rmask, smask;
+    struct smatch *sm;        /* streaming matching (no vt_matches given) */
+    const vt_rank *rk;
     uint32_t *exc;            /* receives posted before their index (by a matched probe), by posting */
     size_t nexc;
     size_t send_ptr, post_ptr;
@@ -512,6 +522,19 @@ typedef struct replay {
     size_t nused_reqs, capused_reqs;
     vt_replay_result *res;
     vt_error *err;
+    int failed;               /* err is set (a trace error found while matching) */
+    /* Streaming matching: message keys, and per key the entries waiting for their other
+     * end (receives or sends, in order, linked through their rx/sx.next) */
+    int stream;
+    vt_match_key *kt;
+    size_t nkt, capkt;
+    uint32_t *kslot;          /* hash of kt: key id + 1, 0 empty */
+    size_t capkslot;
+    uint32_t kcache[4], klast;  /* recent key ids (KEY_PENDING: none), next to replace */
+    uint32_t *kq_head, *kq_tail;
+    uint8_t *kq_side;         /* 0 none waiting, 1 receives, 2 sends */
+    uint64_t *used_sends;     /* rank << 32 | send position read by the record being processed */
+    size_t nused_sends, capused_sends;
     /* Reduced traces */
     int reduced;
     u64map pub;               /* rank << 40 | seq -> slot: published differences */
@@ -989,6 +1012,980 @@ static uint32_t comm_members(const replay *R, uint32_t rank, int64_t ci, uint64_
     return c->size + ((c->flags & 1) ? c->remote_size : 0);
 }
 
+/* ------------------------------------------------------------------ streaming matching
+ *
+ * Without a vt_matches, the replay matches messages itself, in its one pass over the
+ * records (match.c's rules, the same result): each rank's records go through match()
+ * when they are decoded, which adds that rank's sends (in call order) and receives (in
+ * record order) to two rings, its windows, with the same fields as the compact arrays
+ * of vt_trace_match. A send is paired when it is released (once it is known not to be
+ * cancelled: at its completion for one with a request), a receive when it is released
+ * (once it and every receive posted before it on its rank have a source and tag: at
+ * the record for a blocking one, at its completion for a nonblocking or persistent one,
+ * at the MPI_Mprobe for a matched one); per key, the k-th released send meets the k-th
+ * released receive (the FIFOs of R->kq_*, holding only unpaired entries).
+ *
+ * What the replay reads of an entry is there when it reads it: when it posts a receive
+ * it needs the receive's completing record (the order of the pending heap, the exit E
+ * of a synchronous posting) and when it makes a send whether it was cancelled; a rank's
+ * matcher then reads ahead on that rank (more()), keeping the records it read in a
+ * buffer that the replay consumes before decoding further. A probe looks for its
+ * message among the receives posted from it on (reading ahead until one fits). Entries
+ * leave their windows once the replay is done with them (a receive at its completion, a
+ * send once received and, when synchronous, completed), so memory follows the messages
+ * in flight and the reading ahead, not the trace length. Unmatched entries are what is
+ * left in the FIFOs: the errors are vt_trace_match's. */
+
+enum { K_OTHER, K_RECV, K_IRECV, K_RECV_INIT, K_SEND_INIT, K_START, K_MPROBE, K_MRECV, K_IMRECV, K_FREE };
+enum { A_RECV = 1, A_SEND = 2, A_IMRECV = 3 };
+
+#define KEY_PENDING UINT32_MAX      /* source and tag not resolved yet */
+#define KEY_SKIP (UINT32_MAX - 1)   /* cancelled, MPI_PROC_NULL: no message */
+#define KEY_MAX (UINT32_MAX - 2)
+#define POS_MAX (VT_MPOS_NONE - 1u)
+#define RQ_PH (UINT64_C(1) << 63)   /* posting queue: an MPI_Mprobe's receive, not read yet */
+#define RQ_DROP UINT64_MAX          /* ... that never came */
+
+#define XF_DONE 1u    /* receive: its completing record is known */
+#define XF_RET 2u     /* the replay is done with it */
+#define XF_RES 4u     /* send: whether it was cancelled is known */
+#define XF_REL 8u     /* receive: released (in its key's FIFO, or paired) */
+
+typedef struct rx {
+    uint64_t comm;    /* communicator id of a pending nonblocking receive */
+    uint32_t next;    /* key FIFO */
+    uint32_t flags;
+} rx;
+
+typedef struct sx {
+    uint32_t next;
+    uint16_t flags;
+    uint16_t refs;    /* readers left: the receiver, and the sender's completion when synchronous */
+} sx;
+
+typedef struct brec {
+    vt_event ev;
+    uint64_t *st;
+    vt_completion *dn;
+    size_t capst, capdn;
+} brec;
+
+typedef struct sprobe {
+    uint64_t index, comm_id, bytes, rq;
+    int64_t peer, tag;
+} sprobe;
+
+typedef struct stmpl {
+    int recv;
+    int64_t fn;
+    uint64_t comm_id;
+    int64_t peer, tag;
+    uint64_t bytes;
+} stmpl;
+
+typedef struct smatch {
+    uint8_t *kinds, *inits;
+    u64map active;            /* request -> position << 2 | A_* */
+    u64map templates;         /* request -> index in tmpls */
+    stmpl *tmpls;
+    size_t ntmpls, captmpls;
+    u64map probes;            /* message id -> index in pr */
+    sprobe *pr;
+    size_t npr, cappr;
+    uint32_t *prfree;
+    size_t nprfree, capprfree;
+    rx *rxw;                  /* parallel to the receive window */
+    size_t rcap;
+    uint64_t rlo, rhi;
+    sx *sxw;
+    size_t scap;
+    uint64_t slo, shi, srel;  /* srel: first send not released */
+    uint64_t *rq, *rqpost;    /* receives in posting order, and their posting index */
+    size_t qcap;
+    uint64_t qlo, qrel, qhi;
+    brec *buf;                /* records read ahead */
+    size_t bcap;
+    uint64_t blo, bhi;
+    uint64_t *cst;            /* the current record's lists when it is not the cursor's */
+    vt_completion *cdn;
+    size_t capcst, capcdn;
+    int eof, cur_owned;
+    struct orph { uint64_t pos, req, comm; } *orph;
+    size_t norph, caporph;
+} smatch;
+
+#define RV(s, i) (&(s)->rw[(size_t)(i) & (s)->rmask])
+#define SE(s, i) (&(s)->sw[(size_t)(i) & (s)->smask])
+#define RX(s, i) (&(s)->sm->rxw[(size_t)(i) & (s)->rmask])
+#define SX(s, i) (&(s)->sm->sxw[(size_t)(i) & (s)->smask])
+
+/* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap. */
+static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_t hi)
+{
+    size_t nc = cap ? 2 * cap : 64;
+    char *n = malloc(nc * size);
+    if (!n)
+        return NULL;
+    for (uint64_t i = lo; i < hi; i++)
+        memcpy(n + (size_t)(i & (nc - 1)) * size, (char *)ring + (size_t)(i & (cap - 1)) * size, size);
+    return n;
+}
+
+static int name_is(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0)
+        return 0;
+    return name[n] == 0 || strcmp(name + n, "_c") == 0;
+}
+
+/* match.c's classify(), plus MPI_Request_free (a send it frees is never cancelled). */
+static uint8_t classify(const vt_function *f, uint8_t *is_init)
+{
+    *is_init = strstr(f->name, "_init") != NULL;
+    if (name_is(f->name, "MPI_Recv") || name_is(f->name, "MPI_Sendrecv") || name_is(f->name, "MPI_Sendrecv_replace"))
+        return (f->fields & VT_F_RPEER) ? K_RECV : K_OTHER;
+    if (name_is(f->name, "MPI_Irecv") || name_is(f->name, "MPI_Isendrecv") || name_is(f->name, "MPI_Isendrecv_replace"))
+        return (f->fields & VT_F_REQUEST) ? K_IRECV : K_OTHER;
+    if (name_is(f->name, "MPI_Recv_init") || name_is(f->name, "MPI_Precv_init"))
+        return (f->fields & VT_F_REQUEST) ? K_RECV_INIT : K_OTHER;
+    if (*is_init && (f->fields & VT_F_PEER) && (f->fields & VT_F_REQUEST))
+        return K_SEND_INIT;
+    if (name_is(f->name, "MPI_Start") || name_is(f->name, "MPI_Startall"))
+        return (f->fields & VT_F_STARTED) ? K_START : K_OTHER;
+    if (name_is(f->name, "MPI_Mprobe") || name_is(f->name, "MPI_Improbe"))
+        return (f->fields & VT_F_MSG) ? K_MPROBE : K_OTHER;
+    if (name_is(f->name, "MPI_Mrecv"))
+        return (f->fields & VT_F_MSG) ? K_MRECV : K_OTHER;
+    if (name_is(f->name, "MPI_Imrecv"))
+        return (f->fields & VT_F_MSG) ? K_IMRECV : K_OTHER;
+    if (!strcmp(f->name, "MPI_Request_free"))
+        return (f->fields & VT_F_REQUEST) ? K_FREE : K_OTHER;
+    return K_OTHER;
+}
+
+static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    uint64_t h = comm * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)src << 32 | dst);
+    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4fULL;
+    h ^= h >> 31;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static int key_same(const vt_match_key *k, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    return k->comm_id == comm && k->src == src && k->dst == dst && k->tag == tag;
+}
+
+/* The key id of (comm, src, dst, tag), added when new; KEY_PENDING without memory. */
+static uint32_t key_intern(replay *R, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    /* a few recent keys first (a halo alternates between a handful) */
+    for (int c = 0; c < 4; c++)
+        if (R->kcache[c] != KEY_PENDING && key_same(&R->kt[R->kcache[c]], comm, src, dst, tag))
+            return R->kcache[c];
+    if ((R->nkt + 1) * 2 > R->capkslot) {
+        size_t cap = R->capkslot ? R->capkslot * 2 : 256;
+        uint32_t *sl = calloc(cap, sizeof *sl);
+        if (!sl)
+            return KEY_PENDING;
+        for (size_t i = 0; i < R->nkt; i++) {
+            const vt_match_key *k = &R->kt[i];
+            size_t j = key_hash(k->comm_id, k->src, k->dst, k->tag) & (cap - 1);
+            while (sl[j])
+                j = (j + 1) & (cap - 1);
+            sl[j] = (uint32_t)i + 1;
+        }
+        free(R->kslot);
+        R->kslot = sl;
+        R->capkslot = cap;
+    }
+    size_t j = key_hash(comm, src, dst, tag) & (R->capkslot - 1);
+    while (R->kslot[j]) {
+        uint32_t id = R->kslot[j] - 1;
+        if (key_same(&R->kt[id], comm, src, dst, tag))
+            return R->kcache[R->klast++ & 3] = id;
+        j = (j + 1) & (R->capkslot - 1);
+    }
+    if (R->nkt >= KEY_MAX)
+        return KEY_PENDING;
+    if (R->nkt == R->capkt) {
+        size_t cap = R->capkt ? R->capkt * 2 : 64;
+        vt_match_key *k = realloc(R->kt, cap * sizeof *k);
+        if (!k)
+            return KEY_PENDING;
+        R->kt = k;
+        uint32_t *h = realloc(R->kq_head, cap * sizeof *h);
+        if (h)
+            R->kq_head = h;
+        uint32_t *t = h ? realloc(R->kq_tail, cap * sizeof *t) : NULL;
+        if (t)
+            R->kq_tail = t;
+        uint8_t *sd = t ? realloc(R->kq_side, cap) : NULL;
+        if (!sd)
+            return KEY_PENDING;
+        R->kq_side = sd;
+        R->capkt = cap;
+    }
+    R->kt[R->nkt] = (vt_match_key){comm, tag, src, dst};
+    R->kq_side[R->nkt] = 0;
+    R->kslot[j] = (uint32_t)R->nkt + 1;
+    R->keys = R->kt;
+    return R->kcache[R->klast++ & 3] = (uint32_t)R->nkt++;
+}
+
+static int sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
+{
+    int n = snprintf(R->err->msg, sizeof R->err->msg, "%s: offset %" PRIu64 ": ", path ? path : "?", off);
+    if (n >= 0 && (size_t)n < sizeof R->err->msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(R->err->msg + n, sizeof R->err->msg - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    R->failed = 1;
+    return -1;
+}
+
+static int sm_nomem(replay *R, rstate *s, const vt_event *ev)
+{
+    return sm_err(R, vt_trace_rank(R->t, s->rank)->path, ev->block_offset,
+                  "expected memory to match record %" PRIu64 ", found none", ev->index);
+}
+
+static int sm_toomany(replay *R, rstate *s, const vt_event *ev, const char *what)
+{
+    return sm_err(R, vt_trace_rank(R->t, s->rank)->path, ev->block_offset,
+                  "expected at most %u %s on rank %u (or %u message keys), found more at record %" PRIu64,
+                  (unsigned)POS_MAX, what, s->rank, (unsigned)KEY_MAX, ev->index);
+}
+
+/* File offset of the block holding record INDEX of RANK (for messages), 0 unknown. */
+static uint64_t block_of(const vt_trace *t, uint32_t rank, uint64_t index)
+{
+    vt_cursor *c;
+    vt_error e;
+    vt_event ev;
+    uint64_t off = 0;
+    if (vt_cursor_open(t, rank, &c, &e))
+        return 0;
+    while (vt_cursor_next(c, &ev, &e) == 1) {
+        if (ev.index == index) {
+            off = ev.block_offset;
+            break;
+        }
+    }
+    vt_cursor_close(c);
+    return off;
+}
+
+static uint64_t comm_id_of(const vt_rank *rk, int64_t comm)
+{
+    return comm >= 0 && (uint64_t)comm < rk->ncomms ? rk->comms[comm].id : 0;
+}
+
+/* Pairs a released send or receive with the head of its key's FIFO of the other side,
+ * or queues it there. */
+static void pair_recv(replay *R, rstate *s, uint32_t pos)
+{
+    uint32_t k = RV(s, pos)->key;
+    if (R->kq_side[k] == 2) {
+        rstate *o = &R->rs[R->kt[k].src];
+        uint32_t h = R->kq_head[k];
+        SE(o, h)->recv_pos = pos;
+        RV(s, pos)->send_pos = h;
+        R->kq_head[k] = SX(o, h)->next;
+        if (R->kq_head[k] == VT_MPOS_NONE)
+            R->kq_side[k] = 0;
+        return;
+    }
+    RX(s, pos)->next = VT_MPOS_NONE;
+    if (R->kq_side[k] == 0) {
+        R->kq_head[k] = R->kq_tail[k] = pos;
+        R->kq_side[k] = 1;
+    } else {
+        RX(s, R->kq_tail[k])->next = pos;
+        R->kq_tail[k] = pos;
+    }
+}
+
+static void pair_send(replay *R, rstate *s, uint32_t pos)
+{
+    uint32_t k = SE(s, pos)->key;
+    if (R->kq_side[k] == 1) {
+        rstate *o = &R->rs[R->kt[k].dst];
+        uint32_t h = R->kq_head[k];
+        RV(o, h)->send_pos = pos;
+        SE(s, pos)->recv_pos = h;
+        R->kq_head[k] = RX(o, h)->next;
+        if (R->kq_head[k] == VT_MPOS_NONE)
+            R->kq_side[k] = 0;
+        return;
+    }
+    SX(s, pos)->next = VT_MPOS_NONE;
+    if (R->kq_side[k] == 0) {
+        R->kq_head[k] = R->kq_tail[k] = pos;
+        R->kq_side[k] = 2;
+    } else {
+        SX(s, R->kq_tail[k])->next = pos;
+        R->kq_tail[k] = pos;
+    }
+}
+
+/* Releases what can be: receives in posting order while resolved, sends in call order
+ * while known not cancelled. */
+static void sm_release(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->qrel == m->qhi && m->srel == m->shi)
+        return;
+    while (m->qrel < m->qhi) {
+        uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
+        if (e == RQ_DROP) {
+            m->qrel++;
+            continue;
+        }
+        if ((e & RQ_PH) || RV(s, e)->key == KEY_PENDING)
+            break;
+        m->qrel++;
+        RX(s, e)->flags |= XF_REL;
+        if (RV(s, e)->key == KEY_SKIP)
+            RX(s, e)->flags |= XF_RET;
+        else
+            pair_recv(R, s, (uint32_t)e);
+    }
+    while (m->srel < m->shi && (SX(s, m->srel)->flags & XF_RES)) {
+        if (SE(s, m->srel)->key == KEY_SKIP)
+            SX(s, m->srel)->flags |= XF_RET;
+        else
+            pair_send(R, s, (uint32_t)m->srel);
+        m->srel++;
+    }
+}
+
+static int rq_push(rstate *s, uint64_t v, uint64_t post)
+{
+    smatch *m = s->sm;
+    if (m->qhi - m->qlo == m->qcap) {
+        uint64_t *a = ring_grow(m->rq, m->qcap, sizeof *a, m->qlo, m->qhi);
+        uint64_t *b = a ? ring_grow(m->rqpost, m->qcap, sizeof *b, m->qlo, m->qhi) : NULL;
+        if (!b) {
+            free(a);
+            return -1;
+        }
+        free(m->rq);
+        free(m->rqpost);
+        m->rq = a;
+        m->rqpost = b;
+        m->qcap = m->qcap ? 2 * m->qcap : 64;
+    }
+    m->rq[m->qhi & (m->qcap - 1)] = v;
+    m->rqpost[m->qhi & (m->qcap - 1)] = post;
+    m->qhi++;
+    return 0;
+}
+
+static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, int64_t peer, int64_t tag,
+                       uint64_t bytes, uint32_t sub, int64_t fn, int resolved)
+{
+    smatch *m = s->sm;
+    if (m->shi >= POS_MAX)
+        return sm_toomany(R, s, ev, "sends");
+    if (m->shi - m->slo == m->scap) {
+        vt_match_csend *a = ring_grow(s->sw, m->scap, sizeof *a, m->slo, m->shi);
+        sx *b = a ? ring_grow(m->sxw, m->scap, sizeof *b, m->slo, m->shi) : NULL;
+        if (!b) {
+            free(a);
+            return sm_nomem(R, s, ev);
+        }
+        free(s->sw);
+        free(m->sxw);
+        s->sw = a;
+        m->sxw = b;
+        m->scap = m->scap ? 2 * m->scap : 64;
+        s->smask = m->scap - 1;
+    }
+    uint32_t key = key_intern(R, comm, s->rank, (uint32_t)peer, tag);
+    if (key == KEY_PENDING)
+        return R->nkt >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
+    enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
+    *SE(s, m->shi) = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
+    *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p))};
+    s->nsends = ++m->shi;
+    return 0;
+}
+
+/* Adds a receive named by EV, posted at POST; its position in *pos. */
+static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, uint64_t *pos)
+{
+    smatch *m = s->sm;
+    if (m->rhi >= POS_MAX)
+        return sm_toomany(R, s, ev, "receives");
+    if (m->rhi - m->rlo == m->rcap) {
+        vt_match_crecv *a = ring_grow(s->rw, m->rcap, sizeof *a, m->rlo, m->rhi);
+        rx *b = a ? ring_grow(m->rxw, m->rcap, sizeof *b, m->rlo, m->rhi) : NULL;
+        if (!b) {
+            free(a);
+            return sm_nomem(R, s, ev);
+        }
+        free(s->rw);
+        free(m->rxw);
+        s->rw = a;
+        m->rxw = b;
+        m->rcap = m->rcap ? 2 * m->rcap : 64;
+        s->rmask = m->rcap - 1;
+    }
+    *pos = m->rhi;
+    *RV(s, m->rhi) = (vt_match_crecv){ev->index, post, ev->index, ev->exit, KEY_PENDING, VT_MPOS_NONE};
+    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0};
+    s->nrecvs = ++m->rhi;
+    return 0;
+}
+
+static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, uint64_t comm, int64_t src, int64_t tag)
+{
+    if (src < 0) { /* MPI_PROC_NULL or unknown (cancelled) */
+        RV(s, pos)->key = KEY_SKIP;
+        return 0;
+    }
+    uint32_t key = key_intern(R, comm, (uint32_t)src, s->rank, tag);
+    if (key == KEY_PENDING)
+        return R->nkt >= KEY_MAX ? sm_toomany(R, s, ev, "receives") : sm_nomem(R, s, ev);
+    RV(s, pos)->key = key;
+    return 0;
+}
+
+static int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uint64_t pos, unsigned kind, uint64_t comm)
+{
+    smatch *m = s->sm;
+    if (req == 0)
+        return 0;
+    uint64_t old;
+    if (map_get(&m->active, req, &old)) {
+        uint64_t op = old >> 2;
+        switch ((unsigned)(old & 3)) {
+        case A_RECV:
+            if (RV(s, op)->key == KEY_PENDING) { /* it can never be resolved now */
+                if (m->norph == m->caporph) {
+                    size_t nc = m->caporph ? 2 * m->caporph : 8;
+                    struct orph *o = realloc(m->orph, nc * sizeof *o);
+                    if (!o)
+                        return sm_nomem(R, s, ev);
+                    m->orph = o;
+                    m->caporph = nc;
+                }
+                m->orph[m->norph++] = (struct orph){op, req, RX(s, op)->comm};
+            }
+            break;
+        case A_SEND:
+            SX(s, op)->flags |= XF_RES; /* never completed: not cancelled */
+            break;
+        default:
+            RX(s, op)->flags |= XF_DONE; /* never completed: done at its record */
+            break;
+        }
+    }
+    if (kind != A_SEND)
+        RX(s, pos)->comm = comm;
+    return map_put(&m->active, req, pos << 2 | kind) ? sm_nomem(R, s, ev) : 0;
+}
+
+/* match.c's on_event() on the windows. */
+static int match(replay *R, rstate *s, const vt_event *ev)
+{
+    smatch *m = s->sm;
+    if (ev->fn < 0 || (size_t)ev->fn >= s->nfuncs)
+        return 0;
+    const vt_rank *rk = s->rk;
+    uint8_t k = m->kinds[ev->fn];
+    uint64_t comm_id = comm_id_of(rk, ev->comm);
+    int64_t tag = (ev->fields & VT_F_TAG) ? ev->tag : -1;
+    uint64_t pos;
+
+    if ((ev->fields & VT_F_PEER) && ev->peer >= 0 && !m->inits[ev->fn]) {
+        int tracked = k != K_IRECV && ev->request;
+        if (sm_add_send(R, s, ev, comm_id, ev->peer, tag, ev->bytes, 0, ev->fn, !tracked))
+            return -1;
+        if (tracked && sm_active(R, s, ev, ev->request, m->shi - 1, A_SEND, 0))
+            return -1;
+    }
+
+    switch (k) {
+    case K_RECV:
+        if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+            return R->failed ? -1 : sm_nomem(R, s, ev);
+        RX(s, pos)->flags |= XF_DONE;
+        if (sm_resolve(R, s, ev, pos, comm_id, ev->rpeer, (ev->fields & VT_F_RTAG) ? ev->rtag : -1))
+            return -1;
+        break;
+    case K_IRECV:
+        if (ev->request) {
+            if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+                return R->failed ? -1 : sm_nomem(R, s, ev);
+            if (sm_active(R, s, ev, ev->request, pos, A_RECV, comm_id))
+                return -1;
+        }
+        break;
+    case K_RECV_INIT:
+    case K_SEND_INIT:
+        if (ev->request) {
+            if (m->ntmpls == m->captmpls) {
+                size_t nc = m->captmpls ? 2 * m->captmpls : 16;
+                stmpl *t = realloc(m->tmpls, nc * sizeof *t);
+                if (!t)
+                    return sm_nomem(R, s, ev);
+                m->tmpls = t;
+                m->captmpls = nc;
+            }
+            m->tmpls[m->ntmpls++] = (stmpl){k == K_RECV_INIT, ev->fn, comm_id, ev->peer, tag, ev->bytes};
+            if (map_put(&m->templates, ev->request, m->ntmpls - 1))
+                return sm_nomem(R, s, ev);
+        }
+        break;
+    case K_START: {
+        uint32_t nsend = 0;
+        for (size_t i = 0; i < ev->nstarted; i++) {
+            uint64_t req = ev->started[i], ti;
+            if (!map_get(&m->templates, req, &ti))
+                continue; /* persistent collective, or a request we know nothing of */
+            const stmpl *tp = &m->tmpls[ti];
+            if (tp->recv) {
+                if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+                    return R->failed ? -1 : sm_nomem(R, s, ev);
+                if (sm_active(R, s, ev, req, pos, A_RECV, tp->comm_id))
+                    return -1;
+            } else if (tp->peer >= 0) {
+                if (sm_add_send(R, s, ev, tp->comm_id, tp->peer, tp->tag, tp->bytes, nsend++, tp->fn, 0) ||
+                    sm_active(R, s, ev, req, m->shi - 1, A_SEND, 0))
+                    return -1;
+            }
+        }
+        break;
+    }
+    case K_MPROBE:
+        if (ev->msg) {
+            uint32_t pi;
+            if (m->nprfree) {
+                pi = m->prfree[--m->nprfree];
+            } else {
+                if (m->npr == m->cappr) {
+                    size_t nc = m->cappr ? 2 * m->cappr : 8;
+                    sprobe *p = realloc(m->pr, nc * sizeof *p);
+                    uint32_t *f = p ? realloc(m->prfree, nc * sizeof *f) : NULL;
+                    if (p)
+                        m->pr = p;
+                    if (!f)
+                        return sm_nomem(R, s, ev);
+                    m->prfree = f;
+                    m->cappr = nc;
+                }
+                pi = (uint32_t)m->npr++;
+            }
+            m->pr[pi] = (sprobe){ev->index, comm_id, ev->rbytes, m->qhi,
+                                 (ev->fields & VT_F_RPEER) ? ev->rpeer : VT_PEER_UNKNOWN,
+                                 (ev->fields & VT_F_RTAG) ? ev->rtag : -1};
+            /* its receive is posted here (the MPI_Mrecv fills the place) */
+            if (rq_push(s, RQ_PH | pi, ev->index))
+                return sm_nomem(R, s, ev);
+            uint64_t was;
+            if (map_get(&m->probes, ev->msg, &was)) { /* the id again: the earlier one is not received */
+                m->rq[m->pr[was].rq & (m->qcap - 1)] = RQ_DROP;
+                m->prfree[m->nprfree++] = (uint32_t)was;
+            }
+            if (map_put(&m->probes, ev->msg, pi))
+                return sm_nomem(R, s, ev);
+        }
+        break;
+    case K_MRECV:
+    case K_IMRECV: {
+        if (!ev->msg)
+            break; /* MPI_MESSAGE_NO_PROC */
+        uint64_t pi;
+        if (!map_get(&m->probes, ev->msg, &pi))
+            return sm_err(R, rk->path, ev->block_offset,
+                          "expected an MPI_Mprobe or MPI_Improbe of message id %" PRIu64
+                          " before record %" PRIu64 " (rank %u), found none",
+                          ev->msg, ev->index, s->rank);
+        const sprobe p = m->pr[pi];
+        map_del(&m->probes, ev->msg);
+        m->prfree[m->nprfree++] = (uint32_t)pi;
+        int64_t src = p.peer, rtag = p.tag;
+        if (src == VT_PEER_UNKNOWN && (ev->fields & VT_F_RPEER)) {
+            src = ev->rpeer;
+            rtag = (ev->fields & VT_F_RTAG) ? ev->rtag : rtag;
+        }
+        uint64_t comm = p.comm_id ? p.comm_id : comm_id;
+        if (sm_add_recv(R, s, ev, p.index, &pos))
+            return -1;
+        m->rq[p.rq & (m->qcap - 1)] = pos;
+        if (sm_resolve(R, s, ev, pos, comm, src, rtag))
+            return -1;
+        if (k == K_IMRECV && RV(s, pos)->key != KEY_SKIP && ev->request) {
+            if (sm_active(R, s, ev, ev->request, pos, A_IMRECV, 0))
+                return -1;
+        } else {
+            RX(s, pos)->flags |= XF_DONE;
+        }
+        break;
+    }
+    case K_FREE: {
+        uint64_t v;
+        if (ev->request && map_get(&m->active, ev->request, &v) && (v & 3) == A_SEND) {
+            SX(s, v >> 2)->flags |= XF_RES; /* freed: it is never cancelled */
+            map_del(&m->active, ev->request);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+
+    for (size_t i = 0; i < ev->ndone; i++) {
+        const vt_completion *d = &ev->done[i];
+        uint64_t v;
+        if (!map_get(&m->active, d->request, &v))
+            continue;
+        map_del(&m->active, d->request);
+        uint64_t p = v >> 2;
+        unsigned kind = (unsigned)(v & 3);
+        if (kind == A_SEND) {
+            if (d->flags & VT_COMPL_CANCELLED)
+                SE(s, p)->key = KEY_SKIP;
+            SX(s, p)->flags |= XF_RES;
+        } else {
+            vt_match_crecv *e = RV(s, p);
+            e->done_index = ev->index;
+            e->done_exit = ev->exit;
+            RX(s, p)->flags |= XF_DONE;
+            if (d->flags & VT_COMPL_CANCELLED)
+                e->key = KEY_SKIP;
+            else if (kind == A_RECV && sm_resolve(R, s, ev, p, RX(s, p)->comm, d->peer, d->tag))
+                return -1;
+        }
+    }
+    sm_release(R, s);
+    return 0;
+}
+
+/* The end of a rank's records: receives never resolved are an error; the rest is final. */
+static int sm_finish(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->eof)
+        return 0;
+    m->eof = 1;
+    for (uint64_t i = m->rlo; i < m->rhi; i++) {
+        if (RV(s, i)->key != KEY_PENDING) {
+            RX(s, i)->flags |= XF_DONE;
+            continue;
+        }
+        uint64_t req = 0, comm = RX(s, i)->comm;
+        for (size_t j = 0; j < m->active.cap; j++)
+            if (m->active.keys[j] && m->active.vals[j] == (i << 2 | A_RECV))
+                req = m->active.keys[j] - 1;
+        for (size_t j = 0; j < m->norph; j++)
+            if (m->orph[j].pos == i) {
+                req = m->orph[j].req;
+                comm = m->orph[j].comm;
+            }
+        const vt_rank *rk = vt_trace_rank(R->t, s->rank);
+        return sm_err(R, rk->path, block_of(R->t, s->rank, RV(s, i)->index),
+                      "expected a completion of request %" PRIu64 " of receive record %" PRIu64
+                      " (rank %u, communicator 0x%" PRIx64 "), found none in the rank's records",
+                      req, RV(s, i)->index, s->rank, comm);
+    }
+    for (uint64_t q = m->qrel; q < m->qhi; q++)
+        if (m->rq[q & (m->qcap - 1)] & RQ_PH)
+            m->rq[q & (m->qcap - 1)] = RQ_DROP; /* an MPI_Mprobe's message nobody received */
+    for (uint64_t i = m->srel; i < m->shi; i++)
+        SX(s, i)->flags |= XF_RES;
+    sm_release(R, s);
+    return 0;
+}
+
+/* Keeps the current record's lists when the cursor is about to move on. */
+static int own_current(rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->cur_owned)
+        return 0;
+    if (s->ev.nstarted > m->capcst) {
+        uint64_t *p = realloc(m->cst, s->ev.nstarted * sizeof *p);
+        if (!p)
+            return -1;
+        m->cst = p;
+        m->capcst = s->ev.nstarted;
+    }
+    if (s->ev.ndone > m->capcdn) {
+        vt_completion *p = realloc(m->cdn, s->ev.ndone * sizeof *p);
+        if (!p)
+            return -1;
+        m->cdn = p;
+        m->capcdn = s->ev.ndone;
+    }
+    if (s->ev.nstarted)
+        memcpy(m->cst, s->ev.started, s->ev.nstarted * sizeof *m->cst);
+    if (s->ev.ndone)
+        memcpy(m->cdn, s->ev.done, s->ev.ndone * sizeof *m->cdn);
+    s->ev.started = m->cst;
+    s->ev.done = m->cdn;
+    m->cur_owned = 1;
+    return 0;
+}
+
+/* Reads one record ahead on rank s (matching it, keeping it for the replay): 1, 0 at
+ * the end of the rank's records, -1 on error (R->failed). */
+static int more(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->eof)
+        return 0;
+    if (own_current(s))
+        return sm_nomem(R, s, &s->ev);
+    vt_event ev;
+    int rc = vt_cursor_next(s->cur, &ev, R->err);
+    if (rc < 0) {
+        R->failed = 1;
+        return -1;
+    }
+    if (rc == 0)
+        return sm_finish(R, s) ? -1 : 0;
+    if (match(R, s, &ev))
+        return -1;
+    if (ev.fn < 0)
+        return 1; /* special records are no model events: the replay skips them */
+    if (m->bhi - m->blo == m->bcap) {
+        size_t nc = m->bcap ? 2 * m->bcap : 16;
+        brec *n = calloc(nc, sizeof *n);
+        if (!n)
+            return sm_nomem(R, s, &ev);
+        for (uint64_t i = m->blo; i < m->bhi; i++)
+            n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
+        for (uint64_t i = m->bhi; i < m->blo + m->bcap; i++) /* unused entries keep their lists */
+            n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
+        free(m->buf);
+        m->buf = n;
+        m->bcap = nc;
+    }
+    brec *b = &m->buf[m->bhi & (m->bcap - 1)];
+    if (ev.nstarted > b->capst) {
+        uint64_t *p = realloc(b->st, ev.nstarted * sizeof *p);
+        if (!p)
+            return sm_nomem(R, s, &ev);
+        b->st = p;
+        b->capst = ev.nstarted;
+    }
+    if (ev.ndone > b->capdn) {
+        vt_completion *p = realloc(b->dn, ev.ndone * sizeof *p);
+        if (!p)
+            return sm_nomem(R, s, &ev);
+        b->dn = p;
+        b->capdn = ev.ndone;
+    }
+    if (ev.nstarted)
+        memcpy(b->st, ev.started, ev.nstarted * sizeof *b->st);
+    if (ev.ndone)
+        memcpy(b->dn, ev.done, ev.ndone * sizeof *b->dn);
+    b->ev = ev;
+    b->ev.started = b->st;
+    b->ev.done = b->dn;
+    m->bhi++;
+    return 1;
+}
+
+/* The replay's next record of rank s: the records read ahead first. */
+static int next_record(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->blo < m->bhi) {
+        brec *b = &m->buf[m->blo & (m->bcap - 1)];
+        s->ev = b->ev;
+        /* the lists become the current record's; the entry gets the previous ones */
+        uint64_t *st = m->cst;
+        size_t capst = m->capcst;
+        vt_completion *dn = m->cdn;
+        size_t capdn = m->capcdn;
+        m->cst = b->st;
+        m->capcst = b->capst;
+        m->cdn = b->dn;
+        m->capcdn = b->capdn;
+        b->st = st;
+        b->capst = capst;
+        b->dn = dn;
+        b->capdn = capdn;
+        m->blo++;
+        m->cur_owned = 1;
+        return 1;
+    }
+    if (m->eof)
+        return 0;
+    int rc = vt_cursor_next(s->cur, &s->ev, R->err);
+    if (rc < 0) {
+        R->failed = 1;
+        return -1;
+    }
+    if (rc == 0)
+        return sm_finish(R, s) ? -1 : 0;
+    m->cur_owned = 0;
+    return match(R, s, &s->ev) ? -1 : 1;
+}
+
+static int ensure_recv(replay *R, rstate *s, size_t i)
+{
+    while (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)) {
+        int rc = more(R, s);
+        if (rc < 0)
+            return -1;
+        if (rc == 0 && (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)))
+            return sm_err(R, vt_trace_rank(R->t, s->rank)->path, 0, "expected the completion of receive record %" PRIu64
+                          ", found none", RV(s, i)->index);
+    }
+    return 0;
+}
+
+static int ensure_send(replay *R, rstate *s, size_t i)
+{
+    while (!(SX(s, i)->flags & XF_RES)) {
+        int rc = more(R, s);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            break;
+    }
+    return 0;
+}
+
+/* Reads ahead on rank s while the first receive it has not released is unresolved. */
+static int settle(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    while (!m->eof && m->qrel < m->qhi) {
+        uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
+        if (e != RQ_DROP && !(e & RQ_PH) && RV(s, e)->key != KEY_PENDING)
+            break;
+        if (more(R, s) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* probe_target() on the windows: the receives posted from the probe on, in posting
+ * order (the posting queue), reading ahead until one fits. SIZE_MAX: none (or an error,
+ * R->failed). */
+static size_t probe_target_stream(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    const vt_event *ev = &s->ev;
+    const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
+    int can_match = c && ev->rpeer >= 0;
+    uint64_t x = ev->index;
+    uint64_t lo = m->qlo, hi = m->qhi;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (m->rqpost[mid & (m->qcap - 1)] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t q = lo;; q++) {
+        while (q >= m->qhi) {
+            /* later records post later: only a matched probe looks further */
+            if (!can_match)
+                return SIZE_MAX;
+            int rc = more(R, s);
+            if (rc <= 0)
+                return SIZE_MAX;
+        }
+        uint64_t post = m->rqpost[q & (m->qcap - 1)];
+        if (!can_match && post > x)
+            return SIZE_MAX;
+        uint64_t e;
+        while ((e = m->rq[q & (m->qcap - 1)]) != RQ_DROP && ((e & RQ_PH) || (e >= m->rlo && RV(s, e)->key == KEY_PENDING))) {
+            int rc = more(R, s);
+            if (rc < 0)
+                return SIZE_MAX;
+            if (rc == 0 && (e & RQ_PH))
+                break;
+        }
+        if (e == RQ_DROP || (e & RQ_PH) || e < m->rlo)
+            continue;
+        const vt_match_crecv *rv = RV(s, e);
+        if (rv->key >= KEY_SKIP || pm_get(&s->probed, (uint32_t)e) != SLOT_NONE)
+            continue;
+        if (post == x)
+            return (size_t)e;
+        if (can_match && R->kt[rv->key].comm_id == c->id && R->kt[rv->key].src == (uint32_t)ev->rpeer &&
+            R->kt[rv->key].tag == ev->rtag)
+            return (size_t)e;
+    }
+}
+
+/* A posting slot made for a message that turns out not synchronous. */
+static int drop_post(replay *R, rstate *s, size_t i)
+{
+    uint32_t pl = pm_get(&s->ps, (uint32_t)i);
+    if (pl != SLOT_NONE) {
+        pm_del(&s->ps, (uint32_t)i);
+        R->freeslots[R->nfree++] = pl;
+    }
+    return 0;
+}
+
+static int note_send(replay *R, uint32_t rank, uint32_t pos)
+{
+    return push_u64(&R->used_sends, &R->nused_sends, &R->capused_sends, (uint64_t)rank << 32 | pos);
+}
+
+/* Drops the entries the replay is done with from the front of the windows. */
+static void sm_trim(rstate *s)
+{
+    smatch *m = s->sm;
+    while (m->rlo < m->rhi && (RX(s, m->rlo)->flags & XF_RET))
+        m->rlo++;
+    while (m->qlo < m->qrel) {
+        uint64_t e = m->rq[m->qlo & (m->qcap - 1)];
+        if (e != RQ_DROP && e >= m->rlo && !(RX(s, e)->flags & XF_RET))
+            break;
+        m->qlo++;
+    }
+    while (m->slo < m->srel && (SX(s, m->slo)->flags & XF_RET))
+        m->slo++;
+}
+
+static void sm_free(rstate *s)
+{
+    smatch *m = s->sm;
+    if (!m)
+        return;
+    free(m->kinds);
+    free(m->inits);
+    map_free(&m->active);
+    map_free(&m->templates);
+    map_free(&m->probes);
+    free(m->tmpls);
+    free(m->pr);
+    free(m->prfree);
+    free(m->rxw);
+    free(m->sxw);
+    free(m->rq);
+    free(m->rqpost);
+    for (size_t i = 0; i < m->bcap; i++) {
+        free(m->buf[i].st);
+        free(m->buf[i].dn);
+    }
+    free(m->buf);
+    free(m->cst);
+    free(m->cdn);
+    free(m->orph);
+    free(m);
+    free(s->rw);
+    free(s->sw);
+    s->sm = NULL;
+}
+
 /* ------------------------------------------------------------------ the records */
 
 /* Is the message of send entry (rank, pos) synchronous? */
@@ -1001,7 +1998,7 @@ static int send_is_sync(const replay *R, uint32_t rank, const vt_match_csend *se
 
 static int send_is_sync_at(const replay *R, uint32_t rank, size_t pos)
 {
-    return send_is_sync(R, rank, &R->rs[rank].sends[pos]);
+    return send_is_sync(R, rank, SE(&R->rs[rank], pos));
 }
 
 enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
@@ -1028,7 +2025,17 @@ static void release_used(replay *R, rstate *s)
      * first, which enters it anew). */
     for (size_t i = 0; i < R->nused_reqs; i++)
         map_del(&s->reqs, R->used_reqs[i]);
-    R->nused = R->nused_gates = R->nused_reqs = 0;
+    /* streaming: sends read by this record (by the receiver, by a synchronous sender) */
+    for (size_t i = 0; i < R->nused_sends; i++) {
+        rstate *o = &R->rs[R->used_sends[i] >> 32];
+        uint32_t pos = (uint32_t)R->used_sends[i];
+        if (pos >= o->sm->slo && SX(o, pos)->refs && --SX(o, pos)->refs == 0) {
+            SX(o, pos)->flags |= XF_RET;
+            if (pos == o->sm->slo)
+                sm_trim(o);
+        }
+    }
+    R->nused = R->nused_gates = R->nused_reqs = R->nused_sends = 0;
 }
 
 /* The message a probe matched: MPI_Mprobe/Improbe name it (the receive they post);
@@ -1103,7 +2110,7 @@ static size_t probe_target(replay *R, rstate *s)
  * only a synchronous send's completion has contributors. */
 static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
 {
-    if (send_is_sync(R, s->rank, &s->sends[i]))
+    if (send_is_sync(R, s->rank, SE(s, i)))
         return map_put(&s->reqs, req, ((uint64_t)REQ_SEND << 56) | i);
     map_del(&s->reqs, req);
     return 0;
@@ -1118,10 +2125,18 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         if (map_put(&s->tmpl, ev->request, 1))
             return -1;
     /* Sends made by this record: S = its enter, D = d before it. */
-    while (s->send_ptr < s->nsends && s->sends[s->send_ptr].index < ev->index)
+    if (R->stream && s->send_ptr < s->sm->slo)
+        s->send_ptr = s->sm->slo;
+    while (s->send_ptr < s->nsends && SE(s, s->send_ptr)->index < ev->index)
         s->send_ptr++;
-    for (size_t i = s->send_ptr; i < s->nsends && s->sends[i].index == ev->index; i++) {
-        if (slot_fill(R, s, 0, i, enter, 0, (uint32_t)(1 + send_is_sync(R, s->rank, &s->sends[i]))))
+    for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
+        if (R->stream) {
+            if (ensure_send(R, s, i))
+                return -1;
+            if (SE(s, i)->key == KEY_SKIP)
+                continue;   /* cancelled: no message */
+        }
+        if (slot_fill(R, s, 0, i, enter, 0, (uint32_t)(1 + send_is_sync(R, s->rank, SE(s, i)))))
             return -1;
         if ((k == VT_MK_ISEND || k == VT_MK_ISSEND || k == VT_MK_IBSEND) && ev->request)
             if (req_send(s, R, ev->request, i))
@@ -1133,8 +2148,8 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             uint64_t v;
             if (!map_get(&s->tmpl, ev->started[q], &v))
                 continue;
-            for (size_t i = s->send_ptr; i < s->nsends && s->sends[i].index == ev->index; i++)
-                if (s->sends[i].sub == nth && req_send(s, R, ev->started[q], i))
+            for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++)
+                if (SE(s, i)->key != KEY_SKIP && SE(s, i)->sub == nth && req_send(s, R, ev->started[q], i))
                     return -1;
             nth++;
         }
@@ -1142,30 +2157,46 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
     /* A probe completes the message it matched, and posts it. */
     s->probe_msg = SIZE_MAX;
     if (k == VT_MK_PROBE) {
-        s->probe_msg = probe_target(R, s);
+        s->probe_msg = R->stream ? probe_target_stream(R, s) : probe_target(R, s);
+        if (R->failed)
+            return -1;
         if (s->probe_msg != SIZE_MAX) {
-            const vt_match_crecv *rv = &s->recvs[s->probe_msg];
+            const vt_match_crecv *rv = RV(s, s->probe_msg);
             if (pm_put(&s->probed, (uint32_t)s->probe_msg, (uint32_t)ev->callno))
                 return -1;
-            /* read by the sender and by this probe */
-            if (send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos) &&
+            /* read by the sender and by this probe (streaming: while the message is not
+             * paired yet, whether it is synchronous is not known: the slot is made, and
+             * dropped by the probe when it is not) */
+            if ((rv->send_pos == VT_MPOS_NONE || send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos)) &&
                 slot_fill(R, s, 1, s->probe_msg, enter, exit, 2))
                 return -1;
         }
     }
     /* Receives this record posts: each waits for its completing record; a synchronous
      * one publishes (P_q, d_q(P_q)) and the exit of the call that will complete it. */
-    while (s->post_ptr < s->nrecvs && s->recvs[s->post_ptr].index < ev->index)
+    if (R->stream && s->post_ptr < s->sm->rlo)
+        s->post_ptr = s->sm->rlo;
+    while (s->post_ptr < s->nrecvs && RV(s, s->post_ptr)->index < ev->index)
         s->post_ptr++;
-    for (size_t i = s->post_ptr; i < s->nrecvs && s->recvs[i].index == ev->index; i++) {
-        const vt_match_crecv *rv = &s->recvs[i];
+    for (size_t i = s->post_ptr; i < s->nrecvs && RV(s, i)->index == ev->index; i++) {
+        if (R->stream) {
+            /* its source, tag and completing record (the streaming matcher reads ahead
+             * on this rank up to its completion when needed) */
+            if (ensure_recv(R, s, i))
+                return -1;
+            if (RV(s, i)->key == KEY_SKIP)
+                continue;   /* cancelled, MPI_PROC_NULL: no message */
+        }
+        const vt_match_crecv *rv = RV(s, i);
         if (heap_push(&s->pending, rv->done_index, (uint32_t)i))
             return -1;
-        if (rv->send_pos == VT_MPOS_NONE || rv->post_index != rv->index || pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
+        if ((!R->stream && rv->send_pos == VT_MPOS_NONE) || rv->post_index != rv->index ||
+            pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
             continue;
-        if (!send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos))
+        if (rv->send_pos != VT_MPOS_NONE && !send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos))
             continue;
-        /* read by the sender and by the completing call */
+        /* read by the sender and by the completing call (streaming, not paired yet: made
+         * in case, dropped by the completing call when the message is not synchronous) */
         if (slot_fill(R, s, 1, i, enter, gtime(R, s->rank, rv->done_exit), 2))
             return -1;
     }
@@ -1199,13 +2230,26 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
  * Returns 1 when the sender has not reached the send yet. */
 static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
 {
-    const vt_match_crecv *rv = &s->recvs[i];
+    if (R->stream && RV(s, i)->send_pos == VT_MPOS_NONE) {
+        /* not paired yet: not released while a receive posted before it is unresolved
+         * (read ahead until it is), or its send is not made yet (wait for it) */
+        while (!(RX(s, i)->flags & XF_REL)) {
+            int rc = more(R, s);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                break;
+        }
+        if (RV(s, i)->send_pos == VT_MPOS_NONE)
+            return 1;
+    }
+    const vt_match_crecv *rv = RV(s, i);
     const vt_match_key *key = &R->keys[rv->key];
     rstate *snd = &R->rs[key->src];
     uint32_t sl = pm_get(&snd->ss, rv->send_pos);
     if (sl == SLOT_NONE)
         return 1;
-    const vt_match_csend *se = &snd->sends[rv->send_pos];
+    const vt_match_csend *se = SE(snd, rv->send_pos);
     const slot *sd = &R->slots[sl];
     int sync = send_is_sync(R, key->src, se);
     R->step_msgs++;
@@ -1218,6 +2262,10 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     /* a synchronous message's posting (its slot is read here and by the sender) */
     uint32_t pl = sync ? pm_get(&s->ps, (uint32_t)i) : SLOT_NONE;
     if (pl != SLOT_NONE && note_used(R, pl))
+        return -1;
+    if (R->stream && (!sync && drop_post(R, s, i)))
+        return -1;
+    if (R->stream && note_send(R, key->src, rv->send_pos))
         return -1;
     if (oc) {
         oc->S = sd->T;
@@ -1248,9 +2296,17 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
  * receiver's (P_q, d_q(P_q)). Returns 1 while the receiver has not posted it. */
 static int sync_sender(replay *R, rstate *s, size_t i)
 {
-    const vt_match_csend *se = &s->sends[i];
-    if (se->recv_pos == VT_MPOS_NONE)
-        return 0;
+    const vt_match_csend *se = SE(s, i);
+    if (se->recv_pos == VT_MPOS_NONE) {
+        if (!R->stream)
+            return 0;
+        /* not paired yet: the receiver may not have posted it, or holds unresolved receives */
+        if (settle(R, &R->rs[R->keys[se->key].dst]))
+            return -1;
+        se = SE(s, i);
+        if (se->recv_pos == VT_MPOS_NONE)
+            return 1;
+    }
     uint32_t pl = pm_get(&R->rs[R->keys[se->key].dst].ps, se->recv_pos);
     if (pl == SLOT_NONE)
         return 1;
@@ -1263,7 +2319,7 @@ static int sync_sender(replay *R, rstate *s, size_t i)
     if (add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, po->E), slot_d(R, sl), VT_CON_SYNC_MSG, s->rank,
                     sd->seq, &om) ||
         add_con_obs(R, po->T, slot_d(R, pl), VT_CON_SYNC_POST, key->dst, po->seq, &op) || note_used(R, sl) ||
-        note_used(R, pl))
+        note_used(R, pl) || (R->stream && note_send(R, s->rank, (uint32_t)i)))
         return -1;
     if (om) {
         om->S = sd->T;
@@ -1337,7 +2393,7 @@ static int step(replay *R, rstate *s)
     if (s->finished)
         return STEP_DONE;
     if (!s->have) {
-        int rc = vt_cursor_next(s->cur, &s->ev, R->err);
+        int rc = R->stream ? next_record(R, s) : vt_cursor_next(s->cur, &s->ev, R->err);
         if (rc < 0)
             return STEP_ERROR;
         if (rc == 0) {
@@ -1374,7 +2430,7 @@ static int step(replay *R, rstate *s)
         s->published = 1;
     }
     /* Phase B: the contributors (model.md §3); block while one is not available. */
-    R->ncons = R->nused = R->nused_gates = R->nused_reqs = R->nprobed_by = R->nmembers = 0;
+    R->ncons = R->nused = R->nused_gates = R->nused_reqs = R->nprobed_by = R->nmembers = R->nused_sends = 0;
     R->step_msgs = R->step_viol = 0;
     int completion = 0, local = 1;
     if (s->probe_msg != SIZE_MAX) {
@@ -1393,7 +2449,7 @@ static int step(replay *R, rstate *s)
     if (k != VT_MK_PROBE) {
         for (size_t j = 0; j < s->ndone; j++) {
             size_t i = s->done[j];
-            if (s->recvs[i].send_pos == VT_MPOS_NONE)
+            if (!R->stream && RV(s, i)->send_pos == VT_MPOS_NONE)
                 continue;
             completion = 1;   /* a receive completion, even of a probed (local) message */
             uint32_t pr = pm_get(&s->probed, (uint32_t)i);
@@ -1404,8 +2460,8 @@ static int step(replay *R, rstate *s)
         }
     }
     if (k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_SENDRECV) {
-        for (size_t i = s->send_ptr; i < s->nsends && s->sends[i].index == ev->index; i++) {
-            if (!send_is_sync(R, s->rank, &s->sends[i]))
+        for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
+            if (SE(s, i)->key == KEY_SKIP || !send_is_sync(R, s->rank, SE(s, i)))
                 continue;
             completion = 1;
             if (k != VT_MK_SENDRECV)
@@ -1431,7 +2487,8 @@ static int step(replay *R, rstate *s)
                 /* only synchronous sends are entered (req_send) */
                 completion = 1;
                 TRY(sync_sender(R, s, (size_t)pos));
-                if (note_req(R, d->request))
+                /* (reading ahead may have moved this record's lists: index again) */
+                if (note_req(R, ev->done[c].request))
                     goto nomem;
             }
         }
@@ -1464,6 +2521,15 @@ static int step(replay *R, rstate *s)
     if (s->probed.n)
         for (size_t j = 0; j < s->ndone; j++)
             pm_del(&s->probed, s->done[j]);
+    if (R->stream && s->ndone) {
+        int front = 0;
+        for (size_t j = 0; j < s->ndone; j++) {
+            RX(s, s->done[j])->flags |= XF_RET;
+            front |= s->done[j] == s->sm->rlo;
+        }
+        if (front)
+            sm_trim(s);
+    }
     s->prev_exit = s->last_exit = exit;
     s->have = 0;
     if (k == VT_MK_END) {
@@ -1472,7 +2538,8 @@ static int step(replay *R, rstate *s)
     }
     return STEP_MOVED;
 nomem:
-    set_err(R->err, "out of memory replaying rank %u", s->rank);
+    if (!R->failed)
+        set_err(R->err, "out of memory replaying rank %u", s->rank);
     return STEP_ERROR;
 }
 
@@ -1881,9 +2948,23 @@ static int setup_rank(replay *R, rstate *s, uint32_t r)
     if (vt_cursor_open(R->t, r, &s->cur, R->err))
         return -1;
     s->d = calloc(R->nsc + 1, sizeof(int64_t));
-    s->recvs = vt_matches_crecvs(R->m, r, &s->nrecvs);
-    s->sends = vt_matches_csends(R->m, r, &s->nsends);
     const vt_rank *rk = vt_trace_rank(R->t, r);
+    s->rk = rk;
+    if (R->stream) {
+        s->sm = calloc(1, sizeof *s->sm);
+        if (!s->sm || !(s->sm->kinds = malloc(rk->nfuncs + 1)) || !(s->sm->inits = malloc(rk->nfuncs + 1))) {
+            set_err(R->err, "out of memory preparing the replay of rank %u", r);
+            return -1;
+        }
+        for (size_t i = 0; i < rk->nfuncs; i++)
+            s->sm->kinds[i] = classify(&rk->funcs[i], &s->sm->inits[i]);
+    } else {
+        s->recvs = vt_matches_crecvs(R->m, r, &s->nrecvs);
+        s->sends = vt_matches_csends(R->m, r, &s->nsends);
+        s->rw = (vt_match_crecv *)s->recvs;  /* read only */
+        s->sw = (vt_match_csend *)s->sends;
+        s->rmask = s->smask = SIZE_MAX;
+    }
     s->nfuncs = rk->nfuncs;
     s->fkind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
     s->skind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
@@ -1948,6 +3029,7 @@ static void free_rank(rstate *s)
     free(s->evitems);
     free(s->needs);
     free(s->needcnt);
+    sm_free(s);
     map_free(&s->reqs);
     map_free(&s->tmpl);
 }
@@ -1992,6 +3074,50 @@ static int check_items(replay *R)
     return 0;
 }
 
+static int key_less(const vt_match_key *a, const vt_match_key *b)
+{
+    if (a->comm_id != b->comm_id)
+        return a->comm_id < b->comm_id;
+    if (a->src != b->src)
+        return a->src < b->src;
+    if (a->dst != b->dst)
+        return a->dst < b->dst;
+    return a->tag < b->tag;
+}
+
+/* Streaming: reads every rank to its end (DRAIN) and reports the first unmatched send or
+ * receive left in a FIFO, in (communicator, source, destination, tag) order, as
+ * vt_trace_match does. 0 when there is none. */
+static int stream_unmatched(replay *R, int drain)
+{
+    for (uint32_t r = 0; drain && r < R->nranks; r++) {
+        int rc;
+        while ((rc = more(R, &R->rs[r])) > 0)
+            ;
+        if (rc < 0)
+            return -1;
+    }
+    size_t best = SIZE_MAX;
+    for (size_t k = 0; k < R->nkt; k++)
+        if (R->kq_side[k] && (best == SIZE_MAX || key_less(&R->kt[k], &R->kt[best])))
+            best = k;
+    if (best == SIZE_MAX)
+        return 0;
+    const vt_match_key *k = &R->kt[best];
+    if (R->kq_side[best] == 2) {
+        uint64_t index = SE(&R->rs[k->src], R->kq_head[best])->index;
+        return sm_err(R, vt_trace_rank(R->t, k->src)->path, block_of(R->t, k->src, index),
+                      "expected a receive matching send record %" PRIu64 " of rank %u (to %u, tag %lld, communicator "
+                      "0x%llx), found none",
+                      index, k->src, k->dst, (long long)k->tag, (unsigned long long)k->comm_id);
+    }
+    uint64_t index = RV(&R->rs[k->dst], R->kq_head[best])->index;
+    return sm_err(R, vt_trace_rank(R->t, k->dst)->path, block_of(R->t, k->dst, index),
+                  "expected a send matching receive record %" PRIu64 " of rank %u (from %u, tag %lld, communicator "
+                  "0x%llx), found none",
+                  index, k->dst, k->src, (long long)k->tag, (unsigned long long)k->comm_id);
+}
+
 int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
               vt_replay_result *res, vt_error *err)
 {
@@ -2005,6 +3131,10 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     R.keys = vt_matches_keys(m, NULL);
     memset(res, 0, sizeof *res);
     R.nranks = vt_trace_nranks(t);
+    /* without a vt_matches, a full trace is matched while it is replayed */
+    R.stream = !m && !vt_trace_is_reduced(t);
+    for (int c = 0; c < 4; c++)
+        R.kcache[c] = KEY_PENDING;
     res->nscen = nsc;
     res->nranks = R.nranks;
     res->ends = calloc(nsc * R.nranks + 1, sizeof(int64_t));
@@ -2064,6 +3194,8 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
                 }
             }
         }
+        if (!progress && R.stream && stream_unmatched(&R, 1))
+            goto out;
         if (!progress) {
             char where[1024];
             size_t off = 0;
@@ -2079,6 +3211,8 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
             goto out;
         }
     }
+    if (R.stream && stream_unmatched(&R, 1))
+        goto out;
     for (uint32_t r = 0; r < R.nranks; r++) {
         rstate *s = &R.rs[r];
         res->measured[r] = s->last_exit;
@@ -2125,6 +3259,12 @@ out:
     map_free(&R.pub);
     map_free(&R.syncinfo);
     free(R.sinfo);
+    free(R.kt);
+    free(R.kslot);
+    free(R.kq_head);
+    free(R.kq_tail);
+    free(R.kq_side);
+    free(R.used_sends);
     if (rc)
         vt_replay_result_free(res);
     return rc;

@@ -59,7 +59,9 @@ typedef struct vt_replay_result {
 
 /* Replays the trace for every scenario. Errors (a trace the replay cannot order, an
  * event a scenario names that is not in the trace or not a candidate) name the file,
- * record or event. */
+ * record or event. M may be NULL: a full trace's messages are then matched during the
+ * replay, in the same pass (vt_trace_match's rules and errors, the same results), with
+ * memory for the messages in flight only; given M, the replay reads its pairs. */
 int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
               vt_replay_result *res, vt_error *err);
 void vt_replay_result_free(vt_replay_result *res);
