@@ -221,8 +221,8 @@ int vt__cmd_domino(int argc, char **argv)
     if (!json)
         printf("domino path of %s (measured %.6f s, %zu candidates considered)\n"
                "%4s %-14s %-22s %12s %14s %8s   %14s %8s\n",
-               dir, measured / 1e9, l.n, "step", "event", "what", "duration", "predicted (s)", "gain", "k longest waits",
-               "gain");
+               dir, measured / 1e9, l.n, "step", "event", "what", "duration", "predicted (s)", "gain",
+               "k longest waits", "gain");
     int64_t prev = measured;
     for (uint32_t step = 0; step < top; step++) {
         size_t *idx = calloc(l.n, sizeof *idx);

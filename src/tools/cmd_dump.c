@@ -287,7 +287,8 @@ int vt__cmd_dump(int argc, char **argv)
     uint32_t nranks = vt_trace_nranks(t);
     if (one && rank >= nranks) {
         vt_trace_close(t);
-        return vt__usage_error(vt__usage_dump, "dump: --rank %" PRIu32 ": the trace has %" PRIu32 " ranks", rank, nranks);
+        return vt__usage_error(vt__usage_dump, "dump: --rank %" PRIu32 ": the trace has %" PRIu32 " ranks", rank,
+                               nranks);
     }
     int rc = VT_EXIT_OK;
     for (uint32_t r = one ? rank : 0; r < (one ? rank + 1 : nranks) && rc == VT_EXIT_OK; r++) {

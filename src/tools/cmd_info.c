@@ -352,8 +352,8 @@ int vt__cmd_info(int argc, char **argv)
         for (size_t i = 0; i < nall; i++)
             total += all[i].time_ns;
         for (size_t i = 0; i < nall; i++) {
-            printf("%-*s %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %6.2f %14" PRIu64 " %10" PRIu64 "\n", nw, all[i].name,
-                   all[i].calls, all[i].time_ns, all[i].calls ? all[i].time_ns / all[i].calls : 0,
+            printf("%-*s %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %6.2f %14" PRIu64 " %10" PRIu64 "\n", nw,
+                   all[i].name, all[i].calls, all[i].time_ns, all[i].calls ? all[i].time_ns / all[i].calls : 0,
                    total ? 100.0 * (double)all[i].time_ns / (double)total : 0.0, all[i].bytes, all[i].records);
         }
     }

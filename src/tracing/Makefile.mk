@@ -34,7 +34,8 @@ libvtread_la_SOURCES = \
 	src/tracing/clockfix.c src/tracing/clockfix.h \
 	src/tracing/model.c src/tracing/model.h src/tracing/poly.c src/tracing/poly.h \
 	src/tracing/settings.c src/tracing/settings.h \
-	src/tracing/replay.c src/tracing/replay.h \
+	src/tracing/replay.c src/tracing/replay.h src/tracing/replay_priv.h \
+	src/tracing/replay_stream.c src/tracing/replay_reduced.c src/tracing/scenario.c \
 	src/tracing/critpath.c src/tracing/critpath.h \
 	src/tracing/symbolic.c src/tracing/symbolic.h \
 	src/tracing/rrec.c src/tracing/rrec.h \

@@ -153,7 +153,8 @@ static inline void vt_block_header_decode(const uint8_t in[VT_BLOCK_HEADER_SIZE]
     h->nrecords = vt_get_u32(in + 20);
 }
 
-static inline void vt_file_header_encode(uint8_t out[VT_FILE_HEADER_SIZE], const char magic[VT_MAGIC_LEN], uint32_t value)
+static inline void vt_file_header_encode(uint8_t out[VT_FILE_HEADER_SIZE], const char magic[VT_MAGIC_LEN],
+                                         uint32_t value)
 {
     memcpy(out, magic, VT_MAGIC_LEN);
     vt_put_u16(out + 8, VT_FORMAT_MAJOR);

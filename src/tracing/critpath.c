@@ -191,7 +191,10 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
-static size_t ghome(uint64_t comm, uint64_t seq, size_t cap) { return (size_t)mix(comm ^ mix(seq + 0x9e3779b97f4a7c15ull)) & (cap - 1); }
+static size_t ghome(uint64_t comm, uint64_t seq, size_t cap)
+{
+    return (size_t)mix(comm ^ mix(seq + 0x9e3779b97f4a7c15ull)) & (cap - 1);
+}
 
 /* The node of a gate, made at its first completion (all its members are known then:
  * every member's event before its collective call has been seen). A gate is named by

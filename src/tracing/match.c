@@ -543,8 +543,9 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
         if (ev->msg) {
             if (grow((void **)&s->probes, &s->capprobes, s->nprobes, sizeof *s->probes))
                 return nomem(s, ev);
-            s->probes[s->nprobes++] = (probe){ev->index, comm_id, (ev->fields & VT_F_RPEER) ? ev->rpeer : VT_PEER_UNKNOWN,
-                                              (ev->fields & VT_F_RTAG) ? ev->rtag : -1, ev->rbytes};
+            s->probes[s->nprobes++] =
+                (probe){ev->index, comm_id, (ev->fields & VT_F_RPEER) ? ev->rpeer : VT_PEER_UNKNOWN,
+                        (ev->fields & VT_F_RTAG) ? ev->rtag : -1, ev->rbytes};
             if (map_put(&s->probe_map, ev->msg, s->nprobes - 1, 0))
                 return nomem(s, ev);
         }
@@ -559,9 +560,10 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
                 s->unmatched++;
                 break;
             }
-            return vt__seterr(s->err, rk->path, ev->block_offset,
-                              "expected an MPI_Mprobe or MPI_Improbe of message id %llu before record %llu (rank %u), found none",
-                              (unsigned long long)ev->msg, (unsigned long long)ev->index, s->rank);
+            return vt__seterr(
+                s->err, rk->path, ev->block_offset,
+                "expected an MPI_Mprobe or MPI_Improbe of message id %llu before record %llu (rank %u), found none",
+                (unsigned long long)ev->msg, (unsigned long long)ev->index, s->rank);
         }
         const probe p = s->probes[s->probe_map.e[slot].a];
         map_del_slot(&s->probe_map, slot);
@@ -900,13 +902,15 @@ static int report_unmatched(const vt_trace *t, const vt_matches *m, const first_
         return vt__seterr(err, rk->path, block_of(t, u->rank, index),
                           "expected a receive matching send record %llu of rank %u (to %u, tag %lld, communicator "
                           "0x%llx), found none",
-                          (unsigned long long)index, u->rank, k->dst, (long long)k->tag, (unsigned long long)k->comm_id);
+                          (unsigned long long)index, u->rank, k->dst, (long long)k->tag,
+                          (unsigned long long)k->comm_id);
     }
     uint64_t index = m->recvs[u->rank][u->pos].index;
-    return vt__seterr(err, rk->path, block_of(t, u->rank, index),
-                      "expected a send matching receive record %llu of rank %u (from %u, tag %lld, communicator 0x%llx), "
-                      "found none",
-                      (unsigned long long)index, u->rank, k->src, (long long)k->tag, (unsigned long long)k->comm_id);
+    return vt__seterr(
+        err, rk->path, block_of(t, u->rank, index),
+        "expected a send matching receive record %llu of rank %u (from %u, tag %lld, communicator 0x%llx), "
+        "found none",
+        (unsigned long long)index, u->rank, k->src, (long long)k->tag, (unsigned long long)k->comm_id);
 }
 
 /* Pairs the k-th send of every key with its k-th receive. */

@@ -309,8 +309,9 @@ __attribute__((format(printf, 2, 3))) static int pp_err(pp *r, const char *fmt, 
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (r->compressed)
-        return vt__seterr(r->err, r->path, r->block_off, "%s (at byte %zu of the decoded payload of the zstd block at this offset)",
-                          msg, (size_t)(r->p - r->begin));
+        return vt__seterr(r->err, r->path, r->block_off,
+                          "%s (at byte %zu of the decoded payload of the zstd block at this offset)", msg,
+                          (size_t)(r->p - r->begin));
     return vt__seterr(r->err, r->path, r->file_off + (uint64_t)(r->p - r->begin), "%s", msg);
 }
 
@@ -446,11 +447,12 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
     if (h->reserved != 0)
         return vt__seterr(err, s->path, off + 6, "expected reserved field 0, found %u", h->reserved);
     if (h->raw_len > VT_READER_MAX_RAW)
-        return vt__seterr(err, s->path, off + 12, "expected raw length at most %u, found %u", (unsigned)VT_READER_MAX_RAW,
-                          h->raw_len);
+        return vt__seterr(err, s->path, off + 12, "expected raw length at most %u, found %u",
+                          (unsigned)VT_READER_MAX_RAW, h->raw_len);
     if (h->codec == VT_CODEC_RAW && h->stored_len != h->raw_len)
-        return vt__seterr(err, s->path, off + 8, "expected stored length equal to the raw length %u (codec 0), found %u",
-                          h->raw_len, h->stored_len);
+        return vt__seterr(err, s->path, off + 8,
+                          "expected stored length equal to the raw length %u (codec 0), found %u", h->raw_len,
+                          h->stored_len);
     if (h->type != VT_BLOCK_EVENTS && h->type != VT_BLOCK_REDUCED && h->nrecords != 0)
         return vt__seterr(err, s->path, off + 20, "expected record count 0 in a %s block, found %u",
                           block_type_name(h->type), h->nrecords);
@@ -467,9 +469,10 @@ static int read_block_header(const src_t *s, uint64_t off, vt_block_header *h, v
     if (left == 0)
         return vt__seterr(err, s->path, off, "expected block header or END, found end of file (truncated file)");
     if (left < VT_BLOCK_HEADER_SIZE)
-        return vt__seterr(err, s->path, off,
-                          "expected block header or END, found end of file (truncated file: %llu bytes of a block header)",
-                          (unsigned long long)left);
+        return vt__seterr(
+            err, s->path, off,
+            "expected block header or END, found end of file (truncated file: %llu bytes of a block header)",
+            (unsigned long long)left);
     uint8_t hb[VT_BLOCK_HEADER_SIZE];
     if (src_read(s, off, hb, sizeof hb, err))
         return -1;
@@ -505,8 +508,8 @@ static int load_payload(const src_t *s, uint64_t off, const vt_block_header *h, 
     crc = h->crc; /* fuzz builds only: let mutated payloads reach the parsers */
 #endif
     if (crc != h->crc)
-        return vt__seterr(err, s->path, off + 16, "expected CRC-32 0x%08x (block header), found 0x%08x (payload)", h->crc,
-                          crc);
+        return vt__seterr(err, s->path, off + 16, "expected CRC-32 0x%08x (block header), found 0x%08x (payload)",
+                          h->crc, crc);
     if (h->codec == VT_CODEC_RAW) {
         *data = sp;
         (void)raw;
@@ -661,7 +664,8 @@ static int parse_members(vt_trace *t, pp *r, uint32_t *size, const uint32_t **me
         return -1;
     if (n > t->nranks) {
         r->p = at;
-        return pp_err(r, "expected %s at most %u (number of ranks), found %llu", what, t->nranks, (unsigned long long)n);
+        return pp_err(r, "expected %s at most %u (number of ranks), found %llu", what, t->nranks,
+                      (unsigned long long)n);
     }
     uint32_t *m = arena_calloc(&t->ar, n ? n : 1, sizeof *m);
     if (!m)
@@ -789,8 +793,8 @@ static int open_defs(vt_trace *t, const src_t *s, vt_error *err)
     if (read_block_header(s, off, &h, err))
         goto out;
     if (h.type != VT_BLOCK_GLOBAL) {
-        vt__seterr(err, s->path, off + 4, "expected a GLOBAL block, found a %s block (type %u)", block_type_name(h.type),
-                   h.type);
+        vt__seterr(err, s->path, off + 4, "expected a GLOBAL block, found a %s block (type %u)",
+                   block_type_name(h.type), h.type);
         goto out;
     }
     if (load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
@@ -1237,7 +1241,8 @@ static int cursor_block(vt_cursor *c, vt_error *err)
                           block_type_name(want), block_type_name(h.type), h.type);
     uint64_t next = c->pos + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     if (next > c->end)
-        return vt__seterr(err, c->src.path, c->pos, "expected EVENTS blocks ending at offset %llu, found a block ending at %llu",
+        return vt__seterr(err, c->src.path, c->pos,
+                          "expected EVENTS blocks ending at offset %llu, found a block ending at %llu",
                           (unsigned long long)c->end, (unsigned long long)next);
     if (load_payload(&c->src, c->pos, &h, &c->stored, &c->raw, c->dctx, &data, err))
         return -1;
@@ -1332,7 +1337,8 @@ static int decode_record(vt_cursor *c, vt_event *ev)
             return -1;
         if (u != 0) {
             r->p = at;
-            return pp_err(r, "expected call-site index 0 (the rank has no call sites), found %llu", (unsigned long long)u);
+            return pp_err(r, "expected call-site index 0 (the rank has no call sites), found %llu",
+                          (unsigned long long)u);
         }
     } else {
         if (pp_index(r, &u, rk->ncallsites, "call-site index"))
@@ -1354,8 +1360,8 @@ static int decode_record(vt_cursor *c, vt_event *ev)
                 return -1;
             if (s < -1 || s >= (int64_t)rk->ncomms) {
                 r->p = at;
-                return pp_err(r, "expected created communicator index -1 to %lld, found %lld", (long long)rk->ncomms - 1,
-                              (long long)s);
+                return pp_err(r, "expected created communicator index -1 to %lld, found %lld",
+                              (long long)rk->ncomms - 1, (long long)s);
             }
             ev->newcomm = s;
             break;
@@ -1468,8 +1474,8 @@ static int cursor_ready(vt_cursor *c, const char *payload)
     c->r.err = &c->last;
     while (c->left == 0) {
         if (c->r.p != c->r.end) {
-            pp_err(&c->r, "expected end of the %s payload after %u records (block header), found %zu more bytes", payload,
-                   c->inblock, pp_left(&c->r));
+            pp_err(&c->r, "expected end of the %s payload after %u records (block header), found %zu more bytes",
+                   payload, c->inblock, pp_left(&c->r));
             c->state = -1;
             return -1;
         }

@@ -220,11 +220,12 @@ static void check_poly(reducer *Z, const vt_poly *p, const int64_t *want, uint32
             char text[256];
             vt_poly_format(p, text, sizeof text);
             if (rc != VT_POLY_OK)
-                check_note(Z, "event %" PRIu32 ":%" PRIu64 ": %s %s cannot be evaluated (%s) in scenario %zu", rank, seq,
-                           what, text, vt_poly_strerror(rc), k);
+                check_note(Z, "event %" PRIu32 ":%" PRIu64 ": %s %s cannot be evaluated (%s) in scenario %zu", rank,
+                           seq, what, text, vt_poly_strerror(rc), k);
             else
-                check_note(Z, "event %" PRIu32 ":%" PRIu64 ": %s %s = %" PRId64 " in scenario %zu, the replay has %" PRId64,
-                           rank, seq, what, text, v, k, want[k]);
+                check_note(
+                    Z, "event %" PRIu32 ":%" PRIu64 ": %s %s = %" PRId64 " in scenario %zu, the replay has %" PRId64,
+                    rank, seq, what, text, v, k, want[k]);
             return;
         }
     }
@@ -377,7 +378,8 @@ static int check_event(reducer *Z, const vt_obs_event *e, rank_out *r, const vt_
         return -1;
     const vt_poly *d = &r->sym.d;
     if (d->nterms == 1 && d->nvars == 1 && d->c[0] == 0 &&
-        (vt_var_eq(d->var[0], vt_var_overflow(e->rank, e->seq)) || vt_var_eq(d->var[0], vt_var_probe(e->rank, e->seq))) &&
+        (vt_var_eq(d->var[0], vt_var_overflow(e->rank, e->seq)) ||
+         vt_var_eq(d->var[0], vt_var_probe(e->rank, e->seq))) &&
         register_atom(Z, d->var[0], e->d_after, e->rank, e->seq))
         return -1;
     check_poly(Z, d, e->d_after, e->rank, e->seq, "d");
@@ -676,8 +678,8 @@ char *vt_reduce_config_text(const char *config, const vt_model_params *p)
         l += n;
     }
     snprintf(out + o, 512,
-             "VTRACE_THRESHOLD=%" PRId64 "ns\nVTRACE_CANDIDATES=%s\nVTRACE_MODEL_L=%" PRId64 "ns\nVTRACE_MODEL_G=%" PRId64
-             "ps\nVTRACE_MODEL_TRDV=%" PRId64 "\nVTRACE_MODEL_M=%d\nVTRACE_MODEL_K=%d\n",
+             "VTRACE_THRESHOLD=%" PRId64 "ns\nVTRACE_CANDIDATES=%s\nVTRACE_MODEL_L=%" PRId64
+             "ns\nVTRACE_MODEL_G=%" PRId64 "ps\nVTRACE_MODEL_TRDV=%" PRId64 "\nVTRACE_MODEL_M=%d\nVTRACE_MODEL_K=%d\n",
              p->theta, p->cand_calls ? "all" : "bursts", p->L, p->G_ps, p->T_rdv, p->m, p->K);
     return out;
 }
