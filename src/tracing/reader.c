@@ -328,18 +328,45 @@ static int pp_varint_err(pp *r, const char *what)
     return pp_err(r, "expected %s, found a varint over 64 bits", what);
 }
 
-static int pp_uvar(pp *r, uint64_t *v, const char *what)
+/* Varints: most are one byte (deltas, small ids), decoded inline; the rest, and the
+ * errors, out of line. */
+static int pp_uvar_slow(pp *r, uint64_t *v, const char *what)
 {
     if (vt_get_uvar(&r->p, r->end, v) == 0)
         return 0;
     return pp_varint_err(r, what);
 }
 
-static int pp_svar(pp *r, int64_t *v, const char *what)
+static inline int pp_uvar(pp *r, uint64_t *v, const char *what)
 {
-    if (vt_get_svar(&r->p, r->end, v) == 0)
-        return 0;
-    return pp_varint_err(r, what);
+    const uint8_t *p = r->p;
+    if (r->end - p >= 3) {
+        if (p[0] < 0x80) {
+            *v = p[0];
+            r->p = p + 1;
+            return 0;
+        }
+        if (p[1] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            r->p = p + 2;
+            return 0;
+        }
+        if (p[2] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+            r->p = p + 3;
+            return 0;
+        }
+    }
+    return pp_uvar_slow(r, v, what);
+}
+
+static inline int pp_svar(pp *r, int64_t *v, const char *what)
+{
+    uint64_t u;
+    if (pp_uvar(r, &u, what))
+        return -1;
+    *v = vt_unzigzag(u);
+    return 0;
 }
 
 /* uvar that must be below limit. */
@@ -1278,21 +1305,13 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     int64_t s;
     const uint8_t *at;
 
-    memset(ev, 0, sizeof *ev);
+    /* a template copy: cheaper than memset and a dozen stores */
+    static const vt_event none = {.fn = -1, .callsite = -1, .comm = -1, .newcomm = -1, .peer = VT_PEER_NONE,
+                                  .tag = -1, .rpeer = VT_PEER_NONE, .rtag = -1, .root = VT_PEER_NONE,
+                                  .collseq = VT_SEQ_NONE, .file = -1, .offset = -1};
+    *ev = none;
     ev->index = c->next_index;
     ev->callno = c->next_callno;
-    ev->fn = -1;
-    ev->callsite = -1;
-    ev->comm = -1;
-    ev->newcomm = -1;
-    ev->peer = VT_PEER_NONE;
-    ev->tag = -1;
-    ev->rpeer = VT_PEER_NONE;
-    ev->rtag = -1;
-    ev->root = VT_PEER_NONE;
-    ev->collseq = VT_SEQ_NONE;
-    ev->file = -1;
-    ev->offset = -1;
     ev->block_offset = c->block_off;
 
     at = r->p;
