@@ -17,7 +17,7 @@ mpiexec=${MPIEXEC:-mpiexec}
 vt=$build/vtrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%-9s %9s %9s %7s %10s %10s %7s %9s %9s %s\n' example records kept kept% bytes bytes_red bytes% messages merged predictions
+printf '%-9s %9s %9s %7s %10s %10s %7s %9s %9s %s\n' example events kept kept% bytes bytes_red bytes% messages merged predictions
 for ex in "groups 20 16 200" "halo 200 4096 300" "pipeline 200 500"; do
     set -- $ex
     name=$1
@@ -31,9 +31,10 @@ for ex in "groups 20 16 200" "halo 200 4096 300" "pipeline 200 500"; do
     python3 - "$tmp/$name.json" "$name" "$same" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-ri, ro, bi, bo = s["records_in"], s["records_out"], s["bytes_in"], s["bytes_out"]
+ri, ro, bi, bo = s["events"], s["records_out"], s["bytes_in"], s["bytes_out"]
 print("%-9s %9d %9d %6.1f%% %10d %10d %6.1f%% %9d %9d %s" % (sys.argv[2], ri, ro, 100.0 * ro / ri, bi, bo,
       100.0 * bo / bi, s["messages"], s["messages_merged"], sys.argv[3]))
 PY
 done
-echo "($me: vtrace reduce --threshold $theta; records_out counts the reduced records, START/END included)"
+echo "($me: vtrace reduce --threshold $theta; events: the full trace's model events, a burst and a call per record;"
+echo " kept: the reduced trace's records, a START and an END per rank included)"

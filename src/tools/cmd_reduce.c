@@ -206,9 +206,10 @@ int vt__cmd_reduce(int argc, char **argv)
 #undef JU
         fputs("}\n", stdout);
     } else {
-        printf("events   %" PRIu64 " model events, %" PRIu64 " records -> %" PRIu64 " records (%.1f%%)\n", st.events,
-               st.records_in, st.records_out,
-               st.records_in ? 100.0 * (double)st.records_out / (double)st.records_in : 0.0);
+        printf("events   %" PRIu64 " model events (bursts and calls: %" PRIu64 " records) -> %" PRIu64
+               " reduced records (%.1f%% of the events)\n",
+               st.events, st.records_in, st.records_out,
+               st.events ? 100.0 * (double)st.records_out / (double)st.events : 0.0);
         if (!nowrite)
             printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)\n", st.bytes_in, st.bytes_out,
                    st.bytes_in ? 100.0 * (double)st.bytes_out / (double)st.bytes_in : 0.0);

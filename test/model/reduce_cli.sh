@@ -23,7 +23,7 @@ expect() {
     grep -q -e "$pat" "$work/out" || { cat "$work/out"; fail "'$*' does not print '$pat'"; }
 }
 
-expect 0 "records ->" "$VTRACE" reduce --threshold 100ns "$work/t" "$work/r"
+expect 0 "reduced records" "$VTRACE" reduce --threshold 100ns "$work/t" "$work/r"
 expect 0 "kind:      reduced" "$VTRACE" info "$work/r"
 expect 0 "COMP seq=" "$VTRACE" dump "$work/r"
 expect 0 '"records_out":' "$VTRACE" reduce --json --threshold 100ns "$work/t" "$work/r2"
