@@ -30,6 +30,8 @@ int vt__cmd_domino(int argc, char **argv);
 void vt__usage_domino(FILE *out);
 int vt__cmd_critpath(int argc, char **argv);
 void vt__usage_critpath(FILE *out);
+int vt__cmd_export(int argc, char **argv);
+void vt__usage_export(FILE *out);
 int vt__cmd_reduce(int argc, char **argv);
 void vt__usage_reduce(FILE *out);
 

@@ -15,6 +15,7 @@ static const vt__command commands[] = {
     {"reduce", "write the reduced trace of a full trace (seed 002, Fig. 6)", vt__cmd_reduce, vt__usage_reduce},
     {"critical-path", "the chain of events that makes the predicted run time; slack", vt__cmd_critpath,
      vt__usage_critpath},
+    {"export", "the trace in another viewer's format (otf2, paraver, perfetto)", vt__cmd_export, vt__usage_export},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -99,9 +99,10 @@ trace="$work/trace"
 timeout=${VTEST_TIMEOUT:-120}
 status=0
 
+# One lock for every build tree of the machine (VTEST_LOCK to choose another).
 lock=
 if command -v flock > /dev/null 2>&1; then
-    lock="flock $VTEST_BUILDDIR/test/mpi/.mpiexec.lock"
+    lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
 fi
 
 # Runs the program: run_mpi EXE [VAR=value ...]. Its output is shown in the log and

@@ -1,0 +1,72 @@
+/* vtrace export --format=F DIR OUT: the trace in a format other viewers read; one
+ * exporter per source file (export.h). */
+#include "vt_config.h"
+#include "tools.h"
+#include "export.h"
+
+#include <string.h>
+
+typedef struct format {
+    const char *name;
+    const char *what;
+    int (*run)(const vt_trace *t, const vt__export_opts *o, vt_error *err);
+} format;
+
+/* Exporters register here, one line each. */
+static const format formats[] = {
+    {NULL, NULL, NULL},
+};
+
+void vt__usage_export(FILE *out)
+{
+    fprintf(out, "usage: vtrace export --format=FORMAT [--quiet] DIR OUT\n"
+                 "Writes the trace DIR (full or reduced) in another format. Formats:\n");
+    for (const format *f = formats; f->name; f++)
+        fprintf(out, "  %-10s %s\n", f->name, f->what);
+    fprintf(out, "In a reduced trace, the stretches between records (merged events) appear as the region\n"
+                 "vtrace:aggregated.\n");
+}
+
+int vt__cmd_export(int argc, char **argv)
+{
+    const char *fmt = NULL, *dir = NULL, *out = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            vt__usage_export(stdout);
+            return VT_EXIT_OK;
+        } else if (!strncmp(a, "--format=", 9)) {
+            fmt = a + 9;
+        } else if ((!strcmp(a, "--format") || !strcmp(a, "-F")) && i + 1 < argc) {
+            fmt = argv[++i];
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return vt__usage_error(vt__usage_export, "unknown option '%s'", a);
+        } else if (!dir) {
+            dir = a;
+        } else if (!out) {
+            out = a;
+        } else {
+            return vt__usage_error(vt__usage_export, "too many arguments ('%s')", a);
+        }
+    }
+    if (!fmt)
+        return vt__usage_error(vt__usage_export, "missing --format");
+    const format *f = formats;
+    while (f->name && strcmp(f->name, fmt))
+        f++;
+    if (!f->name)
+        return vt__usage_error(vt__usage_export, "unknown format '%s'", fmt);
+    if (!dir || !out)
+        return vt__usage_error(vt__usage_export, "expected DIR and OUT");
+    vt_trace *t;
+    vt_error err;
+    if (vt_trace_open(dir, &t, &err))
+        return vt__fail(&err);
+    vt__export_opts o = {out, quiet};
+    int rc = f->run(t, &o, &err);
+    vt_trace_close(t);
+    return rc ? vt__fail(&err) : VT_EXIT_OK;
+}

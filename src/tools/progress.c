@@ -1,0 +1,45 @@
+/* Progress display (progress.h). */
+#include "vt_config.h"
+#include "progress.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void vt__progress_start(vt__progress *p, const char *what, uint64_t total, int quiet)
+{
+    p->what = what;
+    p->total = total;
+    p->on = !quiet && isatty(STDERR_FILENO);
+    p->last_ns = 0;
+}
+
+void vt__progress_update(vt__progress *p, uint64_t done)
+{
+    if (!p->on)
+        return;
+    int64_t t = now_ns();
+    if (t - p->last_ns < 100000000)
+        return;
+    p->last_ns = t;
+    if (p->total)
+        fprintf(stderr, "\r%s: %3.0f%% (%llu of %llu)", p->what, 100.0 * (double)done / (double)p->total,
+                (unsigned long long)done, (unsigned long long)p->total);
+    else
+        fprintf(stderr, "\r%s: %llu", p->what, (unsigned long long)done);
+    fflush(stderr);
+}
+
+void vt__progress_end(vt__progress *p)
+{
+    if (p->on && p->last_ns)
+        fprintf(stderr, "\r\033[K");
+    p->on = 0;
+}

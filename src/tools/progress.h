@@ -1,0 +1,19 @@
+/* Progress of long commands on a terminal: a line on stderr, redrawn at most ten times a
+ * second, only when stderr is a terminal and not --quiet; nothing otherwise. */
+#ifndef VT_PROGRESS_H
+#define VT_PROGRESS_H
+
+#include <stdint.h>
+
+typedef struct vt__progress {
+    const char *what;
+    uint64_t total;     /* 0: unknown */
+    int on;
+    int64_t last_ns;
+} vt__progress;
+
+void vt__progress_start(vt__progress *p, const char *what, uint64_t total, int quiet);
+void vt__progress_update(vt__progress *p, uint64_t done);
+void vt__progress_end(vt__progress *p);
+
+#endif
