@@ -8,6 +8,7 @@ test_unit_test_settings_LDADD = $(CMOCKA_LIBS)
 endif
 include test/unit/poly.mk
 include test/unit/clockfix.mk
+include test/unit/dpd.mk
 
 # configure --disable-vtrace, in a build of its own.
 TESTS += test/build/disabled.sh

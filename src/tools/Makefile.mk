@@ -6,5 +6,6 @@ vtrace_SOURCES = \
 	src/tools/cmd_critpath.c \
 	src/tools/cmd_reduce.c src/tools/scenarios.c src/tools/clockrepair.c \
 	src/tools/cmd_export.c src/tools/export.h src/tools/progress.c src/tools/progress.h \
+	src/tools/cmd_period.c \
 	src/tools/json.c
 vtrace_LDADD = libvtread.la

@@ -32,6 +32,8 @@ int vt__cmd_critpath(int argc, char **argv);
 void vt__usage_critpath(FILE *out);
 int vt__cmd_export(int argc, char **argv);
 void vt__usage_export(FILE *out);
+int vt__cmd_period(int argc, char **argv);
+void vt__usage_period(FILE *out);
 int vt__cmd_reduce(int argc, char **argv);
 void vt__usage_reduce(FILE *out);
 

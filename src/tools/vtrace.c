@@ -13,6 +13,8 @@ static const vt__command commands[] = {
     {"whatif", "predicted run time if candidate events were shorter", vt__cmd_whatif, vt__usage_whatif},
     {"domino", "the events whose successive elimination gains the most", vt__cmd_domino, vt__usage_domino},
     {"reduce", "write the reduced trace of a full trace (seed 002, Fig. 6)", vt__cmd_reduce, vt__usage_reduce},
+    {"period", "where each rank's calls repeat: iterations and their time (seed 000)", vt__cmd_period,
+     vt__usage_period},
     {"critical-path", "the chain of events that makes the predicted run time; slack", vt__cmd_critpath,
      vt__usage_critpath},
     {"export", "the trace in another viewer's format (otf2, paraver, perfetto)", vt__cmd_export, vt__usage_export},

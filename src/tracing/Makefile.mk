@@ -39,6 +39,7 @@ libvtread_la_SOURCES = \
 	src/tracing/critpath.c src/tracing/critpath.h \
 	src/tracing/symbolic.c src/tracing/symbolic.h \
 	src/tracing/rrec.c src/tracing/rrec.h \
-	src/tracing/reduce.c src/tracing/reduce.h
+	src/tracing/reduce.c src/tracing/reduce.h \
+	src/tracing/dpd.c src/tracing/dpd.h
 libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
 libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS)
