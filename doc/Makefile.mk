@@ -1,4 +1,7 @@
 # doc: manual pages (doc/format.md is distributed from the top Makefile.am).
 dist_man_MANS += doc/man/vtrace.1 doc/man/vtrace-info.1 doc/man/vtrace-dump.1 doc/man/vtrace-whatif.1 doc/man/vtrace-domino.1 \
-	doc/man/vtrace-critical-path.1 doc/man/vtrace-reduce.1 doc/man/vtrace-period.1
+	doc/man/vtrace-critical-path.1 doc/man/vtrace-reduce.1 doc/man/vtrace-report.1 doc/man/vtrace-period.1
+dist_man_MANS += doc/man/vtrace-patterns.1
+dist_man_MANS += doc/man/vtrace-clusters.1
 EXTRA_DIST += doc/clock-repair.md doc/model-notes.md doc/piggyback.md
+dist_man_MANS += doc/man/vtrace-export.1

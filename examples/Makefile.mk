@@ -8,3 +8,4 @@ examples_pipeline_SOURCES = examples/pipeline.c
 examples_pipeline_LDADD = libvtrace.la
 examplesdir = $(pkgdatadir)/examples
 dist_examples_DATA = examples/groups.c examples/halo.c examples/pipeline.c
+include examples/plugins/Makefile.mk

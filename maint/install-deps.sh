@@ -2,7 +2,10 @@
 # Installs the Debian packages vtrace needs to build, test and run (Debian 12).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpich-dev gfortran
-      libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev"
+      libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev
+      libotf2-trace-dev otf2-tools python3-otf2"
+# headless Chromium renders the page of vtrace report in its test (test/report)
+pkgs="$pkgs chromium chromium-driver"
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo
 fi

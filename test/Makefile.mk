@@ -7,9 +7,13 @@ test_unit_test_settings_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 test_unit_test_settings_LDADD = $(CMOCKA_LIBS)
 endif
 include test/unit/poly.mk
+include test/report/Makefile.mk
 include test/unit/clockfix.mk
+include test/patterns/Makefile.mk
 include test/unit/dpd.mk
+include test/analysis/Makefile.mk
 
 # configure --disable-vtrace, in a build of its own.
 TESTS += test/build/disabled.sh
 EXTRA_DIST += test/build/disabled.sh
+include test/export/Makefile.mk

@@ -14,6 +14,13 @@ typedef struct format {
 
 /* Exporters register here, one line each. */
 static const format formats[] = {
+    {"paraver", "Paraver: OUT.prv, OUT.pcf and OUT.row (OUT: the name without extension)", vt__export_paraver},
+    {"perfetto", "Chrome trace-event JSON for the Perfetto UI, chrome://tracing (OUT: the file)", vt__export_perfetto},
+#ifdef HAVE_OTF2
+    {"otf2", "OTF2 archive in directory OUT, for Vampir, Scalasca, otf2-print (OUT/traces.otf2)", vt__export_otf2},
+#else
+    {"otf2", "OTF2 archive (not in this build: configure --with-otf2, needs libotf2-trace-dev)", vt__export_otf2},
+#endif
     {NULL, NULL, NULL},
 };
 

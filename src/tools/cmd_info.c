@@ -87,11 +87,11 @@ static fsum *profile(const vt_trace *t, uint32_t rank, size_t *n)
 
 static void rank_flags(FILE *out, uint64_t f, int json)
 {
-    static const char *const names[] = {"incomplete", "late_init", "exit_finalize"};
+    static const char *const names[] = {"incomplete", "late_init", "exit_finalize", "scaled"};
     int first = 1;
     if (json)
         putc('[', out);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (!(f & (1u << i)))
             continue;
         if (json)
@@ -175,7 +175,7 @@ int vt__cmd_info(int argc, char **argv)
     uint64_t events = 0;
     int64_t first = 0, last = 0;
     int any = 0;
-    uint64_t incomplete = vt_trace_flags(t) & 1u, late = 0;
+    uint64_t incomplete = vt_trace_flags(t) & 1u, late = 0, scaled = 0;
     for (uint32_t r = 0; r < nranks; r++) {
         vt_cursor *c;
         vt_event ev;
@@ -211,9 +211,11 @@ int vt__cmd_info(int argc, char **argv)
         }
         const vt_rank *rk = vt_trace_rank(t, r);
         incomplete |= rk->flags & VT_RANK_INCOMPLETE;
+        scaled |= rk->flags & VT_RANK_SCALED;
         late |= rk->flags & VT_RANK_LATE_INIT;
     }
-    if (match && vt_trace_match(t, incomplete ? VT_MATCH_PARTIAL : 0, &m, &err)) {
+    /* a scaled trace lacks records too: match what is there */
+    if (match && vt_trace_match(t, incomplete || scaled ? VT_MATCH_PARTIAL : 0, &m, &err)) {
         vt__fail(&err);
         goto out;
     }
@@ -318,7 +320,8 @@ int vt__cmd_info(int argc, char **argv)
                    vt_matches_unmatched(m));
         else
             printf("messages:  %" PRIu64 " matched\n", vt_matches_count(m));
-        printf("flags:     %s%s\n", incomplete ? "incomplete (recording stopped early)" : "complete",
+        printf("flags:     %s%s%s\n", incomplete ? "incomplete (recording stopped early)" : "complete",
+               scaled ? ", scaled (VTRACE_PERIODIC kept some iterations in detail only)" : "",
                late ? ", initialised late" : "");
 
         int hw = 4, bw = 7;

@@ -36,6 +36,12 @@ int vt__cmd_period(int argc, char **argv);
 void vt__usage_period(FILE *out);
 int vt__cmd_reduce(int argc, char **argv);
 void vt__usage_reduce(FILE *out);
+int vt__cmd_clusters(int argc, char **argv);
+void vt__usage_clusters(FILE *out);
+int vt__cmd_report(int argc, char **argv);
+void vt__usage_report(FILE *out);
+int vt__cmd_patterns(int argc, char **argv);
+void vt__usage_patterns(FILE *out);
 
 /* "vtrace: MESSAGE" on stderr; returns VT_EXIT_ERROR. */
 /* Candidates (vt_replay_candidates) and scenario lists, shared by the subcommands. */

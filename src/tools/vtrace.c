@@ -17,7 +17,13 @@ static const vt__command commands[] = {
      vt__usage_period},
     {"critical-path", "the chain of events that makes the predicted run time; slack", vt__cmd_critpath,
      vt__usage_critpath},
+    {"patterns", "wait states (Late Sender, Late Receiver, collectives) and their cost", vt__cmd_patterns,
+     vt__usage_patterns},
+    {"clusters", "computation bursts clustered (DBSCAN), timeline, stable region (seed 003)", vt__cmd_clusters,
+     vt__usage_clusters},
     {"export", "the trace in another viewer's format (otf2, paraver, perfetto)", vt__cmd_export, vt__usage_export},
+    {"report", "one self-contained HTML page: timeline, critical and domino paths, profile", vt__cmd_report,
+     vt__usage_report},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

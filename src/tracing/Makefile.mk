@@ -13,7 +13,8 @@ libvtrace_la_SOURCES = \
 	src/tracing/settings.c src/tracing/settings.h \
 	src/tracing/lifecycle.c src/tracing/log.c src/tracing/log.h \
 	src/tracing/topo.c src/tracing/topo.h \
-	src/tracing/clock.c src/tracing/clock.h
+	src/tracing/clock.c src/tracing/clock.h \
+	src/tracing/period.c src/tracing/period.h src/tracing/dpd.c src/tracing/dpd.h
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.
 libvtrace_la_SOURCES = src/tracing/disabled.c
@@ -40,6 +41,13 @@ libvtread_la_SOURCES = \
 	src/tracing/symbolic.c src/tracing/symbolic.h \
 	src/tracing/rrec.c src/tracing/rrec.h \
 	src/tracing/reduce.c src/tracing/reduce.h \
-	src/tracing/dpd.c src/tracing/dpd.h
+	src/tracing/dpd.c src/tracing/dpd.h \
+	src/tracing/domino.c src/tracing/domino.h
+# Wait-state patterns (vtrace patterns) and their installed plug-in API.
+libvtread_la_SOURCES += src/tracing/patterns.c src/tracing/patterns.h src/tracing/vtrace_pattern.h
+include_HEADERS = src/tracing/vtrace_pattern.h
 libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
 libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS)
+# Burst clustering and stability (vtrace clusters, seed 003); log10 and sqrt need libm.
+libvtread_la_SOURCES += src/tracing/clusters.c src/tracing/clusters.h
+libvtread_la_LIBADD += -lm

@@ -6,7 +6,27 @@
 VT_HIDDEN int vt__use_tsc;
 VT_HIDDEN vt_tsc_scale vt__tsc;
 
-#define CALIBRATION_NS 4000000
+#define CALIBRATION_NS 10000000
+#define TIGHT_CYCLES 2000     /* a bracket this narrow is good enough */
+#define LOOSE_CYCLES 200000   /* no bracket narrower than this: no TSC */
+
+#if defined(__x86_64__)
+static int tight_pair(uint64_t *tsc, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int k = 0; k < 200 && best > TIGHT_CYCLES; k++) {
+        uint64_t a = __rdtsc();
+        int64_t n = vt_mono_now();
+        uint64_t b = __rdtsc();
+        if (b > a && b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *ns = n;
+        }
+    }
+    return best <= LOOSE_CYCLES ? 0 : -1;
+}
+#endif
 
 int vt_clock_calibrate(vt_tsc_scale *s)
 {
@@ -20,18 +40,17 @@ int vt_clock_calibrate(vt_tsc_scale *s)
     fclose(f);
     if (strncmp(src, "tsc", 3) != 0)
         return -1;
-    /* Pairs (tsc, ns) read back to back; the tighter bracket of two reads wins. */
-    uint64_t a0 = __rdtsc();
-    int64_t n0 = vt_mono_now();
-    uint64_t a1 = __rdtsc();
-    int64_t n1;
-    uint64_t b0, b1;
-    do {
-        b0 = __rdtsc();
-        n1 = vt_mono_now();
-        b1 = __rdtsc();
-    } while (n1 - n0 < CALIBRATION_NS);
-    uint64_t t0 = a0 + (a1 - a0) / 2, t1 = b0 + (b1 - b0) / 2;
+    /* Each end of the measurement is a (tsc, ns) pair read between two TSC reads; the
+     * tightest of several brackets wins, so a rank descheduled in the middle of one (a
+     * loaded machine: 10 ms and more) cannot skew the scale. */
+    uint64_t t0, t1;
+    int64_t n0, n1;
+    if (tight_pair(&t0, &n0))
+        return -1;
+    while (vt_mono_now() - n0 < CALIBRATION_NS)
+        ;
+    if (tight_pair(&t1, &n1))
+        return -1;
     if (t1 <= t0)
         return -1;
     s->tsc0 = t0;

@@ -58,6 +58,7 @@ enum vt_special_code {
 #define VT_RANK_INCOMPLETE 1u
 #define VT_RANK_LATE_INIT 2u
 #define VT_RANK_EXIT_FINALIZE 4u
+#define VT_RANK_SCALED 8u      /* VTRACE_PERIODIC suspended records of repeated iterations */
 
 typedef struct vt_block_header {
     uint32_t magic;

@@ -47,15 +47,18 @@ uint32_t vt_dpd_push(vt_dpd *p, uint32_t x)
         }
     }
     memset(col, 0, p->words * sizeof *col);
-    /* distances of the new sample to the M before it (no history counts as different) */
+    /* distances of the new sample to the M before it (no history counts as different);
+     * x[] is circular: the sample m before sits at (i - m) mod M, walked down without
+     * a division */
+    uint32_t at = (uint32_t)(i % p->M), j = at;
     for (uint32_t m = 1; m <= p->M; m++) {
-        int differ = i < m || p->x[(i - m) % p->M] != x;
-        if (differ) {
-            col[(m - 1) / 64] |= UINT64_C(1) << ((m - 1) % 64);
+        j = j ? j - 1 : p->M - 1;
+        if (i < m || p->x[j] != x) {
+            col[(m - 1) >> 6] |= UINT64_C(1) << ((m - 1) & 63);
             p->d[m - 1]++;
         }
     }
-    p->x[i % p->M] = x;
+    p->x[at] = x;
     p->count = i + 1;
     for (uint32_t m = 1; m <= p->M && p->count >= (uint64_t)p->N + m; m++)
         if (p->d[m - 1] == 0)

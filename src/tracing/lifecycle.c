@@ -2,6 +2,7 @@
  * synchronisation, and the definitions written at MPI_Finalize. */
 #include "vt_config.h"
 #include "buffer.h"
+#include "period.h"
 #include "callsites.h"
 #include "comms.h"
 #include "handlers.h"
@@ -202,6 +203,13 @@ static int start(int provided)
     if (!all_ok) {
         vt_buffer_close();
         return -1;
+    }
+    if (cfg.periodic >= 0 && vt__mt) {
+        if (rank == 0)
+            vt_warn("VTRACE_PERIODIC is ignored under MPI_THREAD_MULTIPLE (one stream of calls per rank is "
+                    "needed)");
+    } else if (vt_period_init(cfg.periodic, cfg.period_window, cfg.period_max)) {
+        vt_warn("VTRACE_PERIODIC: no memory for the periodicity detector; it is off");
     }
     vt_comms_init(rank, world_size);
     choose_clock(rank);
@@ -469,7 +477,8 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     vt_placement pl;
     vt_placement_get(&pl);
     unsigned flags = (vt__buf.stopped ? VT_RANK_INCOMPLETE : 0) | (late_init ? VT_RANK_LATE_INIT : 0) |
-                     (direct ? VT_RANK_EXIT_FINALIZE : 0);
+                     (direct ? VT_RANK_EXIT_FINALIZE : 0) | (vt_period_scaled() ? VT_RANK_SCALED : 0);
+    vt_period_fini();
     int rc = write_rankdefs(&pl, t, flags);
     if (!rc)
         rc = vt_buffer_write_block(VT_BLOCK_END, "", 0);

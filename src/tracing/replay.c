@@ -1516,6 +1516,16 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     for (uint32_t r = 0; r < R.nranks; r++)
         if (setup_rank(&R, &R.rs[r], r))
             goto out;
+    /* A scaled trace (VTRACE_PERIODIC) lacks the records of repeated iterations. */
+    for (uint32_t r = 0; r < R.nranks; r++) {
+        if (vt_trace_rank(t, r)->flags & VT_RANK_SCALED) {
+            vt__rp_set_err(err, "%s: rank %u's trace was scaled by VTRACE_PERIODIC (records of repeated iterations "
+                           "were not written): predictions from it would be wrong; trace the run again without "
+                           "VTRACE_PERIODIC (VTRACE_PERIODIC=0 marks iterations and keeps every record)",
+                           vt_trace_rank(t, r)->path, r);
+            goto out;
+        }
+    }
     R.reduced = vt_trace_is_reduced(t);
     if (R.reduced && vt__rp_reduced_prepass(&R))
         goto out;

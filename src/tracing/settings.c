@@ -145,6 +145,9 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     cfg->model_trdv = 8256;   /* MPICH ch4:ucx same-node eager limit */
     cfg->model_m = 4;
     cfg->model_K = 8;
+    cfg->periodic = -1;
+    cfg->period_window = 64;
+    cfg->period_max = 64;
     const char *v;
 #define BAD(var, val, forms) \
     do { \
@@ -188,6 +191,13 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         BAD("VTRACE_MODEL_M", v, "an integer from 1 to 7");
     if ((v = get("VTRACE_MODEL_K")) && *v && vt_parse_int(v, 1, 8, &cfg->model_K))
         BAD("VTRACE_MODEL_K", v, "an integer from 1 to 8");
+    if ((v = get("VTRACE_PERIODIC")) && *v && vt_parse_int(v, 0, 1000000, &cfg->periodic))
+        BAD("VTRACE_PERIODIC", v, "0 (mark the iterations of periodic stretches) or N > 0 (also keep only N "
+                                  "iterations of each in detail)");
+    if ((v = get("VTRACE_PERIOD_WINDOW")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_window))
+        BAD("VTRACE_PERIOD_WINDOW", v, "an integer from 1 to 4096 (calls the periodicity detector compares)");
+    if ((v = get("VTRACE_PERIOD_MAX")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_max))
+        BAD("VTRACE_PERIOD_MAX", v, "an integer from 1 to 4096 (the longest period looked for)");
     if ((v = get("VTRACE_TEST_FAIL_AFTER")) && *v && vt_parse_size(v, &cfg->test_fail_after))
         BAD("VTRACE_TEST_FAIL_AFTER", v, "a size");
 #undef BAD
@@ -196,7 +206,7 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
 
 int vt_config_format(const vt_config *cfg, char *out, size_t len)
 {
-    return snprintf(out, len,
+    int n = snprintf(out, len,
                     "VTRACE_MODE=%s\nVTRACE_DIR=%s\nVTRACE_BUFFER=%" PRIu64 "\nVTRACE_THRESHOLD=%" PRId64
                     "ns\nVTRACE_CANDIDATES=%s\nVTRACE_COMPRESS=%d\nVTRACE_MODEL_L=%" PRId64
                     "ns\nVTRACE_MODEL_G=%" PRId64 "ps\nVTRACE_MODEL_TRDV=%" PRIu64
@@ -204,4 +214,8 @@ int vt_config_format(const vt_config *cfg, char *out, size_t len)
                     vt_mode_name(cfg->mode), cfg->dir, cfg->buffer, cfg->threshold_ns,
                     cfg->candidates_all ? "all" : "bursts", cfg->compress, cfg->model_L < 0 ? 0 : cfg->model_L,
                     cfg->model_G_ps, cfg->model_trdv, cfg->model_m, cfg->model_K);
+    if (cfg->periodic >= 0 && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_PERIODIC=%d\nVTRACE_PERIOD_WINDOW=%d\nVTRACE_PERIOD_MAX=%d\n",
+                      cfg->periodic, cfg->period_window, cfg->period_max);
+    return n;
 }

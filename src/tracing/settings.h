@@ -19,6 +19,9 @@ typedef struct vt_config {
     int model_m, model_K;
     int compress;            /* zstd level, 0 = none */
     int verbose;
+    int periodic;            /* VTRACE_PERIODIC: -1 off; 0 mark iterations; N keep N iterations */
+    int period_window;       /* VTRACE_PERIOD_WINDOW: samples the detector compares */
+    int period_max;          /* VTRACE_PERIOD_MAX: longest period looked for */
     uint64_t test_fail_after;
 } vt_config;
 

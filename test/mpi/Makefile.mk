@@ -18,7 +18,8 @@ vt_mpi_traced = \
 	test/mpi/comms test/mpi/mpiio test/mpi/route_lib test/mpi/mode_off \
 	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
 	test/mpi/small_buffer test/mpi/threads \
-	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline
+	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline \
+	test/mpi/periodic_mark test/mpi/periodic_keep3
 # Programs linked by the plain MPI compiler: traced through LD_PRELOAD (route 3) or
 # rebuilt at test time with 'mpicc -profile=vtrace' (route 2).
 vt_mpi_plain = test/mpi/route_preload test/mpi/route_profile
@@ -27,6 +28,13 @@ check_PROGRAMS += $(vt_mpi_traced) $(vt_mpi_plain)
 TESTS += $(vt_mpi_traced) $(vt_mpi_plain)
 
 vt_mpi_ldflags = -no-install
+# the two-phase program of the run-time periodicity detector, under two settings
+test_mpi_periodic_mark_SOURCES = test/mpi/phases.c test/mpi/mpitest.h
+test_mpi_periodic_mark_LDADD = libvtrace.la
+test_mpi_periodic_mark_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_periodic_keep3_SOURCES = test/mpi/phases.c test/mpi/mpitest.h
+test_mpi_periodic_keep3_LDADD = libvtrace.la
+test_mpi_periodic_keep3_LDFLAGS = $(vt_mpi_ldflags)
 # the examples, as test programs of the model (RUN_TRACE=model in testlist)
 test_mpi_model_groups_SOURCES = examples/groups.c
 test_mpi_model_groups_LDADD = libvtrace.la
@@ -116,7 +124,7 @@ test_mpi_f08_family_LDADD = libvtrace.la
 test_mpi_f08_family_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
 endif
 
-EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py \
+EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py test/mpi/periodic.check \
 	test/mpi/f77_pingpong.f \
 	test/mpi/p2p_blocking.expect test/mpi/p2p_nonblocking.expect test/mpi/persistent.expect \
 	test/mpi/sendrecv.expect test/mpi/probe.expect test/mpi/master_worker.expect \

@@ -20,6 +20,9 @@
 #                         threshold DUR) answers every what-if question as the full
 #                         trace does (test/model/reduce_equiv.sh)
 #     RUN_TRACE=model     a trace checked by RUN_MODEL only (no NAME.expect)
+#     RUN_TRACE=check:S   a trace checked by the script test/mpi/S (arguments: the vtrace
+#                         command and the trace; run in the work directory, with the
+#                         test's VAR=value pairs in its environment)
 # A program not listed in testlist is run as it is (this script is automake's
 # LOG_COMPILER for the whole tree).
 #
@@ -187,6 +190,11 @@ elif [ "$run_trace" = yes ]; then
     echo "+ $VTEST_PYTHON check_trace.py --vtrace $vtrace $trace $expect $dyn"
     timeout "$timeout" "$VTEST_PYTHON" "$srcdir/test/mpi/check_trace.py" --vtrace "$vtrace" "$trace" "$expect" $dyn \
         || failed "the trace does not hold what the program did"
+elif [ "${run_trace%%:*}" = check ]; then
+    script="$srcdir/test/mpi/${run_trace#check:}"
+    [ -f "$script" ] || hard_error "$script is missing"
+    [ -f "$trace/vtrace.defs" ] || failed "no trace was written"
+    [ "$status" = 0 ] && { env $envs sh "$script" "$vtrace" "$trace" || failed "$script failed"; }
 elif [ "$run_trace" = model ]; then
     [ -n "$run_model" ] || hard_error "RUN_TRACE=model needs RUN_MODEL"
     [ -f "$trace/vtrace.defs" ] || failed "no trace was written"

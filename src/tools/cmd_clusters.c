@@ -1,0 +1,383 @@
+/* vtrace clusters: seed 003's clustering of computation bursts (DBSCAN), the clusters'
+ * timeline and the representative stable region, offline (clusters.h). */
+#include "vt_config.h"
+#include "tools.h"
+#include "clusters.h"
+#include "progress.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COUNTERS_NOTE                                                                                                  \
+    "hardware counters unavailable (vtrace traces carry none): the seed's features, instructions "                   \
+    "completed and IPC, are replaced by log10(burst duration) and the call site of the call that "                    \
+    "ends the burst (bursts of different call sites are never in one cluster)"
+
+void vt__usage_clusters(FILE *out)
+{
+    fprintf(out, "usage: vtrace clusters [--eps E] [--min-points K] [--windows W] [--threshold P] [--tolerance P]\n"
+                 "                       [--stable N] [--timeline N] [--floor NS] [--json] [--quiet] DIR\n"
+                 "Clusters the computation bursts (the time between two consecutive calls of a rank) with\n"
+                 "DBSCAN, as seed 003 does, and finds a representative stable region. Hardware counters\n"
+                 "are not in vtrace traces: the features are log10(duration) and the call site ending the\n"
+                 "burst. Exact 1-D DBSCAN per call site over the sorted durations (no sampling).\n\n"
+                 "  --eps E         DBSCAN radius in decades of duration (default 0.05: a factor 1.12)\n"
+                 "  --min-points K  bursts within eps that make a core point, itself included (default 5)\n"
+                 "  --windows W     time windows of the stability tracking (default 20)\n"
+                 "  --threshold P   a window is stable when clusters matched with the previous window's\n"
+                 "                  hold more than P%% of its computation time (default 90)\n"
+                 "  --tolerance P   matching margin on the duration ranges, in %% (default 10)\n"
+                 "  --stable N      the region: the first N consecutive stable windows (default 3)\n"
+                 "  --timeline N    characters per rank in the timeline (default 60)\n"
+                 "  --floor NS      durations under NS ns count as NS (default 1000: the bursts of a\n"
+                 "                  few ns of a call site make one cluster, not one per clock tick)\n"
+                 "  --json          one JSON object: clusters, noise, timeline, windows, region\n"
+                 "  --quiet         no progress display\n");
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void progress_cb(void *arg, uint64_t n)
+{
+    vt__progress_update(arg, n);
+}
+
+/* "MPI_Send at site" / "site" / "MPI_Send (call site unknown)" / "unknown". */
+static void key_label(const vt_trace *t, const vt_cl_key *k, char *buf, size_t len, char *site, size_t slen,
+                      const char **fname, const vt_callsite **cs)
+{
+    const vt_function *f = k->fn >= 0 ? vt_trace_function(t, k->rank, k->fn) : NULL;
+    *cs = k->callsite >= 0 ? vt_trace_callsite(t, k->rank, k->callsite) : NULL;
+    *fname = f ? f->name : NULL;
+    site[0] = 0;
+    if (*cs)
+        vt__format_site(site, slen, *cs);
+    if (*cs && f)
+        snprintf(buf, len, "%s at %s", f->name, site);
+    else if (*cs)
+        snprintf(buf, len, "%s", site);
+    else if (f)
+        snprintf(buf, len, "%s (call site unknown)", f->name);
+    else
+        snprintf(buf, len, "unknown call site");
+}
+
+static char tl_char(int32_t c)
+{
+    if (c < 0)
+        return ' ';
+    if (c == 0)
+        return '.';
+    if (c <= 9)
+        return (char)('0' + c);
+    if (c <= 35)
+        return (char)('A' + c - 10);
+    if (c <= 61)
+        return (char)('a' + c - 36);
+    return '+';
+}
+
+static double pct(int64_t a, int64_t b)
+{
+    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void print_text(const vt_trace *t, const vt_cl_result *r, const vt_cl_params *p)
+{
+    printf("computation bursts: %zu on %u ranks, %.3f ms of computation%s\n", r->nbursts, r->nranks, r->time / 1e6,
+           r->reduced ? " (a reduced trace: only its candidate bursts, CAND records, are seen)" : "");
+    printf("features: %s\n", COUNTERS_NOTE);
+    printf("method: exact 1-D DBSCAN per call site over the sorted log10 durations (eps %g decades, "
+           "min-points %u, durations under %u ns counted as %u ns), every burst clustered, no sampling\n",
+           p->eps, p->min_points, p->floor_ns, p->floor_ns);
+    printf("clusters: %zu; noise: %" PRIu64 " bursts, %.3f ms (%.1f%% of computation time)\n\n", r->nclusters,
+           r->noise, r->noise_time / 1e6, pct(r->noise_time, r->time));
+    if (r->nclusters) {
+        printf("%7s %10s %12s %6s %5s %12s %12s %12s %12s  %s\n", "cluster", "bursts", "time_ms", "share", "ranks",
+               "mean_us", "min_us", "max_us", "stddev_us", "call site");
+        for (size_t i = 0; i < r->nclusters; i++) {
+            const vt_cl_cluster *c = &r->clusters[i];
+            char label[1100], site[512];
+            const char *fn;
+            const vt_callsite *cs;
+            key_label(t, &r->keys[c->key], label, sizeof label, site, sizeof site, &fn, &cs);
+            printf("%7u %10" PRIu64 " %12.3f %5.1f%% %5u %12.3f %12.3f %12.3f %12.3f  %s\n", c->id, c->bursts,
+                   c->time / 1e6, pct(c->time, r->time), c->ranks, c->mean / 1e3, c->min / 1e3, c->max / 1e3,
+                   c->stddev / 1e3, label);
+        }
+        putchar('\n');
+    }
+    printf("timeline: %u windows of %.3f ms from %.3f ms; per rank the cluster with the most computation time "
+           "(1-9, A-Z, a-z; '+' beyond 61; '.' noise; ' ' no computation)\n",
+           r->ntimeline, r->tl_width / 1e6, r->t0 / 1e6);
+    for (uint32_t k = 0; k < r->nranks; k++) {
+        printf("  rank %-6u |", k);
+        for (uint32_t w = 0; w < r->ntimeline; w++)
+            putchar(tl_char(r->dominant[(size_t)k * r->ntimeline + w]));
+        printf("|\n");
+    }
+    printf("\nstability: %u windows; a window is stable when its clusters matched with the previous window's "
+           "(same call site, duration ranges overlapping with a %g%% margin) hold more than %g%% of its "
+           "computation time\n",
+           r->nwindows, p->tolerance * 100, p->threshold * 100);
+    printf("%7s %12s %12s %10s %9s %9s %9s  %s\n", "window", "start_ms", "end_ms", "bursts", "clusters", "noise",
+           "matched", "stable");
+    for (uint32_t w = 0; w < r->nwindows; w++) {
+        const vt_cl_window *x = &r->windows[w];
+        printf("%7u %12.3f %12.3f %10" PRIu64 " %9u %9" PRIu64 " %8.1f%%  %s\n", w, x->start / 1e6, x->end / 1e6,
+               x->bursts, x->clusters, x->noise, pct(x->matched, x->time),
+               w == 0 ? "-" : x->stable ? "yes" : "no");
+    }
+    const vt_cl_region *g = &r->region;
+    if (g->found) {
+        printf("\nrepresentative region: windows %u-%u, %.3f ms to %.3f ms (%u stable windows in a row; stable "
+               "until window %u)\n",
+               g->first, g->last, g->start / 1e6, g->end / 1e6, p->min_stable, g->stretch_last);
+        if (g->iter_source == 1)
+            printf("iterations: %" PRIu64 " (iteration markers of rank %u)\n", g->iterations, g->iter_rank);
+        else if (g->iter_source == 2)
+            printf("iterations: %" PRIu64 " (rank %u's bursts repeat with a period of %u bursts)\n", g->iterations,
+                   g->iter_rank, g->period);
+        else
+            printf("iterations: not detected\n");
+    } else {
+        printf("\nrepresentative region: none (no %u consecutive stable windows; the longest run: %u", p->min_stable,
+               g->longest);
+        if (g->longest)
+            printf(" from window %u", g->longest_first);
+        printf(")\n");
+    }
+}
+
+static void print_json(const vt_trace *t, const vt_cl_result *r, const vt_cl_params *p)
+{
+    int first = 1;
+    putchar('{');
+    vt__json_key(stdout, &first, "bursts");
+    printf("%zu", r->nbursts);
+    vt__json_key(stdout, &first, "ranks");
+    printf("%u", r->nranks);
+    vt__json_key(stdout, &first, "computation_ns");
+    printf("%" PRId64, r->time);
+    vt__json_key(stdout, &first, "reduced");
+    fputs(r->reduced ? "true" : "false", stdout);
+    vt__json_key(stdout, &first, "bursts_seen");
+    vt__json_str(stdout, r->reduced ? "candidate bursts only (CAND records of a reduced trace)" : "all");
+    vt__json_key(stdout, &first, "hardware_counters");
+    vt__json_str(stdout, "unavailable");
+    vt__json_key(stdout, &first, "features");
+    fputs("[\"log10_duration\",\"call_site\"]", stdout);
+    vt__json_key(stdout, &first, "features_note");
+    vt__json_str(stdout, COUNTERS_NOTE);
+    vt__json_key(stdout, &first, "method");
+    vt__json_str(stdout, "exact 1-D DBSCAN per call site over sorted log10 durations; no sampling");
+    vt__json_key(stdout, &first, "eps");
+    printf("%.17g", p->eps);
+    vt__json_key(stdout, &first, "min_points");
+    printf("%u", p->min_points);
+    vt__json_key(stdout, &first, "floor_ns");
+    printf("%u", p->floor_ns);
+
+    vt__json_key(stdout, &first, "clusters");
+    putchar('[');
+    for (size_t i = 0; i < r->nclusters; i++) {
+        const vt_cl_cluster *c = &r->clusters[i];
+        char label[1100], site[512];
+        const char *fn;
+        const vt_callsite *cs;
+        key_label(t, &r->keys[c->key], label, sizeof label, site, sizeof site, &fn, &cs);
+        int f = 1;
+        printf("%s{", i ? "," : "");
+        vt__json_key(stdout, &f, "id");
+        printf("%u", c->id);
+        vt__json_key(stdout, &f, "bursts");
+        printf("%" PRIu64, c->bursts);
+        vt__json_key(stdout, &f, "ranks");
+        printf("%u", c->ranks);
+        vt__json_key(stdout, &f, "time_ns");
+        printf("%" PRId64, c->time);
+        vt__json_key(stdout, &f, "share");
+        printf("%.6f", r->time > 0 ? (double)c->time / (double)r->time : 0.0);
+        vt__json_key(stdout, &f, "duration_ns");
+        printf("{\"mean\":%.1f,\"min\":%" PRId64 ",\"max\":%" PRId64 ",\"stddev\":%.1f}", c->mean, c->min, c->max,
+               c->stddev);
+        vt__json_key(stdout, &f, "call_sites");
+        printf("[{");
+        int g = 1;
+        vt__json_key(stdout, &g, "label");
+        vt__json_str(stdout, label);
+        vt__json_key(stdout, &g, "function");
+        if (fn)
+            vt__json_str(stdout, fn);
+        else
+            fputs("null", stdout);
+        vt__json_key(stdout, &g, "site");
+        if (cs)
+            vt__json_str(stdout, site);
+        else
+            fputs("null", stdout);
+        vt__json_key(stdout, &g, "module");
+        if (cs)
+            vt__json_str(stdout, cs->module);
+        else
+            fputs("null", stdout);
+        vt__json_key(stdout, &g, "offset");
+        if (cs)
+            printf("%" PRIu64, cs->offset);
+        else
+            fputs("null", stdout);
+        vt__json_key(stdout, &g, "symbol");
+        if (cs)
+            vt__json_str(stdout, cs->symbol);
+        else
+            fputs("null", stdout);
+        printf("}]}");
+    }
+    putchar(']');
+
+    vt__json_key(stdout, &first, "noise");
+    printf("{\"bursts\":%" PRIu64 ",\"time_ns\":%" PRId64 ",\"share\":%.6f}", r->noise, r->noise_time,
+           r->time > 0 ? (double)r->noise_time / (double)r->time : 0.0);
+
+    vt__json_key(stdout, &first, "timeline");
+    printf("{\"windows\":%u,\"start_ns\":%" PRId64 ",\"window_ns\":%" PRId64
+           ",\"legend\":\"cluster id with the most computation time; 0 noise, -1 no computation\",\"ranks\":[",
+           r->ntimeline, r->t0, r->tl_width);
+    for (uint32_t k = 0; k < r->nranks; k++) {
+        printf("%s[", k ? "," : "");
+        for (uint32_t w = 0; w < r->ntimeline; w++)
+            printf("%s%d", w ? "," : "", r->dominant[(size_t)k * r->ntimeline + w]);
+        putchar(']');
+    }
+    printf("]}");
+
+    vt__json_key(stdout, &first, "windows");
+    putchar('[');
+    for (uint32_t w = 0; w < r->nwindows; w++) {
+        const vt_cl_window *x = &r->windows[w];
+        printf("%s{\"index\":%u,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"bursts\":%" PRIu64
+               ",\"time_ns\":%" PRId64 ",\"clusters\":%u,\"noise\":%" PRIu64 ",\"matched_ns\":%" PRId64
+               ",\"matched_share\":%.6f,\"stable\":%s}",
+               w ? "," : "", w, x->start, x->end, x->bursts, x->time, x->clusters, x->noise, x->matched,
+               x->time > 0 ? (double)x->matched / (double)x->time : 0.0, x->stable ? "true" : "false");
+    }
+    putchar(']');
+
+    const vt_cl_region *g = &r->region;
+    vt__json_key(stdout, &first, "region");
+    printf("{\"threshold\":%.6f,\"tolerance\":%.6f,\"min_stable\":%u,\"found\":%s", p->threshold, p->tolerance,
+           p->min_stable, g->found ? "true" : "false");
+    if (g->found) {
+        printf(",\"first_window\":%u,\"last_window\":%u,\"stable_until_window\":%u,\"start_ns\":%" PRId64
+               ",\"end_ns\":%" PRId64,
+               g->first, g->last, g->stretch_last, g->start, g->end);
+        printf(",\"iterations\":");
+        if (g->iter_source)
+            printf("{\"count\":%" PRIu64 ",\"rank\":%u,\"source\":\"%s\",\"period_bursts\":%u}", g->iterations,
+                   g->iter_rank, g->iter_source == 1 ? "markers" : "period", g->period);
+        else
+            fputs("null", stdout);
+    }
+    printf(",\"longest_stable_run\":%u", g->longest);
+    printf("}}\n");
+}
+
+int vt__cmd_clusters(int argc, char **argv)
+{
+    const char *dir = NULL;
+    vt_cl_params p;
+    vt_cl_defaults(&p);
+    int json = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        double v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            vt__usage_clusters(stdout);
+            return VT_EXIT_OK;
+        } else if (!strcmp(a, "--eps")) {
+            if (i + 1 >= argc || parse_double(argv[++i], 1e-9, 10, &v))
+                return vt__usage_error(vt__usage_clusters, "--eps takes a number of decades in (0, 10], not '%s'",
+                                       i < argc ? argv[i] : "");
+            p.eps = v;
+        } else if (!strcmp(a, "--min-points")) {
+            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.min_points) || p.min_points < 1)
+                return vt__usage_error(vt__usage_clusters, "--min-points takes a positive count, not '%s'",
+                                       i < argc ? argv[i] : "");
+        } else if (!strcmp(a, "--windows")) {
+            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.windows) || p.windows < 2 || p.windows > 100000)
+                return vt__usage_error(vt__usage_clusters, "--windows takes 2 to 100000, not '%s'",
+                                       i < argc ? argv[i] : "");
+        } else if (!strcmp(a, "--timeline")) {
+            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.timeline) || p.timeline < 1 || p.timeline > 10000)
+                return vt__usage_error(vt__usage_clusters, "--timeline takes 1 to 10000, not '%s'",
+                                       i < argc ? argv[i] : "");
+        } else if (!strcmp(a, "--threshold")) {
+            if (i + 1 >= argc || parse_double(argv[++i], 0, 100, &v) || v >= 100)
+                return vt__usage_error(vt__usage_clusters, "--threshold takes a percentage in [0, 100), not '%s'",
+                                       i < argc ? argv[i] : "");
+            p.threshold = v / 100;
+        } else if (!strcmp(a, "--tolerance")) {
+            if (i + 1 >= argc || parse_double(argv[++i], 0, 1000, &v))
+                return vt__usage_error(vt__usage_clusters, "--tolerance takes a percentage in [0, 1000], not '%s'",
+                                       i < argc ? argv[i] : "");
+            p.tolerance = v / 100;
+        } else if (!strcmp(a, "--stable")) {
+            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.min_stable) || p.min_stable < 1)
+                return vt__usage_error(vt__usage_clusters, "--stable takes a positive count, not '%s'",
+                                       i < argc ? argv[i] : "");
+        } else if (!strcmp(a, "--floor")) {
+            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.floor_ns))
+                return vt__usage_error(vt__usage_clusters, "--floor takes a duration in ns, not '%s'",
+                                       i < argc ? argv[i] : "");
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return vt__usage_error(vt__usage_clusters, "unknown option '%s'", a);
+        } else if (!dir) {
+            dir = a;
+        } else {
+            return vt__usage_error(vt__usage_clusters, "one trace directory only ('%s')", a);
+        }
+    }
+    if (!dir)
+        return vt__usage_error(vt__usage_clusters, "missing trace directory");
+    if (p.min_stable >= p.windows)
+        return vt__usage_error(vt__usage_clusters, "--stable %u needs more than %u --windows", p.min_stable,
+                               p.windows);
+    vt_trace *t = NULL;
+    vt_error err;
+    if (vt_trace_open(dir, &t, &err))
+        return vt__fail(&err);
+    vt__progress pr;
+    vt__progress_start(&pr, "clusters", vt_trace_nrecords(t), quiet);
+    p.progress = progress_cb;
+    p.progress_arg = &pr;
+    vt_cl_result r;
+    int rc = vt_clusters_run(t, &p, &r, &err);
+    vt__progress_end(&pr);
+    if (rc) {
+        vt_trace_close(t);
+        return vt__fail(&err);
+    }
+    if (json)
+        print_json(t, &r, &p);
+    else
+        print_text(t, &r, &p);
+    vt_clusters_free(&r);
+    vt_trace_close(t);
+    return VT_EXIT_OK;
+}

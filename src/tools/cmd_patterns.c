@@ -1,0 +1,244 @@
+/* vtrace patterns: wait states (Late Sender, Late Receiver, Wrong Order, waits in
+ * collectives) and communication costs, with user patterns from plug-ins (patterns.h,
+ * vtrace_pattern.h). */
+#include "tools.h"
+#include "patterns.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt__usage_patterns(FILE *out)
+{
+    fprintf(out, "usage: vtrace patterns [--json] [--plugin FILE.so]... DIR\n\n"
+                 "Wait-state patterns of the trace in DIR (global times), as time lost, by pattern,\n"
+                 "then by rank and call site, sorted, with the share of the run time (the sum over\n"
+                 "ranks of their durations):\n"
+                 "  Late Sender       a receive (or the Wait of an Irecv) entered before its send\n"
+                 "  Wrong Order       the part of Late Sender where an earlier-sent message was\n"
+                 "                    received later (included in Late Sender)\n"
+                 "  Late Receiver     a synchronous send (MPI_Ssend, or a send of VTRACE_MODEL_TRDV\n"
+                 "                    bytes or more) entered before its receive was posted\n"
+                 "  Wait at Barrier, Wait at NxN (Allreduce, Alltoall, Allgather, ...),\n"
+                 "  Early Reduce (root of Reduce/Gather), Late Broadcast (Bcast/Scatter non-roots)\n"
+                 "  P2P Communication, Collective Communication, Synchronization\n"
+                 "                    time in those calls minus their wait states\n"
+                 "On a reduced trace the profile and the recorded messages are exact, wait states\n"
+                 "are lower bounds and costs upper bounds (the output says so).\n\n"
+                 "  --json            one JSON object per finding: pattern, rank, callsite, symbol,\n"
+                 "                    severity_ns, count, share, bound (exact, lower, upper)\n"
+                 "  --plugin FILE.so  also run the user pattern in FILE.so (vtrace_pattern.h);\n"
+                 "                    may be repeated\n"
+                 "  -h, --help        this text\n");
+}
+
+#define MAX_PLUGINS 32
+
+static const char *bound_name(int b)
+{
+    return b == VT_BOUND_LOWER ? "lower" : b == VT_BOUND_UPPER ? "upper" : "exact";
+}
+
+static const char *bound_mark(int b)
+{
+    return b == VT_BOUND_LOWER ? ">=" : b == VT_BOUND_UPPER ? "<=" : "  ";
+}
+
+static void site_parts(const vt_trace *t, uint32_t rank, int64_t cs, char *site, size_t len, const char **sym)
+{
+    const vt_callsite *c = vt_trace_callsite(t, rank, cs);
+    *sym = "";
+    if (!c) {
+        snprintf(site, len, "?");
+        return;
+    }
+    const char *mod = c->module ? c->module : "";
+    const char *base = strrchr(mod, '/');
+    base = base ? base + 1 : mod;
+    if (*base)
+        snprintf(site, len, "%s+0x%" PRIx64, base, c->offset);
+    else
+        snprintf(site, len, "0x%" PRIx64, c->address);
+    *sym = c->symbol ? c->symbol : "";
+}
+
+static double share(int64_t ns, int64_t total)
+{
+    return total > 0 ? 100.0 * (double)ns / (double)total : 0.0;
+}
+
+static void print_json(const vt_trace *t, const vt_patterns *p)
+{
+    for (size_t i = 0; i < p->nentries; i++) {
+        const vt_pattern_result_entry *e = &p->entries[i];
+        char site[512];
+        const char *sym;
+        int first = 1;
+        site_parts(t, e->rank, e->callsite, site, sizeof site, &sym);
+        putchar('{');
+        vt__json_key(stdout, &first, "pattern");
+        vt__json_str(stdout, p->names[e->pattern]);
+        vt__json_key(stdout, &first, "kind");
+        fputs(e->pattern >= VT_PAT_NBUILTIN ? "\"plugin\""
+                                            : vt_pattern_is_wait(e->pattern) ? "\"wait\"" : "\"cost\"",
+              stdout);
+        if (e->pattern < VT_PAT_NBUILTIN && vt_pattern_parent(e->pattern)) {
+            vt__json_key(stdout, &first, "parent");
+            vt__json_str(stdout, vt_pattern_parent(e->pattern));
+        }
+        vt__json_key(stdout, &first, "rank");
+        printf("%" PRIu32, e->rank);
+        vt__json_key(stdout, &first, "callsite");
+        vt__json_str(stdout, site);
+        vt__json_key(stdout, &first, "symbol");
+        vt__json_str(stdout, sym);
+        vt__json_key(stdout, &first, "severity_ns");
+        printf("%" PRId64, e->severity_ns);
+        vt__json_key(stdout, &first, "count");
+        printf("%" PRIu64, e->count);
+        vt__json_key(stdout, &first, "share");
+        printf("%.6f", share(e->severity_ns, p->total_ns) / 100.0);
+        vt__json_key(stdout, &first, "bound");
+        printf("\"%s\"", bound_name(p->bounds[e->pattern]));
+        vt__json_key(stdout, &first, "reduced");
+        fputs(p->reduced ? "true" : "false", stdout);
+        fputs("}\n", stdout);
+    }
+}
+
+static void print_text(const vt_trace *t, const char *dir, const vt_patterns *p)
+{
+    printf("wait-state patterns of %s: %" PRIu32 " ranks, run time %.6f s (summed over ranks)\n", dir, p->nranks,
+           (double)p->total_ns / 1e9);
+    if (p->reduced)
+        printf("reduced trace: the per-function profile and the recorded messages are exact; wait states are\n"
+               "lower bounds (>=: waits on merged messages are not visible; Wrong Order, Early Reduce and\n"
+               "Late Broadcast are not computed), communication costs upper bounds (<=)\n");
+    else
+        printf("full trace: every figure is exact\n");
+    printf("\n%-30s %14s %8s %10s\n", "pattern", "time (s)", "share", "count");
+    for (size_t k = 0; k < p->nnames; k++) {
+        const char *parent = k < VT_PAT_NBUILTIN ? vt_pattern_parent((enum vt_pattern_id)k) : NULL;
+        char name[96];
+        snprintf(name, sizeof name, parent ? "  %s (in %s)" : "%s", p->names[k], parent);
+        printf("%-30s %s%12.6f %7.2f%% %10" PRIu64 "\n", name, bound_mark(p->bounds[k]),
+               (double)p->totals_ns[k] / 1e9, share(p->totals_ns[k], p->total_ns), p->counts[k]);
+    }
+    int64_t waits = 0;
+    for (uint32_t q = 0; q < p->nranks; q++)
+        waits += p->rank_wait_ns[q];
+    printf("%-30s %s%12.6f %7.2f%%\n", "all wait states", bound_mark(p->bounds[0]), (double)waits / 1e9,
+           share(waits, p->total_ns));
+    printf("\nby rank (wait states):\n%-6s %14s %8s\n", "rank", "time (s)", "share");
+    for (uint32_t q = 0; q < p->nranks; q++)
+        printf("%-6" PRIu32 " %s%12.6f %7.2f%%\n", q, bound_mark(p->bounds[0]), (double)p->rank_wait_ns[q] / 1e9,
+               share(p->rank_wait_ns[q], p->total_ns));
+    printf("\nby pattern, rank and call site:\n%-26s %5s %14s %8s %8s  %s\n", "pattern", "rank", "time (s)", "share",
+           "count", "call site");
+    for (size_t i = 0; i < p->nentries; i++) {
+        const vt_pattern_result_entry *e = &p->entries[i];
+        char site[512], both[1024];
+        const char *sym;
+        site_parts(t, e->rank, e->callsite, site, sizeof site, &sym);
+        snprintf(both, sizeof both, "%s%s%s", site, *sym ? " " : "", sym);
+        printf("%-26s %5" PRIu32 " %s%12.6f %7.2f%% %8" PRIu64 "  ", p->names[e->pattern], e->rank,
+               bound_mark(p->bounds[e->pattern]), (double)e->severity_ns / 1e9, share(e->severity_ns, p->total_ns),
+               e->count);
+        vt__text_token(stdout, both);
+        putchar('\n');
+    }
+}
+
+int vt__cmd_patterns(int argc, char **argv)
+{
+    int json = 0, only_args = 0;
+    const char *dir = NULL;
+    const char *paths[MAX_PLUGINS];
+    size_t npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_args && a[0] == '-' && a[1]) {
+            if (strcmp(a, "--") == 0) {
+                only_args = 1;
+            } else if (strcmp(a, "--json") == 0) {
+                json = 1;
+            } else if (strcmp(a, "--plugin") == 0 || strncmp(a, "--plugin=", 9) == 0) {
+                const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+                if (!v || !*v)
+                    return vt__usage_error(vt__usage_patterns, "patterns: --plugin needs a file");
+                if (npaths == MAX_PLUGINS)
+                    return vt__usage_error(vt__usage_patterns, "patterns: more than %d plug-ins", MAX_PLUGINS);
+                paths[npaths++] = v;
+            } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+                vt__usage_patterns(stdout);
+                return VT_EXIT_OK;
+            } else {
+                return vt__usage_error(vt__usage_patterns, "patterns: unknown option '%s'", a);
+            }
+        } else if (dir) {
+            return vt__usage_error(vt__usage_patterns, "patterns: more than one trace directory");
+        } else {
+            dir = a;
+        }
+    }
+    if (!dir)
+        return vt__usage_error(vt__usage_patterns, "patterns: missing trace directory");
+
+    void *handles[MAX_PLUGINS];
+    const vtrace_pattern *plugins[MAX_PLUGINS];
+    size_t nh = 0;
+    int rc = VT_EXIT_OK;
+    for (size_t k = 0; k < npaths && rc == VT_EXIT_OK; k++) {
+        /* a bare name is a file of the working directory, not a library search */
+        char path[4096];
+        snprintf(path, sizeof path, "%s%s", strchr(paths[k], '/') ? "" : "./", paths[k]);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char *why = dlerror();
+            fprintf(stderr, "vtrace: patterns: cannot load plug-in %s: %s\n", paths[k], why ? why : "unknown error");
+            rc = VT_EXIT_ERROR;
+            break;
+        }
+        handles[nh++] = h;
+        vtrace_pattern_entry entry;
+        *(void **)&entry = dlsym(h, VTRACE_PATTERN_ENTRY);
+        const vtrace_pattern *pl = entry ? entry() : NULL;
+        if (!entry) {
+            fprintf(stderr,
+                    "vtrace: patterns: %s: no function %s() (not a vtrace patterns plug-in; see vtrace_pattern.h)\n",
+                    paths[k], VTRACE_PATTERN_ENTRY);
+            rc = VT_EXIT_ERROR;
+        } else if (!pl || pl->api_version != VTRACE_PATTERN_API_VERSION || !pl->name || !pl->finish) {
+            fprintf(stderr,
+                    "vtrace: patterns: %s: %s() returned %s (expected API version %u with a name and a finish "
+                    "callback)\n",
+                    paths[k], VTRACE_PATTERN_ENTRY, !pl ? "NULL" : "an unusable description",
+                    VTRACE_PATTERN_API_VERSION);
+            rc = VT_EXIT_ERROR;
+        } else {
+            plugins[k] = pl;
+        }
+    }
+    if (rc == VT_EXIT_OK) {
+        vt_error err;
+        vt_trace *t;
+        vt_patterns *res = NULL;
+        if (vt_trace_open(dir, &t, &err)) {
+            rc = vt__fail(&err);
+        } else {
+            if (vt_patterns_analyze(t, plugins, npaths, &res, &err))
+                rc = vt__fail(&err);
+            else if (json)
+                print_json(t, res);
+            else
+                print_text(t, dir, res);
+            vt_patterns_free(res);
+            vt_trace_close(t);
+        }
+    }
+    fflush(stdout);
+    for (size_t k = nh; k > 0; k--)
+        dlclose(handles[k - 1]);
+    return rc;
+}

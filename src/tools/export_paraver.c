@@ -1,0 +1,895 @@
+/* vtrace export --format=paraver: a Paraver trace, OUT.prv (records), OUT.pcf (names
+ * of states, event types and values) and OUT.row (names of CPUs, nodes and threads).
+ *
+ * One application, one task per rank with one thread, one node per host and one CPU per
+ * rank. States: Running for computation, one state per class of MPI call (the state
+ * numbers Extrae uses, so Paraver's MPI configurations read them), trace buffer
+ * flushes, and in a reduced trace "Aggregated" for the stretches between its records.
+ * Events at each call's enter and exit (value 0): the MPI function (one value per
+ * function name) and the call site (one value per call site). MARKER and STOPPED
+ * records are events too. Each message is a communication record: logical and
+ * physical send at the sending call's enter and exit, logical and physical receive at
+ * the enter and exit of the call that completed the receive (a reduced trace: at the
+ * send's start S, and the COMP record that names the message).
+ *
+ * Paraver wants the records sorted by time (a state's begin, a communication's
+ * logical send): every rank's records come out in time order, and so do its messages
+ * once sorted by send time; a heap merges these 2 x nranks sorted streams, so the
+ * trace is streamed, one block per rank in memory, plus one entry per message. Times
+ * are global ns (vt_global_time) minus the trace's first enter; a rank's records whose
+ * times overlap (calls of several threads) are clamped to keep them sorted. */
+#include "vt_config.h"
+#include "tools.h"
+#include "export.h"
+#include "progress.h"
+#include "codec.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Event types (Extrae uses 50000001-50000003 for MPI, 70000001+ for call sites:
+ * others of our own, so both kinds of configuration files are not confused). */
+#define T_FUNCTION 90000001u
+#define T_CALLSITE 90000002u
+#define T_MARKER 90000003u
+#define T_STOPPED 90000004u
+
+enum {
+    S_IDLE = 0,
+    S_RUNNING = 1,
+    S_WAITMSG = 3,
+    S_BSEND = 4,
+    S_SYNC = 5,
+    S_TESTPROBE = 6,
+    S_WAIT = 8,
+    S_ISEND = 10,
+    S_IRECV = 11,
+    S_IO = 12,
+    S_GROUP = 13,
+    S_OTHERS = 15,
+    S_SENDRECV = 16,
+    S_FLUSH = 17,
+    S_AGGREGATED = 18,
+    S_MAX = 19,
+};
+
+static const struct {
+    int value;
+    const char *name;
+    const char *color;
+} states[] = {
+    {S_IDLE, "Idle", "{117,195,255}"},
+    {S_RUNNING, "Running", "{0,0,255}"},
+    {S_WAITMSG, "Waiting a message", "{255,0,0}"},
+    {S_BSEND, "Blocking Send", "{255,0,174}"},
+    {S_SYNC, "Synchronization", "{179,0,0}"},
+    {S_TESTPROBE, "Test/Probe", "{0,255,0}"},
+    {S_WAIT, "Wait/WaitAll", "{235,0,0}"},
+    {S_ISEND, "Immediate Send", "{100,100,177}"},
+    {S_IRECV, "Immediate Receive", "{172,174,41}"},
+    {S_IO, "I/O", "{255,144,26}"},
+    {S_GROUP, "Group Communication", "{255,255,0}"},
+    {S_OTHERS, "Others", "{192,224,0}"},
+    {S_SENDRECV, "Send Receive", "{230,102,0}"},
+    {S_FLUSH, "vtrace: trace buffer flush", "{128,128,128}"},
+    {S_AGGREGATED, "Aggregated (reduced trace: events between records)", "{200,200,200}"},
+};
+
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The state of an MPI call, from its name (tools map names to meanings). */
+static int state_of(const char *name)
+{
+    static const char *const group[] = {"Bcast", "Reduce", "Allreduce", "Gather", "Allgather", "Scatter",
+                                        "Alltoall", "Scan", "Exscan", "Neighbor_"};
+    if (!starts(name, "MPI_"))
+        return S_OTHERS;
+    const char *n = name + 4;
+    if (starts(n, "File_"))
+        return S_IO;
+    if (starts(n, "Sendrecv"))
+        return S_SENDRECV;
+    if (starts(n, "Wait"))
+        return S_WAIT;
+    if (starts(n, "Test") || starts(n, "Iprobe") || starts(n, "Improbe"))
+        return S_TESTPROBE;
+    if (starts(n, "Barrier") || starts(n, "Ibarrier"))
+        return S_SYNC;
+    if (starts(n, "Recv") && !starts(n, "Recv_init"))
+        return S_WAITMSG;
+    if (starts(n, "Mrecv") || starts(n, "Probe") || starts(n, "Mprobe"))
+        return S_WAITMSG;
+    if (!strcmp(n, "Send") || !strcmp(n, "Ssend") || !strcmp(n, "Bsend") || !strcmp(n, "Rsend") ||
+        starts(n, "Send_c") || starts(n, "Ssend_c") || starts(n, "Bsend_c") || starts(n, "Rsend_c"))
+        return S_BSEND;
+    if (starts(n, "Isend") || starts(n, "Issend") || starts(n, "Ibsend") || starts(n, "Irsend") ||
+        strstr(n, "send_init") || starts(n, "Start"))
+        return S_ISEND;
+    if (starts(n, "Irecv") || starts(n, "Imrecv") || starts(n, "Recv_init"))
+        return S_IRECV;
+    const char *g = n[0] == 'I' ? n + 1 : n;
+    for (size_t i = 0; i < sizeof group / sizeof group[0]; i++)
+        if (starts(g, group[i]))
+            return S_GROUP;
+    return S_OTHERS;
+}
+
+/* ------------------------------------------------------------------ names */
+
+/* Interned strings: value i + 1 is the i-th string. */
+typedef struct names {
+    char **v;
+    size_t n, cap;
+    uint32_t *h; /* open addressing: index + 1, 0 empty */
+    size_t hcap;
+} names;
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The value of S (from 1); 0 when out of memory. */
+static uint32_t intern(names *t, const char *s)
+{
+    if (2 * (t->n + 1) > t->hcap) {
+        size_t cap = t->hcap ? 2 * t->hcap : 64;
+        uint32_t *h = calloc(cap, sizeof *h);
+        if (!h)
+            return 0;
+        for (size_t i = 0; i < t->n; i++) {
+            size_t j = hash(t->v[i]) & (cap - 1);
+            while (h[j])
+                j = (j + 1) & (cap - 1);
+            h[j] = (uint32_t)i + 1;
+        }
+        free(t->h);
+        t->h = h;
+        t->hcap = cap;
+    }
+    size_t j = hash(s) & (t->hcap - 1);
+    while (t->h[j]) {
+        if (!strcmp(t->v[t->h[j] - 1], s))
+            return t->h[j];
+        j = (j + 1) & (t->hcap - 1);
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        char **v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return 0;
+        t->v = v;
+        t->cap = cap;
+    }
+    char *c = strdup(s);
+    if (!c)
+        return 0;
+    t->v[t->n++] = c;
+    t->h[j] = (uint32_t)t->n;
+    return (uint32_t)t->n;
+}
+
+static void names_free(names *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->v[i]);
+    free(t->v);
+    free(t->h);
+}
+
+/* ------------------------------------------------------------------ records */
+
+/* A pending record of a rank's stream: a state or an event line. */
+typedef struct item {
+    int64_t t, end; /* state: begin and end; event: time */
+    int state;      /* -1: an event line */
+    int nev;
+    uint64_t type[2], value[2];
+} item;
+
+typedef struct comm {
+    int64_t ls, ps, lr, pr;
+    uint32_t src, dst;
+    uint64_t bytes;
+    int64_t tag;
+} comm;
+
+typedef struct comms {
+    comm *v;
+    size_t n, cap;
+} comms;
+
+typedef struct rstream {
+    vt_cursor *c;
+    int eof;
+    item q[8];
+    int qn, qi;
+    int have_prev;
+    int64_t prev_exit, last;
+    uint32_t *fnval, *siteval; /* this rank's function id / call site index -> value */
+    int *fnstate;
+    size_t nfn, nsite;
+    size_t ci; /* next message of comms[rank] */
+} rstream;
+
+typedef struct pv {
+    const vt_trace *t;
+    vt_error *err;
+    uint32_t nranks;
+    int reduced;
+    int64_t t0, tend;
+    char *prv, *pcf, *row; /* file names */
+    FILE *f;
+    const char *fname;     /* the file being written */
+    names fns, sites, hosts;
+    uint32_t *node_of;     /* rank -> node (from 1) */
+    uint32_t *cpu_of;      /* rank -> CPU (from 1) */
+    uint32_t *node_cpus;   /* node - 1 -> CPUs */
+    comms *cm;             /* per sender, sorted by logical send */
+    rstream *rs;
+    vt__progress prog;
+    uint64_t done;
+} pv;
+
+static int oom(pv *p)
+{
+    snprintf(p->err->msg, sizeof p->err->msg, "%s: out of memory", p->prv ? p->prv : "paraver export");
+    return -1;
+}
+
+static int write_failed(pv *p)
+{
+    snprintf(p->err->msg, sizeof p->err->msg, "%s: cannot write: %s", p->fname, strerror(errno ? errno : EIO));
+    return -1;
+}
+
+static int open_out(pv *p, const char *name)
+{
+    errno = 0;
+    p->fname = name;
+    p->f = fopen(name, "w");
+    if (!p->f) {
+        snprintf(p->err->msg, sizeof p->err->msg, "%s: cannot create: %s", name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int close_out(pv *p, int rc)
+{
+    if (!p->f)
+        return rc;
+    errno = 0;
+    if (!rc && (fflush(p->f) || ferror(p->f)))
+        rc = write_failed(p);
+    errno = 0;
+    if (fclose(p->f) && !rc)
+        rc = write_failed(p);
+    p->f = NULL;
+    return rc;
+}
+
+static const char *host_of(const vt_trace *t, uint32_t r)
+{
+    const vt_rank *R = vt_trace_rank(t, r);
+    if (R && R->hostname && R->hostname[0])
+        return R->hostname;
+    if (R && R->global_hostname && R->global_hostname[0])
+        return R->global_hostname;
+    return "unknown host";
+}
+
+static int64_t gtime(const pv *p, uint32_t r, int64_t local)
+{
+    return vt_global_time(p->t, r, local) - p->t0;
+}
+
+/* Definitions: function and call-site values, nodes and CPUs. */
+static int setup_defs(pv *p)
+{
+    p->node_of = calloc(p->nranks + 1, sizeof *p->node_of);
+    p->cpu_of = calloc(p->nranks + 1, sizeof *p->cpu_of);
+    p->node_cpus = calloc(p->nranks + 1, sizeof *p->node_cpus);
+    p->rs = calloc(p->nranks + 1, sizeof *p->rs);
+    p->cm = calloc(p->nranks + 1, sizeof *p->cm);
+    if (!p->node_of || !p->cpu_of || !p->node_cpus || !p->rs || !p->cm)
+        return oom(p);
+    uint32_t *idx = calloc(p->nranks + 1, sizeof *idx); /* rank's index among its node's */
+    if (!idx)
+        return oom(p);
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        uint32_t node = intern(&p->hosts, host_of(p->t, r));
+        if (!node) {
+            free(idx);
+            return oom(p);
+        }
+        p->node_of[r] = node;
+        idx[r] = p->node_cpus[node - 1]++;
+    }
+    /* CPUs are numbered node by node */
+    uint32_t *first = calloc(p->hosts.n + 1, sizeof *first);
+    if (!first) {
+        free(idx);
+        return oom(p);
+    }
+    for (size_t n = 1; n <= p->hosts.n; n++)
+        first[n] = first[n - 1] + p->node_cpus[n - 1];
+    for (uint32_t r = 0; r < p->nranks; r++)
+        p->cpu_of[r] = first[p->node_of[r] - 1] + idx[r] + 1;
+    free(first);
+    free(idx);
+
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        const vt_rank *R = vt_trace_rank(p->t, r);
+        rstream *s = &p->rs[r];
+        s->nfn = R->nfuncs;
+        s->nsite = R->ncallsites;
+        s->fnval = calloc(s->nfn + 1, sizeof *s->fnval);
+        s->fnstate = calloc(s->nfn + 1, sizeof *s->fnstate);
+        s->siteval = calloc(s->nsite + 1, sizeof *s->siteval);
+        if (!s->fnval || !s->fnstate || !s->siteval)
+            return oom(p);
+        for (size_t i = 0; i < s->nfn; i++) {
+            if (!(s->fnval[i] = intern(&p->fns, R->funcs[i].name)))
+                return oom(p);
+            s->fnstate[i] = state_of(R->funcs[i].name);
+        }
+        for (size_t i = 0; i < s->nsite; i++) {
+            char site[512];
+            vt__format_site(site, sizeof site, &R->callsites[i]);
+            if (!(s->siteval[i] = intern(&p->sites, site)))
+                return oom(p);
+        }
+    }
+    return 0;
+}
+
+static int comm_add(pv *p, uint32_t src, const comm *c)
+{
+    comms *s = &p->cm[src];
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        comm *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return oom(p);
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = *c;
+    return 0;
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+    const comm *x = a, *y = b;
+    if (x->ls != y->ls)
+        return x->ls < y->ls ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    return x->lr < y->lr ? -1 : x->lr > y->lr;
+}
+
+/* The first enter and the last exit of the trace (local ns -> global ns, unshifted). */
+static void extend(pv *p, int *have, int64_t b, int64_t e)
+{
+    if (!*have || b < p->t0)
+        p->t0 = b;
+    if (!*have || e > p->tend)
+        p->tend = e;
+    *have = 1;
+}
+
+typedef struct tpair {
+    int64_t enter, exit;
+} tpair;
+
+typedef struct dref {
+    uint64_t done_index;
+    size_t pos;
+} dref;
+
+static int cmp_dref(const void *a, const void *b)
+{
+    const dref *x = a, *y = b;
+    if (x->done_index != y->done_index)
+        return x->done_index < y->done_index ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Full trace: one pass for the times of every send and of every receive's completing
+ * call, then the messages per sender. */
+static int prepass_full(pv *p)
+{
+    vt_matches *m;
+    if (vt_trace_match(p->t, VT_MATCH_PARTIAL, &m, p->err))
+        return -1;
+    int rc = -1, have = 0;
+    tpair **st = calloc(p->nranks + 1, sizeof *st), **rt = calloc(p->nranks + 1, sizeof *rt);
+    dref *dr = NULL;
+    if (!st || !rt) {
+        oom(p);
+        goto out;
+    }
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        size_t ns, nr;
+        const vt_match_csend *cs = vt_matches_csends(m, r, &ns);
+        const vt_match_crecv *cr = vt_matches_crecvs(m, r, &nr);
+        st[r] = calloc(ns + 1, sizeof **st);
+        rt[r] = calloc(nr + 1, sizeof **rt);
+        dr = malloc((nr + 1) * sizeof *dr);
+        if (!st[r] || !rt[r] || !dr) {
+            oom(p);
+            goto out;
+        }
+        for (size_t j = 0; j < nr; j++)
+            dr[j] = (dref){cr[j].done_index, j};
+        qsort(dr, nr, sizeof *dr, cmp_dref);
+        vt_cursor *c;
+        if (vt_cursor_open(p->t, r, &c, p->err))
+            goto out;
+        vt_event ev;
+        int got;
+        size_t si = 0, di = 0;
+        while ((got = vt_cursor_next(c, &ev, p->err)) == 1) {
+            int64_t b = vt_global_time(p->t, r, ev.enter), e = vt_global_time(p->t, r, ev.exit);
+            extend(p, &have, b, e);
+            while (si < ns && cs[si].index < ev.index)
+                si++;
+            for (; si < ns && cs[si].index == ev.index; si++)
+                st[r][si] = (tpair){b, e};
+            while (di < nr && dr[di].done_index < ev.index)
+                di++;
+            for (; di < nr && dr[di].done_index == ev.index; di++)
+                rt[r][dr[di].pos] = (tpair){b, e};
+        }
+        vt_cursor_close(c);
+        free(dr);
+        dr = NULL;
+        if (got < 0)
+            goto out;
+    }
+    size_t nkeys;
+    const vt_match_key *keys = vt_matches_keys(m, &nkeys);
+    for (uint32_t s = 0; s < p->nranks; s++) {
+        size_t ns;
+        const vt_match_csend *cs = vt_matches_csends(m, s, &ns);
+        for (size_t i = 0; i < ns; i++) {
+            if (cs[i].recv_pos == VT_MPOS_NONE || cs[i].key >= nkeys)
+                continue;
+            const vt_match_key *k = &keys[cs[i].key];
+            if (k->dst >= p->nranks)
+                continue;
+            const tpair *rx = &rt[k->dst][cs[i].recv_pos];
+            comm c = {st[s][i].enter, st[s][i].exit, rx->enter, rx->exit, s, k->dst, cs[i].bytes, k->tag};
+            if (comm_add(p, s, &c))
+                goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(dr);
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        if (st)
+            free(st[r]);
+        if (rt)
+            free(rt[r]);
+    }
+    free(st);
+    free(rt);
+    vt_matches_free(m);
+    return rc;
+}
+
+/* Reduced trace: the messages its COMP records name, from the sender's S. */
+static int prepass_reduced(pv *p)
+{
+    int have = 0;
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        vt_cursor *c;
+        if (vt_cursor_open(p->t, r, &c, p->err))
+            return -1;
+        vt_rrec rr;
+        int got;
+        while ((got = vt_cursor_next_reduced(c, &rr, p->err)) == 1) {
+            int64_t b = vt_global_time(p->t, r, rr.enter), e = vt_global_time(p->t, r, rr.exit);
+            extend(p, &have, b, e);
+            if (rr.kind != VT_RREC_COMP)
+                continue;
+            for (size_t i = 0; i < rr.nmsgs; i++) {
+                const vt_rmsg *msg = &rr.msgs[i];
+                if (msg->src >= p->nranks)
+                    continue;
+                int64_t S = vt_global_time(p->t, msg->src, msg->S);
+                comm cm = {S, S, b, e, msg->src, r, msg->bytes, 0};
+                if (comm_add(p, msg->src, &cm)) {
+                    vt_cursor_close(c);
+                    return -1;
+                }
+            }
+        }
+        vt_cursor_close(c);
+        if (got < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ streams */
+
+static void push_state(rstream *s, int64_t b, int64_t e, int state)
+{
+    if (e <= b)
+        return;
+    s->q[s->qn++] = (item){.t = b, .end = e, .state = state};
+}
+
+static void push_event(rstream *s, int64_t t, int nev, uint64_t t1, uint64_t v1, uint64_t t2, uint64_t v2)
+{
+    s->q[s->qn++] = (item){.t = t, .state = -1, .nev = nev, .type = {t1, t2}, .value = {v1, v2}};
+}
+
+static void push_call(rstream *s, int64_t b, int64_t e, int64_t fn, int64_t site)
+{
+    int state = fn >= 0 && (size_t)fn < s->nfn ? s->fnstate[fn] : S_OTHERS;
+    uint64_t fv = fn >= 0 && (size_t)fn < s->nfn ? s->fnval[fn] : 0;
+    uint64_t sv = site >= 0 && (size_t)site < s->nsite ? s->siteval[site] : 0;
+    push_state(s, b, e, state);
+    if (!fv)
+        return;
+    if (sv) {
+        push_event(s, b, 2, T_FUNCTION, fv, T_CALLSITE, sv);
+        push_event(s, e, 2, T_FUNCTION, 0, T_CALLSITE, 0);
+    } else {
+        push_event(s, b, 1, T_FUNCTION, fv, 0, 0);
+        push_event(s, e, 1, T_FUNCTION, 0, 0, 0);
+    }
+}
+
+/* Refills the queue of rank R from its next record; 0 at the end of the rank. */
+static int refill(pv *p, uint32_t r, int *more)
+{
+    rstream *s = &p->rs[r];
+    *more = 0;
+    while (!s->eof) {
+        s->qn = s->qi = 0;
+        int got;
+        if (p->reduced) {
+            vt_rrec rr;
+            got = vt_cursor_next_reduced(s->c, &rr, p->err);
+            if (got < 0)
+                return -1;
+            if (got == 1) {
+                int64_t b = gtime(p, r, rr.enter), e = gtime(p, r, rr.exit);
+                if (s->have_prev && b > s->prev_exit)
+                    push_state(s, s->prev_exit, b, S_AGGREGATED);
+                if (rr.kind == VT_RREC_CAND || rr.kind == VT_RREC_COMP || rr.kind == VT_RREC_NBCINIT) {
+                    if (rr.fn < 0)
+                        push_state(s, b, e, S_RUNNING);
+                    else
+                        push_call(s, b, e, rr.fn, rr.callsite);
+                }
+                if (!s->have_prev || e > s->prev_exit)
+                    s->prev_exit = e;
+                s->have_prev = 1;
+            }
+        } else {
+            vt_event ev;
+            got = vt_cursor_next(s->c, &ev, p->err);
+            if (got < 0)
+                return -1;
+            if (got == 1) {
+                int64_t b = gtime(p, r, ev.enter), e = gtime(p, r, ev.exit);
+                if (s->have_prev && b > s->prev_exit)
+                    push_state(s, s->prev_exit, b, S_RUNNING);
+                if (ev.code == VT_CODE_MARKER)
+                    push_event(s, b, 1, T_MARKER, (uint64_t)ev.marker_value, 0, 0);
+                else if (ev.code == VT_CODE_STOPPED)
+                    push_event(s, b, 1, T_STOPPED, ev.stop_reason, 0, 0);
+                else if (ev.code == VT_CODE_FLUSH)
+                    push_state(s, b, e, S_FLUSH);
+                else
+                    push_call(s, b, e, ev.fn, ev.callsite);
+                if (!s->have_prev || e > s->prev_exit)
+                    s->prev_exit = e;
+                s->have_prev = 1;
+            }
+        }
+        if (got == 1)
+            vt__progress_update(&p->prog, ++p->done);
+        if (got == 0)
+            s->eof = 1;
+        /* keep the rank's stream sorted whatever its records' overlaps */
+        for (int i = 0; i < s->qn; i++) {
+            item *it = &s->q[i];
+            if (it->t < s->last)
+                it->t = s->last;
+            if (it->state >= 0 && it->end < it->t)
+                it->end = it->t;
+            s->last = it->t;
+        }
+        if (s->qn) {
+            *more = 1;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* Heap of sources: 2r is rank r's records, 2r + 1 its messages. */
+typedef struct heap {
+    uint32_t *v;
+    size_t n;
+} heap;
+
+static int64_t head_time(const pv *p, uint32_t src)
+{
+    uint32_t r = src / 2;
+    if (src & 1)
+        return p->cm[r].v[p->rs[r].ci].ls;
+    const rstream *s = &p->rs[r];
+    return s->q[s->qi].t;
+}
+
+static int less(const pv *p, uint32_t a, uint32_t b)
+{
+    int64_t x = head_time(p, a), y = head_time(p, b);
+    return x != y ? x < y : a < b;
+}
+
+static void sift_down(const pv *p, heap *h, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < h->n && less(p, h->v[l], h->v[m]))
+            m = l;
+        if (l + 1 < h->n && less(p, h->v[l + 1], h->v[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        uint32_t x = h->v[i];
+        h->v[i] = h->v[m];
+        h->v[m] = x;
+        i = m;
+    }
+}
+
+static void write_item(pv *p, uint32_t r, const item *it)
+{
+    uint32_t cpu = p->cpu_of[r];
+    if (it->state >= 0) {
+        fprintf(p->f, "1:%" PRIu32 ":1:%" PRIu32 ":1:%" PRId64 ":%" PRId64 ":%d\n", cpu, r + 1, it->t, it->end,
+                it->state);
+    } else {
+        fprintf(p->f, "2:%" PRIu32 ":1:%" PRIu32 ":1:%" PRId64, cpu, r + 1, it->t);
+        for (int i = 0; i < it->nev; i++)
+            fprintf(p->f, ":%" PRIu64 ":%" PRIu64, it->type[i], it->value[i]);
+        putc('\n', p->f);
+    }
+}
+
+static void write_comm(pv *p, const comm *c)
+{
+    /* never before the trace's start */
+    int64_t t[4] = {c->ls, c->ps, c->lr, c->pr};
+    for (int i = 0; i < 4; i++)
+        if (t[i] < 0)
+            t[i] = 0;
+    fprintf(p->f,
+            "3:%" PRIu32 ":1:%" PRIu32 ":1:%" PRId64 ":%" PRId64 ":%" PRIu32 ":1:%" PRIu32 ":1:%" PRId64 ":%" PRId64
+            ":%" PRIu64 ":%" PRId64 "\n",
+            p->cpu_of[c->src], c->src + 1, t[0], t[1], p->cpu_of[c->dst], c->dst + 1, t[2], t[3], c->bytes,
+            c->tag < 0 ? 0 : c->tag);
+}
+
+static int write_prv(pv *p)
+{
+    if (open_out(p, p->prv))
+        return -1;
+    static char buf[1 << 16];
+    setvbuf(p->f, buf, _IOFBF, sizeof buf);
+    /* #Paraver (dd/mm/yyyy at hh:mm):duration_ns:nodes(cpus,...):napps:ntasks(threads:node,...) */
+    time_t now = time(NULL);
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    if (sde && *sde)
+        now = (time_t)strtoll(sde, NULL, 10);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    fprintf(p->f, "#Paraver (%02d/%02d/%04d at %02d:%02d):%" PRId64 "_ns:%zu(", tm.tm_mday, tm.tm_mon + 1,
+            tm.tm_year + 1900, tm.tm_hour, tm.tm_min, p->tend - p->t0, p->hosts.n);
+    for (size_t n = 0; n < p->hosts.n; n++)
+        fprintf(p->f, "%s%" PRIu32, n ? "," : "", p->node_cpus[n]);
+    fprintf(p->f, "):1:%" PRIu32 "(", p->nranks);
+    for (uint32_t r = 0; r < p->nranks; r++)
+        fprintf(p->f, "%s1:%" PRIu32, r ? "," : "", p->node_of[r]);
+    fputs(")\n", p->f);
+
+    int rc = -1;
+    heap h = {calloc(2 * (size_t)p->nranks + 1, sizeof *h.v), 0};
+    if (!h.v) {
+        oom(p);
+        goto out;
+    }
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        rstream *s = &p->rs[r];
+        if (vt_cursor_open(p->t, r, &s->c, p->err))
+            goto out;
+        int more;
+        if (refill(p, r, &more))
+            goto out;
+        if (more)
+            h.v[h.n++] = 2 * r;
+        if (p->cm[r].n)
+            h.v[h.n++] = 2 * r + 1;
+    }
+    for (size_t i = h.n; i-- > 0;)
+        sift_down(p, &h, i);
+    uint64_t lines = 0;
+    while (h.n) {
+        uint32_t src = h.v[0], r = src / 2;
+        rstream *s = &p->rs[r];
+        int more = 1;
+        if (src & 1) {
+            write_comm(p, &p->cm[r].v[s->ci]);
+            more = ++s->ci < p->cm[r].n;
+        } else {
+            write_item(p, r, &s->q[s->qi]);
+            if (++s->qi == s->qn && refill(p, r, &more))
+                goto out;
+        }
+        if (!more)
+            h.v[0] = h.v[--h.n];
+        sift_down(p, &h, 0);
+        if ((++lines & 4095) == 0 && ferror(p->f)) {
+            write_failed(p);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(h.v);
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        vt_cursor_close(p->rs[r].c);
+        p->rs[r].c = NULL;
+    }
+    return close_out(p, rc);
+}
+
+static void pcf_values(pv *p, unsigned type, const char *what, const names *t)
+{
+    fprintf(p->f, "EVENT_TYPE\n0    %u    %s\nVALUES\n0      End\n", type, what);
+    for (size_t i = 0; i < t->n; i++)
+        fprintf(p->f, "%zu      %s\n", i + 1, t->v[i]);
+    fputs("\n\n", p->f);
+}
+
+static int write_pcf(pv *p)
+{
+    if (open_out(p, p->pcf))
+        return -1;
+    fputs("DEFAULT_OPTIONS\n\n"
+          "LEVEL               THREAD\n"
+          "UNITS               NANOSEC\n"
+          "LOOK_BACK           100\n"
+          "SPEED               1\n"
+          "FLAG_ICONS          ENABLED\n"
+          "NUM_OF_STATE_COLORS 1000\n"
+          "YMAX_SCALE          37\n\n\n"
+          "DEFAULT_SEMANTIC\n\n"
+          "THREAD_FUNC         State As Is\n\n\n"
+          "STATES\n",
+          p->f);
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        fprintf(p->f, "%-4d %s\n", states[i].value, states[i].name);
+    fputs("\n\nSTATES_COLOR\n", p->f);
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+        fprintf(p->f, "%-4d %s\n", states[i].value, states[i].color);
+    fputs("\n\n", p->f);
+    pcf_values(p, T_FUNCTION, "MPI function (vtrace)", &p->fns);
+    pcf_values(p, T_CALLSITE, "MPI call site (vtrace)", &p->sites);
+    fprintf(p->f, "EVENT_TYPE\n0    %u    vtrace MARKER value (kind 1: iteration)\n\n\n", T_MARKER);
+    fprintf(p->f,
+            "EVENT_TYPE\n0    %u    vtrace recording stopped\nVALUES\n1      write failed\n2      buffer policy\n\n",
+            T_STOPPED);
+    return close_out(p, 0);
+}
+
+static int write_row(pv *p)
+{
+    if (open_out(p, p->row))
+        return -1;
+    fprintf(p->f, "LEVEL CPU SIZE %" PRIu32 "\n", p->nranks);
+    /* CPUs node by node, as numbered */
+    for (size_t n = 1; n <= p->hosts.n; n++) {
+        uint32_t k = 0;
+        for (uint32_t r = 0; r < p->nranks; r++)
+            if (p->node_of[r] == n)
+                fprintf(p->f, "%" PRIu32 ".%s\n", ++k, p->hosts.v[n - 1]);
+    }
+    fprintf(p->f, "\nLEVEL NODE SIZE %zu\n", p->hosts.n);
+    for (size_t n = 0; n < p->hosts.n; n++)
+        fprintf(p->f, "%s\n", p->hosts.v[n]);
+    fprintf(p->f, "\nLEVEL THREAD SIZE %" PRIu32 "\n", p->nranks);
+    for (uint32_t r = 0; r < p->nranks; r++)
+        fprintf(p->f, "rank %" PRIu32 " (%s)\n", r, host_of(p->t, r));
+    return close_out(p, 0);
+}
+
+static char *with_ext(const char *base, const char *ext)
+{
+    size_t n = strlen(base);
+    char *s = malloc(n + strlen(ext) + 1);
+    if (s) {
+        memcpy(s, base, n);
+        strcpy(s + n, ext);
+    }
+    return s;
+}
+
+int vt__export_paraver(const vt_trace *t, const vt__export_opts *o, vt_error *err)
+{
+    pv p = {.t = t, .err = err, .nranks = vt_trace_nranks(t), .reduced = vt_trace_is_reduced(t)};
+    /* OUT is the name without extension; OUT.prv is accepted too */
+    size_t n = strlen(o->out);
+    char *base = strdup(o->out);
+    if (!base)
+        return oom(&p);
+    if (n > 4 && !strcmp(base + n - 4, ".prv"))
+        base[n - 4] = '\0';
+    p.prv = with_ext(base, ".prv");
+    p.pcf = with_ext(base, ".pcf");
+    p.row = with_ext(base, ".row");
+    free(base);
+    int rc = -1;
+    if (!p.prv || !p.pcf || !p.row) {
+        oom(&p);
+        goto out;
+    }
+    if (setup_defs(&p))
+        goto out;
+    if (p.reduced ? prepass_reduced(&p) : prepass_full(&p))
+        goto out;
+    for (uint32_t r = 0; r < p.nranks; r++) {
+        for (size_t i = 0; i < p.cm[r].n; i++) {
+            comm *c = &p.cm[r].v[i];
+            c->ls -= p.t0, c->ps -= p.t0, c->lr -= p.t0, c->pr -= p.t0;
+        }
+        if (p.cm[r].n)
+            qsort(p.cm[r].v, p.cm[r].n, sizeof *p.cm[r].v, cmp_comm);
+    }
+    vt__progress_start(&p.prog, "export paraver", vt_trace_nrecords(t), o->quiet);
+    rc = write_prv(&p);
+    vt__progress_end(&p.prog);
+    if (!rc)
+        rc = write_pcf(&p);
+    if (!rc)
+        rc = write_row(&p);
+out:
+    for (uint32_t r = 0; p.rs && r < p.nranks; r++) {
+        free(p.rs[r].fnval);
+        free(p.rs[r].fnstate);
+        free(p.rs[r].siteval);
+    }
+    for (uint32_t r = 0; p.cm && r < p.nranks; r++)
+        free(p.cm[r].v);
+    free(p.rs);
+    free(p.cm);
+    free(p.node_of);
+    free(p.cpu_of);
+    free(p.node_cpus);
+    names_free(&p.fns);
+    names_free(&p.sites);
+    names_free(&p.hosts);
+    free(p.prv);
+    free(p.pcf);
+    free(p.row);
+    return rc;
+}

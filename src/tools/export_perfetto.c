@@ -1,0 +1,708 @@
+/* vtrace export --format=perfetto: Chrome trace-event JSON (the "Trace Event Format"
+ * that the Perfetto UI and chrome://tracing open).
+ *
+ * One process per rank (pid rank + 1: Perfetto treats pid 0 as the kernel's swapper),
+ * its MPI calls as complete events ("X") on one thread, each message as a flow from
+ * the sending call to the call that completed its receive ("s" on the sender's slice,
+ * "f" with "bp":"e" on the receiver's), MARKER records as instants. A reduced trace
+ * shows its CAND, COMP and NBCINIT records as slices, the stretches between records as
+ * "vtrace:aggregated" slices, and a flow for every message its COMP records name (from
+ * the sender's slice that holds the send, at the send's start S when S is inside it).
+ *
+ * Times are global ns (vt_global_time) minus the trace's first enter, written in
+ * microseconds with three decimals. Records whose times overlap on a rank (calls of
+ * several threads under MPI_THREAD_MULTIPLE) go to extra threads of the rank's process,
+ * so the slices of every thread nest. The trace is streamed rank by rank; a full trace
+ * keeps vt_trace_match()'s arrays, a reduced one one entry per recorded message. */
+#include "vt_config.h"
+#include "tools.h"
+#include "export.h"
+#include "progress.h"
+#include "codec.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pf {
+    const vt_trace *t;
+    FILE *f;
+    const char *path;
+    vt_error *err;
+    uint32_t nranks;
+    int64_t t0;
+    int first; /* no event written yet (comma placement) */
+    /* lanes of the current rank: threads holding its overlapping slices */
+    int64_t *lane_end;
+    size_t nlanes, lanes_cap;
+    vt__progress prog;
+    uint64_t done;
+} pf;
+
+static int oom(pf *p)
+{
+    snprintf(p->err->msg, sizeof p->err->msg, "%s: out of memory", p->path);
+    return -1;
+}
+
+static int write_failed(pf *p)
+{
+    snprintf(p->err->msg, sizeof p->err->msg, "%s: cannot write: %s", p->path, strerror(errno ? errno : EIO));
+    return -1;
+}
+
+static const char *host_of(const vt_trace *t, uint32_t r)
+{
+    const vt_rank *R = vt_trace_rank(t, r);
+    if (R && R->hostname && R->hostname[0])
+        return R->hostname;
+    if (R && R->global_hostname && R->global_hostname[0])
+        return R->global_hostname;
+    return "unknown host";
+}
+
+static uint32_t pid_of(uint32_t r)
+{
+    return r + 1;
+}
+
+/* Thread ids are unique across processes: lane 0 of rank r is r + 1 (the process's
+ * main thread), lane k is k * nranks + r + 1. */
+static uint64_t tid_of(const pf *p, uint32_t r, size_t lane)
+{
+    return (uint64_t)lane * p->nranks + r + 1;
+}
+
+/* Microseconds with three decimals from ns. */
+static void put_us(FILE *f, int64_t ns)
+{
+    if (ns < 0) {
+        putc('-', f);
+        ns = ns == INT64_MIN ? INT64_MAX : -ns;
+    }
+    fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
+}
+
+static void ev_open(pf *p)
+{
+    fputs(p->first ? "\n" : ",\n", p->f);
+    p->first = 0;
+}
+
+static int64_t gtime(const pf *p, uint32_t r, int64_t local)
+{
+    return vt_global_time(p->t, r, local) - p->t0;
+}
+
+static void meta_thread(pf *p, uint32_t r, size_t lane)
+{
+    ev_open(p);
+    fprintf(p->f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu64 ",\"args\":{\"name\":",
+            pid_of(r), tid_of(p, r, lane));
+    char name[96];
+    if (lane == 0)
+        snprintf(name, sizeof name, "rank %" PRIu32, r);
+    else
+        snprintf(name, sizeof name, "rank %" PRIu32 " (overlapping calls %zu)", r, lane);
+    vt__json_str(p->f, name);
+    fputs("}}", p->f);
+}
+
+/* The lane of a slice [b, e] on the current rank: the first whose last slice ended. */
+static int lane_for(pf *p, uint32_t r, int64_t b, int64_t e, size_t *lane)
+{
+    for (size_t i = 0; i < p->nlanes; i++)
+        if (p->lane_end[i] <= b) {
+            p->lane_end[i] = e;
+            *lane = i;
+            return 0;
+        }
+    if (p->nlanes == p->lanes_cap) {
+        size_t cap = p->lanes_cap ? 2 * p->lanes_cap : 4;
+        int64_t *v = realloc(p->lane_end, cap * sizeof *v);
+        if (!v)
+            return oom(p);
+        p->lane_end = v;
+        p->lanes_cap = cap;
+    }
+    *lane = p->nlanes;
+    p->lane_end[p->nlanes++] = e;
+    meta_thread(p, r, *lane);
+    return 0;
+}
+
+/* A new rank: lane 0 only (named in write_metadata). */
+static int lanes_reset(pf *p)
+{
+    if (!p->lanes_cap) {
+        p->lane_end = malloc(4 * sizeof *p->lane_end);
+        if (!p->lane_end)
+            return oom(p);
+        p->lanes_cap = 4;
+    }
+    p->lane_end[0] = INT64_MIN;
+    p->nlanes = 1;
+    return 0;
+}
+
+/* Starts a complete event; the caller writes args members after "args":{ and closes
+ * with slice_close(). */
+static void slice_open(pf *p, uint32_t r, size_t lane, const char *name, const char *cat, int64_t b, int64_t e)
+{
+    ev_open(p);
+    fputs("{\"ph\":\"X\",\"name\":", p->f);
+    vt__json_str(p->f, name);
+    fprintf(p->f, ",\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu64 ",\"ts\":", cat, pid_of(r),
+            tid_of(p, r, lane));
+    put_us(p->f, b);
+    fputs(",\"dur\":", p->f);
+    put_us(p->f, e - b);
+    fputs(",\"args\":{", p->f);
+}
+
+static void slice_close(pf *p)
+{
+    fputs("}}", p->f);
+}
+
+/* A flow event: 's' (start, bound to the slice enclosing ts) or 'f' (finish, bound
+ * to the enclosing slice too). Perfetto pairs them by (id, cat, name). */
+static void flow(pf *p, char ph, uint32_t r, size_t lane, int64_t ts, uint64_t id)
+{
+    ev_open(p);
+    fprintf(p->f, "{\"ph\":\"%c\",\"name\":\"message\",\"cat\":\"mpi\",\"id\":%" PRIu64 ",\"pid\":%" PRIu32
+                  ",\"tid\":%" PRIu64 ",\"ts\":",
+            ph, id, pid_of(r), tid_of(p, r, lane));
+    put_us(p->f, ts);
+    if (ph == 'f')
+        fputs(",\"bp\":\"e\"", p->f);
+    putc('}', p->f);
+}
+
+static int64_t mid(int64_t b, int64_t e)
+{
+    return b + (e - b) / 2;
+}
+
+static void arg_sep(FILE *f, int *first)
+{
+    if (!*first)
+        putc(',', f);
+    *first = 0;
+}
+
+static void arg_i64(FILE *f, int *first, const char *k, int64_t v)
+{
+    arg_sep(f, first);
+    fprintf(f, "\"%s\":%" PRId64, k, v);
+}
+
+static void arg_str(FILE *f, int *first, const char *k, const char *v)
+{
+    arg_sep(f, first);
+    fprintf(f, "\"%s\":", k);
+    vt__json_str(f, v);
+}
+
+static void arg_comm(pf *p, int *first, uint32_t r, const char *k, int64_t index)
+{
+    const vt_comm *c = vt_trace_comm(p->t, r, index);
+    char buf[32];
+    if (c)
+        snprintf(buf, sizeof buf, "0x%" PRIx64, c->id);
+    else
+        snprintf(buf, sizeof buf, "null");
+    arg_str(p->f, first, k, buf);
+}
+
+static void arg_site(pf *p, int *first, uint32_t r, int64_t index)
+{
+    const vt_callsite *cs = vt_trace_callsite(p->t, r, index);
+    if (!cs)
+        return;
+    char site[512];
+    vt__format_site(site, sizeof site, cs);
+    arg_str(p->f, first, "call site", site);
+}
+
+static void arg_event_id(pf *p, int *first, uint32_t r, uint64_t seq)
+{
+    char id[48];
+    snprintf(id, sizeof id, "%" PRIu32 ":%" PRIu64, r, seq);
+    arg_str(p->f, first, "event", id);
+}
+
+/* The first enter of the trace: the origin of the times. */
+static int find_t0(pf *p)
+{
+    int have = 0;
+    int64_t t0 = 0;
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        vt_cursor *c;
+        if (vt_cursor_open(p->t, r, &c, p->err))
+            return -1;
+        int got;
+        int64_t enter = 0;
+        if (vt_trace_rank(p->t, r)->reduced) {
+            vt_rrec rr;
+            got = vt_cursor_next_reduced(c, &rr, p->err);
+            enter = rr.enter;
+        } else {
+            vt_event ev;
+            got = vt_cursor_next(c, &ev, p->err);
+            enter = ev.enter;
+        }
+        vt_cursor_close(c);
+        if (got < 0)
+            return -1;
+        if (got == 1) {
+            int64_t g = vt_global_time(p->t, r, enter);
+            if (!have || g < t0)
+                t0 = g;
+            have = 1;
+        }
+    }
+    p->t0 = t0;
+    return 0;
+}
+
+static void write_metadata(pf *p)
+{
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        char name[320];
+        snprintf(name, sizeof name, "rank %" PRIu32 " (%s)", r, host_of(p->t, r));
+        ev_open(p);
+        fprintf(p->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu32 ",\"args\":{\"name\":", pid_of(r));
+        vt__json_str(p->f, name);
+        fputs("}}", p->f);
+        ev_open(p);
+        fprintf(p->f,
+                "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRIu32
+                ",\"args\":{\"sort_index\":%" PRIu32 "}}",
+                pid_of(r), r);
+        meta_thread(p, r, 0);
+    }
+}
+
+/* ------------------------------------------------------------------ full traces */
+
+typedef struct done_ref {
+    uint64_t done_index;
+    uint64_t id;
+} done_ref;
+
+static int cmp_done(const void *a, const void *b)
+{
+    const done_ref *x = a, *y = b;
+    if (x->done_index != y->done_index)
+        return x->done_index < y->done_index ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void call_args(pf *p, uint32_t r, const vt_event *ev)
+{
+    int first = 1;
+    FILE *f = p->f;
+    unsigned fl = ev->fields;
+    arg_event_id(p, &first, r, 2 * ev->callno + 1);
+    if (fl & VT_F_COMM)
+        arg_comm(p, &first, r, "communicator", ev->comm);
+    if (fl & VT_F_NEWCOMM)
+        arg_comm(p, &first, r, "new communicator", ev->newcomm);
+    if (fl & VT_F_PEER)
+        arg_i64(f, &first, "peer", ev->peer);
+    if (fl & VT_F_TAG)
+        arg_i64(f, &first, "tag", ev->tag);
+    if (fl & VT_F_BYTES)
+        arg_i64(f, &first, "bytes", (int64_t)ev->bytes);
+    if (fl & VT_F_RPEER)
+        arg_i64(f, &first, "source", ev->rpeer);
+    if (fl & VT_F_RTAG)
+        arg_i64(f, &first, "receive tag", ev->rtag);
+    if (fl & VT_F_RBYTES)
+        arg_i64(f, &first, "received bytes", (int64_t)ev->rbytes);
+    if (fl & VT_F_ROOT)
+        arg_i64(f, &first, "root", ev->root);
+    if (fl & VT_F_COLLSEQ)
+        arg_i64(f, &first, "collective seq", (int64_t)ev->collseq);
+    if (fl & VT_F_REQUEST)
+        arg_i64(f, &first, "request", (int64_t)ev->request);
+    if (fl & VT_F_FILE) {
+        const vt_file *file = vt_trace_file(p->t, r, ev->file);
+        arg_str(f, &first, "file", file ? file->name : "");
+    }
+    if (fl & VT_F_OFFSET)
+        arg_i64(f, &first, "offset", ev->offset);
+    if (fl & VT_F_DONE) {
+        /* peer, tag and bytes of every completed request (the receive's are the status's) */
+        arg_sep(f, &first);
+        fputs("\"completed\":[", f);
+        for (size_t i = 0; i < ev->ndone; i++) {
+            const vt_completion *d = &ev->done[i];
+            fprintf(f, "%s{\"request\":%" PRIu64 ",\"%s\":%" PRId64 ",\"tag\":%" PRId64 ",\"bytes\":%" PRIu64 "}",
+                    i ? "," : "", d->request, (d->flags & 1) ? "source" : "peer", d->peer, d->tag, d->bytes);
+        }
+        putc(']', f);
+    }
+    if (fl & VT_F_CALLSITE)
+        arg_site(p, &first, r, ev->callsite);
+}
+
+static int full_rank(pf *p, const vt_matches *m, const uint64_t *send_base, uint32_t r)
+{
+    size_t ns, nr, nkeys;
+    const vt_match_csend *cs = vt_matches_csends(m, r, &ns);
+    const vt_match_crecv *cr = vt_matches_crecvs(m, r, &nr);
+    const vt_match_key *keys = vt_matches_keys(m, &nkeys);
+    done_ref *dr = NULL;
+    size_t ndr = 0;
+    if (nr) {
+        dr = malloc(nr * sizeof *dr);
+        if (!dr)
+            return oom(p);
+        for (size_t j = 0; j < nr; j++) {
+            if (cr[j].send_pos == VT_MPOS_NONE || cr[j].key >= nkeys)
+                continue;
+            uint32_t src = keys[cr[j].key].src;
+            dr[ndr].done_index = cr[j].done_index;
+            dr[ndr].id = send_base[src] + cr[j].send_pos + 1;
+            ndr++;
+        }
+        qsort(dr, ndr, sizeof *dr, cmp_done);
+    }
+    vt_cursor *c;
+    if (vt_cursor_open(p->t, r, &c, p->err)) {
+        free(dr);
+        return -1;
+    }
+    if (lanes_reset(p))
+        goto fail;
+    size_t si = 0, di = 0;
+    vt_event ev;
+    int got;
+    while ((got = vt_cursor_next(c, &ev, p->err)) == 1) {
+        int64_t b = gtime(p, r, ev.enter), e = gtime(p, r, ev.exit);
+        if (e < b)
+            e = b;
+        if (ev.code == VT_CODE_MARKER || ev.code == VT_CODE_STOPPED) {
+            ev_open(p);
+            fprintf(p->f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"%s\",\"cat\":\"vtrace\",\"pid\":%" PRIu32
+                          ",\"tid\":%" PRIu64 ",\"ts\":",
+                    ev.code == VT_CODE_MARKER ? "MARKER" : "vtrace:stopped", pid_of(r), tid_of(p, r, 0));
+            put_us(p->f, b);
+            if (ev.code == VT_CODE_MARKER)
+                fprintf(p->f, ",\"args\":{\"kind\":%" PRIu64 ",\"value\":%" PRId64 "}}", ev.marker_kind,
+                        ev.marker_value);
+            else
+                fprintf(p->f, ",\"args\":{\"reason\":%" PRIu64 "}}", ev.stop_reason);
+        } else {
+            size_t lane;
+            if (lane_for(p, r, b, e, &lane))
+                goto fail;
+            if (ev.code == VT_CODE_FLUSH) {
+                slice_open(p, r, lane, "vtrace:flush", "vtrace", b, e);
+            } else {
+                const vt_function *fn = vt_trace_function(p->t, r, ev.fn);
+                slice_open(p, r, lane, fn ? fn->name : "MPI_?", "mpi", b, e);
+                call_args(p, r, &ev);
+            }
+            slice_close(p);
+            int64_t ts = mid(b, e);
+            while (si < ns && cs[si].index < ev.index)
+                si++;
+            for (; si < ns && cs[si].index == ev.index; si++)
+                if (cs[si].recv_pos != VT_MPOS_NONE)
+                    flow(p, 's', r, lane, ts, send_base[r] + si + 1);
+            while (di < ndr && dr[di].done_index < ev.index)
+                di++;
+            for (; di < ndr && dr[di].done_index == ev.index; di++)
+                flow(p, 'f', r, lane, ts, dr[di].id);
+        }
+        vt__progress_update(&p->prog, ++p->done);
+        if (ferror(p->f)) {
+            write_failed(p);
+            goto fail;
+        }
+    }
+    if (got < 0)
+        goto fail;
+    vt_cursor_close(c);
+    free(dr);
+    return 0;
+fail:
+    vt_cursor_close(c);
+    free(dr);
+    return -1;
+}
+
+static int export_full(pf *p)
+{
+    vt_matches *m;
+    if (vt_trace_match(p->t, VT_MATCH_PARTIAL, &m, p->err))
+        return -1;
+    uint64_t *send_base = calloc(p->nranks + 1, sizeof *send_base);
+    if (!send_base) {
+        vt_matches_free(m);
+        return oom(p);
+    }
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        size_t n;
+        vt_matches_csends(m, r, &n);
+        send_base[r + 1] = send_base[r] + n;
+    }
+    int rc = 0;
+    for (uint32_t r = 0; r < p->nranks && !rc; r++)
+        rc = full_rank(p, m, send_base, r);
+    free(send_base);
+    vt_matches_free(m);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ reduced traces */
+
+/* A recorded message, on its sender's list. */
+typedef struct rsend {
+    uint64_t seq; /* the send's sequence number on the sender */
+    int64_t S;    /* its start (shifted global ns) */
+    uint64_t id;
+} rsend;
+
+typedef struct rsends {
+    rsend *v;
+    size_t n, cap;
+} rsends;
+
+static int cmp_rsend(const void *a, const void *b)
+{
+    const rsend *x = a, *y = b;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Message ids are given in the order the COMP records name them (rank by rank): the
+ * first pass collects the sends, the second names the receives alike. */
+static int collect_rsends(pf *p, rsends *L)
+{
+    uint64_t id = 0;
+    for (uint32_t r = 0; r < p->nranks; r++) {
+        vt_cursor *c;
+        if (vt_cursor_open(p->t, r, &c, p->err))
+            return -1;
+        vt_rrec rr;
+        int got;
+        while ((got = vt_cursor_next_reduced(c, &rr, p->err)) == 1) {
+            if (rr.kind != VT_RREC_COMP)
+                continue;
+            for (size_t i = 0; i < rr.nmsgs; i++) {
+                const vt_rmsg *msg = &rr.msgs[i];
+                ++id;
+                if (msg->src >= p->nranks)
+                    continue;
+                rsends *s = &L[msg->src];
+                if (s->n == s->cap) {
+                    size_t cap = s->cap ? 2 * s->cap : 16;
+                    rsend *v = realloc(s->v, cap * sizeof *v);
+                    if (!v) {
+                        vt_cursor_close(c);
+                        return oom(p);
+                    }
+                    s->v = v;
+                    s->cap = cap;
+                }
+                s->v[s->n++] = (rsend){msg->send_seq, gtime(p, msg->src, msg->S), id};
+            }
+        }
+        vt_cursor_close(c);
+        if (got < 0)
+            return -1;
+    }
+    for (uint32_t r = 0; r < p->nranks; r++)
+        if (L[r].n)
+            qsort(L[r].v, L[r].n, sizeof *L[r].v, cmp_rsend);
+    return 0;
+}
+
+static void rrec_args(pf *p, uint32_t r, const vt_rrec *rr)
+{
+    static const char *const kinds[] = {"?", "START", "CAND", "COMP", "NBCINIT", "END"};
+    int first = 1;
+    FILE *f = p->f;
+    arg_str(f, &first, "record", kinds[rr->kind <= VT_RREC_END ? rr->kind : 0]);
+    arg_event_id(p, &first, r, rr->seq);
+    if (rr->kind == VT_RREC_COMP) {
+        arg_i64(f, &first, "flags", (int64_t)rr->flags);
+        arg_i64(f, &first, "candidate", (rr->flags & VT_RREC_F_CAND) != 0);
+        if (rr->rstar != rr->enter) {
+            arg_sep(f, &first);
+            fputs("\"ready time R* (us)\":", f);
+            put_us(f, gtime(p, r, rr->rstar));
+        }
+        arg_i64(f, &first, "messages", (int64_t)rr->nmsgs);
+        if (rr->nmsgs) {
+            arg_sep(f, &first);
+            fputs("\"received\":[", f);
+            for (size_t i = 0; i < rr->nmsgs; i++) {
+                const vt_rmsg *msg = &rr->msgs[i];
+                fprintf(f, "%s{\"source\":%" PRIu32 ",\"send event\":\"%" PRIu32 ":%" PRIu64 "\",\"bytes\":%" PRIu64
+                           ",\"sync\":%d}",
+                        i ? "," : "", msg->src, msg->src, msg->send_seq, msg->bytes, msg->sync);
+            }
+            putc(']', f);
+        }
+        if (rr->nssends) {
+            arg_sep(f, &first);
+            fputs("\"synchronous sends\":[", f);
+            for (size_t i = 0; i < rr->nssends; i++)
+                fprintf(f, "%s{\"dest\":%" PRIu32 ",\"bytes\":%" PRIu64 "}", i ? "," : "", rr->ssends[i].dst,
+                        rr->ssends[i].bytes);
+            putc(']', f);
+        }
+    }
+    if (rr->ngates) {
+        arg_sep(f, &first);
+        fputs("\"collectives\":[", f);
+        for (size_t i = 0; i < rr->ngates; i++)
+            fprintf(f, "%s{\"communicator\":\"0x%" PRIx64 "\",\"collective seq\":%" PRIu64 ",\"members\":%" PRIu32 "}",
+                    i ? "," : "", rr->gates[i].comm, rr->gates[i].collseq, rr->gates[i].nmembers);
+        putc(']', f);
+    }
+    if (rr->fn >= 0)
+        arg_site(p, &first, r, rr->callsite);
+}
+
+/* The flow start of a send held by the slice [b, e] of lane LANE: at S when S is
+ * strictly inside, else in the middle (a boundary would be ambiguous between two
+ * slices). */
+static void send_flow(pf *p, uint32_t r, size_t lane, int64_t b, int64_t e, const rsend *s)
+{
+    flow(p, 's', r, lane, s->S > b && s->S < e ? s->S : mid(b, e), s->id);
+}
+
+static int reduced_rank(pf *p, const rsends *L, uint32_t r, uint64_t *next_id)
+{
+    vt_cursor *c;
+    if (vt_cursor_open(p->t, r, &c, p->err))
+        return -1;
+    if (lanes_reset(p))
+        goto fail;
+    size_t si = 0;
+    int have_prev = 0;
+    int64_t prev_exit = 0;
+    uint64_t prev_seq = 0;
+    vt_rrec rr;
+    int got;
+    while ((got = vt_cursor_next_reduced(c, &rr, p->err)) == 1) {
+        int64_t b = gtime(p, r, rr.enter), e = gtime(p, r, rr.exit);
+        if (e < b)
+            e = b;
+        /* the events between the previous record and this one (this one's too for END:
+         * its sequence number is the last call's) */
+        uint64_t upto = rr.kind == VT_RREC_END ? rr.seq + 1 : rr.seq;
+        if (have_prev && b > prev_exit) {
+            size_t lane;
+            if (lane_for(p, r, prev_exit, b, &lane))
+                goto fail;
+            slice_open(p, r, lane, "vtrace:aggregated", "vtrace", prev_exit, b);
+            int first = 1;
+            char from[48], to[48];
+            snprintf(from, sizeof from, "%" PRIu32 ":%" PRIu64, r, prev_seq + 1);
+            snprintf(to, sizeof to, "%" PRIu32 ":%" PRIu64, r, upto ? upto - 1 : 0);
+            arg_str(p->f, &first, "first event", from);
+            arg_str(p->f, &first, "last event", to);
+            slice_close(p);
+            for (; si < L->n && L->v[si].seq < upto; si++)
+                send_flow(p, r, lane, prev_exit, b, &L->v[si]);
+        }
+        if (rr.kind == VT_RREC_CAND || rr.kind == VT_RREC_COMP || rr.kind == VT_RREC_NBCINIT) {
+            size_t lane;
+            if (lane_for(p, r, b, e, &lane))
+                goto fail;
+            const vt_function *fn = rr.fn >= 0 ? vt_trace_function(p->t, r, rr.fn) : NULL;
+            const char *name = rr.fn >= 0 ? (fn ? fn->name : "MPI_?") : "computation";
+            slice_open(p, r, lane, name, rr.fn >= 0 ? "mpi" : "vtrace", b, e);
+            rrec_args(p, r, &rr);
+            slice_close(p);
+            /* the record's own call, and sends left at a boundary without a gap */
+            for (; si < L->n && L->v[si].seq <= rr.seq; si++)
+                send_flow(p, r, lane, b, e, &L->v[si]);
+            if (rr.kind == VT_RREC_COMP)
+                for (size_t i = 0; i < rr.nmsgs; i++)
+                    flow(p, 'f', r, lane, mid(b, e), ++*next_id);
+        }
+        if (!have_prev || e > prev_exit)
+            prev_exit = e;
+        prev_seq = rr.seq;
+        have_prev = 1;
+        vt__progress_update(&p->prog, ++p->done);
+        if (ferror(p->f)) {
+            write_failed(p);
+            goto fail;
+        }
+    }
+    if (got < 0)
+        goto fail;
+    /* sends past the rank's last record (not expected): unbound, but every flow keeps
+     * its two ends */
+    for (; si < L->n; si++)
+        flow(p, 's', r, 0, L->v[si].S, L->v[si].id);
+    vt_cursor_close(c);
+    return 0;
+fail:
+    vt_cursor_close(c);
+    return -1;
+}
+
+static int export_reduced(pf *p)
+{
+    rsends *L = calloc(p->nranks ? p->nranks : 1, sizeof *L);
+    if (!L)
+        return oom(p);
+    int rc = collect_rsends(p, L);
+    uint64_t next_id = 0;
+    for (uint32_t r = 0; r < p->nranks && !rc; r++)
+        rc = reduced_rank(p, &L[r], r, &next_id);
+    for (uint32_t r = 0; r < p->nranks; r++)
+        free(L[r].v);
+    free(L);
+    return rc;
+}
+
+int vt__export_perfetto(const vt_trace *t, const vt__export_opts *o, vt_error *err)
+{
+    pf p = {.t = t, .path = o->out, .err = err, .nranks = vt_trace_nranks(t), .first = 1};
+    if (find_t0(&p))
+        return -1;
+    errno = 0;
+    p.f = fopen(o->out, "w");
+    if (!p.f) {
+        snprintf(err->msg, sizeof err->msg, "%s: cannot create: %s", o->out, strerror(errno));
+        return -1;
+    }
+    static char buf[1 << 16];
+    setvbuf(p.f, buf, _IOFBF, sizeof buf);
+    int reduced = vt_trace_is_reduced(t);
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"vtrace export\",\"trace\":", p.f);
+    vt__json_str(p.f, vt_trace_dir(t));
+    fputs(",\"version\":", p.f);
+    vt__json_str(p.f, vt_trace_version(t));
+    fputs(",\"mpi\":", p.f);
+    vt__json_str(p.f, vt_trace_mpi_version(t));
+    fprintf(p.f, ",\"kind\":\"%s\",\"origin_ns\":%" PRId64 "},\n\"traceEvents\":[", reduced ? "reduced" : "full", p.t0);
+    write_metadata(&p);
+    vt__progress_start(&p.prog, "export perfetto", vt_trace_nrecords(t), o->quiet);
+    int rc = reduced ? export_reduced(&p) : export_full(&p);
+    vt__progress_end(&p.prog);
+    free(p.lane_end);
+    if (!rc) {
+        fputs("\n]}\n", p.f);
+        errno = 0;
+        if (fflush(p.f) || ferror(p.f))
+            rc = write_failed(&p);
+    }
+    errno = 0;
+    if (fclose(p.f) && !rc)
+        rc = write_failed(&p);
+    return rc;
+}
