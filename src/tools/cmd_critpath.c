@@ -3,6 +3,7 @@
  * slack of every candidate event (critpath.h, an observer of the what-if replay). */
 #include "vt_config.h"
 #include "tools.h"
+#include "progress.h"
 #include "critpath.h"
 #include "clockfix.h"
 #include "model.h"
@@ -23,6 +24,7 @@ void vt__usage_critpath(FILE *out)
                  "  -k, --top N           candidates listed by least slack (default 20; --json: all)\n"
                  "      --threshold DUR   override the trace's candidate threshold (e.g. 500us)\n"
                  "      --json            one JSON object on one line\n"
+                 "  -q, --quiet          no progress display on a terminal\n"
                  "      --clock-repair    first repair receives that end before their send started\n");
 }
 
@@ -222,6 +224,8 @@ int vt__cmd_critpath(int argc, char **argv)
     const char *dir = NULL, *threshold = NULL, *scen_text = NULL;
     uint32_t top = 20;
     int json = 0, rc = VT_EXIT_ERROR, repair = 0;
+    int quiet = 0;
+    vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -239,6 +243,8 @@ int vt__cmd_critpath(int argc, char **argv)
             threshold = argv[++i];
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
         } else if (!strcmp(a, "--clock-repair")) {
             repair = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -267,6 +273,8 @@ int vt__cmd_critpath(int argc, char **argv)
         rc = vt__fail(&err);
         goto out;
     }
+    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
+    vt__progress_replays(&pr);
     vt_model_params p;
     vt_model_defaults(&p);
     if (vt_model_params_parse(&p, vt_trace_config(t), msg, sizeof msg)) {
@@ -315,6 +323,7 @@ int vt__cmd_critpath(int argc, char **argv)
         print_text(r, dir, sc.text, top, fn, nfn, site, nsite);
     rc = VT_EXIT_OK;
 out:
+    vt__progress_end(&pr);
     free(fn);
     free(site);
     if (have_res)

@@ -4,6 +4,7 @@
  * evaluating all remaining candidates at once. */
 #include "vt_config.h"
 #include "tools.h"
+#include "progress.h"
 #include "clockfix.h"
 #include "domino.h"
 #include "model.h"
@@ -24,6 +25,7 @@ void vt__usage_domino(FILE *out)
                  "      --max-candidates N    consider the N longest candidates only (default 400)\n"
                  "      --threshold DUR       override the trace's candidate threshold\n"
                  "      --json                one JSON object per step and line\n"
+                 "  -q, --quiet          no progress display on a terminal\n"
                  "      --clock-repair        first repair receives that end before their send started\n"
                  "                            (doc/clock-repair.md); without it they are only counted\n");
 }
@@ -33,6 +35,8 @@ int vt__cmd_domino(int argc, char **argv)
     const char *dir = NULL, *threshold = NULL;
     uint32_t top = 5, maxc = 400;
     int json = 0, rc = VT_EXIT_ERROR, repair = 0;
+    int quiet = 0;
+    vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -49,6 +53,8 @@ int vt__cmd_domino(int argc, char **argv)
             threshold = argv[++i];
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
         } else if (!strcmp(a, "--clock-repair")) {
             repair = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -69,6 +75,8 @@ int vt__cmd_domino(int argc, char **argv)
         rc = vt__fail(&err);
         goto out;
     }
+    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
+    vt__progress_replays(&pr);
     vt_model_params p;
     vt_model_defaults(&p);
     char msg[512];
@@ -121,6 +129,7 @@ int vt__cmd_domino(int argc, char **argv)
     }
     rc = VT_EXIT_OK;
 out:
+    vt__progress_end(&pr);
     vt_domino_free(&d);
     vt_matches_free(m);
     vt_trace_close(t);

@@ -2,6 +2,7 @@
  * with the run-time reduction's own rules (reduce.h). */
 #include "vt_config.h"
 #include "tools.h"
+#include "progress.h"
 #include "model.h"
 #include "reduce.h"
 #include "settings.h"
@@ -28,7 +29,8 @@ void vt__usage_reduce(FILE *out)
             "  -r, --random N         N random scenarios for --check (with --seed S)\n"
             "      --no-write         decide and check, write nothing (OUT not needed)\n"
             "      --polys FILE       write the symbolic difference after every event (RANK:SEQ POLY)\n"
-            "      --json             the summary as one JSON object\n");
+            "      --json             the summary as one JSON object\n"
+            "  -q, --quiet        no progress display on a terminal\n");
 }
 
 int vt__cmd_reduce(int argc, char **argv)
@@ -36,6 +38,8 @@ int vt__cmd_reduce(int argc, char **argv)
     const char *in = NULL, *outdir = NULL, *threshold = NULL, *cands_opt = NULL, *broken = NULL, *polys_path = NULL;
     FILE *polys = NULL;
     int json = 0, check = 0, nowrite = 0, compress = 1, m_opt = 0, k_opt = 0;
+    int quiet = 0;
+    vt__progress pr = {0};
     uint32_t nrandom = 0, seed = 1;
     vt_scenario *sc = NULL;
     size_t nsc = 0;
@@ -53,6 +57,8 @@ int vt__cmd_reduce(int argc, char **argv)
             goto out;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
         } else if (!strcmp(a, "--check")) {
             check = 1;
         } else if (!strcmp(a, "--no-write")) {
@@ -135,6 +141,8 @@ int vt__cmd_reduce(int argc, char **argv)
         rc = vt__fail(&verr);
         goto out;
     }
+    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
+    vt__progress_replays(&pr);
     if (!nowrite && !strcmp(in, outdir)) {
         rc = vt__usage_error(vt__usage_reduce, "OUT must differ from FULL");
         goto out;
@@ -223,6 +231,7 @@ int vt__cmd_reduce(int argc, char **argv)
     }
     rc = check && st.check_failures ? VT_EXIT_ERROR : VT_EXIT_OK;
 out:
+    vt__progress_end(&pr);
     if (polys && fclose(polys) && rc == VT_EXIT_OK) {
         fprintf(stderr, "vtrace: %s: cannot write the polynomial file\n", polys_path);
         rc = VT_EXIT_ERROR;

@@ -9,6 +9,7 @@
 #include "tools.h"
 #include "critpath.h"
 #include "domino.h"
+#include "patterns.h"
 #include "model.h"
 #include "progress.h"
 #include "replay.h"
@@ -171,6 +172,9 @@ typedef struct report {
     uint64_t clock_violations;
     /* candidates, domino, what-if (domino.h) */
     vt_domino dom;
+    /* wait-state patterns (patterns.h) */
+    vt_patterns *pat;
+    char pat_error[VT_ERROR_MAX];
     char an_error[VT_ERROR_MAX];
     want *wants;
     size_t nwants;
@@ -680,6 +684,53 @@ static int cmp_gain(const void *a, const void *b)
     return x->alone < y->alone ? -1 : x->alone > y->alone;
 }
 
+/* The wait-state patterns: totals per pattern and the largest findings (rank, call site). */
+static void write_patterns(report *R, FILE *o)
+{
+    int first = 1;
+    putc('{', o);
+    jkey(o, &first, "available");
+    fputs(R->pat ? "true" : "false", o);
+    if (!R->pat) {
+        jkey(o, &first, "error");
+        jstr(o, R->pat_error);
+        putc('}', o);
+        return;
+    }
+    const vt_patterns *P = R->pat;
+    jkey(o, &first, "reduced");
+    fputs(P->reduced ? "true" : "false", o);
+    jkey(o, &first, "total_ns");
+    fprintf(o, "%" PRId64, P->total_ns);
+    jkey(o, &first, "totals");
+    putc('[', o);
+    for (size_t i = 0, n = 0; i < P->nnames; i++) {
+        if (!P->counts[i] && !P->totals_ns[i])
+            continue;
+        fprintf(o, "%s{\"pattern\":", n++ ? "," : "");
+        jstr(o, P->names[i]);
+        fprintf(o, ",\"severity_ns\":%" PRId64 ",\"count\":%" PRIu64 ",\"bound\":\"%s\"}", P->totals_ns[i],
+                P->counts[i], P->bounds[i] == VT_BOUND_LOWER ? "lower" : P->bounds[i] == VT_BOUND_UPPER ? "upper" : "exact");
+    }
+    putc(']', o);
+    jkey(o, &first, "findings");
+    putc('[', o);
+    for (size_t i = 0; i < P->nentries && i < 30; i++) {
+        const vt_pattern_result_entry *e = &P->entries[i];
+        char site[512] = "?";
+        const vt_callsite *cs = vt_trace_callsite(R->t, e->rank, e->callsite);
+        if (cs)
+            vt__format_site(site, sizeof site, cs);
+        fprintf(o, "%s{\"pattern\":", i ? "," : "");
+        jstr(o, (size_t)e->pattern < P->nnames ? P->names[e->pattern] : "?");
+        fprintf(o, ",\"rank\":%u,\"callsite\":", e->rank);
+        jstr(o, site);
+        fprintf(o, ",\"severity_ns\":%" PRId64 ",\"count\":%" PRIu64 "}", e->severity_ns, e->count);
+    }
+    putc(']', o);
+    putc('}', o);
+}
+
 static void write_data(report *R, FILE *o)
 {
     int first = 1;
@@ -925,6 +976,8 @@ static void write_data(report *R, FILE *o)
     }
     free(rows);
     putc(']', o);
+    jkey(o, &first, "patterns");
+    write_patterns(R, o);
     jkey(o, &first, "profile");
     write_profile(R, o);
     putc('}', o);
@@ -968,6 +1021,7 @@ static void report_free(report *R)
     free(R->cpfn);
     vt_critpath_free(R->cp);
     vt_domino_free(&R->dom);
+    vt_patterns_free(R->pat);
     free(R->wants);
     heap_free(&R->ev);
     heap_free(&R->msg);
@@ -1088,6 +1142,11 @@ int vt__cmd_report(int argc, char **argv)
     step(&R);
     if (domino_whatif(&R))
         fprintf(stderr, "vtrace: warning: %s: no domino path or what-if gains: %s\n", dir, R.an_error);
+    if (vt_patterns_analyze(R.t, NULL, 0, &R.pat, &err)) {
+        snprintf(R.pat_error, sizeof R.pat_error, "%s", err.msg);
+        R.pat = NULL;
+        fprintf(stderr, "vtrace: warning: %s: no wait-state patterns: %s\n", dir, R.pat_error);
+    }
     if (build_wants(&R)) {
         vt__progress_end(&R.prog);
         fprintf(stderr, "vtrace: out of memory\n");

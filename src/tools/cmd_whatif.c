@@ -2,6 +2,7 @@
  * shorten or eliminate candidate events (model.md; seed 002's PerWiz). */
 #include "vt_config.h"
 #include "tools.h"
+#include "progress.h"
 #include "model.h"
 #include "replay.h"
 #include "settings.h"
@@ -25,6 +26,7 @@ void vt__usage_whatif(FILE *out)
             "  -l, --list-candidates    list the candidate events (RANK:SEQ, duration, function)\n"
             "      --threshold DUR      override the trace's candidate threshold (e.g. 500us)\n"
             "      --json               one JSON object per scenario and line\n"
+            "  -q, --quiet          no progress display on a terminal\n"
             "      --clock-repair       first repair receives that end before their send started\n"
             "                           (controlled logical clock, doc/clock-repair.md); without it\n"
             "                           they are only counted, in a warning\n\n"
@@ -42,6 +44,8 @@ int vt__cmd_whatif(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL;
     int json = 0, list = 0, repair = 0;
+    int quiet = 0;
+    vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
     uint32_t nrandom = 0, seed = 1;
     vt_scenario *sc = NULL;
@@ -62,6 +66,8 @@ int vt__cmd_whatif(int argc, char **argv)
             goto out;
         } else if (!strcmp(a, "--json")) {
             json = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
         } else if (!strcmp(a, "--clock-repair")) {
             repair = 1;
         } else if (!strcmp(a, "-l") || !strcmp(a, "--list-candidates")) {
@@ -109,6 +115,8 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = vt__fail(&verr);
         goto out;
     }
+    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
+    vt__progress_replays(&pr);
     vt_model_params p;
     vt_model_defaults(&p);
     if (vt_model_params_parse(&p, vt_trace_config(t), err, sizeof err)) {
@@ -187,6 +195,7 @@ int vt__cmd_whatif(int argc, char **argv)
     vt_replay_result_free(&res);
     rc = VT_EXIT_OK;
 out:
+    vt__progress_end(&pr);
     for (size_t i = 0; i < nsc; i++)
         vt_scenario_free(&sc[i]);
     free(sc);

@@ -1,6 +1,7 @@
 /* Progress display (progress.h). */
 #include "vt_config.h"
 #include "progress.h"
+#include "replay.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -37,8 +38,17 @@ void vt__progress_update(vt__progress *p, uint64_t done)
     fflush(stderr);
 }
 
+static void replay_hook(void *arg, uint64_t records) { vt__progress_update(arg, records); }
+
+void vt__progress_replays(vt__progress *p)
+{
+    if (p->on)
+        vt_replay_progress(replay_hook, p);
+}
+
 void vt__progress_end(vt__progress *p)
 {
+    vt_replay_progress(NULL, NULL);
     if (p->on && p->last_ns)
         fprintf(stderr, "\r\033[K");
     p->on = 0;

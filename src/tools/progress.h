@@ -15,5 +15,8 @@ typedef struct vt__progress {
 void vt__progress_start(vt__progress *p, const char *what, uint64_t total, int quiet);
 void vt__progress_update(vt__progress *p, uint64_t done);
 void vt__progress_end(vt__progress *p);
+/* Shows the progress of this thread's replays (vt_replay_progress) on p, until
+ * vt__progress_end. */
+void vt__progress_replays(vt__progress *p);
 
 #endif

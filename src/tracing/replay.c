@@ -1469,6 +1469,16 @@ int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     return vt_replay_observe(t, m, p, sc, nsc, NULL, res, err);
 }
 
+/* The progress hook of this thread's replays (vt_replay_progress). */
+static _Thread_local void (*progress_fn)(void *arg, uint64_t records);
+static _Thread_local void *progress_arg;
+
+void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg)
+{
+    progress_fn = fn;
+    progress_arg = arg;
+}
+
 int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, vt_replay_result *res, vt_error *err)
 {
@@ -1530,6 +1540,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     if (R.reduced && vt__rp_reduced_prepass(&R))
         goto out;
     uint32_t done = 0;
+    uint64_t nsteps = 0;
     while (done < R.nranks) {
         int progress = 0;
         for (uint32_t r = 0; r < R.nranks; r++) {
@@ -1538,6 +1549,8 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
                 continue;
             for (;;) {
                 int st = R.reduced ? vt__rp_rstep(&R, s) : step(&R, s);
+                if (__builtin_expect(progress_fn != NULL, 0) && st == STEP_MOVED && (++nsteps & 0xffff) == 0)
+                    progress_fn(progress_arg, nsteps);
                 if (st == STEP_ERROR)
                     goto out;
                 if (st == STEP_BLOCKED)

@@ -164,6 +164,10 @@ typedef struct vt_observer {
     int (*event)(void *arg, const vt_obs_event *ev, vt_error *err);
 } vt_observer;
 
+/* Progress of the replays this thread runs from now on: fn is called every 65536 records
+ * with the records replayed so far (NULL: none). For a progress display. */
+void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg);
+
 /* vt_replay with an observer (NULL: none). */
 int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, vt_replay_result *res, vt_error *err);

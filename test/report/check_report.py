@@ -127,6 +127,11 @@ def check_dom(dom, page):
         bad("the critical path is not drawn")
     if [s for s in d["domino"] if "start" in s] and num("drawn-domino") <= 0:
         bad("the domino path is not drawn")
+    pat = d.get("patterns", {})
+    if pat.get("available") and num("pattern-rows") != len(pat.get("totals", [])):
+        bad("wait-state table: %d rows, the page holds %d patterns" % (num("pattern-rows"), len(pat.get("totals", []))))
+    if not pat.get("available") and d.get("analysis_error") is None:
+        bad("no wait-state patterns: %s" % pat.get("error"))
     rows = len(re.findall(r'<tr class="vt-prof-row"', text))
     if rows != len(d["profile"]) or num("profile-rows") != rows:
         bad("profile table: %d rows, summary says %d, profile has %d" % (rows, num("profile-rows"), len(d["profile"])))

@@ -124,6 +124,7 @@
         criticalPath(D, app, tl);
         domino(D, app, tl);
         whatif(D, app, tl);
+        patterns(D, app);
         profile(D, app);
 
         var sum = el('div', { id: 'vt-summary', style: 'display:none' });
@@ -140,6 +141,7 @@
         sum.setAttribute('data-profile-rows', document.querySelectorAll('#vt-profile tbody tr').length);
         sum.setAttribute('data-domino-rows', D.domino.length);
         sum.setAttribute('data-whatif-rows', D.whatif.length);
+        sum.setAttribute('data-pattern-rows', document.querySelectorAll('#vt-patterns tbody tr').length);
         app.appendChild(sum);
         if (!failed) document.body.setAttribute('data-vt-status', 'ok');
     }
@@ -539,6 +541,29 @@
                 el('span', null, [bar(w.gain_ns / best, 'gain'), ' ' + w.gain_pct.toFixed(2) + '%'])], onclick: eventCell(w, tl) };
         });
         app.appendChild(table(['event', 'what', 'duration', 'predicted run time', 'gain', 'gain %'], rows, [0, 0, 1, 1, 1, 0]));
+    }
+
+    function patterns(D, app) {
+        app.appendChild(el('h2', { text: 'Wait states' }));
+        var P = D.patterns;
+        if (!P || !P.available) {
+            app.appendChild(el('p', { cls: 'vt-empty', text: 'Not available' + (P && P.error ? ': ' + P.error : '.') }));
+            return;
+        }
+        app.appendChild(el('p', { text: 'As vtrace patterns finds them (seed 004): severity as time and share of the run time summed over ranks' +
+            (P.reduced ? '; a reduced trace: waits are lower bounds, costs upper bounds.' : '.') }));
+        var rows = P.totals.map(function (p) {
+            return { cells: [p.pattern, fmtInt(p.count), fmtNs(p.severity_ns), fmtPct(P.total_ns > 0 ? p.severity_ns / P.total_ns : 0), p.bound] };
+        });
+        var t = table(['pattern', 'instances', 'severity', 'share', 'bound'], rows, [0, 1, 1, 1, 0]);
+        t.id = 'vt-patterns';
+        app.appendChild(t);
+        if (P.findings.length) {
+            app.appendChild(el('h3', { text: 'Largest findings' }));
+            app.appendChild(table(['pattern', 'rank', 'call site', 'severity', 'instances'], P.findings.map(function (f) {
+                return { cells: [f.pattern, f.rank, f.callsite, fmtNs(f.severity_ns), fmtInt(f.count)] };
+            }), [0, 1, 0, 1, 1]));
+        }
     }
 
     function profile(D, app) {
