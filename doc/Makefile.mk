@@ -3,5 +3,6 @@ dist_man_MANS += doc/man/vtrace.1 doc/man/vtrace-info.1 doc/man/vtrace-dump.1 do
 	doc/man/vtrace-critical-path.1 doc/man/vtrace-reduce.1 doc/man/vtrace-report.1 doc/man/vtrace-period.1
 dist_man_MANS += doc/man/vtrace-patterns.1
 dist_man_MANS += doc/man/vtrace-clusters.1
+dist_man_MANS += doc/man/vtrace-compensate.1
 EXTRA_DIST += doc/clock-repair.md doc/model-notes.md doc/piggyback.md
 dist_man_MANS += doc/man/vtrace-export.1

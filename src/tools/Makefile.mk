@@ -19,6 +19,8 @@ vtrace_LDADD += libvtexport_otf2.la $(OTF2_LIBS)
 vtrace_SOURCES += src/tools/cmd_patterns.c
 # vtrace clusters (burst clustering, seed 003)
 vtrace_SOURCES += src/tools/cmd_clusters.c
+# vtrace compensate (overhead compensation, seed 001)
+vtrace_SOURCES += src/tools/cmd_compensate.c
 # vtrace report: the page's CSS and JavaScript (src/tools/report/) as C strings.
 src/tools/report_assets.h: $(top_srcdir)/src/tools/report/report.css $(top_srcdir)/src/tools/report/report.js \
 		$(top_srcdir)/src/tools/report/embed.sh

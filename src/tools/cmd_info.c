@@ -296,6 +296,12 @@ int vt__cmd_info(int argc, char **argv)
             rank_flags(stdout, rk->flags, 1);
             vt__json_key(stdout, &f2, "calls_not_recorded");
             printf("%" PRIu64, rk->calls_not_recorded);
+            if (rk->has_overhead) { /* format 1.2: measured at MPI_Init */
+                vt__json_key(stdout, &f2, "overhead_ps");
+                printf("%" PRIu64, rk->overhead_ps);
+                vt__json_key(stdout, &f2, "copy_ps_per_byte");
+                printf("%" PRIu64, rk->copy_ps_per_byte);
+            }
             vt__json_key(stdout, &f2, "functions");
             json_functions(stdout, v, n);
             putchar('}');
@@ -342,6 +348,16 @@ int vt__cmd_info(int argc, char **argv)
             printf(" %-*s %10" PRIu64 "  ", bw, *rk->binding ? rk->binding : "-", rs[r].events);
             rank_flags(stdout, rk->flags, 0);
             putchar('\n');
+        }
+        /* format 1.2: the layer's cost measured at MPI_Init (vtrace compensate removes it) */
+        for (uint32_t r = 0, head = 0; r < nranks; r++) {
+            const vt_rank *rk = vt_trace_rank(t, r);
+            if (!rk->has_overhead)
+                continue;
+            if (!head++)
+                printf("\n%6s %16s %16s\n", "rank", "overhead/event", "copy/byte");
+            printf("%6" PRIu32 " %13.3f ns %13.3f ps\n", r, (double)rk->overhead_ps / 1000.0,
+                   (double)rk->copy_ps_per_byte);
         }
 
         int nw = 8;

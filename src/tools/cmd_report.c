@@ -710,7 +710,10 @@ static void write_patterns(report *R, FILE *o)
         fprintf(o, "%s{\"pattern\":", n++ ? "," : "");
         jstr(o, P->names[i]);
         fprintf(o, ",\"severity_ns\":%" PRId64 ",\"count\":%" PRIu64 ",\"bound\":\"%s\"}", P->totals_ns[i],
-                P->counts[i], P->bounds[i] == VT_BOUND_LOWER ? "lower" : P->bounds[i] == VT_BOUND_UPPER ? "upper" : "exact");
+                P->counts[i],
+                P->bounds[i] == VT_BOUND_LOWER   ? "lower"
+                : P->bounds[i] == VT_BOUND_UPPER ? "upper"
+                                                 : "exact");
     }
     putc(']', o);
     jkey(o, &first, "findings");

@@ -42,6 +42,8 @@ int vt__cmd_report(int argc, char **argv);
 void vt__usage_report(FILE *out);
 int vt__cmd_patterns(int argc, char **argv);
 void vt__usage_patterns(FILE *out);
+int vt__cmd_compensate(int argc, char **argv);
+void vt__usage_compensate(FILE *out);
 
 /* "vtrace: MESSAGE" on stderr; returns VT_EXIT_ERROR. */
 /* Candidates (vt_replay_candidates) and scenario lists, shared by the subcommands. */

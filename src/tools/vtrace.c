@@ -21,6 +21,8 @@ static const vt__command commands[] = {
      vt__usage_patterns},
     {"clusters", "computation bursts clustered (DBSCAN), timeline, stable region (seed 003)", vt__cmd_clusters,
      vt__usage_clusters},
+    {"compensate", "the trace with the layer's per-event overhead removed (seed 001)", vt__cmd_compensate,
+     vt__usage_compensate},
     {"export", "the trace in another viewer's format (otf2, paraver, perfetto)", vt__cmd_export, vt__usage_export},
     {"report", "one self-contained HTML page: timeline, critical and domino paths, profile", vt__cmd_report,
      vt__usage_report},

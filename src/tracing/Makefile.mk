@@ -43,6 +43,8 @@ libvtread_la_SOURCES = \
 	src/tracing/reduce.c src/tracing/reduce.h \
 	src/tracing/dpd.c src/tracing/dpd.h \
 	src/tracing/domino.c src/tracing/domino.h
+# Overhead compensation (vtrace compensate, seed 001)
+libvtread_la_SOURCES += src/tracing/compensate.c src/tracing/compensate.h
 # Wait-state patterns (vtrace patterns) and their installed plug-in API.
 libvtread_la_SOURCES += src/tracing/patterns.c src/tracing/patterns.h src/tracing/vtrace_pattern.h
 include_HEADERS = src/tracing/vtrace_pattern.h

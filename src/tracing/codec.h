@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define VT_FORMAT_MAJOR 1
-#define VT_FORMAT_MINOR 1
+#define VT_FORMAT_MINOR 2 /* 1.2: RANKDEFS ends with the measured overhead */
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"

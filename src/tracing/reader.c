@@ -794,6 +794,14 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
         return -1;
     rk->hostname = host;
     rk->binding = binding;
+    /* 1.2 appended the measured overhead; a 1.0/1.1 file (or one written without it)
+     * ends here and both stay 0. */
+    if (rk->minor >= 2 && r->p != r->end) {
+        if (pp_uvar(r, &rk->overhead_ps, "overhead per event (ps)") ||
+            pp_uvar(r, &rk->copy_ps_per_byte, "copy cost per byte (ps)"))
+            return -1;
+        rk->has_overhead = 1;
+    }
     return pp_finish(r, rk->minor, "RANKDEFS");
 }
 

@@ -125,6 +125,11 @@ typedef struct vt_rank {
     uint64_t records_written;
     uint64_t calls_not_recorded;
     int64_t init_time, fini_time; /* local ns */
+    /* Format 1.2: the layer's cost measured at MPI_Init (vtrace compensate). Both 0, and
+     * has_overhead 0, when the file does not hold them. */
+    int has_overhead;
+    uint64_t overhead_ps;      /* added by one recorded call, picoseconds */
+    uint64_t copy_ps_per_byte; /* per byte the layer copies (0: it copies nothing) */
     vt_clock clock;               /* from vtrace.defs */
     const char *global_hostname;  /* hostname as given in vtrace.defs */
 } vt_rank;

@@ -1,0 +1,117 @@
+/* vtrace compensate: a full trace with the layer's per-event overhead removed (seed 001;
+ * the rules are in src/tracing/compensate.c). */
+#include "vt_config.h"
+#include "tools.h"
+#include "compensate.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vt__usage_compensate(FILE *out)
+{
+    fprintf(out,
+            "usage: vtrace compensate [OPTIONS] DIR OUT\n"
+            "Writes into the directory OUT the full trace DIR with the layer's overhead removed\n"
+            "(seed 001): every call's timestamps move earlier by the overhead accumulated before\n"
+            "it (per recorded call: the value measured at MPI_Init, shown by 'vtrace info') and\n"
+            "by the buffer flushes before it; a receive never ends before its send started plus\n"
+            "the minimal latency, collective members never leave before the last entry (the\n"
+            "root's, for Bcast/Scatter). Prints the dilation removed on each rank.\n\n"
+            "      --overhead NS   per-event overhead in ns (decimals allowed), instead of the\n"
+            "                      measured one\n"
+            "      --latency NS    minimal message latency (default: the trace's VTRACE_MODEL_L)\n"
+            "Reduced traces are refused.\n");
+}
+
+static int parse_ns(const char *s, double max, double *out)
+{
+    char *end;
+    if (!s || !*s)
+        return -1;
+    double v = strtod(s, &end);
+    if (*end || !(v >= 0) || v > max || isnan(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int vt__cmd_compensate(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    vt_comp_opts o = {.overhead_ps = -1, .latency_ns = -1, .zstd_level = 0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            vt__usage_compensate(stdout);
+            return VT_EXIT_OK;
+        } else if (!strcmp(a, "--overhead") || !strcmp(a, "--latency")) {
+            double v;
+            double max = !strcmp(a, "--overhead") ? 1e6 : 1e9;
+            if (i + 1 >= argc || parse_ns(argv[i + 1], max, &v))
+                return vt__usage_error(vt__usage_compensate, "%s takes a duration in ns from 0 to %.0f, not '%s'", a,
+                                       max, i + 1 < argc ? argv[i + 1] : "");
+            i++;
+            if (!strcmp(a, "--overhead"))
+                o.overhead_ps = (int64_t)llround(v * 1000.0);
+            else
+                o.latency_ns = (int64_t)llround(v);
+        } else if (a[0] == '-' && a[1]) {
+            return vt__usage_error(vt__usage_compensate, "unknown option '%s'", a);
+        } else if (!in) {
+            in = a;
+        } else if (!out) {
+            out = a;
+        } else {
+            return vt__usage_error(vt__usage_compensate, "one trace directory and one output directory only");
+        }
+    }
+    if (!in)
+        return vt__usage_error(vt__usage_compensate, "missing trace directory");
+    if (!out)
+        return vt__usage_error(vt__usage_compensate, "missing output directory OUT");
+    vt_error err;
+    vt_trace *t = NULL;
+    vt_matches *m = NULL;
+    vt_comp_stats st = {0};
+    int rc = VT_EXIT_ERROR;
+    if (vt_trace_open(in, &t, &err)) {
+        rc = vt__fail(&err);
+        goto done;
+    }
+    if (vt_trace_is_reduced(t)) {
+        fprintf(stderr, "vtrace: compensate: %s is a reduced trace: it keeps only the events that can change a "
+                        "prediction, so the overhead of the calls between them cannot be placed; compensate the "
+                        "full trace\n", in);
+        goto done;
+    }
+    if (vt_trace_match(t, 0, &m, &err)) {
+        rc = vt__fail(&err);
+        goto done;
+    }
+    if (vt_compensate(t, m, out, &o, &st, &err)) {
+        rc = vt__fail(&err);
+        goto done;
+    }
+    printf("compensated %s into %s (minimal latency %" PRId64 " ns)\n", in, out, st.latency_ns);
+    printf("%6s %14s %8s %16s %16s %16s %8s\n", "rank", "overhead/event", "flushes", "removed_ns", "measured_ns",
+           "compensated_ns", "dilation");
+    for (uint32_t r = 0; r < st.nranks; r++) {
+        const vt_comp_rank *k = &st.ranks[r];
+        printf("%6" PRIu32 " %11.3f ns %8" PRIu64 " %16.3f %16" PRId64 " %16" PRId64 " %7.3f%%\n", r,
+               (double)k->overhead_ps / 1000.0, k->flushes, (double)k->removed_ps / 1000.0, k->measured_ns,
+               k->compensated_ns,
+               k->compensated_ns > 0 ? 100.0 * (double)(k->measured_ns - k->compensated_ns) / (double)k->compensated_ns
+                                     : 0.0);
+    }
+    printf("messages: %" PRIu64 " m.1 (receiver waited), %" PRIu64 " m.2 (lower bound used; %" PRIu64
+           " had a later upper bound); %" PRIu64 " collectives; %" PRIu64 " exits moved later by a dependence\n",
+           st.m1, st.m2, st.m2_upper_wider, st.collectives, st.delayed);
+    rc = VT_EXIT_OK;
+done:
+    vt_comp_stats_free(&st);
+    vt_matches_free(m);
+    vt_trace_close(t);
+    return rc;
+}
