@@ -5,13 +5,14 @@
 #include "patterns.h"
 
 #include <dlfcn.h>
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 void vt__usage_patterns(FILE *out)
 {
-    fprintf(out, "usage: vtrace patterns [--json] [--plugin FILE.so]... DIR\n\n"
+    fprintf(out, "usage: vtrace patterns [--json] [--pattern NAME]... [--plugin FILE.so]... DIR\n\n"
                  "Wait-state patterns of the trace in DIR (global times), as time lost, by pattern,\n"
                  "then by rank and call site, sorted, with the share of the run time (the sum over\n"
                  "ranks of their durations):\n"
@@ -28,6 +29,8 @@ void vt__usage_patterns(FILE *out)
                  "are lower bounds and costs upper bounds (the output says so).\n\n"
                  "  --json            one JSON object per finding: pattern, rank, callsite, symbol,\n"
                  "                    severity_ns, count, share, bound (exact, lower, upper)\n"
+                 "  --pattern NAME    list the findings of this pattern only (repeatable; case and\n"
+                 "                    '-'/'_' for spaces do not matter: late-sender, wait_at_barrier)\n"
                  "  --plugin FILE.so  also run the user pattern in FILE.so (vtrace_pattern.h);\n"
                  "                    may be repeated\n"
                  "  -h, --help        this text\n");
@@ -63,6 +66,32 @@ static void site_parts(const vt_trace *t, uint32_t rank, int64_t cs, char *site,
     *sym = c->symbol ? c->symbol : "";
 }
 
+/* --pattern: names compared ignoring case, with '-' and '_' for spaces. */
+static int same_name(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = *a == '-' || *a == '_' ? ' ' : tolower((unsigned char)*a);
+        int y = *b == '-' || *b == '_' ? ' ' : tolower((unsigned char)*b);
+        if (x != y)
+            return 0;
+        if (!x)
+            return 1;
+    }
+}
+
+static const char *const *selected;
+static size_t nselected;
+
+static int wanted(const vt_patterns *p, int pattern)
+{
+    if (!nselected)
+        return 1;
+    for (size_t i = 0; i < nselected; i++)
+        if (same_name(selected[i], p->names[pattern]))
+            return 1;
+    return 0;
+}
+
 static double share(int64_t ns, int64_t total)
 {
     return total > 0 ? 100.0 * (double)ns / (double)total : 0.0;
@@ -75,6 +104,8 @@ static void print_json(const vt_trace *t, const vt_patterns *p)
         char site[512];
         const char *sym;
         int first = 1;
+        if (!wanted(p, e->pattern))
+            continue;
         site_parts(t, e->rank, e->callsite, site, sizeof site, &sym);
         putchar('{');
         vt__json_key(stdout, &first, "pattern");
@@ -139,6 +170,8 @@ static void print_text(const vt_trace *t, const char *dir, const vt_patterns *p)
     for (size_t i = 0; i < p->nentries; i++) {
         const vt_pattern_result_entry *e = &p->entries[i];
         char site[512], both[1024];
+        if (!wanted(p, e->pattern))
+            continue;
         const char *sym;
         site_parts(t, e->rank, e->callsite, site, sizeof site, &sym);
         snprintf(both, sizeof both, "%s%s%s", site, *sym ? " " : "", sym);
@@ -156,6 +189,12 @@ int vt__cmd_patterns(int argc, char **argv)
     const char *dir = NULL;
     const char *paths[MAX_PLUGINS];
     size_t npaths = 0;
+    const char **names = calloc((size_t)argc + 1, sizeof *names);
+    size_t nnames = 0;
+    if (!names) {
+        fprintf(stderr, "vtrace: out of memory\n");
+        return VT_EXIT_ERROR;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!only_args && a[0] == '-' && a[1]) {
@@ -163,6 +202,8 @@ int vt__cmd_patterns(int argc, char **argv)
                 only_args = 1;
             } else if (strcmp(a, "--json") == 0) {
                 json = 1;
+            } else if (strcmp(a, "--pattern") == 0 && i + 1 < argc) {
+                names[nnames++] = argv[++i];
             } else if (strcmp(a, "--plugin") == 0 || strncmp(a, "--plugin=", 9) == 0) {
                 const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
                 if (!v || !*v)
@@ -220,6 +261,25 @@ int vt__cmd_patterns(int argc, char **argv)
             plugins[k] = pl;
         }
     }
+    /* every --pattern names a built-in pattern or a loaded plug-in's */
+    for (size_t k = 0; k < nnames && rc == VT_EXIT_OK; k++) {
+        int known = 0;
+        for (int b = 0; b < VT_PAT_NBUILTIN && !known; b++)
+            known = same_name(names[k], vt_pattern_name((enum vt_pattern_id)b));
+        for (size_t q = 0; q < npaths && !known; q++)
+            known = same_name(names[k], plugins[q]->name);
+        if (!known) {
+            fprintf(stderr, "vtrace: patterns: unknown pattern '%s'; the patterns are:", names[k]);
+            for (int b = 0; b < VT_PAT_NBUILTIN; b++)
+                fprintf(stderr, "%s '%s'", b ? "," : "", vt_pattern_name((enum vt_pattern_id)b));
+            for (size_t q = 0; q < npaths; q++)
+                fprintf(stderr, ", '%s' (plug-in)", plugins[q]->name);
+            fputc('\n', stderr);
+            rc = VT_EXIT_USAGE;
+        }
+    }
+    selected = names;
+    nselected = nnames;
     if (rc == VT_EXIT_OK) {
         vt_error err;
         vt_trace *t;
@@ -240,5 +300,6 @@ int vt__cmd_patterns(int argc, char **argv)
     fflush(stdout);
     for (size_t k = nh; k > 0; k--)
         dlclose(handles[k - 1]);
+    free(names);
     return rc;
 }

@@ -57,8 +57,14 @@ expect 0 "" "$VTRACE" patterns "$work/trace"
 grep -q "full trace: every figure is exact" "$work/out" || { echo "FAIL: no 'exact' line"; fails=$((fails + 1)); }
 grep -E -q "^Late Sender +0\.000030 +25\.00% +1$" "$work/out" ||
     { echo "FAIL: no Late Sender line of 30 us, 25%:"; cat "$work/out"; fails=$((fails + 1)); }
+expect 2 "unknown pattern 'Late Senderz'; the patterns are: 'Late Sender'" "$VTRACE" patterns --pattern "Late Senderz" "$work/trace"
+expect 0 "" "$VTRACE" patterns --json --pattern late-sender "$work/trace"
+if grep -v '"pattern":"Late Sender"' "$work/out" | grep -q .; then
+    echo "FAIL: --pattern late-sender lists other patterns:"; cat "$work/out"; fails=$((fails + 1))
+fi
+grep -q '"pattern":"Late Sender"' "$work/out" || { echo "FAIL: --pattern late-sender lists nothing"; fails=$((fails + 1)); }
 expect 0 "" "$VTRACE" help patterns
-grep -q "vtrace patterns \[--json\]" "$work/out" || { echo "FAIL: help patterns"; fails=$((fails + 1)); }
+grep -q "vtrace patterns \[--json\] \[--pattern NAME\]" "$work/out" || { echo "FAIL: help patterns"; fails=$((fails + 1)); }
 
 [ "$fails" = 0 ] && rm -rf "$work"
 echo "$fails failures"
