@@ -22,6 +22,8 @@ void vt__usage_compensate(FILE *out)
             "      --overhead NS   per-event overhead in ns (decimals allowed), instead of the\n"
             "                      measured one\n"
             "      --latency NS    minimal message latency (default: the trace's VTRACE_MODEL_L)\n"
+            "      --m2 lower|upper  which of seed 001's bounds a message received after its send\n"
+            "                      ended (case m.2) takes (default lower: see vtrace-compensate(1))\n"
             "Reduced traces are refused.\n");
 }
 
@@ -57,6 +59,10 @@ int vt__cmd_compensate(int argc, char **argv)
                 o.overhead_ps = (int64_t)llround(v * 1000.0);
             else
                 o.latency_ns = (int64_t)llround(v);
+        } else if (!strcmp(a, "--m2") && i + 1 < argc) {
+            if (strcmp(argv[i + 1], "lower") && strcmp(argv[i + 1], "upper"))
+                return vt__usage_error(vt__usage_compensate, "--m2 takes lower or upper, not '%s'", argv[i + 1]);
+            o.m2_upper = !strcmp(argv[++i], "upper");
         } else if (a[0] == '-' && a[1]) {
             return vt__usage_error(vt__usage_compensate, "unknown option '%s'", a);
         } else if (!in) {

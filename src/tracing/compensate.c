@@ -113,6 +113,7 @@ typedef struct comp {
     size_t *hash;
     size_t hcap;
     int64_t L_ps, copy_ps[1];
+    int m2_upper;
     vt_comp_stats *st;
     vt_error *err;
 } comp;
@@ -304,12 +305,13 @@ static int64_t msg_bound(comp *C, const crec *rc, int64_t send_a, int64_t send_m
         *waited = 1;
         C->st->m1++;
         b = max64(send_a + (rc->mx - send_me), rc->ae + cs);
-    } else { /* m.2: lower bound (see the top of the file) */
+    } else { /* m.2: the lower bound by default (see the top of the file) */
         C->st->m2++;
-        b = send_a + max64(2 * cs, C->L_ps);
-        int64_t upper = send_a + (rc->mx - send_me);
-        if (upper > max64(b, rc->ae + (rc->mx - rc->me)))
+        int64_t lower = send_a + max64(2 * cs, C->L_ps);
+        int64_t upper = send_a + max64(rc->mx - send_me, C->L_ps);
+        if (upper > max64(lower, rc->ae + (rc->mx - rc->me)))
             C->st->m2_upper_wider++;
+        b = C->m2_upper ? upper : lower;
     }
     return max64(b, send_a + C->L_ps);
 }
@@ -728,6 +730,7 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
     C.st = st;
     C.err = err;
     C.L_ps = 1000 * (o->latency_ns >= 0 ? o->latency_ns : config_latency_ns(vt_trace_config(t)));
+    C.m2_upper = o->m2_upper;
     st->latency_ns = C.L_ps / 1000;
     st->nranks = C.nranks;
     st->ranks = calloc(C.nranks, sizeof *st->ranks);

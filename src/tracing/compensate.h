@@ -17,6 +17,7 @@ typedef struct vt_comp_opts {
     int64_t overhead_ps; /* per recorded call; < 0: each rank's measured value (RANKDEFS) */
     int64_t latency_ns;  /* minimal message latency; < 0: the trace's VTRACE_MODEL_L, else 0 */
     int zstd_level;      /* 0: raw blocks */
+    int m2_upper;        /* case m.2: the paper's upper bound instead of the lower one */
 } vt_comp_opts;
 
 typedef struct vt_comp_rank {

@@ -174,6 +174,10 @@ def main():
     if "1 m.2" not in p.stdout:
         FAILS.append("m.2: the summary does not count one m.2 message: %s" % p.stdout)
     hb(a.hbcheck, W("m2.out"), "m.2")
+    # the upper bound instead: send_a + max(recv_m - send_m, L) = 900 + 120 = 1020
+    run(a.vtrace, "--overhead", "100", "--latency", "50", "--m2", "upper", W("m2"), W("m2.up"))
+    check("m.2 upper rank 1", read_times(W("m2.up"), 1)[6:8], [(500, 1020), (1020, 1030)])
+    hb(a.hbcheck, W("m2.up"), "m.2 upper")
     # without the message rule the receive would end at 520, before the send (900)
     run(a.vtrace, "--overhead", "100", "--latency", "0", W("m2"), W("m2.l0"))
     check("m.2 L=0 rank 1", read_times(W("m2.l0"), 1)[6:7], [(500, 900)])
