@@ -1,5 +1,6 @@
 /* vtrace info: summary of a trace. */
 #include "tools.h"
+#include "progress.h"
 #include "codec.h"
 
 #include <inttypes.h>
@@ -8,13 +9,14 @@
 
 void vt__usage_info(FILE *out)
 {
-    fprintf(out, "usage: vtrace info [--json] [--no-match] DIR\n\n"
+    fprintf(out, "usage: vtrace info [--json] [--no-match] [--quiet] DIR\n\n"
                  "Summary of the trace in DIR: ranks, duration (global time from the first enter to\n"
                  "the last exit), records, trace bytes, matched messages, host and binding of each\n"
                  "rank, flags, and the profile of every function summed over the ranks, sorted by\n"
                  "time. Reading every record validates the whole trace.\n\n"
                  "  --json      one JSON object instead of text\n"
                  "  --no-match  do not match messages (faster)\n"
+                 "  -q, --quiet no progress display on a terminal\n"
                  "  -h, --help  this text\n");
 }
 
@@ -130,8 +132,9 @@ static void text_int(FILE *out, int width, int64_t v)
 
 int vt__cmd_info(int argc, char **argv)
 {
-    int json = 0, match = 1;
+    int json = 0, match = 1, quiet = 0;
     const char *dir = NULL;
+    vt__progress pr = {0};
     int only_args = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -142,6 +145,8 @@ int vt__cmd_info(int argc, char **argv)
                 json = 1;
             else if (strcmp(a, "--no-match") == 0)
                 match = 0;
+            else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+                quiet = 1;
             else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
                 vt__usage_info(stdout);
                 return VT_EXIT_OK;
@@ -176,6 +181,7 @@ int vt__cmd_info(int argc, char **argv)
     int64_t first = 0, last = 0;
     int any = 0;
     uint64_t incomplete = vt_trace_flags(t) & 1u, late = 0, scaled = 0;
+    vt__progress_start(&pr, "reading", vt_trace_nrecords(t), quiet);
     for (uint32_t r = 0; r < nranks; r++) {
         vt_cursor *c;
         vt_event ev;
@@ -195,6 +201,8 @@ int vt__cmd_info(int argc, char **argv)
                 rs[r].last = x;
             rs[r].any = 1;
             rs[r].events++;
+            if (__builtin_expect((rs[r].events & 0xffff) == 0, 0))
+                vt__progress_update(&pr, events + rs[r].events);
         }
         vt_cursor_close(c);
         if (got < 0) {
@@ -214,6 +222,7 @@ int vt__cmd_info(int argc, char **argv)
         scaled |= rk->flags & VT_RANK_SCALED;
         late |= rk->flags & VT_RANK_LATE_INIT;
     }
+    vt__progress_end(&pr);
     /* a scaled trace lacks records too: match what is there */
     if (match && vt_trace_match(t, incomplete || scaled ? VT_MATCH_PARTIAL : 0, &m, &err)) {
         vt__fail(&err);
@@ -378,6 +387,7 @@ int vt__cmd_info(int argc, char **argv)
     }
     rc = VT_EXIT_OK;
 out:
+    vt__progress_end(&pr);
     free(all);
     free(rs);
     vt_matches_free(m);
