@@ -49,6 +49,8 @@ enum vt_special_code {
 #define VT_COMPL_CANCELLED 2u
 #define VT_COMPL_ERROR 4u
 #define VT_COMPL_PERSISTENT 8u
+#define VT_COMPL_FREED 16u     /* a receive freed while active (MPI_Request_free): it takes its
+                                * message, as posted, but nobody waits for it */
 
 /* GLOBAL flags. */
 #define VT_GLOBAL_INCOMPLETE 1u

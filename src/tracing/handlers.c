@@ -183,15 +183,18 @@ void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
     rec_done(c, p, exit, bytes);
 }
 
-void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, MPI_Request *req, int persistent)
+void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)
 {
     int64_t exit = vt_now();
     uint8_t *p = rec_call(c, exit, 2 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_RECV, persistent) : NULL;
-        if (r)
+        if (r) {
             r->comm = (int32_t)cm->index;
+            r->peer = source;
+            r->tag = tag;
+        }
         p = vt_put_uvar(p, cm->index);
         p = vt_put_uvar(p, r ? r->id : 0);
     }
@@ -215,17 +218,24 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
 }
 
 void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
-                        MPI_Datatype stype, MPI_Request *req)
+                        MPI_Datatype stype, int source, int rtag, MPI_Count rcount, MPI_Datatype rtype,
+                        MPI_Request *req)
 {
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(scount, stype);
     uint8_t *p = rec_call(c, exit, 5 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
-        /* One request; its completion reports the receive side. */
+        /* One request; its completion reports the receive side, from what was posted:
+         * MPICH 4.0.2 completes it with no usable status (piggyback-notes.md, pitfall 5). */
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_RECV, 0) : NULL;
-        if (r)
+        if (r) {
             r->comm = (int32_t)cm->index;
+            r->peer = source;
+            r->tag = rtag;
+            r->bytes = type_bytes(rcount, rtype);
+            r->status_unusable = 1;
+        }
         p = vt_put_uvar(p, cm->index);
         p = put_send_side(p, cm, dest, stag, bytes);
         p = vt_put_uvar(p, r ? r->id : 0);
@@ -358,7 +368,15 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
             if (r && r->kind == VT_REQ_RECV) {
                 flags |= VT_COMPL_RECV;
                 vt_comm *cm = r->comm >= 0 ? vt_comm_at((uint32_t)r->comm) : NULL;
-                if (s) {
+                if (r->peer == MPI_PROC_NULL) {
+                    /* whatever the status says (MPICH 4.0.2 reports source 0 for some) */
+                    peer = -2;
+                    tag = MPI_ANY_TAG;
+                } else if (r->status_unusable) {
+                    peer = r->peer == MPI_ANY_SOURCE || !cm ? VT_PEER_UNKNOWN : vt_comm_peer(cm, r->peer);
+                    tag = r->tag;
+                    bytes = r->bytes;
+                } else if (s) {
                     peer = s->MPI_SOURCE == MPI_PROC_NULL ? -2 : cm ? vt_comm_peer(cm, s->MPI_SOURCE) : -1;
                     tag = s->MPI_TAG;
                     bytes = status_bytes(s);
@@ -516,9 +534,33 @@ static void leave_one_request(vt_call *c, MPI_Request h, int forget, int cancel)
     rec_done(c, p, exit, 0);
 }
 
+/* MPI_Request_free. A receive freed while active still takes a message (MPI completes it
+ * later, unseen): its completion is recorded here, with the source and tag it was posted
+ * with, so that the trace's matching stays whole; the model treats it as nobody waiting. */
 void vt_leave_request_free(vt_call *c, int rc, MPI_Request req)
 {
-    leave_one_request(c, req, rc == MPI_SUCCESS, 0);
+    int64_t exit = vt_now();
+    uint8_t *p = rec_call(c, exit, VT_UVAR_MAX + 1 + ENTRY_MAX);
+    if (p) {
+        vt_req *r = vt_req_find(req);
+        p = vt_put_uvar(p, r ? r->id : 0);
+        int freed_recv = r && rc == MPI_SUCCESS && r->kind == VT_REQ_RECV && r->active && !r->cancelled &&
+                         r->peer != VT_REQ_NO_SOURCE;
+        p = vt_put_uvar(p, freed_recv ? 1 : 0);
+        if (freed_recv) {
+            vt_comm *cm = r->comm >= 0 ? vt_comm_at((uint32_t)r->comm) : NULL;
+            int peer = r->peer == MPI_PROC_NULL ? -2
+                       : r->peer == MPI_ANY_SOURCE || !cm ? VT_PEER_UNKNOWN : vt_comm_peer(cm, r->peer);
+            p = vt_put_uvar(p, r->id);
+            p = vt_put_uvar(p, VT_COMPL_RECV | VT_COMPL_FREED | (r->persistent ? VT_COMPL_PERSISTENT : 0));
+            p = vt_put_svar(p, peer);
+            p = vt_put_svar(p, r->tag);
+            p = vt_put_uvar(p, 0);
+        }
+        if (r && rc == MPI_SUCCESS)
+            vt_req_remove(r);
+    }
+    rec_done(c, p, exit, 0);
 }
 
 void vt_leave_cancel(vt_call *c, int rc, MPI_Request req)

@@ -41,11 +41,12 @@ VT_HIDDEN void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int ta
 VT_HIDDEN void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
                               MPI_Request *req, int persistent);
 VT_HIDDEN void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st);
-VT_HIDDEN void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, MPI_Request *req, int persistent);
+VT_HIDDEN void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent);
 VT_HIDDEN void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
                                  MPI_Datatype stype, MPI_Status *st);
 VT_HIDDEN void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
-                                  MPI_Datatype stype, MPI_Request *req);
+                                  MPI_Datatype stype, int source, int rtag, MPI_Count rcount, MPI_Datatype rtype,
+                                  MPI_Request *req);
 VT_HIDDEN void vt_leave_probe(vt_call *c, int rc, MPI_Comm comm, int flag, MPI_Status *st, MPI_Message *msg);
 VT_HIDDEN void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *st, MPI_Request *req);
 

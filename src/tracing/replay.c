@@ -1167,7 +1167,9 @@ static int step(replay *R, rstate *s)
         }
         s->done_ready = 1;
     }
-    if (k != VT_MK_PROBE) {
+    /* A receive whose completion a local call records (MPI_Request_free of an active
+     * receive, VT_COMPL_FREED) takes its message but nobody waits for it: no contributor. */
+    if (k != VT_MK_PROBE && k != VT_MK_LOCAL) {
         for (size_t j = 0; j < s->ndone; j++) {
             size_t i = s->done[j];
             if (!R->stream && RV(s, i)->send_pos == VT_MPOS_NONE)

@@ -45,7 +45,7 @@ vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent)
     else if (!(r = malloc(sizeof *r)))
         return NULL;
     *r = (vt_req){.handle = h, .id = next_id++, .kind = kind, .persistent = (uint8_t)persistent, .active = !persistent,
-                  .comm = -1, .peer = -1, .tag = -1};
+                  .comm = -1, .peer = kind == VT_REQ_RECV ? VT_REQ_NO_SOURCE : -1, .tag = -1};
     vt_req **tail = &buckets[bucket_of(h)];
     while (*tail)
         tail = &(*tail)->next;

@@ -10,6 +10,9 @@
 
 enum vt_req_kind { VT_REQ_SEND, VT_REQ_RECV, VT_REQ_COLL, VT_REQ_IO, VT_REQ_OTHER };
 
+/* A receive whose posted source the layer does not know (matched receives) */
+#define VT_REQ_NO_SOURCE INT32_MIN
+
 typedef struct vt_req {
     MPI_Request handle;
     uint64_t id;
@@ -18,8 +21,10 @@ typedef struct vt_req {
     uint8_t cancelled;
     uint8_t active;          /* persistent requests: started and not yet completed */
     int32_t comm;            /* communicator index */
-    int32_t peer, tag;       /* send side; receives get theirs from the status */
-    uint64_t bytes;
+    int32_t peer, tag;       /* send side; receives: as posted (MPI_ANY_SOURCE, MPI_ANY_TAG,
+                              * MPI_PROC_NULL kept as MPI gives them), their status has the real ones */
+    uint64_t bytes;          /* send side; receives: the capacity posted */
+    uint8_t status_unusable; /* MPI_Isendrecv(_replace): MPICH 4.0.2 fills no status for it */
     struct vt_req *next;
 } vt_req;
 

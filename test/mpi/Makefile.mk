@@ -19,7 +19,7 @@ vt_mpi_traced = \
 	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
 	test/mpi/small_buffer test/mpi/threads \
 	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline \
-	test/mpi/periodic_mark test/mpi/periodic_keep3
+	test/mpi/periodic_mark test/mpi/periodic_keep3 test/mpi/odd_requests
 # Programs linked by the plain MPI compiler: traced through LD_PRELOAD (route 3) or
 # rebuilt at test time with 'mpicc -profile=vtrace' (route 2).
 vt_mpi_plain = test/mpi/route_preload test/mpi/route_profile
@@ -28,6 +28,9 @@ check_PROGRAMS += $(vt_mpi_traced) $(vt_mpi_plain)
 TESTS += $(vt_mpi_traced) $(vt_mpi_plain)
 
 vt_mpi_ldflags = -no-install
+test_mpi_odd_requests_SOURCES = test/mpi/odd_requests.c test/mpi/mpitest.h
+test_mpi_odd_requests_LDADD = libvtrace.la
+test_mpi_odd_requests_LDFLAGS = $(vt_mpi_ldflags)
 # the two-phase program of the run-time periodicity detector, under two settings
 test_mpi_periodic_mark_SOURCES = test/mpi/phases.c test/mpi/mpitest.h
 test_mpi_periodic_mark_LDADD = libvtrace.la
@@ -124,7 +127,7 @@ test_mpi_f08_family_LDADD = libvtrace.la
 test_mpi_f08_family_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
 endif
 
-EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py test/mpi/periodic.check \
+EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py test/mpi/periodic.check test/mpi/odd_requests.check \
 	test/mpi/f77_pingpong.f \
 	test/mpi/p2p_blocking.expect test/mpi/p2p_nonblocking.expect test/mpi/persistent.expect \
 	test/mpi/sendrecv.expect test/mpi/probe.expect test/mpi/master_worker.expect \
