@@ -24,7 +24,8 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
     /* Isendrecv, Isendrecv_replace */
     CHECK_MPI(MPI_Isendrecv(&out, 1, MPI_INT, other, 7, &in, 1, MPI_INT, other, 7, MPI_COMM_WORLD, &r));
-    CHECK_MPI(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE));
+    MPI_Status sts[1];
+    CHECK_MPI(MPI_Waitall(1, &r, sts));
     CHECK(in == 100 + other, "Isendrecv gave %d", in);
     int x = 200 + mt_rank;
     CHECK_MPI(MPI_Isendrecv_replace(&x, 1, MPI_INT, other, 8, other, 8, MPI_COMM_WORLD, &r));
