@@ -216,9 +216,11 @@ static int start(int provided)
             fprintf(stderr, "vtrace: %s\n", err);
             fflush(stderr);
         }
+        /* Every rank ends normally with status 1: an MPI_Abort here could end the job
+         * before mpiexec has forwarded the message (seen once in a dozen runs). */
         PMPI_Barrier(MPI_COMM_WORLD);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-        return -1;
+        PMPI_Finalize();
+        exit(1);
     }
     vt__verbose = cfg.verbose;
     if (cfg.mode == VT_MODE_OFF)
