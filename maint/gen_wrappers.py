@@ -77,6 +77,63 @@ CLASSES = {
     "rma": ("pb", "", "vt_leave_rma(&c, rc, {DEST}, {SCOUNT?1}, {STYPE});"),
     "local": ("", "", "vt_leave_plain(&c, rc);"),
 }
+
+# The piggyback transport (src/mpid/piggyback.h): with vt__pb set, these classes call
+# vt_pb_* in place of the PMPI_ call ({PBMODE}: the send mode the name says).
+PB_CALLS = {
+    "send": "vt_pb_send(&c, {PBMODE}, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {TAG}, {COMM})",
+    "isend": "vt_pb_isend(&c, {PBMODE}, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {TAG}, {COMM}, {REQUEST})",
+    "send_init": "vt_pb_send_init(&c, {PBMODE}, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {TAG}, {COMM}, {REQUEST})",
+    "recv": "vt_pb_recv(&c, {RBUF}, {RCOUNT}, {RTYPE}, {SOURCE}, {TAG}, {COMM}, vt_stp)",
+    "irecv": "vt_pb_irecv(&c, {RBUF}, {RCOUNT}, {RTYPE}, {SOURCE}, {TAG}, {COMM}, {REQUEST})",
+    "recv_init": "vt_pb_recv_init(&c, {RBUF}, {RCOUNT}, {RTYPE}, {SOURCE}, {TAG}, {COMM}, {REQUEST})",
+    "sendrecv": "vt_pb_sendrecv(&c, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {STAG}, {RBUF}, {RCOUNT}, {RTYPE}, {SOURCE}, "
+                "{RTAG}, {COMM}, vt_stp)",
+    "sendrecv_replace": "vt_pb_sendrecv_replace(&c, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {STAG}, {SOURCE}, {RTAG}, "
+                        "{COMM}, vt_stp)",
+    "isendrecv": "vt_pb_isendrecv(&c, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {STAG}, {RBUF}, {RCOUNT}, {RTYPE}, "
+                 "{SOURCE}, {RTAG}, {COMM}, {REQUEST})",
+    "isendrecv_replace": "vt_pb_isendrecv_replace(&c, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {STAG}, {SOURCE}, {RTAG}, "
+                         "{COMM}, {REQUEST})",
+    "mrecv": "vt_pb_mrecv(&c, {RBUF}, {RCOUNT}, {RTYPE}, {MESSAGE}, vt_stp)",
+    "imrecv": "vt_pb_imrecv(&c, {RBUF}, {RCOUNT}, {RTYPE}, {MESSAGE}, {REQUEST})",
+    "request_free": "vt_pb_request_free({REQUEST})",
+}
+# Code of the transport before the PMPI_ call or after it (before the handler).
+PB_PRE = {
+    "start": "if (VT_UNLIKELY(vt__pb)) vt_pb_start(&c, 1, {REQUEST});",
+    "startall": "if (VT_UNLIKELY(vt__pb)) vt_pb_start(&c, {NREQ}, {REQUESTS});",
+}
+PB_POST = {
+    "probe": "if (VT_UNLIKELY(vt__pb)) vt_pb_probed(rc, 1, vt_stp);",
+    "iprobe": "if (VT_UNLIKELY(vt__pb)) vt_pb_probed(rc, *{FLAG}, vt_stp);",
+    "mprobe": "if (VT_UNLIKELY(vt__pb)) vt_pb_probed(rc, 1, vt_stp);",
+    "improbe": "if (VT_UNLIKELY(vt__pb)) vt_pb_probed(rc, *{FLAG}, vt_stp);",
+    "request_get_status": "if (VT_UNLIKELY(vt__pb)) vt_pb_peeked({REQUEST}, rc, *{FLAG}, vt_stp);",
+}
+
+
+def pb_mode(name):
+    base = re.sub(r"^MPI_I?", "", name).lower()   # MPI_Issend -> ssend
+    for prefix, mode in (("ssend", "VT_PB_SYNC"), ("bsend", "VT_PB_BUFFERED"), ("rsend", "VT_PB_READY")):
+        if base.startswith(prefix):
+            return mode
+    return "VT_PB_STANDARD"
+
+
+def pb_call(f, plain_call):
+    """The PMPI_ call of f's body, or the transport's in its place when vt__pb is set."""
+    cls, name = f["cls"], f["name"]
+    if cls == "buffer_attach":
+        return "VT_UNLIKELY(vt__pb) ? vt_pb_buffer_attach(%s) : %s" % (
+            ", ".join(a["name"] for a in f["args"]), plain_call)
+    if cls == "buffer_detach":
+        # always ours: a buffer attached while the transport ran is ours to give back
+        return "vt_pb_buffer_detach%s(%s)" % ("_c" if name.endswith("_c") else "",
+                                               ", ".join(a["name"] for a in f["args"]))
+    if cls not in PB_CALLS:
+        return plain_call
+    return "VT_UNLIKELY(vt__pb) ? %s : %s" % (expand(PB_CALLS[cls].replace("{PBMODE}", pb_mode(name)), f), plain_call)
 COLL_KINDS = ["Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
               "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
               "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather", "Neighbor_allgatherv",
@@ -100,7 +157,8 @@ def parse_table(path):
             if not m:
                 sys.exit("%s:%d: cannot read argument %r" % (path, lineno, a))
             args.append(dict(type=m.group(1).strip(), name=m.group(2), arr=m.group(3), role=role or None))
-        if cls not in CLASSES and cls not in ("init", "init_thread", "finalize", "counted"):
+        if cls not in CLASSES and cls not in ("init", "init_thread", "finalize", "counted", "buffer_attach",
+                                              "buffer_detach"):
             sys.exit("%s:%d: unknown class %r" % (path, lineno, cls))
         funcs.append(dict(name=name, cls=cls, ret=ret, args=args))
     return funcs
@@ -182,6 +240,10 @@ def body(f):
         [params(f)] if f["args"] else [])))
     if cls == "counted":
         return "%s\n{\n    (void)vt_site;\n    vt_count(%s);\n    return %s(%s);\n}\n" % (head, fn, pname, plain)
+    if cls in ("buffer_attach", "buffer_detach"):
+        # counted in the profile, not an event; the transport enlarges the buffer
+        return "%s\n{\n    (void)vt_site;\n    vt_count(%s);\n    return %s;\n}\n" % (
+            head, fn, pb_call(f, "%s(%s)" % (pname, plain)))
     spec = CLASSES[cls]
     _, pre, post = spec[:3]
     status_role = spec[3] if len(spec) > 3 else ("STATUS" if "vt_stp" in pre else None)
@@ -197,7 +259,11 @@ def body(f):
         lines.append("    " + collargs(f))
     if pre:
         lines.append("    " + pre)
-    lines.append("    %s rc = %s(%s);" % (ret, pname, call_args(f, status_role)))
+    if cls in PB_PRE:
+        lines.append("    " + expand(PB_PRE[cls], f))
+    lines.append("    %s rc = %s;" % (ret, pb_call(f, "%s(%s)" % (pname, call_args(f, status_role)))))
+    if cls in PB_POST:
+        lines.append("    " + expand(PB_POST[cls], f))
     lines.append("    " + post)
     lines.append("    return rc;")
     lines.append("}")
@@ -306,6 +372,11 @@ def f08_arg(f, a):
             return "MPI_Fint *%s" % n, [], n, []
     elif base == "MPI_Offset" and not ptr and not arr:
         return "MPI_Offset *%s" % n, [], "*%s" % n, []
+    elif base == "MPI_Count" and ptr and not arr:    # integer(MPI_COUNT_KIND) out: as it is
+        return "MPI_Count *%s" % n, [], n, []
+    elif base == "void" and ptr and not arr and f["cls"] == "buffer_detach":
+        # type(c_ptr), intent(out), by reference: the address of the C pointer
+        return "void *%s" % n, [], n, []
     sys.exit("%s: no mpi_f08 conversion for this argument kind; leave the function out of "
              "f08_direct.txt or teach f08_arg" % where)
 
@@ -424,7 +495,7 @@ def main():
           " * C entry points, each calling its body with its own return address. wrappers_f08.c\n"
           " * includes this file with VT_BODIES_ONLY defined, to call the same bodies from the\n"
           " * mpi_f08 entry points. */" % os.path.basename(table),
-          '#include "handlers.h"', "",
+          '#include "handlers.h"', '#include "piggyback.h"', "",
           "/* Always inlined: the C hot path must cost what it cost before there were bodies. */",
           "#define VT_BODY static inline __attribute__((always_inline))", ""]
     wr += [body(f) for f in funcs if f["cls"] not in ("init", "init_thread", "finalize")]

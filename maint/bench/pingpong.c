@@ -32,7 +32,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "pingpong: needs 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    long sizes[] = {0, 8, 64, 1024, 8192, 65536, 1048576, 4194304};
+    long sizes[] = {0, 8, 64, 1024, 8192, 8240, 65536, 1048576, 4194304};
     char *buf = malloc(4194304);
     memset(buf, 1, 4194304);
     enum { REPS = 7 };
@@ -57,6 +57,38 @@ int main(int argc, char **argv)
         qsort(samples, REPS, sizeof samples[0], cmp);
         if (rank == 0)
             printf("latency_ns %ld %.1f\n", n, samples[REPS / 2]);
+    }
+    /* Bandwidth: a window of non-blocking 4 MiB messages one way, then an ack. */
+    {
+        enum { WINDOW = 8, ROUNDS = 10 };
+        long n = 4194304 / WINDOW;
+        char *big = malloc(4194304);
+        memset(big, 2, 4194304);
+        MPI_Request reqs[WINDOW];
+        double samples[REPS];
+        for (int r = 0; r < REPS; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = now();
+            for (int k = 0; k < ROUNDS; k++) {
+                for (int w = 0; w < WINDOW; w++) {
+                    if (rank == 0)
+                        MPI_Isend(big + w * n, (int)n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &reqs[w]);
+                    else if (rank == 1)
+                        MPI_Irecv(big + w * n, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &reqs[w]);
+                }
+                if (rank < 2)
+                    MPI_Waitall(WINDOW, reqs, MPI_STATUSES_IGNORE);
+                if (rank == 0)
+                    MPI_Recv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                else if (rank == 1)
+                    MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+            }
+            samples[r] = 4194304.0 * ROUNDS / (now() - t0) * 1e3; /* MB/s: now() is in ns */
+        }
+        qsort(samples, REPS, sizeof samples[0], cmp);
+        if (rank == 0)
+            printf("bandwidth_MBps %d %.1f\n", 4194304, samples[REPS / 2]);
+        free(big);
     }
     /* Cost of one recorded event: calls that do no communication. */
     {

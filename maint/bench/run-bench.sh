@@ -1,9 +1,11 @@
 #!/bin/sh
-# Latency of plain MPICH and of full tracing, in the same run, alternating, medians.
+# Latency and bandwidth of plain MPICH, of full tracing and of the piggyback transport
+# (VTRACE_MODE=reduced: a header on every message), in the same run, alternating, medians.
 #   maint/bench/run-bench.sh BUILDDIR [RUNS]
 # BUILDDIR is a configured and built vtrace tree (its .libs/libvtrace.so is preloaded).
-# Prints per message size the median one-way latency plain and traced and their ratio,
-# the cost of one recorded event (traced minus plain per call), and bytes per event.
+# Prints per message size the median one-way latency plain, traced and with the header
+# and their ratios to plain, the bandwidth at 4 MiB, the cost of one recorded event
+# (traced minus plain per call), and bytes per event.
 set -eu
 build=${1:?usage: run-bench.sh BUILDDIR [RUNS]}
 runs=${2:-5}
@@ -17,6 +19,8 @@ i=0
 while [ "$i" -lt "$runs" ]; do
     mpiexec -n 2 "$work/pingpong" > "$work/plain.$i"
     VTRACE_DIR="$work/trace.$i" LD_PRELOAD="$lib" mpiexec -n 2 "$work/pingpong" > "$work/traced.$i"
+    VTRACE_MODE=reduced VTRACE_DIR="$work/pb.$i" LD_PRELOAD="$lib" mpiexec -n 2 "$work/pingpong" \
+        > "$work/piggyback.$i" 2> "$work/piggyback.err"
     i=$((i + 1))
 done
 python3 - "$work" "$runs" <<'PY'
@@ -29,11 +33,11 @@ def load(kind):
             name, size, val = line.split()
             out.setdefault((name, int(size)), []).append(float(val))
     return out
-plain, traced = load("plain"), load("traced")
-print("%-12s %10s %12s %12s %8s" % ("measure", "bytes", "plain", "traced", "ratio"))
+plain, traced, pb = load("plain"), load("traced"), load("piggyback")
+print("%-14s %10s %12s %12s %8s %12s %8s" % ("measure", "bytes", "plain", "traced", "ratio", "piggyback", "ratio"))
 for key in sorted(plain):
-    p, t = statistics.median(plain[key]), statistics.median(traced[key])
-    print("%-12s %10d %12.1f %12.1f %8.3f" % (key[0], key[1], p, t, t / p))
+    p, t, b = (statistics.median(x[key]) for x in (plain, traced, pb))
+    print("%-14s %10d %12.1f %12.1f %8.3f %12.1f %8.3f" % (key[0], key[1], p, t, t / p, b, b / p))
     if key[0] == "call_ns":
         print("event cost (traced - plain per recorded call): %.1f ns" % (t - p))
 PY

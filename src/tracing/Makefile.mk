@@ -14,12 +14,13 @@ libvtrace_la_SOURCES = \
 	src/tracing/lifecycle.c src/tracing/log.c src/tracing/log.h \
 	src/tracing/topo.c src/tracing/topo.h \
 	src/tracing/clock.c src/tracing/clock.h \
-	src/tracing/period.c src/tracing/period.h src/tracing/dpd.c src/tracing/dpd.h
+	src/tracing/period.c src/tracing/period.h src/tracing/dpd.c src/tracing/dpd.h \
+	src/mpid/piggyback.h src/mpid/pb_priv.h src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.
 libvtrace_la_SOURCES = src/tracing/disabled.c
 endif
-libvtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/mpi
+libvtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/mpi -I$(top_srcdir)/src/mpid
 libvtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec $(HWLOC_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
 libvtrace_la_LIBADD = $(HWLOC_LIBS) $(ZSTD_LIBS) $(ZLIB_LIBS)
 libvtrace_la_LDFLAGS = -version-info 0:0:0

@@ -7,6 +7,7 @@
 #include "comms.h"
 #include "requests.h"
 #include "period.h"
+#include "piggyback.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,7 @@ MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs, MPI_Status *status
     if (n < 0)
         n = 0;
     c->nreq = n;
+    c->live = reqs;
     c->own_statuses = 0;
     c->saved = n <= 4 ? c->inline_saved : malloc(sizeof(MPI_Request) * (size_t)n);
     if (!c->saved) {
@@ -450,8 +452,43 @@ static void complete(vt_call *c, int64_t exit, int rc, int n, const int *pos, MP
         free(st);
 }
 
+/* ------------------------------------------------------------------ the transport's completions */
+
+/* The piggyback transport unpacks what completed before anything is recorded (the
+ * counts the user and the trace see are the payload's). */
+static void pb_post_all(vt_call *c, int rc, int flag)
+{
+    if (!flag)
+        return;
+    int uncertain = rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS && c->nreq > 1;
+    for (int i = 0; i < c->nreq; i++) {
+        MPI_Status *st = c->statuses == MPI_STATUSES_IGNORE ? NULL : &c->statuses[i];
+        if (c->saved[i] == MPI_REQUEST_NULL)
+            continue;
+        if (rc == MPI_ERR_IN_STATUS && st && st->MPI_ERROR == MPI_ERR_PENDING)
+            continue;
+        /* an error that says nothing per request: those MPI freed are complete */
+        if (uncertain && c->live[i] != MPI_REQUEST_NULL)
+            continue;
+        vt_pb_completed(c->saved[i], st);
+    }
+}
+
+static void pb_post_some(vt_call *c, int outcount, const int *indices)
+{
+    if (outcount == MPI_UNDEFINED)
+        return;
+    for (int j = 0; j < outcount; j++)
+        if (indices[j] >= 0 && indices[j] < c->nreq)
+            vt_pb_completed(c->saved[indices[j]], c->statuses == MPI_STATUSES_IGNORE ? NULL : &c->statuses[j]);
+}
+
 void vt_post_all(vt_call *c, int rc, int flag)
 {
+    if (VT_UNLIKELY(vt__pb)) {
+        pb_post_all(c, rc, flag);
+        vt_pb_poll();
+    }
     int64_t exit = vt_now();
     if (!flag || c->nreq == 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS && c->nreq > 1)) {
         leave_counted(c, exit);
@@ -480,6 +517,9 @@ void vt_post_all(vt_call *c, int rc, int flag)
 
 void vt_post_any(vt_call *c, int rc, int index, int flag, MPI_Status *st)
 {
+    if (VT_UNLIKELY(vt__pb) && flag && index != MPI_UNDEFINED && index >= 0 && index < c->nreq)
+        vt_pb_completed(c->saved[index], st);
+    vt_pb_poll();
     int64_t exit = vt_now();
     if (!flag || index == MPI_UNDEFINED || index < 0 || index >= c->nreq || !req_active(c->saved[index])) {
         leave_counted(c, exit);
@@ -492,6 +532,10 @@ void vt_post_any(vt_call *c, int rc, int index, int flag, MPI_Status *st)
 
 void vt_post_some(vt_call *c, int rc, int outcount, const int *indices)
 {
+    if (VT_UNLIKELY(vt__pb)) {
+        pb_post_some(c, outcount, indices);
+        vt_pb_poll();
+    }
     int64_t exit = vt_now();
     if (outcount == MPI_UNDEFINED || outcount <= 0)
         leave_counted(c, exit);
@@ -679,6 +723,7 @@ static void coll_bytes(int kind, const vt_comm *cm, int me_root, int my_rank, co
 void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const vt_collargs *a,
                    MPI_Request *req, int persistent)
 {
+    vt_pb_poll();   /* a collective is how a program learns a freed receive is in */
     int64_t exit = vt_now();
     uint64_t sb = 0, rb = 0;
     uint8_t *p = rec_call(c, exit, 7 * VT_UVAR_MAX);

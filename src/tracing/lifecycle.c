@@ -6,6 +6,7 @@
 #include "callsites.h"
 #include "comms.h"
 #include "handlers.h"
+#include "piggyback.h"
 #include "log.h"
 #include "settings.h"
 #include "topo.h"
@@ -194,6 +195,7 @@ static int64_t init_begin_time;
 
 int64_t vt_init_begin(void)
 {
+    vt_pb_before_init();
     vt__depth++;
     return init_begin_time = vt_now();
 }
@@ -208,6 +210,20 @@ static int start(int provided)
     vt__rank = rank;
     char err[512];
     int bad = vt_config_load(&cfg, env, err, sizeof err) ? rank : world_size, first_bad = world_size;
+    if (bad == world_size) {
+        /* every rank must run the same mode: headers on some messages only would corrupt them */
+        int modes[2] = {(int)cfg.mode, -(int)cfg.mode}, agreed[2];
+        PMPI_Allreduce(modes, agreed, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (agreed[0] != -agreed[1]) {
+            bad = rank;
+            snprintf(err, sizeof err, "VTRACE_MODE differs between ranks (%s here; %s and %s are in use): every "
+                     "rank must run the same mode", vt_mode_name(cfg.mode), vt_mode_name((enum vt_mode)-agreed[1]),
+                     vt_mode_name((enum vt_mode)agreed[0]));
+        }
+    } else {
+        int dummy[2] = {INT_MIN, INT_MIN}, agreed[2];
+        PMPI_Allreduce(dummy, agreed, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    }
     /* The lowest rank with an invalid setting says why, before anyone aborts (an
      * early abort of another rank could end the job before the message is out). */
     PMPI_Allreduce(&bad, &first_bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -226,9 +242,11 @@ static int start(int provided)
     if (cfg.mode == VT_MODE_OFF)
         return -1;
     if (cfg.mode == VT_MODE_REDUCED || cfg.mode == VT_MODE_BOTH) {
+        /* every message carries the header from here on (src/mpid/piggyback.h) */
+        vt_pb_start_transport();
         if (rank == 0)
-            vt_warn("VTRACE_MODE=%s: the run-time reduction is not in this version yet; "
-                    "recording a full trace", vt_mode_name(cfg.mode));
+            vt_warn("VTRACE_MODE=%s: messages carry the run-time reduction's header; its decisions are not "
+                    "in this version yet, so a full trace is recorded", vt_mode_name(cfg.mode));
         cfg.mode = VT_MODE_FULL;
     }
     vt__mt = provided == MPI_THREAD_MULTIPLE;
@@ -340,6 +358,8 @@ int vt__enter_slow(vt_call *c, unsigned fn, const void *site)
 void vt_finalize_begin(unsigned fn, const void *site)
 {
     (void)fn;
+    if (!vt__depth)
+        vt_pb_finalize();
     if (vt__active && !vt__depth) {
         fin_enter = vt_now();
         fin_site = site;

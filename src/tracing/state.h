@@ -21,6 +21,7 @@ typedef struct vt_call {
     /* Request handles saved before a Wait/Test family call (MPI nulls them). */
     int nreq;
     MPI_Request *saved;
+    MPI_Request *live;         /* the user's array: MPI nulls the handles it frees */
     MPI_Status *statuses;      /* statuses the call writes (ours when the user ignores them) */
     int own_statuses;          /* statuses points to our allocation */
     MPI_Request inline_saved[4];

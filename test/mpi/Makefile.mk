@@ -141,3 +141,7 @@ EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py
 # empty directories do not bother distcheck).
 CLEANFILES += test/mpi/.mpiexec.lock test/mpi/*.dir/trace/* test/mpi/*.dir/run.* test/mpi/*.dir/dynamic.expect.* \
 	test/mpi/*.dir/vtrace.conf test/mpi/*.dir/*.dat
+
+# the piggyback transport refuses ranks running different modes (issue 4)
+TESTS += test/mpi/mixed_modes.sh
+EXTRA_DIST += test/mpi/mixed_modes.sh

@@ -1,0 +1,87 @@
+/* Internals of the piggyback transport shared by its files (src/mpid/). */
+#ifndef VT_PB_PRIV_H
+#define VT_PB_PRIV_H
+
+#include "piggyback.h"
+
+#include <stddef.h>
+
+/* How a user buffer maps to bytes: contiguous ones are copied with memcpy. */
+typedef struct pb_shape {
+    MPI_Count bytes;        /* count * type size: the payload */
+    MPI_Count size;         /* type size */
+    MPI_Count lb;           /* contiguous: where the bytes start, from buf */
+    int contiguous;
+} pb_shape;
+
+/* Fills *s. Returns 0, or -1 when MPI cannot describe the type (an invalid argument:
+ * the caller passes the call to MPI unchanged, which reports it as plain MPI does). */
+int vt_pb_shape(MPI_Datatype type, MPI_Count count, pb_shape *s);
+
+/* What the layer holds for a request until it completes. */
+enum pb_kind { PB_SEND, PB_RECV };
+
+typedef struct pb_req {
+    MPI_Request h;
+    uint8_t kind;           /* enum pb_kind */
+    uint8_t persistent, active;
+    uint8_t unpacked;       /* Request_get_status already unpacked it */
+    uint8_t payload_in_header; /* Isendrecv: MPICH 4.0.2 leaves no usable count */
+    uint8_t mode;           /* sends: enum vt_pb_mode */
+    uint8_t *stage;         /* [header | packed payload], or the header alone (struct way) */
+    int packed;             /* stage holds the payload too */
+    MPI_Count stage_bytes;  /* H + payload capacity (packed way) */
+    void *ubuf;             /* user buffer (receives; persistent sends repack from it) */
+    MPI_Count ucount;
+    pb_shape shape;
+    MPI_Datatype utype;     /* our duplicate, when unpacking or repacking needs the type */
+    MPI_Comm comm;
+    MPI_Count payload;      /* received payload bytes, once unpacked */
+    uint8_t *send_stage;    /* Isendrecv: the packed send half */
+    struct pb_req *next;    /* orphans list */
+} pb_req;
+
+pb_req *vt_pb_req_new(size_t stage_bytes);
+void vt_pb_req_free(pb_req *r);
+/* Table by handle. Handles of requests MPI completed at once may be shared (a built-in
+ * handle): those never enter the table. */
+void vt_pb_req_put(pb_req *r);
+pb_req *vt_pb_req_take(MPI_Request h);   /* removes and returns, or NULL */
+pb_req *vt_pb_req_get(MPI_Request h);    /* leaves it in */
+extern size_t vt_pb_nreqs;
+
+/* A handle MPI gives for a request that is complete already and shared by many. */
+int vt_pb_handle_is_builtin(MPI_Request h);
+
+/* Header: writes the VT_PB_H bytes for a send. */
+void vt_pb_header_write(uint8_t *h, const vt_call *c, int mode, int blocking, MPI_Count payload);
+/* Reads one; returns 0, or -1 when it is not a vtrace header (a peer without the layer). */
+int vt_pb_header_read(const uint8_t *h, vt_pb_header *out);
+
+/* Packs count elements of buf into out (s->bytes bytes). Returns an MPI error code. */
+int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out, MPI_Comm comm);
+/* Unpacks n payload bytes from in into buf (n <= the capacity; a trailing partial
+ * element too). Returns an MPI error code. */
+int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s,
+                 MPI_Comm comm);
+
+/* The struct datatype [VT_PB_H bytes at hdr | count x type at buf] over MPI_BOTTOM. */
+int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
+
+/* Thread-local scratch for blocking calls (slot 0 send, 1 receive); NULL when out of memory. */
+uint8_t *vt_pb_scratch(int slot, size_t bytes);
+
+/* A received message is in: check its header, unpack a packed payload, set the count
+ * the user sees. stage: the header (and payload when packed). Statuses of cancelled
+ * receives are left alone. */
+void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
+                       MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
+                       MPI_Count *payload_out);
+
+/* Requests freed by the user while active, finished later. */
+void vt_pb_orphan(pb_req *r);
+
+void vt_pb_lock(void);
+void vt_pb_unlock(void);
+
+#endif

@@ -1,0 +1,104 @@
+/* The piggyback transport (doc/piggyback.md): with VTRACE_MODE=reduced or both, every
+ * point-to-point message travels as [header | payload], the payload packed as the
+ * user's datatype describes it, and the application sees exactly what plain MPICH
+ * gives it (data, status, counts, errors, matching order).
+ *
+ * The generated wrappers (maint/gen_wrappers.py) call these functions in place of the
+ * PMPI_ call when vt__pb is set; the Wait/Test family reaches vt_pb_completed through
+ * the one completion routine of handlers.c. Messages to and from MPI_PROC_NULL carry
+ * no header. */
+#ifndef VT_PIGGYBACK_H
+#define VT_PIGGYBACK_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "state.h"
+
+/* Header bytes on every message: fixed, so that sender and receiver choose their
+ * strategy (pack or struct datatype) independently and agree on the bytes. */
+#define VT_PB_H 64
+
+/* Payloads below this many bytes are packed with their header into one buffer; from
+ * it on, a struct datatype [header | user buffer] goes over MPI_BOTTOM (doc/piggyback.md:
+ * measured; it is the same-node eager limit of MPICH ch4:ucx). */
+#define VT_PB_PACK_MAX 8256
+
+enum vt_pb_mode { VT_PB_STANDARD = 0, VT_PB_SYNC = 1, VT_PB_BUFFERED = 2, VT_PB_READY = 3 };
+
+/* What a received header says (vt_pb_header_read). */
+typedef struct vt_pb_header {
+    uint8_t mode;           /* enum vt_pb_mode */
+    uint8_t blocking;       /* sent by a blocking call */
+    uint64_t payload;       /* payload bytes */
+    uint64_t send_seq;      /* the sending call's sequence number */
+    int64_t send_start;     /* its start, ns on the sender's clock */
+    uint8_t poly_len;       /* the sender's difference, encoded (poly.h) */
+    uint8_t poly[VT_PB_H - 33];
+} vt_pb_header;
+
+/* Nonzero from MPI_Init to MPI_Finalize in the modes that carry headers. */
+extern VT_HIDDEN int vt__pb;
+
+/* Called by MPI_Init's wrapper before PMPI_Init: moves the eager limit by the header
+ * (UCX_RNDV_THRESH, unless the user set it) when VTRACE_MODE asks for headers. */
+VT_HIDDEN void vt_pb_before_init(void);
+/* After the configuration is agreed: turn the transport on (every rank the same). */
+VT_HIDDEN void vt_pb_start_transport(void);
+/* At MPI_Finalize, before the layer stops: finishes freed requests still in flight. */
+VT_HIDDEN void vt_pb_finalize(void);
+
+VT_HIDDEN int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm comm);
+VT_HIDDEN int vt_pb_isend(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
+                          int tag, MPI_Comm comm, MPI_Request *req);
+VT_HIDDEN int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
+                              int tag, MPI_Comm comm, MPI_Request *req);
+VT_HIDDEN int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                         MPI_Status *st);
+VT_HIDDEN int vt_pb_irecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                          MPI_Request *req);
+VT_HIDDEN int vt_pb_recv_init(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
+                              MPI_Comm comm, MPI_Request *req);
+VT_HIDDEN int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                             void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+                             MPI_Status *st);
+VT_HIDDEN int vt_pb_sendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
+                                     int src, int rtag, MPI_Comm comm, MPI_Status *st);
+VT_HIDDEN int vt_pb_isendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+                              MPI_Request *req);
+VT_HIDDEN int vt_pb_isendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int dest, int stag,
+                                      int src, int rtag, MPI_Comm comm, MPI_Request *req);
+VT_HIDDEN int vt_pb_mrecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg,
+                          MPI_Status *st);
+VT_HIDDEN int vt_pb_imrecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg,
+                           MPI_Request *req);
+
+/* After a probe that found a message: the count the user sees is the payload's. */
+VT_HIDDEN void vt_pb_probed(int rc, int flag, MPI_Status *st);
+
+/* Persistent requests: refresh headers and payloads before PMPI_Start(all). */
+VT_HIDDEN void vt_pb_start(vt_call *c, int n, MPI_Request *reqs);
+/* MPI_Request_free: an active request stays ours until it completes. */
+VT_HIDDEN int vt_pb_request_free(MPI_Request *req);
+/* MPI_Request_get_status found h complete: unpack once, fix the count. */
+VT_HIDDEN void vt_pb_peeked(MPI_Request h, int rc, int flag, MPI_Status *st);
+/* Request h (its handle before the call) completed with status st (NULL: none):
+ * unpack, fix the count, release what the layer held for it. */
+VT_HIDDEN void vt_pb_completed(MPI_Request h, MPI_Status *st);
+
+/* Requests the user freed while active, finished at the next chance (pitfall 8). */
+extern VT_HIDDEN struct pb_req *vt_pb_orphans;
+VT_HIDDEN void vt_pb_poll_orphans(void);
+static inline void vt_pb_poll(void)
+{
+    if (VT_UNLIKELY(vt_pb_orphans != NULL))
+        vt_pb_poll_orphans();
+}
+
+VT_HIDDEN int vt_pb_buffer_attach(void *buf, MPI_Count size);
+VT_HIDDEN int vt_pb_buffer_detach(void *addr, int *size);
+VT_HIDDEN int vt_pb_buffer_detach_c(void *addr, MPI_Count *size);
+
+#endif
