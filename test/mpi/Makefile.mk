@@ -19,7 +19,8 @@ vt_mpi_traced = \
 	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
 	test/mpi/small_buffer test/mpi/threads \
 	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline \
-	test/mpi/periodic_mark test/mpi/periodic_keep3 test/mpi/odd_requests
+	test/mpi/periodic_mark test/mpi/periodic_keep3 test/mpi/odd_requests \
+	test/mpi/pb_transparency test/mpi/pb_transparency_4
 # Programs linked by the plain MPI compiler: traced through LD_PRELOAD (route 3) or
 # rebuilt at test time with 'mpicc -profile=vtrace' (route 2).
 vt_mpi_plain = test/mpi/route_preload test/mpi/route_profile
@@ -31,6 +32,15 @@ vt_mpi_ldflags = -no-install
 test_mpi_odd_requests_SOURCES = test/mpi/odd_requests.c test/mpi/mpitest.h
 test_mpi_odd_requests_LDADD = libvtrace.la
 test_mpi_odd_requests_LDFLAGS = $(vt_mpi_ldflags)
+# what the program sees of point-to-point communication, the same with the layer's header
+# on every message (VTRACE_MODE=reduced) as without the layer (RUN_COMPARE in testlist);
+# 2 and 4 ranks
+test_mpi_pb_transparency_SOURCES = test/mpi/pb_transparency.c
+test_mpi_pb_transparency_LDADD = libvtrace.la
+test_mpi_pb_transparency_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_pb_transparency_4_SOURCES = test/mpi/pb_transparency.c
+test_mpi_pb_transparency_4_LDADD = libvtrace.la
+test_mpi_pb_transparency_4_LDFLAGS = $(vt_mpi_ldflags)
 # the two-phase program of the run-time periodicity detector, under two settings
 test_mpi_periodic_mark_SOURCES = test/mpi/phases.c test/mpi/mpitest.h
 test_mpi_periodic_mark_LDADD = libvtrace.la
@@ -140,7 +150,7 @@ EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py
 # expected failure): these remove the files (rm -f cannot remove directories; the
 # empty directories do not bother distcheck).
 CLEANFILES += test/mpi/.mpiexec.lock test/mpi/*.dir/trace/* test/mpi/*.dir/run.* test/mpi/*.dir/dynamic.expect.* \
-	test/mpi/*.dir/vtrace.conf test/mpi/*.dir/*.dat
+	test/mpi/*.dir/vtrace.conf test/mpi/*.dir/*.dat test/mpi/*.dir/*.log test/mpi/*.dir/ref/*
 
 # the piggyback transport refuses ranks running different modes (issue 4)
 TESTS += test/mpi/mixed_modes.sh

@@ -23,6 +23,12 @@
 #     RUN_TRACE=check:S   a trace checked by the script test/mpi/S (arguments: the vtrace
 #                         command and the trace; run in the work directory, with the
 #                         test's VAR=value pairs in its environment)
+#     RUN_TRACE=unchecked a trace (trace/vtrace.defs), its content not checked
+#     RUN_COMPARE=V=x,... first run the program as a reference, in the subdirectory ref/
+#                         of the work directory, with V=x,... after the test's own
+#                         settings (VTRACE_MODE=off: MPICH alone); the files *.log the
+#                         two runs write in their directories must be the same, byte for
+#                         byte (the differences are shown)
 # A program not listed in testlist is run as it is (this script is automake's
 # LOG_COMPILER for the whole tree).
 #
@@ -72,7 +78,7 @@ set -- $line
 set +f
 nprocs=$2
 shift 2
-run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model=
+run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model= run_compare=
 envs=
 for kv in "$@"; do
     case "$kv" in
@@ -84,6 +90,7 @@ for kv in "$@"; do
         RUN_SOURCE=*) run_source=${kv#RUN_SOURCE=} ;;
         RUN_PRELOAD=*) run_preload=${kv#RUN_PRELOAD=} ;;
         RUN_MODEL=*) run_model=${kv#RUN_MODEL=} ;;
+        RUN_COMPARE=*) run_compare=`echo "${kv#RUN_COMPARE=}" | tr ',' ' '` ;;
         RUN_*) hard_error "unknown runner setting $kv in $list" ;;
         *=*) envs="$envs $kv" ;;
         *) hard_error "bad word '$kv' in $list (expected VAR=value)" ;;
@@ -168,6 +175,17 @@ if [ "$run_preload" = yes ]; then
     rm -rf "$trace" dynamic.expect.*
     echo "# traced run"
     run_mpi "$exe" LD_PRELOAD="$lib"
+elif [ -n "$run_compare" ]; then
+    echo "# reference run ($run_compare), in ref/"
+    mkdir ref && cd ref || hard_error "cannot create $work/ref"
+    test_trace=$trace
+    trace="$work/ref/trace"
+    run_mpi "$exe" $run_compare
+    [ "$rc" = 0 ] || failed "the reference run exited with $rc"
+    trace=$test_trace
+    cd "$work" || hard_error "cannot enter $work"
+    echo "# run under test"
+    run_mpi "$exe"
 else
     run_mpi "$exe"
 fi
@@ -179,6 +197,20 @@ elif [ "$rc" != 0 ]; then
 fi
 if [ -n "$run_stderr" ] && ! grep -E -q -e "$run_stderr" run.err; then
     failed "its standard error does not match '$run_stderr'"
+fi
+
+if [ -n "$run_compare" ]; then
+    logs=`ls ref/*.log *.log 2> /dev/null | sed 's,^ref/,,' | sort -u`
+    [ -n "$logs" ] || failed "neither run wrote a *.log file to compare"
+    for f in $logs; do
+        if [ ! -f "ref/$f" ] || [ ! -f "$f" ]; then
+            failed "$f: written by one run only"
+        elif ! cmp -s "ref/$f" "$f"; then
+            failed "$f differs from the reference run's"
+            diff -u "ref/$f" "$f" | head -n 200
+        fi
+    done
+    [ "$status" = 0 ] && echo "# the logs of both runs are the same:" $logs
 fi
 
 if [ "$run_trace" = none ]; then
@@ -195,6 +227,8 @@ elif [ "${run_trace%%:*}" = check ]; then
     [ -f "$script" ] || hard_error "$script is missing"
     [ -f "$trace/vtrace.defs" ] || failed "no trace was written"
     [ "$status" = 0 ] && { env $envs sh "$script" "$vtrace" "$trace" || failed "$script failed"; }
+elif [ "$run_trace" = unchecked ]; then
+    [ -f "$trace/vtrace.defs" ] || failed "no trace was written"
 elif [ "$run_trace" = model ]; then
     [ -n "$run_model" ] || hard_error "RUN_TRACE=model needs RUN_MODEL"
     [ -f "$trace/vtrace.defs" ] || failed "no trace was written"
