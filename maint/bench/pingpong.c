@@ -65,6 +65,7 @@ int main(int argc, char **argv)
         char *big = malloc(4194304);
         memset(big, 2, 4194304);
         MPI_Request reqs[WINDOW];
+        MPI_Status sts[WINDOW];
         double samples[REPS];
         for (int r = 0; r < REPS; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
                         MPI_Irecv(big + w * n, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &reqs[w]);
                 }
                 if (rank < 2)
-                    MPI_Waitall(WINDOW, reqs, MPI_STATUSES_IGNORE);
+                    MPI_Waitall(WINDOW, reqs, sts);
                 if (rank == 0)
                     MPI_Recv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 else if (rank == 1)
