@@ -145,12 +145,8 @@ void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_byte
                        MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
                        MPI_Count *payload_out)
 {
-    int cancelled = 0;
-    if (st && st != MPI_STATUS_IGNORE) {
-        PMPI_Test_cancelled(st, &cancelled);
-        if (cancelled)
-            return;
-    }
+    if (st && st != MPI_STATUS_IGNORE && vt_pb_status_cancelled(st))
+        return;
     MPI_Count n = 0;
     vt_pb_header h;
     int have_header;
@@ -160,9 +156,9 @@ void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_byte
         if (n > VT_PB_H + capacity_bytes)
             n = VT_PB_H + capacity_bytes;
     } else {
-        if (!st || st == MPI_STATUS_IGNORE || PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS ||
-            n == MPI_UNDEFINED)
+        if (!st || st == MPI_STATUS_IGNORE)
             return;
+        n = vt_pb_status_bytes(st);
         have_header = n >= VT_PB_H && vt_pb_header_read(stage, &h) == 0;
     }
     static int warned;
@@ -179,7 +175,7 @@ void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_byte
     if (packed)
         vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s, comm);
     if (st && st != MPI_STATUS_IGNORE)
-        PMPI_Status_set_elements_x(st, MPI_BYTE, payload);
+        vt_pb_status_set_bytes(st, payload);
     if (payload_out)
         *payload_out = payload;
 }

@@ -318,9 +318,9 @@ void vt_pb_probed(int rc, int flag, MPI_Status *st)
 {
     if (rc != MPI_SUCCESS || !flag || !st || st == MPI_STATUS_IGNORE || st->MPI_SOURCE == MPI_PROC_NULL)
         return;
-    MPI_Count n;
-    if (PMPI_Get_count_c(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= VT_PB_H)
-        PMPI_Status_set_elements_x(st, MPI_BYTE, n - VT_PB_H);
+    MPI_Count n = vt_pb_status_bytes(st);
+    if (n >= VT_PB_H)
+        vt_pb_status_set_bytes(st, n - VT_PB_H);
 }
 
 /* ------------------------------------------------------------------ send and receive */

@@ -16,12 +16,8 @@ static void finish(pb_req *r, MPI_Status *st)
     if (r->kind != PB_RECV)
         return;
     if (r->unpacked) {
-        int cancelled = 0;
-        if (st && st != MPI_STATUS_IGNORE) {
-            PMPI_Test_cancelled(st, &cancelled);
-            if (!cancelled)
-                PMPI_Status_set_elements_x(st, MPI_BYTE, r->payload);
-        }
+        if (st && st != MPI_STATUS_IGNORE && !vt_pb_status_cancelled(st))
+            vt_pb_status_set_bytes(st, r->payload);
         return;
     }
     vt_pb_finish_recv(r->stage, r->packed, r->shape.bytes, r->ubuf, r->ucount, r->utype, &r->shape, r->comm, st,

@@ -155,3 +155,33 @@ CLEANFILES += test/mpi/.mpiexec.lock test/mpi/*.dir/trace/* test/mpi/*.dir/run.*
 # the piggyback transport refuses ranks running different modes (issue 4)
 TESTS += test/mpi/mixed_modes.sh
 EXTRA_DIST += test/mpi/mixed_modes.sh
+
+# The programs above again with the piggyback transport on (VTRACE_MODE=reduced): the same
+# trace (counts are the payload's, matching is whole), the programs' own checks pass.
+vt_mpi_pb = test/mpi/p2p_blocking_pb test/mpi/p2p_nonblocking_pb test/mpi/persistent_pb test/mpi/sendrecv_pb test/mpi/probe_pb test/mpi/master_worker_pb test/mpi/threads_pb test/mpi/odd_requests_pb
+check_PROGRAMS += $(vt_mpi_pb)
+TESTS += $(vt_mpi_pb)
+test_mpi_p2p_blocking_pb_SOURCES = test/mpi/p2p_blocking.c test/mpi/mpitest.h
+test_mpi_p2p_blocking_pb_LDADD = libvtrace.la
+test_mpi_p2p_blocking_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_p2p_nonblocking_pb_SOURCES = test/mpi/p2p_nonblocking.c test/mpi/mpitest.h
+test_mpi_p2p_nonblocking_pb_LDADD = libvtrace.la
+test_mpi_p2p_nonblocking_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_persistent_pb_SOURCES = test/mpi/persistent.c test/mpi/mpitest.h
+test_mpi_persistent_pb_LDADD = libvtrace.la
+test_mpi_persistent_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_sendrecv_pb_SOURCES = test/mpi/sendrecv.c test/mpi/mpitest.h
+test_mpi_sendrecv_pb_LDADD = libvtrace.la
+test_mpi_sendrecv_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_probe_pb_SOURCES = test/mpi/probe.c test/mpi/mpitest.h
+test_mpi_probe_pb_LDADD = libvtrace.la
+test_mpi_probe_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_master_worker_pb_SOURCES = test/mpi/master_worker.c test/mpi/mpitest.h
+test_mpi_master_worker_pb_LDADD = libvtrace.la
+test_mpi_master_worker_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_threads_pb_SOURCES = test/mpi/threads.c test/mpi/mpitest.h
+test_mpi_threads_pb_LDADD = libvtrace.la -lpthread
+test_mpi_threads_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_odd_requests_pb_SOURCES = test/mpi/odd_requests.c test/mpi/mpitest.h
+test_mpi_odd_requests_pb_LDADD = libvtrace.la
+test_mpi_odd_requests_pb_LDFLAGS = $(vt_mpi_ldflags)

@@ -24,6 +24,8 @@
 #                         command and the trace; run in the work directory, with the
 #                         test's VAR=value pairs in its environment)
 #     RUN_TRACE=unchecked a trace (trace/vtrace.defs), its content not checked
+#     RUN_EXPECT=OTHER    check the trace against test/mpi/OTHER.expect (the same program
+#                         built under another name, run another way)
 #     RUN_COMPARE=V=x,... first run the program as a reference, in the subdirectory ref/
 #                         of the work directory, with V=x,... after the test's own
 #                         settings (VTRACE_MODE=off: MPICH alone); the files *.log the
@@ -78,7 +80,7 @@ set -- $line
 set +f
 nprocs=$2
 shift 2
-run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model= run_compare=
+run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model= run_compare= run_expect=
 envs=
 for kv in "$@"; do
     case "$kv" in
@@ -90,6 +92,7 @@ for kv in "$@"; do
         RUN_SOURCE=*) run_source=${kv#RUN_SOURCE=} ;;
         RUN_PRELOAD=*) run_preload=${kv#RUN_PRELOAD=} ;;
         RUN_MODEL=*) run_model=${kv#RUN_MODEL=} ;;
+        RUN_EXPECT=*) run_expect=${kv#RUN_EXPECT=} ;;
         RUN_COMPARE=*) run_compare=`echo "${kv#RUN_COMPARE=}" | tr ',' ' '` ;;
         RUN_*) hard_error "unknown runner setting $kv in $list" ;;
         *=*) envs="$envs $kv" ;;
@@ -216,7 +219,7 @@ fi
 if [ "$run_trace" = none ]; then
     expect_no_files "a run that must write nothing"
 elif [ "$run_trace" = yes ]; then
-    expect="$srcdir/test/mpi/$name.expect"
+    expect="$srcdir/test/mpi/${run_expect:-$name}.expect"
     [ -f "$expect" ] || hard_error "$expect is missing"
     dyn=`ls dynamic.expect.* 2> /dev/null | tr "\n" " "`
     echo "+ $VTEST_PYTHON check_trace.py --vtrace $vtrace $trace $expect $dyn"
