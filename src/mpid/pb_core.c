@@ -4,6 +4,8 @@
 #include "pb_priv.h"
 #include "buffer.h"
 #include "log.h"
+#include "model.h"
+#include "vt_fn.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -106,20 +108,37 @@ int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Dataty
 
 /* ------------------------------------------------------------------ headers */
 
-void vt_pb_header_write(uint8_t *h, const vt_call *c, int mode, int blocking, MPI_Count payload)
+/* What the model makes of each function's messages (model.h), set when the transport
+ * starts: its send kind, and whether it is a blocking send. */
+static uint8_t send_kind[VT_NFN], blocking_send[VT_NFN];
+static int64_t model_trdv = 8256;
+
+void vt_pb_model_init(int64_t t_rdv)
 {
-    uint64_t pl = (uint64_t)payload, seq = 0;
+    model_trdv = t_rdv;
+    for (unsigned f = 0; f < VT_NFN; f++) {
+        enum vt_model_kind k = vt_model_kind_of(vt_fn_name[f]);
+        send_kind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
+        blocking_send[f] = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND;
+    }
+}
+
+void vt_pb_header_write(uint8_t *h, const vt_call *c, unsigned fn, int mode, MPI_Count payload)
+{
+    vt_model_params p = {.T_rdv = model_trdv};
+    uint64_t pl = (uint64_t)payload, seq = 2 * vt__calls + 1;
     int64_t start = c ? c->enter : 0;
+    int sync = fn < VT_NFN && vt_model_is_sync((enum vt_model_kind)send_kind[fn], pl, &p);
     h[0] = 'V';
     h[1] = 'P';
     h[2] = 1;
-    h[3] = (uint8_t)((mode & 3) | (blocking ? 4 : 0));
+    h[3] = (uint8_t)((mode & 3) | (fn < VT_NFN && blocking_send[fn] ? 4 : 0) | (sync ? 8 : 0));
     memset(h + 4, 0, 4);
     memcpy(h + 8, &pl, 8);
-    /* the sequence number and the difference are the run-time decisions' (issue 4,
-     * doc/piggyback.md); until they are on, an empty difference */
     memcpy(h + 16, &seq, 8);
     memcpy(h + 24, &start, 8);
+    /* the difference is the run-time decisions' (doc/piggyback.md); until they are on,
+     * an empty one */
     h[32] = 0;
 }
 
@@ -129,6 +148,7 @@ int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
         return -1;
     out->mode = h[3] & 3;
     out->blocking = (h[3] >> 2) & 1;
+    out->sync = (h[3] >> 3) & 1;
     memcpy(&out->payload, h + 8, 8);
     memcpy(&out->send_seq, h + 16, 8);
     memcpy(&out->send_start, h + 24, 8);

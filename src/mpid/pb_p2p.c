@@ -5,6 +5,7 @@
  * it exactly as without the layer. */
 #include "vt_config.h"
 #include "pb_priv.h"
+#include "vt_fn.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,12 @@ static void wire_done(wire *w)
 static int is_packed(const pb_shape *s) { return s->bytes < VT_PB_PACK_MAX; }
 
 /* The wire form of a send into w; stage holds H + payload bytes when packed, H otherwise. */
-static int wire_send(wire *w, vt_call *c, int mode, int blocking, const void *buf, MPI_Count count,
-                     MPI_Datatype type, MPI_Comm comm, uint8_t *stage)
+static int wire_send(wire *w, vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type,
+                     MPI_Comm comm, uint8_t *stage)
 {
     w->own = MPI_DATATYPE_NULL;
     w->hdr = stage;
-    vt_pb_header_write(stage, c, mode, blocking, w->s.bytes);
+    vt_pb_header_write(stage, c, c ? c->fn : VT_NFN, mode, w->s.bytes);
     if (w->packed) {
         w->buf = stage;
         w->count = VT_PB_H + w->s.bytes;
@@ -121,7 +122,7 @@ int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datat
     uint8_t *stage = w.packed ? vt_pb_scratch(0, (size_t)(VT_PB_H + w.s.bytes)) : hdr;
     if (!stage)
         return MPI_ERR_NO_MEM;
-    int rc = wire_send(&w, c, mode, 1, buf, count, type, comm, stage);
+    int rc = wire_send(&w, c, mode, buf, count, type, comm, stage);
     if (rc == MPI_SUCCESS)
         rc = send_mode(mode, w.buf, w.count, w.type, dest, tag, comm);
     wire_done(&w);
@@ -159,6 +160,7 @@ static int post_send(int persistent, vt_call *c, int mode, const void *buf, MPI_
     r->kind = PB_SEND;
     r->persistent = (uint8_t)persistent;
     r->mode = (uint8_t)mode;
+    r->fn = c ? c->fn : VT_NFN;
     r->packed = w.packed;
     r->ubuf = (void *)buf;
     r->ucount = count;
@@ -169,7 +171,7 @@ static int post_send(int persistent, vt_call *c, int mode, const void *buf, MPI_
     if (persistent && w.packed && !w.s.contiguous)
         rc = PMPI_Type_dup(type, &r->utype);
     if (rc == MPI_SUCCESS)
-        rc = wire_send(&w, c, mode, 0, buf, count, type, comm, r->stage);
+        rc = wire_send(&w, c, mode, buf, count, type, comm, r->stage);
     if (rc == MPI_SUCCESS)
         rc = call(mode, w.buf, w.count, w.type, dest, tag, comm, req);
     wire_done(&w);
@@ -330,7 +332,7 @@ static int packed_send_half(wire *w, vt_call *c, const void *buf, MPI_Count coun
                             uint8_t *stage)
 {
     w->packed = 1;
-    return wire_send(w, c, VT_PB_STANDARD, 1, buf, count, type, comm, stage);
+    return wire_send(w, c, VT_PB_STANDARD, buf, count, type, comm, stage);
 }
 
 int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
@@ -347,7 +349,7 @@ int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype 
     if (pbs) {
         ws.packed = is_packed(&ws.s);
         uint8_t *stage = ws.packed ? vt_pb_scratch(0, (size_t)(VT_PB_H + ws.s.bytes)) : hs;
-        rc = stage ? wire_send(&ws, c, VT_PB_STANDARD, 1, sbuf, scount, stype, comm, stage) : MPI_ERR_NO_MEM;
+        rc = stage ? wire_send(&ws, c, VT_PB_STANDARD, sbuf, scount, stype, comm, stage) : MPI_ERR_NO_MEM;
     } else {
         ws.buf = (void *)sbuf, ws.count = scount, ws.type = stype;
     }

@@ -28,6 +28,7 @@ typedef struct pb_req {
     uint8_t unpacked;       /* Request_get_status already unpacked it */
     uint8_t payload_in_header; /* Isendrecv: MPICH 4.0.2 leaves no usable count */
     uint8_t mode;           /* sends: enum vt_pb_mode */
+    unsigned fn;            /* persistent sends: the *_init function (what the model sees) */
     uint8_t *stage;         /* [header | packed payload], or the header alone (struct way) */
     int packed;             /* stage holds the payload too */
     MPI_Count stage_bytes;  /* H + payload capacity (packed way) */
@@ -53,10 +54,13 @@ extern size_t vt_pb_nreqs;
 /* A handle MPI gives for a request that is complete already and shared by many. */
 int vt_pb_handle_is_builtin(MPI_Request h);
 
-/* Header: writes the VT_PB_H bytes for a send. */
-void vt_pb_header_write(uint8_t *h, const vt_call *c, int mode, int blocking, MPI_Count payload);
+/* Header: writes the VT_PB_H bytes for a send made by call c as function fn (the
+ * *_init template for persistent sends). */
+void vt_pb_header_write(uint8_t *h, const vt_call *c, unsigned fn, int mode, MPI_Count payload);
 /* Reads one; returns 0, or -1 when it is not a vtrace header (a peer without the layer). */
 int vt_pb_header_read(const uint8_t *h, vt_pb_header *out);
+/* The model's kinds of every function, for the header (at the transport's start). */
+void vt_pb_model_init(int64_t t_rdv);
 
 /* Packs count elements of buf into out (s->bytes bytes). Returns an MPI error code. */
 int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out, MPI_Comm comm);

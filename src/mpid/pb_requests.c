@@ -69,7 +69,7 @@ void vt_pb_start(vt_call *c, int n, MPI_Request *reqs)
         r->unpacked = 0;
         if (r->kind != PB_SEND)
             continue;
-        vt_pb_header_write(r->stage, c, r->mode, 0, r->shape.bytes);
+        vt_pb_header_write(r->stage, c, r->fn, r->mode, r->shape.bytes);
         if (r->packed)
             vt_pb_pack(r->ubuf, r->ucount, r->utype, &r->shape, r->stage + VT_PB_H, r->comm);
     }
@@ -164,7 +164,11 @@ void vt_pb_before_init(void)
     }
 }
 
-void vt_pb_start_transport(void) { vt__pb = 1; }
+void vt_pb_start_transport(int64_t t_rdv)
+{
+    vt_pb_model_init(t_rdv);
+    vt__pb = 1;
+}
 
 void vt_pb_finalize(void)
 {

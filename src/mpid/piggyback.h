@@ -29,10 +29,11 @@ enum vt_pb_mode { VT_PB_STANDARD = 0, VT_PB_SYNC = 1, VT_PB_BUFFERED = 2, VT_PB_
 /* What a received header says (vt_pb_header_read). */
 typedef struct vt_pb_header {
     uint8_t mode;           /* enum vt_pb_mode */
-    uint8_t blocking;       /* sent by a blocking call */
+    uint8_t blocking;       /* sent by a blocking MPI_Send, Ssend, Rsend or Bsend (model.md §4: adoption) */
+    uint8_t sync;           /* synchronous to the model (model.md §3: by the call and the size) */
     uint64_t payload;       /* payload bytes */
-    uint64_t send_seq;      /* the sending call's sequence number */
-    int64_t send_start;     /* its start, ns on the sender's clock */
+    uint64_t send_seq;      /* the sending call's model sequence number (2 callno + 1) */
+    int64_t send_start;     /* its enter, ns on the sender's clock */
     uint8_t poly_len;       /* the sender's difference, encoded (poly.h) */
     uint8_t poly[VT_PB_H - 33];
 } vt_pb_header;
@@ -43,8 +44,9 @@ extern VT_HIDDEN int vt__pb;
 /* Called by MPI_Init's wrapper before PMPI_Init: moves the eager limit by the header
  * (UCX_RNDV_THRESH, unless the user set it) when VTRACE_MODE asks for headers. */
 VT_HIDDEN void vt_pb_before_init(void);
-/* After the configuration is agreed: turn the transport on (every rank the same). */
-VT_HIDDEN void vt_pb_start_transport(void);
+/* After the configuration is agreed: turn the transport on (every rank the same);
+ * t_rdv: the model's rendezvous threshold, for the header's synchronous bit. */
+VT_HIDDEN void vt_pb_start_transport(int64_t t_rdv);
 /* At MPI_Finalize, before the layer stops: finishes freed requests still in flight. */
 VT_HIDDEN void vt_pb_finalize(void);
 

@@ -15,6 +15,7 @@ libvtrace_la_SOURCES = \
 	src/tracing/topo.c src/tracing/topo.h \
 	src/tracing/clock.c src/tracing/clock.h \
 	src/tracing/period.c src/tracing/period.h src/tracing/dpd.c src/tracing/dpd.h \
+	src/tracing/model.c src/tracing/model.h \
 	src/mpid/piggyback.h src/mpid/pb_priv.h src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.

@@ -74,6 +74,7 @@ static inline void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t
 {
     if (VT_LIKELY(p != NULL)) {
         profile_add(c->fn, exit - c->enter, bytes, 1);
+        vt__calls++;
         vt_rec_end(p, exit);
     } else {
         vt_lock();

@@ -27,6 +27,7 @@
 VT_HIDDEN int vt__active;
 VT_HIDDEN __thread int vt__depth __attribute__((tls_model("initial-exec")));
 
+VT_HIDDEN uint64_t vt__calls;
 static int started;             /* initialisation was attempted */
 static int finished;
 static int late_init;
@@ -243,7 +244,7 @@ static int start(int provided)
         return -1;
     if (cfg.mode == VT_MODE_REDUCED || cfg.mode == VT_MODE_BOTH) {
         /* every message carries the header from here on (src/mpid/piggyback.h) */
-        vt_pb_start_transport();
+        vt_pb_start_transport((int64_t)cfg.model_trdv);
         if (rank == 0)
             vt_warn("VTRACE_MODE=%s: messages carry the run-time reduction's header; its decisions are not "
                     "in this version yet, so a full trace is recorded", vt_mode_name(cfg.mode));
@@ -318,6 +319,7 @@ static void record_call(unsigned fn, int64_t enter, int64_t exit, const void *si
         vt__profile[fn].calls++;
         vt__profile[fn].time_ns += (uint64_t)(exit - enter);
         vt__profile[fn].records++;
+        vt__calls++;
         vt_rec_end(p, exit);
     }
     (void)c;

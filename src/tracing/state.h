@@ -28,6 +28,10 @@ typedef struct vt_call {
     MPI_Status inline_statuses[4];
 } vt_call;
 
+/* Call records written so far on this rank: the model sequence number of the call being
+ * made is 2 vt__calls + 1 (doc/format.md), which the piggyback header carries. */
+extern VT_HIDDEN uint64_t vt__calls;
+
 /* Nonzero while recording (between initialisation and finalisation, mode not off). */
 extern VT_HIDDEN int vt__active;
 /* Nonzero on a thread while it is inside the layer: MPI calls made by the MPI library

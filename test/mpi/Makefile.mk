@@ -185,3 +185,10 @@ test_mpi_threads_pb_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_odd_requests_pb_SOURCES = test/mpi/odd_requests.c test/mpi/mpitest.h
 test_mpi_odd_requests_pb_LDADD = libvtrace.la
 test_mpi_odd_requests_pb_LDFLAGS = $(vt_mpi_ldflags)
+
+# the header's fields, read past the layer, against the sender's trace (issue 4)
+vt_mpi_traced += test/mpi/pb_header
+test_mpi_pb_header_SOURCES = test/mpi/pb_header.c
+test_mpi_pb_header_LDADD = libvtrace.la
+test_mpi_pb_header_LDFLAGS = $(vt_mpi_ldflags)
+EXTRA_DIST += test/mpi/pb_header.check
