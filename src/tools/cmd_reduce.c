@@ -21,6 +21,9 @@ void vt__usage_reduce(FILE *out)
             "      --threshold DUR    candidate threshold θ (default: the trace's)\n"
             "      --candidates all|bursts  which events θ applies to (default: the trace's)\n"
             "      --m N, --K N       limits of the symbolic difference (1-7 variables, 1-8 terms)\n"
+            "      --header-bytes N   room for the difference in a message header (0: no limit;\n"
+            "                         default: the trace's VTRACE_MODEL_PBYTES); longer ones\n"
+            "                         overflow to an atom, as the run time does\n"
             "      --no-compress      raw blocks (default: zstd, when vtrace was built with it)\n"
             "      --check            at every event, the symbolic difference evaluated at each\n"
             "                         scenario must equal the replay's (model.md §7.4)\n"
@@ -37,7 +40,7 @@ int vt__cmd_reduce(int argc, char **argv)
 {
     const char *in = NULL, *outdir = NULL, *threshold = NULL, *cands_opt = NULL, *broken = NULL, *polys_path = NULL;
     FILE *polys = NULL;
-    int json = 0, check = 0, nowrite = 0, compress = 1, m_opt = 0, k_opt = 0;
+    int json = 0, check = 0, nowrite = 0, compress = 1, m_opt = 0, k_opt = 0, room_opt = -1;
     int quiet = 0;
     vt__progress pr = {0};
     uint32_t nrandom = 0, seed = 1;
@@ -80,6 +83,12 @@ int vt__cmd_reduce(int argc, char **argv)
                 m_opt = v;
             else
                 k_opt = v;
+        } else if (!strcmp(a, "--header-bytes") && i + 1 < argc) {
+            if (vt_parse_int(argv[++i], 0, 4096, &room_opt)) {
+                rc = vt__usage_error(vt__usage_reduce, "--header-bytes takes an integer from 0 to 4096, not '%s'",
+                                     argv[i]);
+                goto out;
+            }
         } else if (!strcmp(a, "--polys") && i + 1 < argc) {
             polys_path = argv[++i];
         } else if (!strcmp(a, "--broken-rule") && i + 1 < argc) {
@@ -168,6 +177,8 @@ int vt__cmd_reduce(int argc, char **argv)
         p.m = m_opt;
     if (k_opt)
         p.K = k_opt;
+    if (room_opt >= 0)
+        p.pbytes = room_opt;
     if (nrandom) {
         if (vt_replay_candidates(t, &p, vt__cand_collect, &cs, &verr)) {
             rc = vt__fail(&verr);

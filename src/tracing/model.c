@@ -16,6 +16,7 @@ void vt_model_defaults(vt_model_params *p)
     p->T_rdv = 8256;   /* MPICH ch4:ucx same-node eager limit (piggyback-notes.md) */
     p->m = 4;
     p->K = 8;
+    p->pbytes = 0;
 }
 
 static int line_value(const char *text, const char *key, char *out, size_t len)
@@ -85,6 +86,11 @@ int vt_model_params_parse(vt_model_params *p, const char *text, char *err, size_
         if (vt_parse_int(v, 1, 8, &i))
             BAD("VTRACE_MODEL_K");
         p->K = i;
+    }
+    if (line_value(text, "VTRACE_MODEL_PBYTES", v, sizeof v)) {
+        if (vt_parse_int(v, 0, 4096, &i))
+            BAD("VTRACE_MODEL_PBYTES");
+        p->pbytes = i;
     }
 #undef BAD
     return 0;

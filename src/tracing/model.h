@@ -15,10 +15,12 @@ typedef struct vt_model_params {
     int64_t G_ps;        /* ... and time per byte, in picoseconds (λ = L + G_ps s / 1000) */
     int64_t T_rdv;       /* bytes from which a standard send is synchronous */
     int m, K;            /* polynomial limits before overflow to an atom */
+    int pbytes;          /* room for the difference in a message header, bytes (0: no limit):
+                          * a longer one overflows to an atom too (doc/model-notes.md) */
 } vt_model_params;
 
 /* Defaults, then KEY=value lines of a trace's configuration text (VTRACE_THRESHOLD,
- * VTRACE_CANDIDATES, VTRACE_MODEL_L, _G, _TRDV, _M, _K). Returns 0, or -1 with a
+ * VTRACE_CANDIDATES, VTRACE_MODEL_L, _G, _TRDV, _M, _K, _PBYTES). Returns 0, or -1 with a
  * message naming the bad line. */
 void vt_model_defaults(vt_model_params *p);
 int vt_model_params_parse(vt_model_params *p, const char *config_text, char *err, size_t errlen);

@@ -17,6 +17,14 @@ int vt_sym_init(vt_sym_state *s, uint32_t rank, unsigned m, unsigned K)
     return 0;
 }
 
+void vt_sym_set_room(vt_sym_state *s, unsigned bytes) { s->room = bytes; }
+
+static int too_long(const vt_poly *d, unsigned room)
+{
+    uint8_t enc[VT_POLY_ENC_MAX];
+    return room && vt_poly_encode(d, enc) > room;
+}
+
 void vt_sym_free(vt_sym_state *s)
 {
     free(s->win);
@@ -31,6 +39,9 @@ static void finish_event(vt_sym_state *s, uint64_t seq, int exact)
         vt_poly_atom(&s->d, vt_var_overflow(s->rank, seq));
         s->overflows++;
     } else if (vt_poly_overflow(&s->d, s->m, s->K, s->rank, seq) == 1) {
+        s->overflows++;
+    } else if (too_long(&s->d, s->room)) {
+        vt_poly_atom(&s->d, vt_var_overflow(s->rank, seq));
         s->overflows++;
     }
     s->invalid = 0;

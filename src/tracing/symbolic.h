@@ -36,6 +36,7 @@ typedef struct vt_sym_window {
 typedef struct vt_sym_state {
     uint32_t rank;
     unsigned m, K;
+    unsigned room;              /* bytes a message header has for d (0: no limit) */
     enum vt_sym_broken broken;
     vt_poly d;
     int invalid;                /* d is not known exactly until the end of this event */
@@ -47,6 +48,9 @@ typedef struct vt_sym_state {
 /* Returns 0, or -1 when m, K are out of range (vt_poly_limits_ok). */
 int vt_sym_init(vt_sym_state *s, uint32_t rank, unsigned m, unsigned K);
 void vt_sym_free(vt_sym_state *s);
+/* The header's room for the difference (model params `pbytes`): after every event, a d
+ * whose encoding is longer becomes the event's overflow atom, as past m or K. 0: none. */
+void vt_sym_set_room(vt_sym_state *s, unsigned bytes);
 
 /* A local event: burst, call that waits for nobody, eager send, failed test.
  * A candidate adds its δ. Returns 0 or -1 (out of memory: never here). */
