@@ -7,6 +7,7 @@ test_unit_test_settings_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 test_unit_test_settings_LDADD = $(CMOCKA_LIBS)
 endif
 include test/unit/poly.mk
+include test/unit/rankreduce.mk
 include test/report/Makefile.mk
 include test/unit/clockfix.mk
 include test/patterns/Makefile.mk

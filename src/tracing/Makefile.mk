@@ -42,6 +42,7 @@ libvtread_la_SOURCES = \
 	src/tracing/critpath.c src/tracing/critpath.h \
 	src/tracing/symbolic.c src/tracing/symbolic.h \
 	src/tracing/rrec.c src/tracing/rrec.h \
+	src/tracing/rankreduce.c src/tracing/rankreduce.h \
 	src/tracing/reduce.c src/tracing/reduce.h \
 	src/tracing/dpd.c src/tracing/dpd.h \
 	src/tracing/domino.c src/tracing/domino.h

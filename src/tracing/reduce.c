@@ -1,9 +1,12 @@
-/* vtrace reduce: the run-time reduction (symbolic.h) applied to a full trace, as an
- * observer of the replay (replay.h), writing a reduced trace; see reduce.h. */
+/* vtrace reduce: the run-time reduction applied to a full trace, as an observer of the
+ * replay (replay.h) that feeds one reducer per rank (rankreduce.h); here, what only the
+ * offline tool does: the files, the totals, the check and the polynomial stream; see
+ * reduce.h. */
 #include "vt_config.h"
 #include "reduce.h"
 #include "blockio.h"
 #include "codec.h"
+#include "rankreduce.h"
 #include "rrec.h"
 
 #include <errno.h>
@@ -18,30 +21,10 @@
 
 #define BLOCK_BYTES (1u << 20)
 
-/* A record waiting for the decision of an earlier probe (records go out in sequence
- * order, and a probe's record is known only at the receive of its message). */
-typedef struct held {
-    vt_rrec r;
-    vt_rmsg msg;            /* a probe has at most one */
-    vt_rmsg *msgs;          /* owned copies */
-    vt_rssend *ssends;
-    vt_rgate *gates;
-    int placeholder;        /* a probe's record, not decided yet */
-    int dropped;
-} held;
-
-/* An open probe window: what its record needs once the message's difference is known. */
-typedef struct probe_win {
-    uint64_t seq;
-    size_t held_at;         /* its placeholder */
-    int64_t T;              /* S + λ_m */
-    vt_poly D;
-    vt_rmsg msg;
-    int64_t numeric_after_at; /* index of the probe's numeric d_after (check mode) */
-} probe_win;
-
+/* A rank's reduced trace file: the records of its reducer, in REDUCED blocks. */
 typedef struct rank_out {
-    vt_sym_state sym;
+    vt_rankreduce rr;
+    struct reducer *Z;
     int fd;
     uint8_t *buf;
     size_t len;
@@ -49,14 +32,6 @@ typedef struct rank_out {
     uint64_t index;         /* records written */
     uint64_t prev_seq;
     int64_t prev_time;
-    int started;
-    int64_t prev_exit_local;
-    int64_t last_exit_local;
-    uint64_t last_seq;
-    held *held;
-    size_t nheld, capheld;
-    probe_win *win;
-    size_t nwin, capwin;
 } rank_out;
 
 /* Atom values for the check: variable -> nsc values. */
@@ -76,12 +51,6 @@ typedef struct reducer {
     size_t nsc;
     uint32_t nranks;
     rank_out *ro;
-    vt_sym_msg *msgs;
-    size_t capmsgs;
-    vt_rmsg *rmsgs;
-    vt_rssend *rssends;
-    vt_rgate *rgates;
-    size_t caprmsgs, caprssends, caprgates;
     atomtab atoms;
     vt_error *err;
     int failed;             /* a write failed: stop writing, report once */
@@ -231,10 +200,61 @@ static void check_poly(reducer *Z, const vt_poly *p, const int64_t *want, uint32
     }
 }
 
+/* ------------------------------------------------------------------ hooks of the reducers */
+
+/* Registers the atoms event e made (check mode) and checks d after it; with a poly
+ * stream, writes "RANK:SEQ d" (the polynomial after the event) to it. */
+static int check_event(void *arg, const vt_obs_event *e, const vt_poly *d, const vt_poly *after_base_atom)
+{
+    reducer *Z = arg;
+    if (Z->o->polys) {
+        char text[1024];
+        vt_poly_format(d, text, sizeof text);
+        fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", e->rank, e->seq, text);
+    }
+    if (!Z->o->check)
+        return 0;
+    if (e->candidate && register_atom(Z, vt_var_delta(e->rank, e->seq), e->delta, e->rank, e->seq))
+        return -1;
+    if (after_base_atom && register_atom(Z, after_base_atom->var[0], e->base, e->rank, e->seq))
+        return -1;
+    if (d->nterms == 1 && d->nvars == 1 && d->c[0] == 0 &&
+        (vt_var_eq(d->var[0], vt_var_overflow(e->rank, e->seq)) ||
+         vt_var_eq(d->var[0], vt_var_probe(e->rank, e->seq))) &&
+        register_atom(Z, d->var[0], e->d_after, e->rank, e->seq))
+        return -1;
+    check_poly(Z, d, e->d_after, e->rank, e->seq, "d");
+    return 0;
+}
+
+/* The probe's own difference, known at the receive of its message: a second poly line
+ * for its event, and checked against the value the probe's event registered. */
+static int check_probe(void *arg, uint32_t rank, uint64_t ps, const vt_poly *after)
+{
+    reducer *Z = arg;
+    if (Z->o->polys) {
+        char text[1024];
+        vt_poly_format(after, text, sizeof text);
+        fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", rank, ps, text);
+    }
+    if (!Z->o->check)
+        return 0;
+    const int64_t *want = atom_get(&Z->atoms, vt_var_probe(rank, ps), Z->nsc);
+    if (want) {
+        /* an overflow at the probe names the probe's own value */
+        if (after->nterms == 1 && after->nvars == 1 && vt_var_eq(after->var[0], vt_var_overflow(rank, ps)) &&
+            register_atom(Z, after->var[0], want, rank, ps))
+            return -1;
+        check_poly(Z, after, want, rank, ps, "the probe's d");
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ writing */
 
-static int out_flush(reducer *Z, rank_out *r)
+static int out_flush(rank_out *r)
 {
+    reducer *Z = r->Z;
     if (!r->len || Z->failed)
         return 0;
     int rc = vt_block_write(r->fd, VT_BLOCK_REDUCED, r->buf, r->len, r->nblock, Z->o->zstd_level);
@@ -247,20 +267,21 @@ static int out_flush(reducer *Z, rank_out *r)
     return 0;
 }
 
-static int out_record(reducer *Z, rank_out *r, const vt_rrec *rec)
+/* The sink of a rank's reducer. */
+static int out_record(void *arg, const vt_rrec *rec)
 {
-    Z->st->records_out++;
-    if (!Z->o->out_dir)
-        return 0;
+    rank_out *r = arg;
     size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
-    if (r->len && r->len + need > BLOCK_BYTES && out_flush(Z, r))
+    if (r->len && r->len + need > BLOCK_BYTES && out_flush(r))
         return -1;
     if (need > BLOCK_BYTES) {
         uint8_t *nb = realloc(r->buf, need + BLOCK_BYTES);
         if (!nb)
-            return fail(Z->err, "out of memory writing the reduced trace");
+            return fail(r->Z->err, "out of memory writing the reduced trace");
         r->buf = nb;
     }
+    if (!r->index)
+        r->prev_time = rec->enter; /* the first block's base time: the START record's */
     if (!r->len)
         r->len = (size_t)(vt_rrec_block_begin(r->buf, r->index, r->prev_time, r->prev_seq) - r->buf);
     r->len = (size_t)(vt_rrec_encode(r->buf + r->len, rec, &r->prev_seq, &r->prev_time) - r->buf);
@@ -269,356 +290,45 @@ static int out_record(reducer *Z, rank_out *r, const vt_rrec *rec)
     return 0;
 }
 
-static void held_free(held *h)
-{
-    free(h->msgs);
-    free(h->ssends);
-    free(h->gates);
-}
-
-/* Sends rec out, or holds it (a copy) behind an open probe window. */
-static int emit(reducer *Z, rank_out *r, const vt_rrec *rec)
-{
-    if (!r->nwin)
-        return out_record(Z, r, rec);
-    if (r->nheld == r->capheld) {
-        size_t nc = r->capheld ? 2 * r->capheld : 16;
-        held *n = realloc(r->held, nc * sizeof *n);
-        if (!n)
-            return fail(Z->err, "out of memory holding records");
-        r->held = n;
-        r->capheld = nc;
-    }
-    held *h = &r->held[r->nheld++];
-    memset(h, 0, sizeof *h);
-    h->r = *rec;
-    h->msgs = rec->nmsgs ? malloc(rec->nmsgs * sizeof *h->msgs) : NULL;
-    h->ssends = rec->nssends ? malloc(rec->nssends * sizeof *h->ssends) : NULL;
-    h->gates = rec->ngates ? malloc(rec->ngates * sizeof *h->gates) : NULL;
-    if ((rec->nmsgs && !h->msgs) || (rec->nssends && !h->ssends) || (rec->ngates && !h->gates))
-        return fail(Z->err, "out of memory holding records");
-    if (rec->nmsgs)
-        memcpy(h->msgs, rec->msgs, rec->nmsgs * sizeof *h->msgs);
-    if (rec->nssends)
-        memcpy(h->ssends, rec->ssends, rec->nssends * sizeof *h->ssends);
-    if (rec->ngates)
-        memcpy(h->gates, rec->gates, rec->ngates * sizeof *h->gates);
-    h->r.msgs = h->msgs;
-    h->r.ssends = h->ssends;
-    h->r.gates = h->gates;
-    return 0;
-}
-
-static int release_held(reducer *Z, rank_out *r)
-{
-    if (r->nwin)
-        return 0;
-    int rc = 0;
-    for (size_t i = 0; i < r->nheld; i++) {
-        if (!rc && !r->held[i].dropped && out_record(Z, r, &r->held[i].r))
-            rc = -1;
-        held_free(&r->held[i]);
-    }
-    r->nheld = 0;
-    return rc;
-}
-
 /* ------------------------------------------------------------------ the observer */
 
 static void on_publish(void *arg, uint32_t rank, uint64_t send_seq, void *ext)
 {
     (void)send_seq;
     reducer *Z = arg;
-    memcpy(ext, &Z->ro[rank].sym.d, sizeof(vt_poly));
+    vt_rr_publish(&Z->ro[rank].rr, ext);
 }
 
-static int64_t to_local(const vt_obs_event *e, int64_t global)
+/* The size of the communicator of the non-blocking collective e initiates (both groups
+ * of an intercommunicator), 0 unknown. */
+static uint32_t nbc_members(const vt_trace *t, const vt_obs_event *e)
 {
-    /* the event's own offset (global - local of its enter) */
-    return global - (e->start - e->rec->enter);
-}
-
-static int grow_scratch(reducer *Z, size_t n)
-{
-    if (n <= Z->capmsgs)
-        return 0;
-    size_t nc = 2 * n;
-    vt_sym_msg *a = realloc(Z->msgs, nc * sizeof *a);
-    if (a)
-        Z->msgs = a;
-    vt_rmsg *b = a ? realloc(Z->rmsgs, nc * sizeof *b) : NULL;
-    if (b)
-        Z->rmsgs = b;
-    vt_rssend *c = b ? realloc(Z->rssends, nc * sizeof *c) : NULL;
-    if (c)
-        Z->rssends = c;
-    vt_rgate *g = c ? realloc(Z->rgates, nc * sizeof *g) : NULL;
-    if (g)
-        Z->rgates = g;
-    if (!g)
-        return fail(Z->err, "out of memory reducing");
-    Z->capmsgs = nc;
-    return 0;
-}
-
-/* Registers the atoms event e made (check mode) and checks d after it; with a poly
- * stream, writes "RANK:SEQ d" (the polynomial after the event) to it. */
-static int check_event(reducer *Z, const vt_obs_event *e, rank_out *r, const vt_poly *after_base_atom)
-{
-    if (Z->o->polys) {
-        char text[1024];
-        vt_poly_format(&r->sym.d, text, sizeof text);
-        fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", e->rank, e->seq, text);
+    const vt_rank *rk = vt_trace_rank(t, e->rank);
+    for (size_t i = 0; i < rk->ncomms; i++) {
+        const vt_comm *c = &rk->comms[i];
+        if (c->id == e->nbc_comm)
+            return c->size + ((c->flags & 1) ? c->remote_size : 0);
     }
-    if (!Z->o->check)
-        return 0;
-    if (e->candidate && register_atom(Z, vt_var_delta(e->rank, e->seq), e->delta, e->rank, e->seq))
-        return -1;
-    if (after_base_atom && register_atom(Z, after_base_atom->var[0], e->base, e->rank, e->seq))
-        return -1;
-    const vt_poly *d = &r->sym.d;
-    if (d->nterms == 1 && d->nvars == 1 && d->c[0] == 0 &&
-        (vt_var_eq(d->var[0], vt_var_overflow(e->rank, e->seq)) ||
-         vt_var_eq(d->var[0], vt_var_probe(e->rank, e->seq))) &&
-        register_atom(Z, d->var[0], e->d_after, e->rank, e->seq))
-        return -1;
-    check_poly(Z, d, e->d_after, e->rank, e->seq, "d");
     return 0;
-}
-
-static int resolve_probes(reducer *Z, const vt_obs_event *e, rank_out *r)
-{
-    for (size_t j = 0; j < e->nprobed; j++) {
-        uint64_t ps = e->probed_by[j];
-        size_t w = 0;
-        while (w < r->nwin && r->win[w].seq != ps)
-            w++;
-        if (w == r->nwin)
-            continue; /* a probe that matched nothing the reduction saw */
-        probe_win pw = r->win[w];
-        memmove(&r->win[w], &r->win[w + 1], (r->nwin - w - 1) * sizeof *r->win);
-        r->nwin--;
-        vt_sym_msg m = {.T = pw.T, .D = &pw.D, .sync = pw.msg.sync, .src = pw.msg.src, .send_seq = pw.msg.send_seq};
-        int64_t Rstar;
-        int record;
-        vt_poly after;
-        if (vt_sym_probe_resolve(&r->sym, ps, &m, &Rstar, &record, &after))
-            return fail(Z->err, "rank %u: probe %" PRIu64 " has no open window", e->rank, ps);
-        Z->st->messages++;
-        if (m.folded)
-            Z->st->folded++;
-        else
-            Z->st->messages_kept++;
-        Z->st->completions++;
-        held *h = &r->held[pw.held_at];
-        h->placeholder = 0;
-        if (!record) {
-            h->dropped = 1;
-        } else {
-            Z->st->completions_kept++;
-            h->r.rstar = h->r.enter + (Rstar - pw.msg.P); /* msg.P holds the probe's global enter */
-            if (!m.folded) {
-                h->msg = pw.msg;
-                h->msg.P = h->r.enter;
-                h->r.msgs = &h->msg;
-                h->r.nmsgs = 1;
-            }
-        }
-        if (Z->o->polys) {
-            /* the probe's own difference, known now: a second line for its event */
-            char text[1024];
-            vt_poly_format(&after, text, sizeof text);
-            fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", e->rank, ps, text);
-        }
-        if (Z->o->check) {
-            const int64_t *want = atom_get(&Z->atoms, vt_var_probe(e->rank, ps), Z->nsc);
-            if (want) {
-                /* an overflow at the probe names the probe's own value */
-                if (after.nterms == 1 && after.nvars == 1 && vt_var_eq(after.var[0], vt_var_overflow(e->rank, ps)) &&
-                    register_atom(Z, after.var[0], want, e->rank, ps))
-                    return -1;
-                check_poly(Z, &after, want, e->rank, ps, "the probe's d");
-            }
-        }
-    }
-    return release_held(Z, r);
 }
 
 static int on_event(void *arg, const vt_obs_event *e, vt_error *err)
 {
     reducer *Z = arg;
-    (void)err;
-    rank_out *r = &Z->ro[e->rank];
-    Z->st->events++;
-    vt_rrec rec;
-    memset(&rec, 0, sizeof rec);
-    rec.seq = e->seq;
-    rec.fn = e->fn;
-    rec.callsite = e->callsite;
-    if (!r->started) {
-        r->started = 1;
-        r->prev_exit_local = e->rec->enter;
-        r->prev_time = e->rec->enter;
-        vt_rrec s = {.kind = VT_RREC_START, .seq = 0, .enter = e->rec->enter, .exit = e->rec->enter, .fn = -1,
-                     .callsite = -1};
-        if (out_record(Z, r, &s))
-            return -1;
-    }
-    if (!e->is_call) {
-        vt_sym_local(&r->sym, e->seq, e->candidate);
-        if (e->candidate) {
-            rec.kind = VT_RREC_CAND;
-            rec.enter = r->prev_exit_local;
-            rec.exit = e->rec->enter;
-            if (emit(Z, r, &rec))
-                return -1;
-        }
-        return check_event(Z, e, r, NULL);
-    }
-    Z->st->records_in++;
-    rec.enter = e->rec->enter;
-    rec.exit = e->rec->exit;
-    r->prev_exit_local = r->last_exit_local = e->rec->exit;
-    r->last_seq = e->seq;
-    if (e->nprobed && resolve_probes(Z, e, r))
-        return -1;
+    return vt_rr_event(&Z->ro[e->rank].rr, e, e->initiates_nbc ? nbc_members(Z->t, e) : 0, err);
+}
 
-    const vt_obs_con *probed = NULL;
-    for (size_t i = 0; i < e->ncons; i++)
-        if (e->cons[i].kind == VT_CON_MSG && e->cons[i].probed)
-            probed = &e->cons[i];
-    if (probed) {
-        /* a probe: its decision waits for the message's receive */
-        if (vt_sym_probe(&r->sym, e->seq, e->start, e->end, e->candidate))
-            return fail(Z->err, "out of memory");
-        if (r->nwin == r->capwin) {
-            size_t nc = r->capwin ? 2 * r->capwin : 4;
-            probe_win *w = realloc(r->win, nc * sizeof *w);
-            if (!w)
-                return fail(Z->err, "out of memory");
-            r->win = w;
-            r->capwin = nc;
-        }
-        probe_win *w = &r->win[r->nwin++];
-        w->seq = e->seq;
-        w->T = probed->T;
-        memcpy(&w->D, probed->ext, sizeof w->D);
-        w->msg = (vt_rmsg){probed->rank, probed->seq, probed->S_local, probed->bytes, probed->sync,
-                           probed->sync ? probed->post_seq : 0, e->start};
-        rec.kind = VT_RREC_COMP;
-        rec.flags = VT_RREC_F_PROBE | (e->candidate ? VT_RREC_F_CAND : 0);
-        rec.rstar = rec.enter;
-        if (emit(Z, r, &rec))
-            return -1;
-        w->held_at = r->nheld - 1;
-        r->held[w->held_at].placeholder = 1;
-        return check_event(Z, e, r, NULL);
-    }
-
-    if (e->initiates_nbc) {
-        vt_rgate g = {e->nbc_comm, e->nbc_seq, 0, 1};
-        const vt_comm *c = NULL;
-        for (size_t i = 0; i < vt_trace_rank(Z->t, e->rank)->ncomms && !c; i++)
-            if (vt_trace_rank(Z->t, e->rank)->comms[i].id == e->nbc_comm)
-                c = &vt_trace_rank(Z->t, e->rank)->comms[i];
-        g.nmembers = c ? c->size + ((c->flags & 1) ? c->remote_size : 0) : 0;
-        vt_rrec n = rec;
-        n.kind = VT_RREC_NBCINIT;
-        n.flags = e->candidate ? VT_RREC_F_CAND : 0;
-        n.gates = &g;
-        n.ngates = 1;
-        if (emit(Z, r, &n))
-            return -1;
-    }
-
-    if (e->ncons == 0) {
-        vt_sym_local(&r->sym, e->seq, e->candidate);
-        if (e->candidate && !e->initiates_nbc) {
-            rec.kind = VT_RREC_CAND;
-            if (emit(Z, r, &rec))
-                return -1;
-        }
-        return check_event(Z, e, r, NULL);
-    }
-
-    /* a completion */
-    if (grow_scratch(Z, e->ncons))
-        return -1;
-    vt_sym_completion c = {.seq = e->seq, .R = e->start, .E = e->end, .cand = e->candidate, .msgs = Z->msgs};
-    int local = 0;
-    size_t nss = 0, ng = 0;
-    for (size_t i = 0; i < e->ncons; i++) {
-        const vt_obs_con *k = &e->cons[i];
-        switch (k->kind) {
-        case VT_CON_LOCAL:
-            local = 1;
-            break;
-        case VT_CON_MSG:
-            Z->msgs[c.nmsgs++] = (vt_sym_msg){.T = k->T, .D = k->ext, .sync = k->sync,
-                                               .adoptable = k->sync && k->blocking_send && k->post_seq == e->seq,
-                                               .src = k->rank, .send_seq = k->seq};
-            break;
-        case VT_CON_SYNC_MSG:
-            c.ssend = 1;
-            Z->rssends[nss++] = (vt_rssend){k->peer, k->seq, k->S_local, k->bytes};
-            break;
-        case VT_CON_SYNC_POST:
-            break;
-        case VT_CON_GATE:
-            if (k->nonblocking) {
-                c.nbc = 1;
-            } else {
-                c.coll = 1;
-                c.coll_comm = k->gate_comm;
-                c.coll_n = k->gate_seq;
-            }
-            Z->rgates[ng++] = (vt_rgate){k->gate_comm, k->gate_seq, (uint32_t)k->nmembers, k->nonblocking};
-            break;
-        }
-    }
-    if (vt_sym_complete(&r->sym, &c))
-        return fail(Z->err, "out of memory");
-    Z->st->completions++;
-    Z->st->messages += c.nmsgs;
-    size_t nm = 0;
-    for (size_t i = 0, j = 0; i < e->ncons; i++) {
-        const vt_obs_con *k = &e->cons[i];
-        if (k->kind != VT_CON_MSG)
-            continue;
-        const vt_sym_msg *sm = &Z->msgs[j++];
-        if (sm->folded) {
-            Z->st->folded++;
-            continue;
-        }
-        Z->st->messages_kept++;
-        Z->rmsgs[nm++] = (vt_rmsg){k->rank, k->seq, k->S_local, k->bytes, k->sync, k->sync ? k->post_seq : 0,
-                                   k->sync ? k->P_local : 0};
-    }
-    const vt_poly *base_atom = NULL;
-    vt_poly ba;
-    if (c.coll || c.nbc || c.ssend) {
-        vt_poly_atom(&ba, c.coll ? vt_var_coll(c.coll_comm, c.coll_n)
-                                 : c.nbc ? vt_var_nbc(e->rank, e->seq) : vt_var_ssend(e->rank, e->seq));
-        base_atom = &ba;
-    } else if (c.nmsgs == 1 && !c.msgs[0].folded && c.msgs[0].adoptable) {
-        vt_poly_atom(&ba, vt_var_ssend(c.msgs[0].src, c.msgs[0].send_seq));
-        base_atom = &ba;
-    }
-    if (c.record) {
-        Z->st->completions_kept++;
-        rec.kind = VT_RREC_COMP;
-        rec.flags = (e->candidate ? VT_RREC_F_CAND : 0) | (local ? 0 : VT_RREC_F_NOLOCAL);
-        rec.rstar = to_local(e, c.Rstar);
-        rec.msgs = Z->rmsgs;
-        rec.nmsgs = nm;
-        rec.ssends = Z->rssends;
-        rec.nssends = nss;
-        rec.gates = Z->rgates;
-        rec.ngates = ng;
-        if (emit(Z, r, &rec))
-            return -1;
-    }
-    return check_event(Z, e, r, base_atom);
+static void add_stats(vt_reduce_stats *st, const vt_rr_stats *s)
+{
+    st->events += s->events;
+    st->records_in += s->calls;
+    st->records_out += s->records_out;
+    st->messages += s->messages;
+    st->messages_kept += s->messages_kept;
+    st->folded += s->folded;
+    st->completions += s->completions;
+    st->completions_kept += s->completions_kept;
+    st->overflows += s->overflows;
 }
 
 /* ------------------------------------------------------------------ files */
@@ -776,7 +486,7 @@ static int close_outputs(reducer *Z)
     const char *dir = Z->o->out_dir;
     for (uint32_t r = 0; r < Z->nranks; r++) {
         rank_out *ro = &Z->ro[r];
-        if (out_flush(Z, ro))
+        if (out_flush(ro))
             return -1;
         uint8_t *defs;
         size_t len;
@@ -800,6 +510,36 @@ static int close_outputs(reducer *Z)
     return rc;
 }
 
+/* One reducer per rank, writing into its rank file when there is an output; the check
+ * and the polynomial stream hooked in when asked for. */
+static int start_reducers(reducer *Z)
+{
+    const vt_rr_hooks hooks = {.event = check_event, .probe = check_probe, .arg = Z};
+    int hooked = Z->o->check || Z->o->polys;
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        Z->ro[r].Z = Z;
+        Z->ro[r].fd = -1;
+    }
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        rank_out *ro = &Z->ro[r];
+        const vt_rr_sink sink = {.record = Z->o->out_dir ? out_record : NULL, .arg = ro};
+        if (vt_rr_init(&ro->rr, r, (unsigned)Z->p->m, (unsigned)Z->p->K, Z->o->broken, &sink,
+                       hooked ? &hooks : NULL))
+            return fail(Z->err, "model limits m=%d, K=%d out of range (m 1-7, K 1-8)", Z->p->m, Z->p->K);
+    }
+    return 0;
+}
+
+static int finish_reducers(reducer *Z)
+{
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        if (vt_rr_finish(&Z->ro[r].rr))
+            return -1;
+        add_stats(Z->st, &Z->ro[r].rr.stats);
+    }
+    return 0;
+}
+
 int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
               const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
 {
@@ -813,14 +553,8 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
         fail(err, "out of memory");
         goto out;
     }
-    for (uint32_t r = 0; r < Z.nranks; r++) {
-        Z.ro[r].fd = -1;
-        if (vt_sym_init(&Z.ro[r].sym, r, (unsigned)p->m, (unsigned)p->K)) {
-            fail(err, "model limits m=%d, K=%d out of range (m 1-7, K 1-8)", p->m, p->K);
-            goto out;
-        }
-        Z.ro[r].sym.broken = o->broken;
-    }
+    if (start_reducers(&Z))
+        goto out;
     if (o->out_dir && open_outputs(&Z))
         goto out;
     vt_observer obs = {.arg = &Z, .ext_size = sizeof(vt_poly), .publish = on_publish, .event = on_event};
@@ -828,20 +562,8 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     if (vt_replay_observe(t, m, p, sc, o->check ? nsc : 0, &obs, &res, err))
         goto out;
     vt_replay_result_free(&res);
-    for (uint32_t r = 0; r < Z.nranks; r++) {
-        rank_out *ro = &Z.ro[r];
-        if (ro->nwin) {
-            /* probes whose message never arrived: their records stay as placeholders */
-            ro->nwin = 0;
-            if (release_held(&Z, ro))
-                goto out;
-        }
-        vt_rrec end = {.kind = VT_RREC_END, .seq = ro->last_seq, .enter = ro->last_exit_local,
-                       .exit = ro->last_exit_local, .fn = -1, .callsite = -1};
-        if (ro->started && out_record(&Z, ro, &end))
-            goto out;
-        st->overflows += ro->sym.overflows;
-    }
+    if (finish_reducers(&Z))
+        goto out;
     if (o->out_dir) {
         if (close_outputs(&Z))
             goto out;
@@ -863,17 +585,9 @@ out:
         if (Z.ro[r].fd >= 0)
             close(Z.ro[r].fd);
         free(Z.ro[r].buf);
-        for (size_t i = 0; i < Z.ro[r].nheld; i++)
-            held_free(&Z.ro[r].held[i]);
-        free(Z.ro[r].held);
-        free(Z.ro[r].win);
-        vt_sym_free(&Z.ro[r].sym);
+        vt_rr_free(&Z.ro[r].rr);
     }
     free(Z.ro);
-    free(Z.msgs);
-    free(Z.rmsgs);
-    free(Z.rssends);
-    free(Z.rgates);
     free(Z.atoms.keys);
     free(Z.atoms.at);
     free(Z.atoms.vals);
