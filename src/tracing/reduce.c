@@ -367,7 +367,8 @@ static int line_key_is(const char *l, const char *key)
 char *vt_reduce_config_text(const char *config, const vt_model_params *p)
 {
     static const char *const keys[] = {"VTRACE_THRESHOLD", "VTRACE_CANDIDATES", "VTRACE_MODEL_L", "VTRACE_MODEL_G",
-                                       "VTRACE_MODEL_TRDV", "VTRACE_MODEL_M", "VTRACE_MODEL_K"};
+                                       "VTRACE_MODEL_TRDV", "VTRACE_MODEL_M", "VTRACE_MODEL_K",
+                                       "VTRACE_MODEL_PBYTES"};
     size_t len = config ? strlen(config) : 0;
     char *out = malloc(len + 512);
     if (!out)
@@ -391,6 +392,9 @@ char *vt_reduce_config_text(const char *config, const vt_model_params *p)
              "VTRACE_THRESHOLD=%" PRId64 "ns\nVTRACE_CANDIDATES=%s\nVTRACE_MODEL_L=%" PRId64
              "ns\nVTRACE_MODEL_G=%" PRId64 "ps\nVTRACE_MODEL_TRDV=%" PRId64 "\nVTRACE_MODEL_M=%d\nVTRACE_MODEL_K=%d\n",
              p->theta, p->cand_calls ? "all" : "bursts", p->L, p->G_ps, p->T_rdv, p->m, p->K);
+    size_t used = strlen(out + o);
+    if (p->pbytes > 0 && used < 512)
+        snprintf(out + o + used, 512 - used, "VTRACE_MODEL_PBYTES=%d\n", p->pbytes);
     return out;
 }
 
@@ -526,6 +530,7 @@ static int start_reducers(reducer *Z)
         if (vt_rr_init(&ro->rr, r, (unsigned)Z->p->m, (unsigned)Z->p->K, Z->o->broken, &sink,
                        hooked ? &hooks : NULL))
             return fail(Z->err, "model limits m=%d, K=%d out of range (m 1-7, K 1-8)", Z->p->m, Z->p->K);
+        vt_sym_set_room(&ro->rr.sym, (unsigned)Z->p->pbytes);
     }
     return 0;
 }

@@ -42,6 +42,17 @@ for what in "--random 1000 --seed 5" "-f $work/alone.txt"; do
     echo "  whatif $what: $n scenarios, identical predictions (T' and every rank's end)"
 done
 
+# the header's room (doc/model-notes.md): 12 bytes overflow often; still exact
+red12=$work/reduced12
+"$vtrace" reduce --threshold "$theta" --header-bytes 12 --check --random 30 --seed 3 "$trace" "$red12" \
+    > "$work/reduce12.out" 2>&1 || { sed 's/^/  | /' "$work/reduce12.out"; fail "vtrace reduce --header-bytes 12 --check"; }
+grep -i "overflow" "$work/reduce12.out" | sed 's/^/  | /'
+"$vtrace" whatif --threshold "$theta" --json --random 300 --seed 9 "$trace" > "$work/full12.jsonl" || fail "whatif"
+"$vtrace" whatif --json --random 300 --seed 9 "$red12" > "$work/red12.jsonl" || fail "whatif on the 12-byte reduction"
+cmp -s "$work/full12.jsonl" "$work/red12.jsonl" || { diff "$work/full12.jsonl" "$work/red12.jsonl" | head -4 | cut -c1-400;
+    fail "predictions differ with 12 bytes of header room"; }
+echo "  --header-bytes 12: 300 random scenarios, identical predictions"
+
 if "$vtrace" critical-path --help > /dev/null 2>&1; then
     for s in "" "`sed -n 7p "$work/alone.txt"`"; do
         lf=`"$vtrace" critical-path --threshold "$theta" --json --scenario "$s" "$trace" | sed -n 's/.*"length_ns":\([0-9-]*\).*/\1/p'`
