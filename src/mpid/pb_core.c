@@ -4,6 +4,8 @@
 #include "pb_priv.h"
 #include "buffer.h"
 #include "log.h"
+#include "comms.h"
+#include "rtreduce.h"
 #include "model.h"
 #include "vt_fn.h"
 
@@ -137,9 +139,8 @@ void vt_pb_header_write(uint8_t *h, const vt_call *c, unsigned fn, int mode, MPI
     memcpy(h + 8, &pl, 8);
     memcpy(h + 16, &seq, 8);
     memcpy(h + 24, &start, 8);
-    /* the difference is the run-time decisions' (doc/piggyback.md); until they are on,
-     * an empty one */
-    h[32] = 0;
+    /* the sender's difference: the run-time reduction's (rtreduce.h); empty without it */
+    h[32] = (uint8_t)vt_rt_send_poly(c, h + 33, VT_PB_H - 33);
 }
 
 int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
@@ -161,12 +162,29 @@ int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
 
 /* ------------------------------------------------------------------ receive side */
 
-void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
-                       MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
-                       MPI_Count *payload_out)
+uint64_t vt_pb_post_order;
+
+void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, int src, uint64_t post_seq, int64_t post_enter,
+                 uint64_t post_order)
+{
+    if (!vt__rt)
+        return;
+    vt_comm *cm = vt_comm_get(comm);
+    int w = cm && src >= 0 ? vt_comm_peer(cm, src) : -1;
+    if (w < 0) {
+        vt_rt_unsupported("a message whose source cannot be known (MPI_Isendrecv from MPI_ANY_SOURCE)");
+        return;
+    }
+    vt_rt_header rh = {h->send_seq, h->send_start, h->payload, h->sync, h->blocking, h->poly, h->poly_len};
+    vt_rt_msg_in(&rh, (uint32_t)w, post_seq, post_enter, post_order);
+}
+
+int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
+                      MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
+                      MPI_Count *payload_out, vt_pb_header *hdr_out)
 {
     if (st && st != MPI_STATUS_IGNORE && vt_pb_status_cancelled(st))
-        return;
+        return 0;
     MPI_Count n = 0;
     vt_pb_header h;
     int have_header;
@@ -177,7 +195,7 @@ void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_byte
             n = VT_PB_H + capacity_bytes;
     } else {
         if (!st || st == MPI_STATUS_IGNORE)
-            return;
+            return 0;
         n = vt_pb_status_bytes(st);
         have_header = n >= VT_PB_H && vt_pb_header_read(stage, &h) == 0;
     }
@@ -189,7 +207,7 @@ void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_byte
             vt_warn("a message of %lld bytes arrived without vtrace's header: every rank must run with the same "
                     "VTRACE_MODE and the layer; its data and count are not reliable",
                     (long long)n);
-        return;
+        return 0;
     }
     MPI_Count payload = n - VT_PB_H;
     if (packed)
@@ -198,6 +216,9 @@ void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_byte
         vt_pb_status_set_bytes(st, payload);
     if (payload_out)
         *payload_out = payload;
+    if (hdr_out)
+        *hdr_out = h;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ scratch */

@@ -5,6 +5,7 @@
  * it exactly as without the layer. */
 #include "vt_config.h"
 #include "pb_priv.h"
+#include "rtreduce.h"
 #include "vt_fn.h"
 
 #include <stdlib.h>
@@ -198,8 +199,15 @@ int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_
 /* ------------------------------------------------------------------ receives */
 
 /* MPI_Recv, or MPI_Mrecv when msg is set: into scratch or over the user's buffer. */
-static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
-                         MPI_Message *msg, MPI_Status *st)
+/* A blocking receive's message for the run-time reduction: posted by this very call. */
+static void rt_in_now(const vt_call *c, const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st)
+{
+    if (vt__rt)
+        vt_pb_rt_in(h, comm, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0, vt_pb_post_order++);
+}
+
+static int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
+                         MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
 {
     wire w;
     int plain = msg ? *msg == MPI_MESSAGE_NO_PROC || *msg == MPI_MESSAGE_NULL : src == MPI_PROC_NULL;
@@ -214,8 +222,9 @@ static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype type, int src,
     if (rc == MPI_SUCCESS) {
         rc = msg ? PMPI_Mrecv_c(w.buf, w.count, w.type, msg, st)
                  : PMPI_Recv_c(w.buf, w.count, w.type, src, tag, comm, st);
-        if (received(rc))
-            vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, comm, st, 0, NULL);
+        vt_pb_header h;
+        if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, comm, st, 0, NULL, &h))
+            rt_in_now(c, &h, comm, st);
     }
     wire_done(&w);
     vt_pb_poll();
@@ -225,13 +234,12 @@ static int blocking_recv(void *buf, MPI_Count count, MPI_Datatype type, int src,
 int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                MPI_Status *st)
 {
-    (void)c;
-    return blocking_recv(buf, count, type, src, tag, comm, NULL, st);
+    return blocking_recv(c, buf, count, type, src, tag, comm, NULL, st);
 }
 
 /* A receive request of ours: stage, shape and, when unpacking needs it, the type. */
-static pb_req *recv_req(void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm, const pb_shape *s, int persistent,
-                        int *rc)
+static pb_req *recv_req(const vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, MPI_Comm comm,
+                        const pb_shape *s, int persistent, int *rc)
 {
     int packed = is_packed(s);
     pb_req *r = vt_pb_req_new((size_t)(VT_PB_H + (packed ? s->bytes : 0)));
@@ -247,6 +255,13 @@ static pb_req *recv_req(void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm 
     r->ucount = count;
     r->shape = *s;
     r->comm = comm;
+    r->src = src;
+    if (!persistent) {
+        /* posted now (a persistent one: at each MPI_Start) */
+        r->post_seq = 2 * vt__calls + 1;
+        r->post_enter = c ? c->enter : 0;
+        r->post_order = vt_pb_post_order++;
+    }
     *rc = packed && !s->contiguous ? PMPI_Type_dup(type, &r->utype) : MPI_SUCCESS;
     return r;
 }
@@ -254,15 +269,15 @@ static pb_req *recv_req(void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm 
 enum recv_call { IRECV, RECV_INIT, IMRECV };
 
 /* MPI_Irecv, MPI_Recv_init, MPI_Imrecv: a request of ours around the wire form. */
-static int post_recv(enum recv_call how, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
-                     MPI_Comm comm, MPI_Message *msg, MPI_Request *req)
+static int post_recv(const vt_call *c, enum recv_call how, void *buf, MPI_Count count, MPI_Datatype type, int src,
+                     int tag, MPI_Comm comm, MPI_Message *msg, MPI_Request *req)
 {
     wire w;
     int plain = how == IMRECV ? *msg == MPI_MESSAGE_NO_PROC || *msg == MPI_MESSAGE_NULL : src == MPI_PROC_NULL;
     int rc = MPI_SUCCESS;
     pb_req *r = NULL;
     if (!plain && vt_pb_shape(type, count, &w.s) == 0) {
-        r = recv_req(buf, count, type, comm, &w.s, how == RECV_INIT, &rc);
+        r = recv_req(c, buf, count, type, src, comm, &w.s, how == RECV_INIT, &rc);
         w.packed = r ? r->packed : 0;
         if (rc == MPI_SUCCESS)
             rc = wire_recv(&w, buf, count, type, r->stage);
@@ -293,27 +308,23 @@ static int post_recv(enum recv_call how, void *buf, MPI_Count count, MPI_Datatyp
 int vt_pb_irecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
-    (void)c;
-    return post_recv(IRECV, buf, count, type, src, tag, comm, NULL, req);
+    return post_recv(c, IRECV, buf, count, type, src, tag, comm, NULL, req);
 }
 
 int vt_pb_recv_init(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                     MPI_Request *req)
 {
-    (void)c;
-    return post_recv(RECV_INIT, buf, count, type, src, tag, comm, NULL, req);
+    return post_recv(c, RECV_INIT, buf, count, type, src, tag, comm, NULL, req);
 }
 
 int vt_pb_mrecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg, MPI_Status *st)
 {
-    (void)c;
-    return blocking_recv(buf, count, type, 0, 0, MPI_COMM_SELF, msg, st);
+    return blocking_recv(c, buf, count, type, 0, 0, MPI_COMM_SELF, msg, st);
 }
 
 int vt_pb_imrecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *msg, MPI_Request *req)
 {
-    (void)c;
-    return post_recv(IMRECV, buf, count, type, 0, 0, MPI_COMM_SELF, msg, req);
+    return post_recv(c, IMRECV, buf, count, type, 0, 0, MPI_COMM_SELF, msg, req);
 }
 
 void vt_pb_probed(int rc, int flag, MPI_Status *st)
@@ -362,8 +373,10 @@ int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype 
     }
     if (rc == MPI_SUCCESS) {
         rc = PMPI_Sendrecv_c(ws.buf, ws.count, ws.type, dest, stag, wr.buf, wr.count, wr.type, src, rtag, comm, st);
-        if (pbr && received(rc))
-            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, rbuf, rcount, rtype, &wr.s, comm, st, 0, NULL);
+        vt_pb_header h;
+        if (pbr && received(rc) &&
+            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, rbuf, rcount, rtype, &wr.s, comm, st, 0, NULL, &h))
+            rt_in_now(c, &h, comm, st);
     }
     wire_done(&ws);
     wire_done(&wr);
@@ -398,8 +411,10 @@ int vt_pb_sendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype 
     }
     if (rc == MPI_SUCCESS) {
         rc = PMPI_Sendrecv_c(ws.buf, ws.count, ws.type, dest, stag, wr.buf, wr.count, wr.type, src, rtag, comm, st);
-        if (src != MPI_PROC_NULL && received(rc))
-            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, buf, count, type, &wr.s, comm, st, 0, NULL);
+        vt_pb_header h;
+        if (src != MPI_PROC_NULL && received(rc) &&
+            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, buf, count, type, &wr.s, comm, st, 0, NULL, &h))
+            rt_in_now(c, &h, comm, st);
     }
     wire_done(&ws);
     wire_done(&wr);
@@ -421,7 +436,7 @@ static int isendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatyp
     int rc = MPI_SUCCESS;
     pb_req *r;
     if (pbr) {
-        r = recv_req(rbuf, rcount, rtype, comm, &wr.s, 0, &rc);
+        r = recv_req(c, rbuf, rcount, rtype, src, comm, &wr.s, 0, &rc);
         if (r)
             r->payload_in_header = 1;
     } else {

@@ -38,6 +38,12 @@ typedef struct pb_req {
     MPI_Datatype utype;     /* our duplicate, when unpacking or repacking needs the type */
     MPI_Comm comm;
     MPI_Count payload;      /* received payload bytes, once unpacked */
+    vt_pb_header hdr;       /* ... and the header (have_hdr) */
+    int have_hdr;
+    int src;                /* receives: the source posted (Isendrecv's status has none) */
+    uint64_t post_seq;      /* the call that posted the receive (the run-time reduction) */
+    int64_t post_enter;
+    uint64_t post_order;
     uint8_t *send_stage;    /* Isendrecv: the packed send half */
     struct pb_req *next;    /* orphans list */
 } pb_req;
@@ -78,9 +84,16 @@ uint8_t *vt_pb_scratch(int slot, size_t bytes);
 /* A received message is in: check its header, unpack a packed payload, set the count
  * the user sees. stage: the header (and payload when packed). Statuses of cancelled
  * receives are left alone. */
-void vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
-                       MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
-                       MPI_Count *payload_out);
+int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
+                      MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
+                      MPI_Count *payload_out, vt_pb_header *hdr_out);
+
+/* The run-time reduction's part of a receive completion (rtreduce.h): the header and
+ * where the receive was posted; src is the source in comm (MPI_ANY_SOURCE: unknown). */
+void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, int src, uint64_t post_seq, int64_t post_enter,
+                 uint64_t post_order);
+/* Receives posted so far (the order the replay lists a completion's messages in). */
+extern uint64_t vt_pb_post_order;
 
 /* A status's byte count and cancelled flag. MPICH keeps them in two public fields
  * (mpi.h: count_lo, count_hi_and_cancelled); reading and writing them directly saves

@@ -3,6 +3,7 @@
 #include "vt_config.h"
 #include "pb_priv.h"
 #include "log.h"
+#include "rtreduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,8 @@ static void finish(pb_req *r, MPI_Status *st)
             vt_pb_status_set_bytes(st, r->payload);
         return;
     }
-    vt_pb_finish_recv(r->stage, r->packed, r->shape.bytes, r->ubuf, r->ucount, r->utype, &r->shape, r->comm, st,
-                      r->payload_in_header, &r->payload);
+    r->have_hdr = vt_pb_finish_recv(r->stage, r->packed, r->shape.bytes, r->ubuf, r->ucount, r->utype, &r->shape,
+                                    r->comm, st, r->payload_in_header, &r->payload, &r->hdr);
 }
 
 void vt_pb_completed(MPI_Request h, MPI_Status *st)
@@ -38,8 +39,14 @@ void vt_pb_completed(MPI_Request h, MPI_Status *st)
     if (r->persistent && !r->active)
         return;     /* an inactive persistent request: nothing arrived */
     finish(r, st);
+    if (r->kind == PB_RECV && r->have_hdr && vt__rt) {
+        /* MPI_Isendrecv's status has no source: the one posted */
+        int src = r->payload_in_header ? r->src : st && st != MPI_STATUS_IGNORE ? st->MPI_SOURCE : MPI_ANY_SOURCE;
+        vt_pb_rt_in(&r->hdr, r->comm, src, r->post_seq, r->post_enter, r->post_order);
+    }
     r->active = 0;
     r->unpacked = 0;
+    r->have_hdr = 0;
     if (!r->persistent)
         vt_pb_req_free(r);
 }
@@ -67,8 +74,12 @@ void vt_pb_start(vt_call *c, int n, MPI_Request *reqs)
             continue;
         r->active = 1;
         r->unpacked = 0;
-        if (r->kind != PB_SEND)
+        if (r->kind != PB_SEND) {
+            r->post_seq = 2 * vt__calls + 1;
+            r->post_enter = c ? c->enter : 0;
+            r->post_order = vt_pb_post_order++;
             continue;
+        }
         vt_pb_header_write(r->stage, c, r->fn, r->mode, r->shape.bytes);
         if (r->packed)
             vt_pb_pack(r->ubuf, r->ucount, r->utype, &r->shape, r->stage + VT_PB_H, r->comm);

@@ -16,6 +16,9 @@ libvtrace_la_SOURCES = \
 	src/tracing/clock.c src/tracing/clock.h \
 	src/tracing/period.c src/tracing/period.h src/tracing/dpd.c src/tracing/dpd.h \
 	src/tracing/model.c src/tracing/model.h \
+	src/tracing/rtreduce.c src/tracing/rtreduce.h src/tracing/rankreduce.c src/tracing/rankreduce.h \
+	src/tracing/symbolic.c src/tracing/symbolic.h src/tracing/poly.c src/tracing/poly.h \
+	src/tracing/rrec.c src/tracing/rrec.h \
 	src/mpid/piggyback.h src/mpid/pb_priv.h src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.

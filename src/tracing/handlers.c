@@ -8,6 +8,7 @@
 #include "requests.h"
 #include "period.h"
 #include "piggyback.h"
+#include "rtreduce.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,12 +75,16 @@ static inline void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t
 {
     if (VT_LIKELY(p != NULL)) {
         profile_add(c->fn, exit - c->enter, bytes, 1);
+        if (VT_UNLIKELY(vt__rt))
+            vt_rt_call(c, exit, vt_callsite(c->site));
         vt__calls++;
         vt_rec_end(p, exit);
     } else {
         vt_lock();
         profile_add(c->fn, exit - c->enter, bytes, 0);
         vt_unlock();
+        if (VT_UNLIKELY(vt__rt))
+            vt_rt_unrecorded(c);
     }
     vt__depth = 0;
 }
@@ -90,6 +95,8 @@ static void leave_counted(const vt_call *c, int64_t exit)
     vt_lock();
     profile_add(c->fn, exit - c->enter, 0, 0);
     vt_unlock();
+    if (VT_UNLIKELY(vt__rt))
+        vt_rt_discard();
     vt__depth = 0;
 }
 
@@ -134,6 +141,15 @@ void vt_leave_plain(vt_call *c, int rc)
     rec_done(c, p, exit, 0);
 }
 
+/* The run-time reduction: a blocking send (or Sendrecv's send half) whose message is
+ * synchronous to the model completes at this call (replay.c, sync_sender). */
+static void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t bytes)
+{
+    int peer = dest == MPI_PROC_NULL ? -1 : vt_comm_peer(cm, dest);
+    if (peer >= 0 && vt_rt_is_sync(c->fn, bytes))
+        vt_rt_ssend((uint32_t)peer, 2 * vt__calls + 1, c->enter, bytes);
+}
+
 void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type)
 {
     (void)rc;
@@ -144,6 +160,8 @@ void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Cou
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         p = put_send_side(p, cm, dest, tag, bytes);
+        if (VT_UNLIKELY(vt__rt))
+            rt_sync_send(c, cm, dest, bytes);
     }
     rec_done(c, p, exit, bytes);
 }
@@ -163,6 +181,11 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
             r->peer = peer;
             r->tag = tag;
             r->bytes = bytes;
+            /* the run-time reduction: a synchronous message completes at the Wait (a
+             * persistent one's sequence and start are its MPI_Start's) */
+            r->rt_sync = peer >= 0 && vt_rt_is_sync(c->fn, bytes);
+            r->rt_seq = 2 * vt__calls + 1;
+            r->rt_start = c->enter;
         }
         p = vt_put_uvar(p, cm->index);
         p = put_send_side(p, cm, dest, tag, bytes);
@@ -215,6 +238,8 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
         p = vt_put_uvar(p, cm->index);
         p = put_send_side(p, cm, dest, stag, sbytes);
         p = put_recv_side(p, cm, st, rbytes);
+        if (VT_UNLIKELY(vt__rt))
+            rt_sync_send(c, cm, dest, sbytes);
     }
     rec_done(c, p, exit, sbytes + rbytes);
 }
@@ -257,6 +282,8 @@ void vt_leave_probe(vt_call *c, int rc, MPI_Comm comm, int flag, MPI_Status *st,
         leave_counted(c, exit);
         return;
     }
+    if (VT_UNLIKELY(vt__rt))
+        vt_rt_unsupported("a probe that finds a message (MPI_Probe, Iprobe, Mprobe, Improbe)");
     uint64_t bytes = status_bytes(st);
     uint8_t *p = rec_call(c, exit, 5 * VT_UVAR_MAX);
     if (p) {
@@ -409,6 +436,12 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
                 flags |= VT_COMPL_ERROR;
             if (r && r->persistent)
                 flags |= VT_COMPL_PERSISTENT;
+            if (VT_UNLIKELY(vt__rt) && r && !(flags & VT_COMPL_CANCELLED)) {
+                if (r->kind == VT_REQ_SEND && r->rt_sync)
+                    vt_rt_ssend((uint32_t)r->peer, r->rt_seq, r->rt_start, r->bytes);
+                else if (r->kind == VT_REQ_COLL && !r->persistent && r->gate_members)
+                    vt_rt_gate(r->gate_comm, r->gate_seq, r->gate_members, 1);
+            }
             p = vt_put_uvar(p, r ? r->id : 0);
             p = vt_put_uvar(p, flags);
             p = vt_put_svar(p, peer);
@@ -558,6 +591,10 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
             vt_req *r = vt_req_find(reqs[i]);
             if (r && rc == MPI_SUCCESS)
                 r->active = 1;
+            if (r && r->kind == VT_REQ_SEND) {
+                r->rt_seq = 2 * vt__calls + 1;
+                r->rt_start = c->enter;
+            }
             p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
@@ -736,9 +773,17 @@ void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const 
         int wroot = root == VT_NO_ROOT ? -1 : cm->inter ? vt_comm_peer(cm, root)
                                                         : root >= 0 && root < cm->size
                                                               ? (cm->world ? cm->world[root] : root) : -1;
+        uint64_t seq = cm->collseq++;
+        uint32_t members = cm->myrank >= 0 ? (uint32_t)(cm->size + (cm->inter ? cm->rsize : 0)) : 0;
+        if (VT_UNLIKELY(vt__rt) && members && !persistent) {
+            if (!req)
+                vt_rt_gate(cm->gid, seq, members, 0);
+            else
+                vt_rt_nbc(cm->gid, seq, members);
+        }
         p = vt_put_uvar(p, cm->index);
         p = vt_put_svar(p, wroot);
-        p = vt_put_uvar(p, cm->collseq++);
+        p = vt_put_uvar(p, seq);
         p = vt_put_uvar(p, sb);
         p = vt_put_uvar(p, rb);
         if (req) {
@@ -746,6 +791,9 @@ void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const 
             if (r) {
                 r->comm = (int32_t)cm->index;
                 r->bytes = rb;
+                r->gate_comm = cm->gid;
+                r->gate_seq = seq;
+                r->gate_members = members;
             }
             p = vt_put_uvar(p, r ? r->id : 0);
         }

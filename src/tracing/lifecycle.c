@@ -7,6 +7,7 @@
 #include "comms.h"
 #include "handlers.h"
 #include "piggyback.h"
+#include "rtreduce.h"
 #include "log.h"
 #include "settings.h"
 #include "topo.h"
@@ -40,6 +41,8 @@ static const void *fin_site;
 static int64_t sync_at[2], sync_off[2];
 static int64_t min_rtt = INT64_MAX;     /* rank 0: the fastest ping-pong seen */
 static int keyval = MPI_KEYVAL_INVALID;
+static char reduced_dir[4200];          /* VTRACE_MODE=reduced, both: where the run-time reduction writes */
+static int rt_ok;                       /* ... and it wrote this rank's reduced trace */
 static uint64_t overhead_ps;            /* measured at MPI_Init (measure_overhead) */
 
 #define SYNC_ROUNDS 20
@@ -242,20 +245,29 @@ static int start(int provided)
     vt__verbose = cfg.verbose;
     if (cfg.mode == VT_MODE_OFF)
         return -1;
-    if (cfg.mode == VT_MODE_REDUCED || cfg.mode == VT_MODE_BOTH) {
+    int reducing = cfg.mode == VT_MODE_REDUCED || cfg.mode == VT_MODE_BOTH;
+    if (reducing) {
         /* every message carries the header from here on (src/mpid/piggyback.h) */
         vt_pb_start_transport((int64_t)cfg.model_trdv);
-        if (rank == 0)
-            vt_warn("VTRACE_MODE=%s: messages carry the run-time reduction's header; its decisions are not "
-                    "in this version yet, so a full trace is recorded", vt_mode_name(cfg.mode));
-        cfg.mode = VT_MODE_FULL;
+        cfg.model_pbytes = VT_PB_H - 33;
     }
     vt__mt = provided == MPI_THREAD_MULTIPLE;
     PMPI_Comm_dup(MPI_COMM_WORLD, &own_comm);
     if (rank == 0 && !cfg.dir[0])
         default_dir(cfg.dir, sizeof cfg.dir);
     PMPI_Bcast(cfg.dir, (int)sizeof cfg.dir, MPI_CHAR, 0, own_comm);
-    int rc = mkdirs(cfg.dir);
+    int rc = 0;
+    if (reducing) {
+        /* DIR/full and DIR/reduced: the full trace is written too in this version (the
+         * run-time reduction stops, with a warning, at the calls it does not handle yet) */
+        rc = mkdirs(cfg.dir);
+        snprintf(reduced_dir, sizeof reduced_dir, "%s/reduced", cfg.dir);
+        strcat(cfg.dir, "/full");
+        if (!rc)
+            rc = mkdirs(reduced_dir);
+    }
+    if (!rc)
+        rc = mkdirs(cfg.dir);
     if (rc == 0) {
         snprintf(rank_path, sizeof rank_path, "%s/rank-%06d.vte", cfg.dir, rank);
         rc = vt_buffer_open(rank_path, rank, cfg.buffer, cfg.compress, cfg.test_fail_after);
@@ -285,6 +297,20 @@ static int start(int provided)
      * clock synchronisation (rank 0 writes the configuration). */
     if (cfg.model_L < 0)
         cfg.model_L = min_rtt < INT64_MAX ? min_rtt / 2 : 0;
+    /* every rank models with rank 0's value (the run-time reduction decides with it) */
+    PMPI_Bcast(&cfg.model_L, 1, MPI_INT64_T, 0, own_comm);
+    if (reducing) {
+        char text[8192];
+        vt_config_format(&cfg, text, sizeof text);
+        if (vt__mt || cfg.periodic >= 0) {
+            if (rank == 0)
+                vt_warn("VTRACE_MODE=%s: the run-time reduction needs one stream of calls per rank (not "
+                        "MPI_THREAD_MULTIPLE, not VTRACE_PERIODIC); only the full trace is written",
+                        vt_mode_name(cfg.mode));
+        } else {
+            vt_rt_start(reduced_dir, rank, world_size, sync_off[0], text);
+        }
+    }
     if (rank == 0) {
         char text[8192], path[4200];
         vt_config_format(&cfg, text, sizeof text);
@@ -319,10 +345,11 @@ static void record_call(unsigned fn, int64_t enter, int64_t exit, const void *si
         vt__profile[fn].calls++;
         vt__profile[fn].time_ns += (uint64_t)(exit - enter);
         vt__profile[fn].records++;
+        if (vt__rt)
+            vt_rt_call(&c, exit, vt_callsite(site));
         vt__calls++;
         vt_rec_end(p, exit);
     }
-    (void)c;
 }
 
 void vt_init_end(unsigned fn, int64_t enter, const void *site, int rc, int provided)
@@ -483,11 +510,13 @@ static int write_rankdefs(const vt_placement *pl, int64_t t_fin, unsigned flags)
     put_uvar(&g, overhead_ps);
     put_uvar(&g, 0);
     int rc = g.base ? vt_buffer_write_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base)) : -ENOMEM;
+    if (reduced_dir[0] && g.base)
+        rt_ok = vt_rt_finish(g.base, (size_t)(g.p - g.base)) == 0;
     free(g.base);
     return rc;
 }
 
-static void write_global(const int64_t *clk, const char *hosts, unsigned flags)
+static void write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags)
 {
     growbuf g = {0};
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -514,7 +543,7 @@ static void write_global(const int64_t *clk, const char *hosts, unsigned flags)
     }
     put_uvar(&g, flags);
     char path[4200];
-    snprintf(path, sizeof path, "%s/vtrace.defs", cfg.dir);
+    snprintf(path, sizeof path, "%s/vtrace.defs", dir);
     int fd = -1, rc = g.base ? 0 : -ENOMEM;
     if (!rc) {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -567,9 +596,27 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     PMPI_Gather(mine, 4, MPI_INT64_T, clk, 4, MPI_INT64_T, 0, own_comm);
     PMPI_Gather(host, HOST_LEN, MPI_CHAR, hosts, HOST_LEN, MPI_CHAR, 0, own_comm);
     PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
+    int rt_all = 0;
+    if (reduced_dir[0]) {
+        /* a reduced trace of every rank, or none */
+        PMPI_Allreduce(&rt_ok, &rt_all, 1, MPI_INT, MPI_MIN, own_comm);
+        if (!rt_all) {
+            char path[4300];
+            snprintf(path, sizeof path, "%s/rank-%06d.vte", reduced_dir, rank);
+            unlink(path);
+            PMPI_Barrier(own_comm);
+            if (rank == 0)
+                rmdir(reduced_dir);
+        }
+    }
     if (rank == 0) {
         if (clk && hosts)
-            write_global(clk, hosts, anybad ? 1u : 0u);
+            write_global(cfg.dir, clk, hosts, anybad ? 1u : 0u);
+        if (clk && hosts && rt_all)
+            write_global(reduced_dir, clk, hosts, (anybad ? 1u : 0u) | VT_GLOBAL_REDUCED);
+        else if (reduced_dir[0])
+            vt_warn("no reduced trace in %s (see the warnings above); the full trace in %s holds the run",
+                    reduced_dir, cfg.dir);
         if (anybad)
             vt_warn("the trace in %s is incomplete (a rank could not write all of it)", cfg.dir);
         else

@@ -25,6 +25,14 @@ typedef struct vt_req {
                               * MPI_PROC_NULL kept as MPI gives them), their status has the real ones */
     uint64_t bytes;          /* send side; receives: the capacity posted */
     uint8_t status_unusable; /* MPI_Isendrecv(_replace): MPICH 4.0.2 fills no status for it */
+    /* the run-time reduction (rtreduce.h): sends, whether the model's message is
+     * synchronous and the sending call's sequence and enter; non-blocking collectives,
+     * their gate */
+    uint8_t rt_sync;
+    uint64_t rt_seq;
+    int64_t rt_start;
+    uint64_t gate_comm, gate_seq;
+    uint32_t gate_members;
     struct vt_req *next;
 } vt_req;
 

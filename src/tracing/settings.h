@@ -17,6 +17,7 @@ typedef struct vt_config {
     int64_t model_G_ps;      /* picoseconds per byte */
     uint64_t model_trdv;     /* bytes */
     int model_m, model_K;
+    int model_pbytes;      /* room for the difference in a message header (modes reduced, both) */
     int compress;            /* zstd level, 0 = none */
     int verbose;
     int periodic;            /* VTRACE_PERIODIC: -1 off; 0 mark iterations; N keep N iterations */

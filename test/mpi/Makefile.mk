@@ -192,3 +192,27 @@ test_mpi_pb_header_SOURCES = test/mpi/pb_header.c
 test_mpi_pb_header_LDADD = libvtrace.la
 test_mpi_pb_header_LDFLAGS = $(vt_mpi_ldflags)
 EXTRA_DIST += test/mpi/pb_header.check
+
+# the run-time reduction against vtrace reduce (issue 4), on programs of the model
+vt_mpi_rt = test/mpi/collectives_rt test/mpi/comms_rt test/mpi/model_groups_rt test/mpi/model_halo_rt \
+	test/mpi/model_pipeline_rt
+check_PROGRAMS += $(vt_mpi_rt)
+TESTS += $(vt_mpi_rt)
+EXTRA_DIST += test/mpi/rt_equiv.sh
+test_mpi_collectives_rt_SOURCES = test/mpi/collectives.c test/mpi/mpitest.h
+test_mpi_collectives_rt_LDADD = libvtrace.la
+test_mpi_collectives_rt_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_comms_rt_SOURCES = test/mpi/comms.c test/mpi/mpitest.h
+test_mpi_comms_rt_LDADD = libvtrace.la
+test_mpi_comms_rt_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_model_groups_rt_SOURCES = examples/groups.c
+test_mpi_model_groups_rt_LDADD = libvtrace.la
+test_mpi_model_groups_rt_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_model_halo_rt_SOURCES = examples/halo.c
+test_mpi_model_halo_rt_LDADD = libvtrace.la
+test_mpi_model_halo_rt_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_model_pipeline_rt_SOURCES = examples/pipeline.c
+test_mpi_model_pipeline_rt_LDADD = libvtrace.la
+test_mpi_model_pipeline_rt_LDFLAGS = $(vt_mpi_ldflags)
+TESTS += test/mpi/rt_broken.sh
+EXTRA_DIST += test/mpi/rt_broken.sh

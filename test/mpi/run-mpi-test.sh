@@ -26,6 +26,11 @@
 #     RUN_TRACE=unchecked a trace (trace/vtrace.defs), its content not checked
 #     RUN_EXPECT=OTHER    check the trace against test/mpi/OTHER.expect (the same program
 #                         built under another name, run another way)
+#     RUN_RT=yes          VTRACE_MODE=reduced or both: the run-time reduction wrote
+#                         trace/reduced, and it holds exactly the records `vtrace reduce`
+#                         makes of trace/full and predicts what it predicts
+#                         (test/mpi/rt_equiv.sh)
+# With VTRACE_MODE=reduced or both the checks above look at the full trace, trace/full.
 #     RUN_COMPARE=V=x,... first run the program as a reference, in the subdirectory ref/
 #                         of the work directory, with V=x,... after the test's own
 #                         settings (VTRACE_MODE=off: MPICH alone); the files *.log the
@@ -80,7 +85,7 @@ set -- $line
 set +f
 nprocs=$2
 shift 2
-run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model= run_compare= run_expect=
+run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model= run_compare= run_expect= run_rt=
 envs=
 for kv in "$@"; do
     case "$kv" in
@@ -93,6 +98,7 @@ for kv in "$@"; do
         RUN_PRELOAD=*) run_preload=${kv#RUN_PRELOAD=} ;;
         RUN_MODEL=*) run_model=${kv#RUN_MODEL=} ;;
         RUN_EXPECT=*) run_expect=${kv#RUN_EXPECT=} ;;
+        RUN_RT=*) run_rt=${kv#RUN_RT=} ;;
         RUN_COMPARE=*) run_compare=`echo "${kv#RUN_COMPARE=}" | tr ',' ' '` ;;
         RUN_*) hard_error "unknown runner setting $kv in $list" ;;
         *=*) envs="$envs $kv" ;;
@@ -216,6 +222,10 @@ if [ -n "$run_compare" ]; then
     [ "$status" = 0 ] && echo "# the logs of both runs are the same:" $logs
 fi
 
+# the run-time reduction's modes write DIR/full and DIR/reduced
+tracedir=$trace
+case " $envs " in *" VTRACE_MODE=reduced "*|*" VTRACE_MODE=both "*) trace=$tracedir/full ;; esac
+
 if [ "$run_trace" = none ]; then
     expect_no_files "a run that must write nothing"
 elif [ "$run_trace" = yes ]; then
@@ -237,6 +247,10 @@ elif [ "$run_trace" = model ]; then
     [ -f "$trace/vtrace.defs" ] || failed "no trace was written"
 else
     hard_error "unknown RUN_TRACE=$run_trace"
+fi
+if [ -n "$run_rt" ] && [ "$status" = 0 ]; then
+    timeout "$timeout" sh "$srcdir/test/mpi/rt_equiv.sh" "$vtrace" "$tracedir" "$work/rt" ||
+        failed "the run-time reduced trace is not what vtrace reduce makes of the full trace"
 fi
 if [ -n "$run_model" ] && [ "$status" = 0 ]; then
     timeout "$timeout" sh "$srcdir/test/model/reduce_equiv.sh" "$vtrace" "$trace" "$run_model" "$work/model" ||

@@ -1,0 +1,436 @@
+/* The run-time reduction: this rank's model events from its own calls, through the
+ * per-rank reducer of `vtrace reduce` (rankreduce.h); see rtreduce.h. The events are
+ * built as the replay builds them from a full trace (replay.c: publish, message_in,
+ * sync_sender, step), from what this rank knows and what the headers say. */
+#include "vt_config.h"
+#include "rtreduce.h"
+#include "blockio.h"
+#include "codec.h"
+#include "log.h"
+#include "model.h"
+#include "rankreduce.h"
+#include "rrec.h"
+#include "vt_fn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+VT_HIDDEN int vt__rt;
+
+#define BLOCK_BYTES (1u << 20)
+
+typedef struct rt_msg {
+    vt_obs_con con;
+    vt_poly D;
+    uint64_t order;
+} rt_msg;
+
+static struct {
+    vt_rankreduce rr;
+    vt_model_params p;
+    uint32_t rank;
+    int64_t offset;                 /* model clock = local + offset */
+    int started;
+    int64_t prev_exit;              /* the last recorded call's exit, local */
+    uint64_t burst_of;              /* 1 + the callno whose burst went in already */
+    uint8_t fkind[VT_NFN], skind[VT_NFN];
+    /* staged for the call being made */
+    rt_msg *msgs;
+    size_t nmsgs, capmsgs;
+    vt_obs_con *other;              /* SYNC_MSG and GATE contributors, in order */
+    size_t nother, capother;
+    int nbc;
+    uint64_t nbc_comm, nbc_seq;
+    uint32_t nbc_members;
+    /* the reduced trace */
+    char path[4200];
+    int fd;
+    uint8_t *buf;
+    size_t len;
+    uint32_t nblock;
+    uint64_t index, prev_seq;
+    int64_t prev_time;
+    int failed;
+} rt = {.fd = -1};
+
+static void stop(const char *why)
+{
+    if (!vt__rt)
+        return;
+    vt__rt = 0;
+    vt_warn("the run-time reduction stopped: %s; the full trace holds the run, `vtrace reduce` reduces it", why);
+    rt.failed = 1;
+}
+
+void vt_rt_unsupported(const char *what)
+{
+    char why[160];
+    snprintf(why, sizeof why, "%s is not handled by it in this version", what);
+    stop(why);
+}
+
+/* ------------------------------------------------------------------ writing */
+
+static int flush_block(void)
+{
+    if (!rt.len)
+        return 0;
+    int rc = vt_block_write(rt.fd, VT_BLOCK_REDUCED, rt.buf, rt.len, rt.nblock, 0);
+    rt.len = 0;
+    rt.nblock = 0;
+    if (rc) {
+        char why[4400];
+        snprintf(why, sizeof why, "writing %s failed (%s)", rt.path, strerror(-rc));
+        stop(why);
+        return -1;
+    }
+    return 0;
+}
+
+static int put_record(void *arg, const vt_rrec *rec)
+{
+    (void)arg;
+    if (rt.failed)
+        return 0;
+    size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
+    if (rt.len && rt.len + need > BLOCK_BYTES && flush_block())
+        return 0;
+    if (need > BLOCK_BYTES) {
+        uint8_t *nb = realloc(rt.buf, need + BLOCK_BYTES);
+        if (!nb) {
+            stop("out of memory");
+            return 0;
+        }
+        rt.buf = nb;
+    }
+    if (!rt.len)
+        rt.len = (size_t)(vt_rrec_block_begin(rt.buf, rt.index, rt.prev_time, rt.prev_seq) - rt.buf);
+    rt.len = (size_t)(vt_rrec_encode(rt.buf + rt.len, rec, &rt.prev_seq, &rt.prev_time) - rt.buf);
+    rt.nblock++;
+    rt.index++;
+    return 0;
+}
+
+/* The FUNCS block, as the full trace's (buffer.c). */
+static int write_funcs(void)
+{
+    size_t need = VT_UVAR_MAX;
+    for (int i = 0; i < VT_NFN; i++)
+        need += strlen(vt_fn_name[i]) + strlen(vt_fn_layout[i]) + 2 * VT_UVAR_MAX;
+    uint8_t *p0 = malloc(need), *p = p0;
+    if (!p0)
+        return -ENOMEM;
+    p = vt_put_uvar(p, VT_NFN);
+    for (int i = 0; i < VT_NFN; i++) {
+        p = vt_put_str(p, vt_fn_name[i], strlen(vt_fn_name[i]));
+        p = vt_put_str(p, vt_fn_layout[i], strlen(vt_fn_layout[i]));
+    }
+    int rc = vt_block_write(rt.fd, VT_BLOCK_FUNCS, p0, (size_t)(p - p0), 0, 0);
+    free(p0);
+    return rc;
+}
+
+int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const char *config_text)
+{
+    (void)nranks;
+    vt_model_defaults(&rt.p);
+    char err[256];
+    if (vt_model_params_parse(&rt.p, config_text, err, sizeof err)) {
+        vt_warn("the run-time reduction cannot start: %s", err);
+        return -1;
+    }
+    rt.rank = (uint32_t)rank;
+    rt.offset = offset;
+    for (unsigned f = 0; f < VT_NFN; f++) {
+        rt.fkind[f] = (uint8_t)vt_model_kind_of(vt_fn_name[f]);
+        rt.skind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
+    }
+    vt_rr_sink sink = {put_record, NULL};
+    /* test hook: a deliberately broken rule, so that the tests comparing with `vtrace
+     * reduce` can be seen to fail (model.md §7.6) */
+    const char *b = getenv("VTRACE_TEST_RT_BROKEN");
+    enum vt_sym_broken broken = b && !strcmp(b, "noR3") ? VT_SYM_BROKEN_NOR3
+                                : b && !strcmp(b, "nofold") ? VT_SYM_BROKEN_NOFOLD : VT_SYM_CORRECT;
+    if (vt_rr_init(&rt.rr, (uint32_t)rank, (unsigned)rt.p.m, (unsigned)rt.p.K, broken, &sink, NULL)) {
+        vt_warn("the run-time reduction cannot start: model limits m=%d, K=%d out of range", rt.p.m, rt.p.K);
+        return -1;
+    }
+    vt_sym_set_room(&rt.rr.sym, (unsigned)rt.p.pbytes);
+    snprintf(rt.path, sizeof rt.path, "%s/rank-%06d.vte", dir, rank);
+    rt.buf = malloc(BLOCK_BYTES);
+    rt.fd = open(rt.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = rt.buf && rt.fd >= 0 ? vt_file_header_write(rt.fd, VT_MAGIC_RANK, (uint32_t)rank) : -errno;
+    if (!rc)
+        rc = write_funcs();
+    if (rc) {
+        vt_warn("the run-time reduction cannot write %s (%s)", rt.path, strerror(rc < 0 ? -rc : ENOMEM));
+        return -1;
+    }
+    vt__rt = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ events */
+
+static int feed(const vt_obs_event *e, uint32_t nbc_members)
+{
+    vt_error err;
+    if (vt_rr_event(&rt.rr, e, nbc_members, &err)) {
+        stop(err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The burst before the call entering at `enter` (local): a local event, once. */
+static void burst(const vt_call *c)
+{
+    uint64_t callno = vt__calls;
+    if (rt.burst_of == callno + 1)
+        return;
+    rt.burst_of = callno + 1;
+    if (!rt.started) {
+        rt.started = 1;
+        rt.prev_exit = c->enter;
+    }
+    vt_event rec = {.callno = callno, .fn = c->fn, .enter = c->enter, .exit = c->enter};
+    int64_t start = rt.prev_exit + rt.offset, end = c->enter + rt.offset;
+    vt_obs_event e = {.rank = rt.rank, .seq = 2 * callno, .rec = &rec, .fn = -1, .callsite = -1,
+                      .kind = VT_MK_LOCAL, .start = start, .end = end, .candidate = end - start >= rt.p.theta};
+    feed(&e, 0);
+}
+
+unsigned vt_rt_send_poly(const vt_call *c, uint8_t *out, unsigned room)
+{
+    if (!vt__rt)
+        return 0;
+    burst(c);
+    vt_poly d;
+    vt_rr_publish(&rt.rr, &d);
+    uint8_t enc[VT_POLY_ENC_MAX];
+    size_t n = vt_poly_encode(&d, enc);
+    if (n > room) {
+        /* the room rule (vt_sym_set_room) keeps every d within it after each event */
+        stop("a difference longer than the header's room");
+        return 0;
+    }
+    memcpy(out, enc, n);
+    return (unsigned)n;
+}
+
+static vt_obs_con *new_other(void)
+{
+    if (rt.nother == rt.capother) {
+        size_t nc = rt.capother ? 2 * rt.capother : 8;
+        vt_obs_con *o = realloc(rt.other, nc * sizeof *o);
+        if (!o) {
+            stop("out of memory");
+            return NULL;
+        }
+        rt.other = o;
+        rt.capother = nc;
+    }
+    vt_obs_con *o = &rt.other[rt.nother++];
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_t post_enter, uint64_t post_order)
+{
+    if (!vt__rt)
+        return;
+    if (rt.nmsgs == rt.capmsgs) {
+        size_t nc = rt.capmsgs ? 2 * rt.capmsgs : 8;
+        rt_msg *m = realloc(rt.msgs, nc * sizeof *m);
+        if (!m) {
+            stop("out of memory");
+            return;
+        }
+        rt.msgs = m;
+        rt.capmsgs = nc;
+    }
+    rt_msg *m = &rt.msgs[rt.nmsgs];
+    memset(m, 0, sizeof *m);
+    size_t used;
+    if (!h->poly_len) {
+        stop("a message came without its sender's difference (the sender's run-time reduction stopped)");
+        return;
+    }
+    if (vt_poly_decode(&m->D, h->poly, h->poly_len, &used) != VT_POLY_OK || used != h->poly_len) {
+        stop("a header's difference does not decode");
+        return;
+    }
+    rt.nmsgs++;
+    m->order = post_order;
+    vt_obs_con *k = &m->con;
+    k->kind = VT_CON_MSG;
+    k->rank = src;
+    k->seq = h->seq;
+    k->S_local = h->S_local;
+    k->bytes = h->bytes;
+    k->sync = h->sync;
+    k->blocking_send = h->blocking;
+    k->post_seq = post_seq;
+    k->P_local = post_enter;
+    k->P = post_enter + rt.offset;
+}
+
+void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)
+{
+    if (!vt__rt)
+        return;
+    vt_obs_con *o = new_other();
+    if (!o)
+        return;
+    o->kind = VT_CON_SYNC_MSG;
+    o->rank = rt.rank;
+    o->seq = seq;
+    o->S_local = S_local;
+    o->bytes = bytes;
+    o->sync = 1;
+    o->peer = peer;
+}
+
+void vt_rt_gate(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers, int nonblocking)
+{
+    if (!vt__rt)
+        return;
+    vt_obs_con *o = new_other();
+    if (!o)
+        return;
+    o->kind = VT_CON_GATE;
+    o->gate_comm = comm_id;
+    o->gate_seq = coll_seq;
+    o->nmembers = nmembers;
+    o->nonblocking = nonblocking;
+}
+
+void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers)
+{
+    if (!vt__rt)
+        return;
+    rt.nbc = 1;
+    rt.nbc_comm = comm_id;
+    rt.nbc_seq = coll_seq;
+    rt.nbc_members = nmembers;
+}
+
+int vt_rt_is_sync(unsigned fn, uint64_t bytes)
+{
+    return fn < VT_NFN && vt_model_is_sync((enum vt_model_kind)rt.skind[fn], bytes, &rt.p);
+}
+
+void vt_rt_discard(void)
+{
+    rt.nmsgs = rt.nother = 0;
+    rt.nbc = 0;
+}
+
+void vt_rt_unrecorded(const vt_call *c)
+{
+    (void)c;
+    vt_rt_discard();
+    stop("the full trace stopped recording");
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const rt_msg *x = a, *y = b;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+{
+    if (!vt__rt) {
+        rt.nmsgs = rt.nother = 0;
+        rt.nbc = 0;
+        return;
+    }
+    burst(c);
+    uint64_t callno = vt__calls;
+    enum vt_model_kind k = (enum vt_model_kind)rt.fkind[c->fn];
+    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
+    /* contributors in the replay's order: received messages by posting, then the
+     * synchronous sends and gates as the call completed them, then the local one */
+    size_t n = rt.nmsgs + rt.nother + 1;
+    vt_obs_con *cons = calloc(n, sizeof *cons);
+    if (!cons) {
+        stop("out of memory");
+        return;
+    }
+    qsort(rt.msgs, rt.nmsgs, sizeof *rt.msgs, by_order);
+    size_t nc = 0;
+    int local = 1;
+    for (size_t i = 0; i < rt.nmsgs; i++) {
+        rt_msg *m = &rt.msgs[i];
+        cons[nc] = m->con;
+        int64_t S = m->con.S_local + rt.offset;  /* one node: the offsets agree (doc/piggyback.md) */
+        cons[nc].S = S;
+        cons[nc].T = S + vt_model_lambda(&rt.p, m->con.bytes, S, E);
+        cons[nc].peer = rt.rank;
+        cons[nc].ext = &m->D;
+        if (!m->con.sync) {
+            cons[nc].post_seq = 2 * callno + 1;
+            cons[nc].P = R;
+            cons[nc].P_local = c->enter;
+        }
+        nc++;
+    }
+    for (size_t i = 0; i < rt.nother; i++) {
+        cons[nc] = rt.other[i];
+        if (cons[nc].kind == VT_CON_SYNC_MSG) {
+            int64_t S = cons[nc].S_local + rt.offset;
+            cons[nc].S = S;
+            cons[nc].T = S;   /* the reducer takes the pair's atom, not T */
+            if (k != VT_MK_SENDRECV && k != VT_MK_COMPLETION)
+                local = 0;    /* a blocking synchronous send: no local contributor */
+        } else if (cons[nc].kind == VT_CON_GATE && !cons[nc].nonblocking) {
+            local = 0;        /* its own (enter, d) is in the gate */
+        }
+        nc++;
+    }
+    if (nc && local) {
+        cons[nc] = (vt_obs_con){.kind = VT_CON_LOCAL, .T = R, .rank = rt.rank, .seq = 2 * callno + 1};
+        nc++;
+    }
+    vt_event rec = {.callno = callno, .fn = c->fn, .enter = c->enter, .exit = exit, .callsite = (int64_t)site};
+    vt_obs_event e = {.rank = rt.rank, .seq = 2 * callno + 1, .is_call = 1, .rec = &rec, .func = vt_fn_name[c->fn],
+                      .fn = c->fn, .callsite = (int64_t)site, .kind = k, .start = R, .end = E,
+                      .candidate = E - R >= rt.p.theta && rt.p.cand_calls, .cons = nc ? cons : NULL, .ncons = nc,
+                      .initiates_nbc = rt.nbc, .nbc_comm = rt.nbc_comm, .nbc_seq = rt.nbc_seq};
+    feed(&e, rt.nbc_members);
+    free(cons);
+    rt.nmsgs = rt.nother = 0;
+    rt.nbc = 0;
+    rt.prev_exit = exit;
+}
+
+int vt_rt_finish(const uint8_t *rankdefs, size_t len)
+{
+    if (rt.fd < 0)
+        return -1;
+    if (vt__rt && vt_rr_finish(&rt.rr))
+        stop("its last records could not be written");
+    int rc = rt.failed ? -1 : flush_block();
+    if (!rc)
+        rc = vt_block_write(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, 0);
+    if (!rc)
+        rc = vt_block_write(rt.fd, VT_BLOCK_END, "", 0, 0, 0);
+    if (close(rt.fd) && !rc)
+        rc = -errno;
+    rt.fd = -1;
+    vt__rt = 0;
+    vt_rr_free(&rt.rr);
+    free(rt.buf);
+    free(rt.msgs);
+    free(rt.other);
+    if (rt.failed) {
+        unlink(rt.path);
+        return -1;
+    }
+    return rc ? -1 : 0;
+}

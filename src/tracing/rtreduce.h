@@ -1,0 +1,67 @@
+/* The run-time reduction (issue 4, doc/piggyback.md): this rank's model events, built
+ * from its own calls and from the headers of the messages it receives, go through the
+ * per-rank reducer that `vtrace reduce` runs on full traces (rankreduce.h), and its
+ * records are written as this rank's reduced trace. Same events, same code, same
+ * records.
+ *
+ * The handlers stage what a call completes (vt_rt_msg_in, vt_rt_ssend, vt_rt_gate,
+ * vt_rt_nbc) before its record is written; vt_rt_call then makes the burst before the
+ * call and the call itself two model events. */
+#ifndef VT_RTREDUCE_H
+#define VT_RTREDUCE_H
+
+#include <stdint.h>
+
+#include "state.h"
+
+/* Nonzero while the run-time reduction decides (VTRACE_MODE=reduced or both). */
+extern VT_HIDDEN int vt__rt;
+
+/* What a header says, for vt_rt_msg_in (a copy of piggyback.h's fields). */
+typedef struct vt_rt_header {
+    uint64_t seq;           /* the sending call's model sequence number */
+    int64_t S_local;        /* its enter, on the sender's clock */
+    uint64_t bytes;
+    int sync, blocking;
+    const uint8_t *poly;    /* the sender's difference, encoded */
+    unsigned poly_len;
+} vt_rt_header;
+
+/* Starts it (after the clock synchronisation at MPI_Init): DIR the reduced trace's
+ * directory, offset this rank's clock offset there (model clock = local + offset).
+ * Returns 0, or -1 with a warning (the run goes on without it). */
+VT_HIDDEN int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const char *config_text);
+
+/* The difference a send made by call c carries: the burst before c goes in first.
+ * Writes at most `room` bytes of its encoding to out; returns the length. */
+VT_HIDDEN unsigned vt_rt_send_poly(const vt_call *c, uint8_t *out, unsigned room);
+
+/* A message the call being made completes: its header, its source (world rank), and
+ * the receive's posting call (sequence number, enter) and posting order. */
+VT_HIDDEN void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
+                            uint64_t post_order);
+/* A synchronous send the call completes (its own or a request's). */
+VT_HIDDEN void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes);
+/* A collective's gate the call completes (blocking: the call is the collective). */
+VT_HIDDEN void vt_rt_gate(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers, int nonblocking);
+/* The call initiates a non-blocking collective. */
+VT_HIDDEN void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers);
+/* The call is one the reduction does not handle yet: it stops, with a warning. */
+VT_HIDDEN void vt_rt_unsupported(const char *what);
+
+/* Whether a message of `bytes` sent by function fn is synchronous to the model. */
+VT_HIDDEN int vt_rt_is_sync(unsigned fn, uint64_t bytes);
+/* The call being made is not recorded (it completed nothing): forget what was staged. */
+VT_HIDDEN void vt_rt_discard(void);
+/* A call that should have been recorded was not (recording stopped): the reduction stops. */
+VT_HIDDEN void vt_rt_unrecorded(const vt_call *c);
+
+/* The call c (function c->fn, call-site index site) was recorded with this exit: its
+ * burst and itself are model events. Called with the record, before vt__calls moves. */
+VT_HIDDEN void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site);
+
+/* At the end: the reducer's last records and the reduced trace's files. RANKDEFS
+ * payload: the same as the full trace's (profile, communicators, clock). Returns 0. */
+VT_HIDDEN int vt_rt_finish(const uint8_t *rankdefs, size_t len);
+
+#endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# rt_equiv.sh can fail: with a deliberately broken rule in the run-time reduction
+# (VTRACE_TEST_RT_BROKEN=noR3: messages merged although R3 fails) the reduced trace of test/mpi/model_halo_rt's
+# run must differ from `vtrace reduce` of its full trace (model.md §7.6).
+set -u
+me=rt_broken.sh
+builddir=${VTEST_BUILDDIR:-$(pwd)}
+srcdir=${VTEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+prog=$builddir/test/mpi/model_halo_rt
+[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
+[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
+work=$builddir/test/mpi/rt_broken.work
+lock=
+command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
+status=0
+for rule in noR3; do
+    rm -rf "$work" && mkdir -p "$work" || exit 99
+    $lock env VTRACE_MODE=both VTRACE_THRESHOLD=100us VTRACE_TEST_RT_BROKEN=$rule VTRACE_DIR="$work/trace" \
+        timeout -k 10 "${VTEST_TIMEOUT:-120}" "$VTEST_MPIEXEC" -n 2 "$prog" 30 4096 300 > "$work/out" 2>&1 ||
+        { cat "$work/out"; echo "FAIL: $me: the run failed"; exit 1; }
+    if sh "$srcdir/test/mpi/rt_equiv.sh" "${VTEST_VTRACE:-$builddir/vtrace}" "$work/trace" "$work/rt" > "$work/eq" 2>&1; then
+        cat "$work/eq"
+        echo "FAIL: $me: with the broken rule $rule, rt_equiv.sh still passes: it cannot fail"
+        status=1
+    else
+        echo "ok: broken rule $rule: `grep FAIL "$work/eq" | head -1`"
+    fi
+done
+[ "$status" = 0 ] && rm -rf "$work"
+exit $status

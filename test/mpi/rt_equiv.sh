@@ -1,0 +1,39 @@
+#!/bin/sh
+# The run-time reduction against the offline one (issue 4, tests 2 and 3): a run with
+# VTRACE_MODE=reduced or both wrote DIR/full and DIR/reduced;
+#   1. DIR/reduced holds exactly the records `vtrace reduce DIR/full` writes (vtrace dump
+#      --json of both, line for line);
+#   2. on 1000 random scenarios and with every candidate eliminated alone, DIR/reduced
+#      predicts what DIR/full predicts: T' and every rank's end, to the nanosecond;
+#   3. `vtrace info` gives both the same per-function profile.
+# usage: rt_equiv.sh VTRACE DIR WORKDIR. Exit 0 equal, 1 different.
+set -u
+vtrace=$1 dir=$2 work=$3
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "FAIL: rt_equiv: $*"; exit 1; }
+[ -f "$dir/reduced/vtrace.defs" ] || fail "no run-time reduced trace in $dir/reduced"
+"$vtrace" reduce "$dir/full" "$work/offline" > "$work/reduce.out" 2>&1 || { cat "$work/reduce.out"; fail "vtrace reduce"; }
+"$vtrace" dump --json "$dir/reduced" > "$work/rt.jsonl" || fail "vtrace dump of the run-time reduced trace"
+"$vtrace" dump --json "$work/offline" > "$work/offline.jsonl" || fail "vtrace dump of the offline reduced trace"
+if ! cmp -s "$work/rt.jsonl" "$work/offline.jsonl"; then
+    diff "$work/offline.jsonl" "$work/rt.jsonl" | head -6 | cut -c1-400
+    fail "the records differ (< vtrace reduce, > run time)"
+fi
+echo "  records: `wc -l < "$work/rt.jsonl"`, identical to vtrace reduce's (`sed -n 1p "$work/reduce.out"`)"
+"$vtrace" whatif -l "$dir/full" > "$work/cands" || fail "listing the candidates"
+awk '{ print $1 "=elim" }' "$work/cands" > "$work/alone.txt"
+for what in "--random 1000 --seed 5" "-f $work/alone.txt"; do
+    # shellcheck disable=SC2086
+    "$vtrace" whatif --json $what "$dir/full" > "$work/full.jsonl" || fail "whatif on the full trace"
+    # shellcheck disable=SC2086
+    "$vtrace" whatif --json $what "$dir/reduced" > "$work/red.jsonl" || fail "whatif on the run-time reduced trace"
+    cmp -s "$work/full.jsonl" "$work/red.jsonl" || { diff "$work/full.jsonl" "$work/red.jsonl" | head -4 | cut -c1-400;
+        fail "predictions differ ($what)"; }
+    echo "  whatif $what: `wc -l < "$work/full.jsonl"` scenarios, identical predictions"
+done
+"$vtrace" info --json "$dir/full" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps([r["functions"] for r in d["per_rank"]], sort_keys=True))' > "$work/prof.full" &&
+"$vtrace" info --json "$dir/reduced" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps([r["functions"] for r in d["per_rank"]], sort_keys=True))' > "$work/prof.red" ||
+    fail "vtrace info --json"
+cmp -s "$work/prof.full" "$work/prof.red" || fail "the per-function profiles differ"
+echo "  profile: the same per rank and function"
+echo "PASS: rt_equiv $dir"
