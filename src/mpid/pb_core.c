@@ -274,8 +274,21 @@ static size_t slot_of(MPI_Request h)
     return (size_t)(x >> 17) & (tabcap - 1);
 }
 
+static unsigned next_thread;
+static __thread unsigned this_thread;
+static uint64_t births;
+
+static unsigned thread_id(void)
+{
+    if (!this_thread)
+        this_thread = __atomic_add_fetch(&next_thread, 1, __ATOMIC_RELAXED);
+    return this_thread;
+}
+
 void vt_pb_req_put(pb_req *r)
 {
+    r->owner = thread_id();
+    r->birth = births++;
     if ((vt_pb_nreqs + 1) * 2 > tabcap) {
         size_t nc = tabcap ? tabcap * 2 : 256;
         pb_req **old = tab;
@@ -308,11 +321,17 @@ static size_t find(MPI_Request h)
 {
     if (!vt_pb_nreqs)
         return (size_t)-1;
+    unsigned me = thread_id();
+    size_t best = (size_t)-1;
     for (size_t j = slot_of(h);; j = (j + 1) & (tabcap - 1)) {
         if (!tab[j])
-            return (size_t)-1;
-        if (tab[j]->h == h)
+            return best;
+        if (tab[j]->h != h)
+            continue;
+        if (tab[j]->owner == me)
             return j;
+        if (best == (size_t)-1 || tab[j]->birth < tab[best]->birth)
+            best = j;
     }
 }
 

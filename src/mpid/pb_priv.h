@@ -23,6 +23,8 @@ enum pb_kind { PB_SEND, PB_RECV };
 
 typedef struct pb_req {
     MPI_Request h;
+    unsigned owner;         /* the thread that made it (vt_pb_req_put) */
+    uint64_t birth;         /* order of making */
     uint8_t kind;           /* enum pb_kind */
     uint8_t persistent, active;
     uint8_t unpacked;       /* Request_get_status already unpacked it */
@@ -51,7 +53,10 @@ typedef struct pb_req {
 pb_req *vt_pb_req_new(size_t stage_bytes);
 void vt_pb_req_free(pb_req *r);
 /* Table by handle. Handles of requests MPI completed at once may be shared (a built-in
- * handle): those never enter the table. */
+ * handle): those never enter the table. Under MPI_THREAD_MULTIPLE, MPI may give a handle
+ * it freed in one thread's Wait to another thread's new request before the first thread
+ * has looked its request up: a handle can be in the table twice. A lookup takes the
+ * calling thread's own entry first, else the oldest. */
 void vt_pb_req_put(pb_req *r);
 pb_req *vt_pb_req_take(MPI_Request h);   /* removes and returns, or NULL */
 pb_req *vt_pb_req_get(MPI_Request h);    /* leaves it in */
