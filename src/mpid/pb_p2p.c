@@ -145,6 +145,18 @@ static void keep(pb_req *r, MPI_Request h)
     vt_pb_unlock();
 }
 
+/* After a non-blocking call: our datatype freed, the request kept or given up. */
+static int settle(pb_req *r, wire *w, int rc, MPI_Request *req)
+{
+    wire_done(w);
+    if (rc == MPI_SUCCESS)
+        keep(r, *req);
+    else
+        vt_pb_req_free(r);
+    vt_pb_poll();
+    return rc;
+}
+
 /* MPI_Isend (persistent 0) and MPI_Send_init (1) in each mode. */
 static int post_send(int persistent, vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type,
                      int dest, int tag, MPI_Comm comm, MPI_Request *req)
@@ -175,13 +187,7 @@ static int post_send(int persistent, vt_call *c, int mode, const void *buf, MPI_
         rc = wire_send(&w, c, mode, buf, count, type, comm, r->stage);
     if (rc == MPI_SUCCESS)
         rc = call(mode, w.buf, w.count, w.type, dest, tag, comm, req);
-    wire_done(&w);
-    if (rc == MPI_SUCCESS)
-        keep(r, *req);
-    else
-        vt_pb_req_free(r);
-    vt_pb_poll();
-    return rc;
+    return settle(r, &w, rc, req);
 }
 
 int vt_pb_isend(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
@@ -296,13 +302,7 @@ static int post_recv(const vt_call *c, enum recv_call how, void *buf, MPI_Count 
     }
     if (!r)
         return rc;
-    wire_done(&w);
-    if (rc == MPI_SUCCESS)
-        keep(r, *req);
-    else
-        vt_pb_req_free(r);
-    vt_pb_poll();
-    return rc;
+    return settle(r, &w, rc, req);
 }
 
 int vt_pb_irecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
@@ -461,13 +461,7 @@ static int isendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatyp
     if (rc == MPI_SUCCESS)
         rc = PMPI_Isendrecv_c(ws.buf, ws.count, ws.type, dest, stag, wr.buf, wr.count, wr.type, src, rtag, comm, req);
     wire_done(&ws);
-    wire_done(&wr);
-    if (rc == MPI_SUCCESS)
-        keep(r, *req);
-    else
-        vt_pb_req_free(r);
-    vt_pb_poll();
-    return rc;
+    return settle(r, &wr, rc, req);
 }
 
 int vt_pb_isendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,

@@ -57,6 +57,23 @@ static int checked_block_write(uint8_t type, const void *payload, size_t len, ui
     return checked_block_write_level(type, payload, len, nrec, vt__buf.zstd_level);
 }
 
+uint8_t *vt_funcs_payload(size_t *len)
+{
+    size_t need = VT_UVAR_MAX;
+    for (int i = 0; i < VT_NFN; i++)
+        need += strlen(vt_fn_name[i]) + strlen(vt_fn_layout[i]) + 2 * VT_UVAR_MAX;
+    uint8_t *p0 = malloc(need), *p = p0;
+    if (!p0)
+        return NULL;
+    p = vt_put_uvar(p, VT_NFN);
+    for (int i = 0; i < VT_NFN; i++) {
+        p = vt_put_str(p, vt_fn_name[i], strlen(vt_fn_name[i]));
+        p = vt_put_str(p, vt_fn_layout[i], strlen(vt_fn_layout[i]));
+    }
+    *len = (size_t)(p - p0);
+    return p0;
+}
+
 int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after)
 {
     vt_buffer *b = &vt__buf;
@@ -76,19 +93,12 @@ int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint6
         return rc;
     b->written = VT_FILE_HEADER_SIZE;
     /* FUNCS block: the function table, so the file decodes without our binary. */
-    size_t need = VT_UVAR_MAX;
-    for (int i = 0; i < VT_NFN; i++)
-        need += strlen(vt_fn_name[i]) + strlen(vt_fn_layout[i]) + 2 * VT_UVAR_MAX;
-    uint8_t *p0 = malloc(need), *p = p0;
+    size_t len;
+    uint8_t *p0 = vt_funcs_payload(&len);
     if (!p0)
         return -ENOMEM;
-    p = vt_put_uvar(p, VT_NFN);
-    for (int i = 0; i < VT_NFN; i++) {
-        p = vt_put_str(p, vt_fn_name[i], strlen(vt_fn_name[i]));
-        p = vt_put_str(p, vt_fn_layout[i], strlen(vt_fn_layout[i]));
-    }
     /* Written once per rank and mostly names: always worth compressing (8 KiB to 2). */
-    rc = checked_block_write_level(VT_BLOCK_FUNCS, p0, (size_t)(p - p0), 0, 3);
+    rc = checked_block_write_level(VT_BLOCK_FUNCS, p0, len, 0, 3);
     free(p0);
     if (rc)
         return rc;

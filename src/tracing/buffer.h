@@ -35,6 +35,8 @@ extern VT_HIDDEN vt_buffer vt__buf;
 extern VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
 extern VT_HIDDEN int vt__mt;   /* MPI_THREAD_MULTIPLE: take the lock */
 
+/* The FUNCS block's payload (the function table); malloc'd, NULL out of memory. */
+VT_HIDDEN uint8_t *vt_funcs_payload(size_t *len);
 VT_HIDDEN int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after);
 VT_HIDDEN void vt_lock(void);
 VT_HIDDEN void vt_unlock(void);

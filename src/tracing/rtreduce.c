@@ -5,6 +5,7 @@
 #include "vt_config.h"
 #include "rtreduce.h"
 #include "blockio.h"
+#include "buffer.h"
 #include "codec.h"
 #include "log.h"
 #include "model.h"
@@ -115,22 +116,15 @@ static int put_record(void *arg, const vt_rrec *rec)
     return 0;
 }
 
-/* The FUNCS block, as the full trace's (buffer.c). */
+/* The FUNCS block, as the full trace's. */
 static int write_funcs(void)
 {
-    size_t need = VT_UVAR_MAX;
-    for (int i = 0; i < VT_NFN; i++)
-        need += strlen(vt_fn_name[i]) + strlen(vt_fn_layout[i]) + 2 * VT_UVAR_MAX;
-    uint8_t *p0 = malloc(need), *p = p0;
-    if (!p0)
+    size_t len;
+    uint8_t *p = vt_funcs_payload(&len);
+    if (!p)
         return -ENOMEM;
-    p = vt_put_uvar(p, VT_NFN);
-    for (int i = 0; i < VT_NFN; i++) {
-        p = vt_put_str(p, vt_fn_name[i], strlen(vt_fn_name[i]));
-        p = vt_put_str(p, vt_fn_layout[i], strlen(vt_fn_layout[i]));
-    }
-    int rc = vt_block_write(rt.fd, VT_BLOCK_FUNCS, p0, (size_t)(p - p0), 0, 0);
-    free(p0);
+    int rc = vt_block_write(rt.fd, VT_BLOCK_FUNCS, p, len, 0, 0);
+    free(p);
     return rc;
 }
 
