@@ -1,10 +1,11 @@
 #!/bin/sh
-# Latency and bandwidth of plain MPICH, of full tracing and of the piggyback transport
-# (VTRACE_MODE=reduced: a header on every message), in the same run, alternating, medians.
+# Latency and bandwidth of plain MPICH, of full tracing and of the run-time reduction
+# (VTRACE_MODE=reduced: a header on every message, the decisions, and in this version the
+# full trace written too), in the same run, alternating, medians.
 #   maint/bench/run-bench.sh BUILDDIR [RUNS]
 # BUILDDIR is a configured and built vtrace tree (its .libs/libvtrace.so is preloaded).
-# Prints per message size the median one-way latency plain, traced and with the header
-# and their ratios to plain, the bandwidth at 4 MiB, the cost of one recorded event
+# Prints per message size the median one-way latency plain, traced and reduced and their
+# ratios to plain, the bandwidth at 4 MiB, the cost of one recorded event
 # (traced minus plain per call), and bytes per event.
 set -eu
 build=${1:?usage: run-bench.sh BUILDDIR [RUNS]}
@@ -34,7 +35,7 @@ def load(kind):
             out.setdefault((name, int(size)), []).append(float(val))
     return out
 plain, traced, pb = load("plain"), load("traced"), load("piggyback")
-print("%-14s %10s %12s %12s %8s %12s %8s" % ("measure", "bytes", "plain", "traced", "ratio", "piggyback", "ratio"))
+print("%-14s %10s %12s %12s %8s %12s %8s" % ("measure", "bytes", "plain", "traced", "ratio", "reduced", "ratio"))
 for key in sorted(plain):
     p, t, b = (statistics.median(x[key]) for x in (plain, traced, pb))
     print("%-14s %10d %12.1f %12.1f %8.3f %12.1f %8.3f" % (key[0], key[1], p, t, t / p, b, b / p))

@@ -42,6 +42,12 @@ static struct {
     /* staged for the call being made */
     rt_msg *msgs;
     size_t nmsgs, capmsgs;
+    vt_obs_con *cons;               /* one call's contributors (scratch) */
+    size_t capcons;
+    /* d changes rarely: the last encoding sent and the last one received, decoded */
+    vt_poly sent_d, got_d;
+    uint8_t sent_enc[VT_POLY_ENC_MAX], got_enc[VT_POLY_ENC_MAX];
+    size_t sent_len, got_len;
     vt_obs_con *other;              /* SYNC_MSG and GATE contributors, in order */
     size_t nother, capother;
     int nbc;
@@ -191,10 +197,22 @@ static void burst(const vt_call *c)
         rt.started = 1;
         rt.prev_exit = c->enter;
     }
-    vt_event rec = {.callno = callno, .fn = c->fn, .enter = c->enter, .exit = c->enter};
+    /* (static: zeroing these large structs at every event cost more than the event) */
+    static vt_event rec;
+    static vt_obs_event e;
+    rec.callno = callno;
+    rec.fn = c->fn;
+    rec.enter = rec.exit = c->enter;
     int64_t start = rt.prev_exit + rt.offset, end = c->enter + rt.offset;
-    vt_obs_event e = {.rank = rt.rank, .seq = 2 * callno, .rec = &rec, .fn = -1, .callsite = -1,
-                      .kind = VT_MK_LOCAL, .start = start, .end = end, .candidate = end - start >= rt.p.theta};
+    e.rank = rt.rank;
+    e.seq = 2 * callno;
+    e.rec = &rec;
+    e.fn = -1;
+    e.callsite = -1;
+    e.kind = VT_MK_LOCAL;
+    e.start = start;
+    e.end = end;
+    e.candidate = end - start >= rt.p.theta;
     feed(&e, 0);
 }
 
@@ -203,10 +221,13 @@ unsigned vt_rt_send_poly(const vt_call *c, uint8_t *out, unsigned room)
     if (!vt__rt)
         return 0;
     burst(c);
-    vt_poly d;
-    vt_rr_publish(&rt.rr, &d);
-    uint8_t enc[VT_POLY_ENC_MAX];
-    size_t n = vt_poly_encode(&d, enc);
+    /* what vt_rr_publish gives, without the copy */
+    if (!rt.sent_len || !vt_poly_equal(&rt.rr.sym.d, &rt.sent_d)) {
+        rt.sent_d = rt.rr.sym.d;
+        rt.sent_len = vt_poly_encode(&rt.sent_d, rt.sent_enc);
+    }
+    const uint8_t *enc = rt.sent_enc;
+    size_t n = rt.sent_len;
     if (n > room) {
         /* the room rule (vt_sym_set_room) keeps every d within it after each event */
         stop("a difference longer than the header's room");
@@ -248,19 +269,27 @@ void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_
         rt.capmsgs = nc;
     }
     rt_msg *m = &rt.msgs[rt.nmsgs];
-    memset(m, 0, sizeof *m);
     size_t used;
     if (!h->poly_len) {
         stop("a message came without its sender's difference (the sender's run-time reduction stopped)");
         return;
     }
-    if (vt_poly_decode(&m->D, h->poly, h->poly_len, &used) != VT_POLY_OK || used != h->poly_len) {
-        stop("a header's difference does not decode");
-        return;
+    if (h->poly_len != rt.got_len || memcmp(h->poly, rt.got_enc, h->poly_len)) {
+        if (vt_poly_decode(&rt.got_d, h->poly, h->poly_len, &used) != VT_POLY_OK || used != h->poly_len) {
+            rt.got_len = 0;
+            stop("a header's difference does not decode");
+            return;
+        }
+        memcpy(rt.got_enc, h->poly, h->poly_len);
+        rt.got_len = h->poly_len;
     }
+    m->D = rt.got_d;
     rt.nmsgs++;
     m->order = post_order;
     vt_obs_con *k = &m->con;
+    /* every field the reducer reads, by hand (no memset of the large struct) */
+    k->probed = 0;
+    k->ext = NULL;
     k->kind = VT_CON_MSG;
     k->rank = src;
     k->seq = h->seq;
@@ -351,12 +380,18 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
     /* contributors in the replay's order: received messages by posting, then the
      * synchronous sends and gates as the call completed them, then the local one */
     size_t n = rt.nmsgs + rt.nother + 1;
-    vt_obs_con *cons = calloc(n, sizeof *cons);
-    if (!cons) {
-        stop("out of memory");
-        return;
+    if (n > rt.capcons) {
+        vt_obs_con *nc = realloc(rt.cons, 2 * n * sizeof *nc);
+        if (!nc) {
+            stop("out of memory");
+            return;
+        }
+        rt.cons = nc;
+        rt.capcons = 2 * n;
     }
-    qsort(rt.msgs, rt.nmsgs, sizeof *rt.msgs, by_order);
+    vt_obs_con *cons = rt.cons;
+    if (rt.nmsgs > 1)
+        qsort(rt.msgs, rt.nmsgs, sizeof *rt.msgs, by_order);
     size_t nc = 0;
     int local = 1;
     for (size_t i = 0; i < rt.nmsgs; i++) {
@@ -391,13 +426,30 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         cons[nc] = (vt_obs_con){.kind = VT_CON_LOCAL, .T = R, .rank = rt.rank, .seq = 2 * callno + 1};
         nc++;
     }
-    vt_event rec = {.callno = callno, .fn = c->fn, .enter = c->enter, .exit = exit, .callsite = (int64_t)site};
-    vt_obs_event e = {.rank = rt.rank, .seq = 2 * callno + 1, .is_call = 1, .rec = &rec, .func = vt_fn_name[c->fn],
-                      .fn = c->fn, .callsite = (int64_t)site, .kind = k, .start = R, .end = E,
-                      .candidate = E - R >= rt.p.theta && rt.p.cand_calls, .cons = nc ? cons : NULL, .ncons = nc,
-                      .initiates_nbc = rt.nbc, .nbc_comm = rt.nbc_comm, .nbc_seq = rt.nbc_seq};
+    static vt_event rec;
+    static vt_obs_event e;
+    rec.callno = callno;
+    rec.fn = c->fn;
+    rec.enter = c->enter;
+    rec.exit = exit;
+    rec.callsite = (int64_t)site;
+    e.rank = rt.rank;
+    e.seq = 2 * callno + 1;
+    e.is_call = 1;
+    e.rec = &rec;
+    e.func = vt_fn_name[c->fn];
+    e.fn = c->fn;
+    e.callsite = (int64_t)site;
+    e.kind = k;
+    e.start = R;
+    e.end = E;
+    e.candidate = E - R >= rt.p.theta && rt.p.cand_calls;
+    e.cons = nc ? cons : NULL;
+    e.ncons = nc;
+    e.initiates_nbc = rt.nbc;
+    e.nbc_comm = rt.nbc_comm;
+    e.nbc_seq = rt.nbc_seq;
     feed(&e, rt.nbc_members);
-    free(cons);
     rt.nmsgs = rt.nother = 0;
     rt.nbc = 0;
     rt.prev_exit = exit;
@@ -422,6 +474,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
     free(rt.buf);
     free(rt.msgs);
     free(rt.other);
+    free(rt.cons);
     if (rt.failed) {
         unlink(rt.path);
         return -1;

@@ -49,6 +49,9 @@ static void finish_event(vt_sym_state *s, uint64_t seq, int exact)
 
 int vt_sym_local(vt_sym_state *s, uint64_t seq, int cand)
 {
+    /* d does not change: it was within every limit after the previous event */
+    if (!cand && !s->invalid)
+        return 0;
     int exact = 1;
     if (cand && !s->invalid)
         exact = vt_poly_addv(&s->d, vt_var_delta(s->rank, seq)) == VT_POLY_OK;
@@ -79,8 +82,31 @@ static int combine(vt_sym_state *s, vt_poly_shift *in, size_t n, const vt_poly *
     return rc == VT_POLY_OK;
 }
 
+/* The common case, decided without copying d: every message eager with the rank's own
+ * difference (R3 holds for all), no atom, not a candidate. Then d_after = min(d + 0) = d
+ * (the general path's single input, shifted by M - R* = 0) and d stays within the limits
+ * it was in: only R* moves. Returns 1 when it applied. */
+static int all_folded(vt_sym_state *s, vt_sym_completion *c)
+{
+    if (c->coll || c->nbc || c->ssend || c->cand || s->invalid || s->broken != VT_SYM_CORRECT)
+        return 0;
+    for (size_t i = 0; i < c->nmsgs; i++)
+        if (c->msgs[i].sync || !vt_poly_equal(c->msgs[i].D, &s->d))
+            return 0;
+    c->Rstar = c->R;
+    for (size_t i = 0; i < c->nmsgs; i++) {
+        c->msgs[i].folded = 1;
+        if (c->msgs[i].T > c->Rstar)
+            c->Rstar = c->msgs[i].T;
+    }
+    c->record = 0;
+    return 1;
+}
+
 int vt_sym_complete(vt_sym_state *s, vt_sym_completion *c)
 {
+    if (all_folded(s, c))
+        return 0;
     vt_poly before = s->d, atom;
     int exact = !s->invalid;
     c->Rstar = c->R;
