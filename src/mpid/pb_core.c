@@ -164,19 +164,25 @@ int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
 
 uint64_t vt_pb_post_order;
 
-void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, int src, uint64_t post_seq, int64_t post_enter,
-                 uint64_t post_order)
+void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st, int src, uint64_t post_seq,
+                 int64_t post_enter, uint64_t post_order, MPI_Message matched)
 {
     if (!vt__rt)
         return;
+    vt_rt_header rh = {h->send_seq, h->send_start, h->payload, h->sync, h->blocking, h->poly, h->poly_len};
+    int tag = st && st != MPI_STATUS_IGNORE ? st->MPI_TAG : -1;
+    if (matched != MPI_MESSAGE_NULL) {
+        /* MPI_Mrecv/Imrecv: the source and communicator are the probe's */
+        vt_rt_msg_in(&rh, UINT32_MAX, tag, 0, post_seq, post_enter, post_order, matched);
+        return;
+    }
     vt_comm *cm = vt_comm_get(comm);
     int w = cm && src >= 0 ? vt_comm_peer(cm, src) : -1;
     if (w < 0) {
         vt_rt_unsupported("a message whose source cannot be known (MPI_Isendrecv from MPI_ANY_SOURCE)");
         return;
     }
-    vt_rt_header rh = {h->send_seq, h->send_start, h->payload, h->sync, h->blocking, h->poly, h->poly_len};
-    vt_rt_msg_in(&rh, (uint32_t)w, post_seq, post_enter, post_order);
+    vt_rt_msg_in(&rh, (uint32_t)w, tag, cm->gid, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
 }
 
 int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
@@ -207,6 +213,8 @@ int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes
             vt_warn("a message of %lld bytes arrived without vtrace's header: every rank must run with the same "
                     "VTRACE_MODE and the layer; its data and count are not reliable",
                     (long long)n);
+        /* a truncated receive (MPICH ch4:ucx writes nothing) loses the sender's side */
+        vt_rt_unsupported("a receive whose header did not arrive (MPI_ERR_TRUNCATE)");
         return 0;
     }
     MPI_Count payload = n - VT_PB_H;
@@ -250,6 +258,7 @@ pb_req *vt_pb_req_new(size_t stage_bytes)
         return NULL;
     r->stage = (uint8_t *)(r + 1);
     r->utype = MPI_DATATYPE_NULL;
+    r->matched = MPI_MESSAGE_NULL;
     return r;
 }
 

@@ -206,10 +206,11 @@ int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_
 
 /* MPI_Recv, or MPI_Mrecv when msg is set: into scratch or over the user's buffer. */
 /* A blocking receive's message for the run-time reduction: posted by this very call. */
-static void rt_in_now(const vt_call *c, const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st)
+static void rt_in_now(const vt_call *c, const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st,
+                      MPI_Message matched)
 {
     if (vt__rt)
-        vt_pb_rt_in(h, comm, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0, vt_pb_post_order++);
+        vt_pb_rt_in(h, comm, st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0, vt_pb_post_order++, matched);
 }
 
 static int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
@@ -225,12 +226,13 @@ static int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datat
     if (!stage)
         return MPI_ERR_NO_MEM;
     int rc = wire_recv(&w, buf, count, type, stage);
+    MPI_Message matched = msg ? *msg : MPI_MESSAGE_NULL;   /* MPI_Mrecv nulls it */
     if (rc == MPI_SUCCESS) {
         rc = msg ? PMPI_Mrecv_c(w.buf, w.count, w.type, msg, st)
                  : PMPI_Recv_c(w.buf, w.count, w.type, src, tag, comm, st);
         vt_pb_header h;
         if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, comm, st, 0, NULL, &h))
-            rt_in_now(c, &h, comm, st);
+            rt_in_now(c, &h, comm, st, matched);
     }
     wire_done(&w);
     vt_pb_poll();
@@ -284,6 +286,8 @@ static int post_recv(const vt_call *c, enum recv_call how, void *buf, MPI_Count 
     pb_req *r = NULL;
     if (!plain && vt_pb_shape(type, count, &w.s) == 0) {
         r = recv_req(c, buf, count, type, src, comm, &w.s, how == RECV_INIT, &rc);
+        if (r)
+            r->matched = how == IMRECV ? *msg : MPI_MESSAGE_NULL;
         w.packed = r ? r->packed : 0;
         if (rc == MPI_SUCCESS)
             rc = wire_recv(&w, buf, count, type, r->stage);
@@ -376,7 +380,7 @@ int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype 
         vt_pb_header h;
         if (pbr && received(rc) &&
             vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, rbuf, rcount, rtype, &wr.s, comm, st, 0, NULL, &h))
-            rt_in_now(c, &h, comm, st);
+            rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
     }
     wire_done(&ws);
     wire_done(&wr);
@@ -414,7 +418,7 @@ int vt_pb_sendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype 
         vt_pb_header h;
         if (src != MPI_PROC_NULL && received(rc) &&
             vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, buf, count, type, &wr.s, comm, st, 0, NULL, &h))
-            rt_in_now(c, &h, comm, st);
+            rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
     }
     wire_done(&ws);
     wire_done(&wr);

@@ -46,6 +46,7 @@ typedef struct pb_req {
     uint64_t post_seq;      /* the call that posted the receive (the run-time reduction) */
     int64_t post_enter;
     uint64_t post_order;
+    MPI_Message matched;    /* MPI_Imrecv: the message its probe matched */
     uint8_t *send_stage;    /* Isendrecv: the packed send half */
     struct pb_req *next;    /* orphans list */
 } pb_req;
@@ -95,10 +96,9 @@ int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes
 
 /* The run-time reduction's part of a receive completion (rtreduce.h): the header and
  * where the receive was posted; src is the source in comm (MPI_ANY_SOURCE: unknown). */
-void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, int src, uint64_t post_seq, int64_t post_enter,
-                 uint64_t post_order);
-/* Receives posted so far (the order the replay lists a completion's messages in). */
-extern uint64_t vt_pb_post_order;
+void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st, int src, uint64_t post_seq,
+                 int64_t post_enter, uint64_t post_order, MPI_Message matched);
+
 
 /* A status's byte count and cancelled flag. MPICH keeps them in two public fields
  * (mpi.h: count_lo, count_hi_and_cancelled); reading and writing them directly saves

@@ -42,7 +42,7 @@ void vt_pb_completed(MPI_Request h, MPI_Status *st)
     if (r->kind == PB_RECV && r->have_hdr && vt__rt) {
         /* MPI_Isendrecv's status has no source: the one posted */
         int src = r->payload_in_header ? r->src : st && st != MPI_STATUS_IGNORE ? st->MPI_SOURCE : MPI_ANY_SOURCE;
-        vt_pb_rt_in(&r->hdr, r->comm, src, r->post_seq, r->post_enter, r->post_order);
+        vt_pb_rt_in(&r->hdr, r->comm, st, src, r->post_seq, r->post_enter, r->post_order, r->matched);
     }
     r->active = 0;
     r->unpacked = 0;

@@ -38,6 +38,10 @@ typedef struct vt_pb_header {
     uint8_t poly[VT_PB_H - 33];
 } vt_pb_header;
 
+/* Receives posted so far (the run-time reduction: the order a completion lists its
+ * messages in, and which receive takes a probed message). */
+extern VT_HIDDEN uint64_t vt_pb_post_order;
+
 /* Nonzero from MPI_Init to MPI_Finalize in the modes that carry headers. */
 extern VT_HIDDEN int vt__pb;
 

@@ -109,7 +109,7 @@ static int state_of(const char *name)
         starts(n, "Send_c") || starts(n, "Ssend_c") || starts(n, "Bsend_c") || starts(n, "Rsend_c"))
         return S_BSEND;
     if (starts(n, "Isend") || starts(n, "Issend") || starts(n, "Ibsend") || starts(n, "Irsend") ||
-        strstr(n, "send_init") || starts(n, "Start"))
+        strstr(n, "send_init") || starts(n, "Send_init") || starts(n, "Start"))
         return S_ISEND;
     if (starts(n, "Irecv") || starts(n, "Imrecv") || starts(n, "Recv_init"))
         return S_IRECV;

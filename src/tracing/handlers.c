@@ -282,8 +282,14 @@ void vt_leave_probe(vt_call *c, int rc, MPI_Comm comm, int flag, MPI_Status *st,
         leave_counted(c, exit);
         return;
     }
-    if (VT_UNLIKELY(vt__rt))
-        vt_rt_unsupported("a probe that finds a message (MPI_Probe, Iprobe, Mprobe, Improbe)");
+    if (VT_UNLIKELY(vt__rt) && st->MPI_SOURCE != MPI_PROC_NULL) {
+        vt_comm *cm = comm_of(comm);
+        int src = vt_comm_peer(cm, st->MPI_SOURCE);
+        if (src >= 0)
+            vt_rt_probe((uint32_t)src, st->MPI_TAG, cm->gid, msg ? *msg : MPI_MESSAGE_NULL, vt_pb_post_order);
+        else
+            vt_rt_unsupported("a probe whose source is not known");
+    }
     uint64_t bytes = status_bytes(st);
     uint8_t *p = rec_call(c, exit, 5 * VT_UVAR_MAX);
     if (p) {

@@ -69,6 +69,21 @@ void vt_rr_free(vt_rankreduce *rr)
     memset(rr, 0, sizeof *rr);
 }
 
+int vt_rr_probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *m)
+{
+    for (size_t w = 0; w < rr->nwin; w++) {
+        vt_rr_window *pw = &rr->win[w];
+        if (pw->seq != probe_seq)
+            continue;
+        int64_t probe_start = pw->msg.P;
+        pw->T = m->T;
+        memcpy(&pw->D, m->ext, sizeof pw->D);
+        pw->msg = (vt_rmsg){m->rank, m->seq, m->S_local, m->bytes, m->sync, m->sync ? m->post_seq : 0, probe_start};
+        return 0;
+    }
+    return -1;
+}
+
 void vt_rr_publish(const vt_rankreduce *rr, void *ext)
 {
     memcpy(ext, &rr->sym.d, sizeof(vt_poly));

@@ -81,6 +81,12 @@ void vt_rr_free(vt_rankreduce *rr);
 /* What a message sent now carries (vt_observer.publish): the current d, a vt_poly. */
 void vt_rr_publish(const vt_rankreduce *rr, void *ext);
 
+/* The run time learns a probed message's header only at its receive: before the event
+ * that resolves probe PROBE_SEQ, this fills its window with the message (a MSG
+ * contributor as the replay makes it: T from the probe's exit, ext the sender's d).
+ * Returns 0, or -1 when no window of that probe is open. */
+int vt_rr_probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *msg);
+
 /* The rank's next model event. NBC_MEMBERS: when e initiates a non-blocking collective,
  * the size of its communicator (both groups of an intercommunicator), 0 unknown.
  * Returns 0, or -1 with err (out of memory, a probe without window) or after a sink or

@@ -190,6 +190,10 @@ void vt__rp_pm_del(posmap *m, uint32_t pos)
 }
 
 
+/* Receives complete in the order of their completing record, then of their posting (a
+ * completion lists its messages in posting order, as the run time sees them). */
+static int pend_before(pend a, pend b) { return a.done < b.done || (a.done == b.done && a.pos < b.pos); }
+
 static int heap_push(heap *h, uint64_t done, uint32_t pos)
 {
     if (h->n == h->cap) {
@@ -203,7 +207,7 @@ static int heap_push(heap *h, uint64_t done, uint32_t pos)
     size_t i = h->n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (h->v[p].done <= done)
+        if (h->v[p].done < done || (h->v[p].done == done && h->v[p].pos <= pos))
             break;
         h->v[i] = h->v[p];
         i = p;
@@ -220,9 +224,9 @@ static pend heap_pop(heap *h)
         size_t c = 2 * i + 1;
         if (c >= h->n)
             break;
-        if (c + 1 < h->n && h->v[c + 1].done < h->v[c].done)
+        if (c + 1 < h->n && pend_before(h->v[c + 1], h->v[c]))
             c++;
-        if (h->v[c].done >= last.done)
+        if (!pend_before(h->v[c], last))
             break;
         h->v[i] = h->v[c];
         i = c;
@@ -1320,7 +1324,8 @@ static int setup_rank(replay *R, rstate *s, uint32_t r)
     for (size_t i = 0; i < rk->nfuncs; i++) {
         s->fkind[i] = vt_model_kind_of(rk->funcs[i].name);
         s->skind[i] = vt_model_send_kind(rk->funcs[i].name);
-        s->sinit[i] = strstr(rk->funcs[i].name, "send_init") != NULL;
+        /* MPI_Send_init and the Ssend, Bsend, Rsend ones (and their _c variants) */
+        s->sinit[i] = strstr(rk->funcs[i].name, "send_init") || strstr(rk->funcs[i].name, "Send_init");
     }
     for (size_t i = 0; i < s->nrecvs; i++)
         s->nexc += s->recvs[i].post_index != s->recvs[i].index;

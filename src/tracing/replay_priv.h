@@ -99,7 +99,7 @@ typedef struct rstate {
     u64map reqs;              /* request id -> kind << 56 | position or gate id */
     enum vt_model_kind *fkind;
     enum vt_model_kind *skind; /* vt_model_send_kind of each function */
-    uint8_t *sinit;           /* the function's name holds "send_init" */
+    uint8_t *sinit;           /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
     size_t nfuncs;
     uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */

@@ -30,6 +30,17 @@ typedef struct rt_msg {
     uint64_t order;
 } rt_msg;
 
+/* A probe that found a message whose receive has not come yet (model.md §4: a window). */
+typedef struct rt_probe {
+    uint64_t seq;
+    int64_t R, E, enter;            /* global, global, local */
+    uint32_t src;
+    int tag;
+    uint64_t comm;
+    MPI_Message matched;
+    uint64_t order;                 /* receives posted before it */
+} rt_probe;
+
 static struct {
     vt_rankreduce rr;
     vt_model_params p;
@@ -53,6 +64,12 @@ static struct {
     int nbc;
     uint64_t nbc_comm, nbc_seq;
     uint32_t nbc_members;
+    int probing;                    /* the call is a probe that found a message */
+    rt_probe probe;                 /* ... its message's envelope */
+    rt_probe *open;                 /* probes whose message is not received yet */
+    size_t nopen, capopen;
+    uint64_t probed_by[8];          /* probes whose messages the call receives */
+    size_t nprobed;
     /* the reduced trace */
     char path[4200];
     int fd;
@@ -254,7 +271,35 @@ static vt_obs_con *new_other(void)
     return o;
 }
 
-void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_t post_enter, uint64_t post_order)
+/* The open probe whose message this receive takes: by handle for MPI_Mrecv/Imrecv; else
+ * the first probe with the message's envelope that the receive was posted after (MPI
+ * gives a probed message to the first receive posted after the probe that matches it). */
+static size_t probe_of(uint32_t src, int tag, uint64_t comm, uint64_t post_order, MPI_Message matched)
+{
+    for (size_t i = 0; i < rt.nopen; i++) {
+        const rt_probe *p = &rt.open[i];
+        if (matched != MPI_MESSAGE_NULL ? p->matched == matched
+                                        : p->matched == MPI_MESSAGE_NULL && p->src == src && p->tag == tag &&
+                                              p->comm == comm && p->order <= post_order)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* The probed message's contributor, as replay.c's message_in makes it for the probe:
+ * T from the probe's exit, posted by the probe. */
+static int fill_probe(const rt_probe *p, const vt_rt_header *h, const vt_poly *D)
+{
+    int64_t S = h->S_local + rt.offset;
+    vt_obs_con k = {.kind = VT_CON_MSG, .T = S + vt_model_lambda(&rt.p, h->bytes, S, p->E), .rank = p->src,
+                    .seq = h->seq, .S = S, .S_local = h->S_local, .bytes = h->bytes, .sync = h->sync,
+                    .blocking_send = h->blocking, .peer = rt.rank, .post_seq = p->seq, .P = p->R,
+                    .P_local = p->enter, .probed = 1, .ext = D};
+    return vt_rr_probe_fill(&rt.rr, p->seq, &k);
+}
+
+void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
+                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
 {
     if (!vt__rt)
         return;
@@ -284,6 +329,21 @@ void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_
         rt.got_len = h->poly_len;
     }
     m->D = rt.got_d;
+    size_t pi = rt.nopen ? probe_of(src, tag, comm_id, post_order, matched) : SIZE_MAX;
+    if (pi != SIZE_MAX) {
+        /* a probed message: the probe completed it; here it is local (replay.c) */
+        if (rt.nprobed == sizeof rt.probed_by / sizeof rt.probed_by[0] || fill_probe(&rt.open[pi], h, &m->D)) {
+            stop("a probed message it cannot place");
+            return;
+        }
+        rt.probed_by[rt.nprobed++] = rt.open[pi].seq;
+        rt.open[pi] = rt.open[--rt.nopen];
+        return;
+    }
+    if (matched != MPI_MESSAGE_NULL) {
+        stop("an MPI_Mrecv of a message no probe it saw matched");
+        return;
+    }
     rt.nmsgs++;
     m->order = post_order;
     vt_obs_con *k = &m->con;
@@ -347,10 +407,20 @@ int vt_rt_is_sync(unsigned fn, uint64_t bytes)
     return fn < VT_NFN && vt_model_is_sync((enum vt_model_kind)rt.skind[fn], bytes, &rt.p);
 }
 
+void vt_rt_probe(uint32_t src, int tag, uint64_t comm_id, MPI_Message matched, uint64_t post_order)
+{
+    if (!vt__rt)
+        return;
+    rt.probing = 1;
+    rt.probe = (rt_probe){.src = src, .tag = tag, .comm = comm_id, .matched = matched, .order = post_order};
+}
+
 void vt_rt_discard(void)
 {
     rt.nmsgs = rt.nother = 0;
     rt.nbc = 0;
+    rt.probing = 0;
+    rt.nprobed = 0;
 }
 
 void vt_rt_unrecorded(const vt_call *c)
@@ -369,8 +439,7 @@ static int by_order(const void *a, const void *b)
 void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
 {
     if (!vt__rt) {
-        rt.nmsgs = rt.nother = 0;
-        rt.nbc = 0;
+        vt_rt_discard();
         return;
     }
     burst(c);
@@ -390,6 +459,13 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         rt.capcons = 2 * n;
     }
     vt_obs_con *cons = rt.cons;
+    static const vt_poly unknown;   /* the probe's message: filled at its receive */
+    if (rt.probing) {
+        rt.probe.seq = 2 * callno + 1;
+        rt.probe.R = R;
+        rt.probe.E = E;
+        rt.probe.enter = c->enter;
+    }
     if (rt.nmsgs > 1)
         qsort(rt.msgs, rt.nmsgs, sizeof *rt.msgs, by_order);
     size_t nc = 0;
@@ -422,7 +498,10 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         }
         nc++;
     }
-    if (nc && local) {
+    if (rt.probing)
+        cons[nc++] = (vt_obs_con){.kind = VT_CON_MSG, .rank = rt.probe.src, .peer = rt.rank, .probed = 1,
+                                  .post_seq = 2 * callno + 1, .P = R, .P_local = c->enter, .ext = &unknown};
+    if ((nc || rt.nprobed) && local) {
         cons[nc] = (vt_obs_con){.kind = VT_CON_LOCAL, .T = R, .rank = rt.rank, .seq = 2 * callno + 1};
         nc++;
     }
@@ -446,12 +525,29 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
     e.candidate = E - R >= rt.p.theta && rt.p.cand_calls;
     e.cons = nc ? cons : NULL;
     e.ncons = nc;
+    e.probed_by = rt.nprobed ? rt.probed_by : NULL;
+    e.nprobed = rt.nprobed;
     e.initiates_nbc = rt.nbc;
     e.nbc_comm = rt.nbc_comm;
     e.nbc_seq = rt.nbc_seq;
     feed(&e, rt.nbc_members);
+    if (rt.probing && vt__rt) {
+        if (rt.nopen == rt.capopen) {
+            size_t ncap = rt.capopen ? 2 * rt.capopen : 4;
+            rt_probe *o = realloc(rt.open, ncap * sizeof *o);
+            if (!o) {
+                stop("out of memory");
+                return;
+            }
+            rt.open = o;
+            rt.capopen = ncap;
+        }
+        rt.open[rt.nopen++] = rt.probe;
+    }
     rt.nmsgs = rt.nother = 0;
     rt.nbc = 0;
+    rt.probing = 0;
+    rt.nprobed = 0;
     rt.prev_exit = exit;
 }
 
@@ -475,6 +571,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
     free(rt.msgs);
     free(rt.other);
     free(rt.cons);
+    free(rt.open);
     if (rt.failed) {
         unlink(rt.path);
         return -1;

@@ -36,10 +36,16 @@ VT_HIDDEN int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset,
  * Writes at most `room` bytes of its encoding to out; returns the length. */
 VT_HIDDEN unsigned vt_rt_send_poly(const vt_call *c, uint8_t *out, unsigned room);
 
-/* A message the call being made completes: its header, its source (world rank), and
- * the receive's posting call (sequence number, enter) and posting order. */
-VT_HIDDEN void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
-                            uint64_t post_order);
+/* A message the call being made completes: its header, its source (world rank; with a
+ * matched-message handle, the probe's), tag and communicator id, the receive's posting
+ * call (sequence number, enter) and posting order, and for MPI_Mrecv/Imrecv the handle
+ * the matching probe returned (MPI_MESSAGE_NULL otherwise). */
+VT_HIDDEN void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
+                            int64_t post_enter, uint64_t post_order, MPI_Message matched);
+/* The call is a probe that found a message from src (world rank) with this tag on
+ * communicator comm_id; matched: MPI_Mprobe/Improbe's handle, or MPI_MESSAGE_NULL;
+ * post_order: receives posted so far (the probed message goes to a later one). */
+VT_HIDDEN void vt_rt_probe(uint32_t src, int tag, uint64_t comm_id, MPI_Message matched, uint64_t post_order);
 /* A synchronous send the call completes (its own or a request's). */
 VT_HIDDEN void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes);
 /* A collective's gate the call completes (blocking: the call is the collective). */

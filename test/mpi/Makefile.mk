@@ -222,3 +222,13 @@ test_mpi_halo_c1_SOURCES = test/mpi/halo_c1.c
 test_mpi_halo_c1_LDADD = libvtrace.la
 test_mpi_halo_c1_LDFLAGS = $(vt_mpi_ldflags)
 EXTRA_DIST += test/mpi/rt_c1.check
+# every item of pb_transparency but truncation (its header is lost: the run-time
+# reduction stops there) under the run-time reduction, against vtrace reduce
+vt_mpi_rt += test/mpi/pb_transparency_rt
+test_mpi_pb_transparency_rt_SOURCES = test/mpi/pb_transparency.c
+test_mpi_pb_transparency_rt_LDADD = libvtrace.la
+test_mpi_pb_transparency_rt_LDFLAGS = $(vt_mpi_ldflags)
+vt_mpi_rt += test/mpi/probe_rt
+test_mpi_probe_rt_SOURCES = test/mpi/probe.c test/mpi/mpitest.h
+test_mpi_probe_rt_LDADD = libvtrace.la
+test_mpi_probe_rt_LDFLAGS = $(vt_mpi_ldflags)
