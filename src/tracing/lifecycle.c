@@ -42,6 +42,7 @@ static int64_t sync_at[2], sync_off[2];
 static int64_t min_rtt = INT64_MAX;     /* rank 0: the fastest ping-pong seen */
 static int keyval = MPI_KEYVAL_INVALID;
 static char reduced_dir[4200];          /* VTRACE_MODE=reduced, both: where the run-time reduction writes */
+static char base_dir[4200];             /* ... and the directory the user named */
 static int rt_ok;                       /* ... and it wrote this rank's reduced trace */
 static uint64_t overhead_ps;            /* measured at MPI_Init (measure_overhead) */
 
@@ -262,6 +263,7 @@ static int start(int provided)
          * run-time reduction stops, with a warning, at the calls it does not handle yet) */
         rc = mkdirs(cfg.dir);
         snprintf(reduced_dir, sizeof reduced_dir, "%s/reduced", cfg.dir);
+        snprintf(base_dir, sizeof base_dir, "%s", cfg.dir);
         strcat(cfg.dir, "/full");
         if (!rc)
             rc = mkdirs(reduced_dir);
@@ -562,6 +564,40 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
     free(g.base);
 }
 
+/* VTRACE_MODE=reduced: DIR holds the reduced trace alone; when the run-time reduction
+ * stopped on some rank, the full trace instead (with a warning). Both were written to
+ * DIR/reduced and DIR/full during the run: each rank moves its file up, rank 0 the rest. */
+static void finish_reduced_only(int rank, int rt_all, const int64_t *clk, const char *hosts, unsigned flags)
+{
+    const char *kept = rt_all ? reduced_dir : cfg.dir;
+    char from[4300], to[4300];
+    snprintf(from, sizeof from, "%s/rank-%06d.vte", kept, rank);
+    snprintf(to, sizeof to, "%s/rank-%06d.vte", base_dir, rank);
+    if (rename(from, to))
+        vt_warn("cannot move %s to %s (%s)", from, to, strerror(errno));
+    if (rt_all) {
+        snprintf(from, sizeof from, "%s/rank-%06d.vte", cfg.dir, rank);
+        unlink(from);
+    }
+    PMPI_Barrier(own_comm);
+    if (rank != 0)
+        return;
+    snprintf(from, sizeof from, "%s/config.txt", cfg.dir);
+    snprintf(to, sizeof to, "%s/config.txt", base_dir);
+    rename(from, to);
+    rmdir(reduced_dir);
+    rmdir(cfg.dir);
+    if (clk && hosts)
+        write_global(base_dir, clk, hosts, flags | (rt_all ? VT_GLOBAL_REDUCED : 0));
+    if (!rt_all)
+        vt_warn("the run-time reduction stopped (see above): %s holds the full trace; `vtrace reduce` reduces it",
+                base_dir);
+    else if (flags)
+        vt_warn("the trace in %s is incomplete (a rank could not write all of it)", base_dir);
+    else
+        vt_info("reduced trace written to %s", base_dir);
+}
+
 /* Called from inside PMPI_Finalize (MPI_COMM_SELF's attribute is deleted first). */
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
 {
@@ -604,12 +640,15 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
             char path[4300];
             snprintf(path, sizeof path, "%s/rank-%06d.vte", reduced_dir, rank);
             unlink(path);
-            PMPI_Barrier(own_comm);
-            if (rank == 0)
-                rmdir(reduced_dir);
         }
     }
-    if (rank == 0) {
+    if (cfg.mode == VT_MODE_REDUCED) {
+        finish_reduced_only(rank, rt_all, clk, hosts, anybad ? 1u : 0u);
+    } else if (rank == 0) {
+        if (reduced_dir[0] && !rt_all) {
+            PMPI_Barrier(own_comm);   /* every rank removed its file */
+            rmdir(reduced_dir);
+        }
         if (clk && hosts)
             write_global(cfg.dir, clk, hosts, anybad ? 1u : 0u);
         if (clk && hosts && rt_all)
@@ -621,6 +660,8 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
             vt_warn("the trace in %s is incomplete (a rank could not write all of it)", cfg.dir);
         else
             vt_info("trace written to %s", cfg.dir);
+    } else if (reduced_dir[0] && !rt_all) {
+        PMPI_Barrier(own_comm);
     }
     free(clk);
     free(hosts);

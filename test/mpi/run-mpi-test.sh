@@ -26,11 +26,11 @@
 #     RUN_TRACE=unchecked a trace (trace/vtrace.defs), its content not checked
 #     RUN_EXPECT=OTHER    check the trace against test/mpi/OTHER.expect (the same program
 #                         built under another name, run another way)
-#     RUN_RT=yes          VTRACE_MODE=reduced or both: the run-time reduction wrote
+#     RUN_RT=yes          VTRACE_MODE=both: the run-time reduction wrote
 #                         trace/reduced, and it holds exactly the records `vtrace reduce`
 #                         makes of trace/full and predicts what it predicts
 #                         (test/mpi/rt_equiv.sh)
-# With VTRACE_MODE=reduced or both the checks above look at the full trace, trace/full.
+# With VTRACE_MODE=both the checks above look at the full trace, trace/full.
 #     RUN_COMPARE=V=x,... first run the program as a reference, in the subdirectory ref/
 #                         of the work directory, with V=x,... after the test's own
 #                         settings (VTRACE_MODE=off: MPICH alone); the files *.log the
@@ -222,9 +222,9 @@ if [ -n "$run_compare" ]; then
     [ "$status" = 0 ] && echo "# the logs of both runs are the same:" $logs
 fi
 
-# the run-time reduction's modes write DIR/full and DIR/reduced
+# VTRACE_MODE=both writes DIR/full and DIR/reduced
 tracedir=$trace
-case " $envs " in *" VTRACE_MODE=reduced "*|*" VTRACE_MODE=both "*) trace=$tracedir/full ;; esac
+case " $envs " in *" VTRACE_MODE=both "*) trace=$tracedir/full ;; esac
 
 if [ "$run_trace" = none ]; then
     expect_no_files "a run that must write nothing"
