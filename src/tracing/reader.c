@@ -238,6 +238,7 @@ struct vt_trace {
     vt_rank *ranks;
     rank_priv *priv;
     const vt_clockfix *clockfix; /* vt_trace_set_clockfix(), NULL none */
+    int init_clock;             /* VTRACE_MODEL_CLOCK=init: offsets of the first synchronisation only */
 };
 
 /* Opens the file NAME of the trace (path for messages: dir/NAME, or NAME in memory). */
@@ -603,6 +604,9 @@ static int parse_global(vt_trace *t, pp *r, uint32_t hdr_nranks)
         pp_str(r, &t->ar, &t->mpi_version, "MPI library version string") ||
         pp_str(r, &t->ar, &t->config, "configuration string"))
         return -1;
+    /* the run-time reduction decided with the offsets measured at MPI_Init (it runs
+     * before the second synchronisation): analyses must use the same clock */
+    t->init_clock = t->config && strstr(t->config, "VTRACE_MODEL_CLOCK=init\n") != NULL;
     const uint8_t *at = r->p;
     if (pp_count(r, &n, 6, "number of ranks"))
         return -1;
@@ -1155,7 +1159,7 @@ int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns)
         return (int64_t)((uint64_t)local_ns + (uint64_t)fix);
     const vt_clock *c = &r->clock;
     int64_t off;
-    if (c->t2 <= c->t1 || local_ns <= c->t1) {
+    if (c->t2 <= c->t1 || local_ns <= c->t1 || t->init_clock) {
         off = c->off1;
     } else if (local_ns >= c->t2) {
         off = c->off2;

@@ -215,7 +215,8 @@ int vt_config_format(const vt_config *cfg, char *out, size_t len)
                     cfg->candidates_all ? "all" : "bursts", cfg->compress, cfg->model_L < 0 ? 0 : cfg->model_L,
                     cfg->model_G_ps, cfg->model_trdv, cfg->model_m, cfg->model_K);
     if (cfg->model_pbytes > 0 && n >= 0 && (size_t)n < len)
-        n += snprintf(out + n, len - (size_t)n, "VTRACE_MODEL_PBYTES=%d\n", cfg->model_pbytes);
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_MODEL_PBYTES=%d\nVTRACE_MODEL_CLOCK=init\n",
+                      cfg->model_pbytes);
     if (cfg->periodic >= 0 && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, "VTRACE_PERIODIC=%d\nVTRACE_PERIOD_WINDOW=%d\nVTRACE_PERIOD_MAX=%d\n",
                       cfg->periodic, cfg->period_window, cfg->period_max);

@@ -34,3 +34,6 @@ EXTRA_DIST += test/model/reduce_cli.sh test/model/check_reduce.sh test/model/clo
 # period, an aperiodic rank, errors.
 TESTS += test/model/period_cli.sh
 EXTRA_DIST += test/model/period_cli.sh test/model/period_cli.py
+# the model clock of run-time reduced traces (VTRACE_MODEL_CLOCK=init)
+TESTS += test/model/model_clock.sh
+EXTRA_DIST += test/model/model_clock.sh test/model/model_clock.py

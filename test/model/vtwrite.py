@@ -107,6 +107,7 @@ class Rank:
         self.files = []  # (name, communicator index)
         self.hostname = "mc"
         self.flags = 0
+        self.clock = None  # (offset at the first synchronisation, at the second): another clock
 
     def record(self, fname, enter, exit_, **fields):
         fid = self.w.fid[fname]
@@ -207,8 +208,11 @@ class TraceWriter:
         out += uvar(self.nranks)
         for rk in self.ranks:
             t0, t1 = rk.times()
-            # same clock as rank 0: offsets 0 at both synchronisations
-            out += svar(t0) + svar(0) + svar(t1) + svar(0) + uvar(1) + string(rk.hostname)
+            if rk.clock is None:
+                # same clock as rank 0: offsets 0 at both synchronisations
+                out += svar(t0) + svar(0) + svar(t1) + svar(0) + uvar(1) + string(rk.hostname)
+            else:
+                out += svar(t0) + svar(rk.clock[0]) + svar(t1) + svar(rk.clock[1]) + uvar(0) + string(rk.hostname)
         out += uvar(0)
         return bytes(out)
 
