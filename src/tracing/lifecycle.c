@@ -304,11 +304,10 @@ static int start(int provided)
     if (reducing) {
         char text[8192];
         vt_config_format(&cfg, text, sizeof text);
-        if (vt__mt || cfg.periodic >= 0) {
+        if (cfg.periodic >= 0) {
             if (rank == 0)
-                vt_warn("VTRACE_MODE=%s: the run-time reduction needs one stream of calls per rank (not "
-                        "MPI_THREAD_MULTIPLE, not VTRACE_PERIODIC); only the full trace is written",
-                        vt_mode_name(cfg.mode));
+                vt_warn("VTRACE_MODE=%s: the run-time reduction does not take VTRACE_PERIODIC's scaled "
+                        "traces; only the full trace is written", vt_mode_name(cfg.mode));
         } else {
             vt_rt_start(reduced_dir, rank, world_size, sync_off[0], text);
         }

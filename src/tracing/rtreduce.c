@@ -14,6 +14,7 @@
 #include "vt_fn.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,28 @@ static void stop(const char *why)
     vt__rt = 0;
     vt_warn("the run-time reduction stopped: %s; the full trace holds the run, `vtrace reduce` reduces it", why);
     rt.failed = 1;
+}
+
+/* Under MPI_THREAD_MULTIPLE the reduction holds while one thread makes the MPI calls
+ * (the program's order is then one stream, as the model needs); a second thread's call
+ * stops it. */
+static pthread_t owner;
+static int have_owner;
+
+static int mine(void)
+{
+    if (!vt__mt)
+        return 1;
+    pthread_t me = pthread_self();
+    if (!have_owner) {
+        owner = me;
+        have_owner = 1;
+        return 1;
+    }
+    if (pthread_equal(owner, me))
+        return 1;
+    stop("MPI calls from a second thread (MPI_THREAD_MULTIPLE)");
+    return 0;
 }
 
 void vt_rt_unsupported(const char *what)
@@ -235,7 +258,7 @@ static void burst(const vt_call *c)
 
 unsigned vt_rt_send_poly(const vt_call *c, uint8_t *out, unsigned room)
 {
-    if (!vt__rt)
+    if (!vt__rt || !mine())
         return 0;
     burst(c);
     /* what vt_rr_publish gives, without the copy */
@@ -301,7 +324,7 @@ static int fill_probe(const rt_probe *p, const vt_rt_header *h, const vt_poly *D
 void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
                   int64_t post_enter, uint64_t post_order, MPI_Message matched)
 {
-    if (!vt__rt)
+    if (!vt__rt || !mine())
         return;
     if (rt.nmsgs == rt.capmsgs) {
         size_t nc = rt.capmsgs ? 2 * rt.capmsgs : 8;
@@ -364,7 +387,7 @@ void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id
 
 void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)
 {
-    if (!vt__rt)
+    if (!vt__rt || !mine())
         return;
     vt_obs_con *o = new_other();
     if (!o)
@@ -380,7 +403,7 @@ void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)
 
 void vt_rt_gate(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers, int nonblocking)
 {
-    if (!vt__rt)
+    if (!vt__rt || !mine())
         return;
     vt_obs_con *o = new_other();
     if (!o)
@@ -394,7 +417,7 @@ void vt_rt_gate(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers, int nonb
 
 void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers)
 {
-    if (!vt__rt)
+    if (!vt__rt || !mine())
         return;
     rt.nbc = 1;
     rt.nbc_comm = comm_id;
@@ -409,7 +432,7 @@ int vt_rt_is_sync(unsigned fn, uint64_t bytes)
 
 void vt_rt_probe(uint32_t src, int tag, uint64_t comm_id, MPI_Message matched, uint64_t post_order)
 {
-    if (!vt__rt)
+    if (!vt__rt || !mine())
         return;
     rt.probing = 1;
     rt.probe = (rt_probe){.src = src, .tag = tag, .comm = comm_id, .matched = matched, .order = post_order};
@@ -438,7 +461,7 @@ static int by_order(const void *a, const void *b)
 
 void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
 {
-    if (!vt__rt) {
+    if (!vt__rt || !mine()) {
         vt_rt_discard();
         return;
     }
