@@ -8,6 +8,17 @@ static uint32_t *slots;        /* open addressing: index + 1, 0 empty */
 static uint32_t nslots;
 VT_HIDDEN const void *vt__last_site = (const void *)1;  /* never a return address */
 VT_HIDDEN uint32_t vt__last_site_index;
+VT_HIDDEN const void *vt__prev_site = (const void *)1;
+VT_HIDDEN uint32_t vt__prev_site_index;
+
+/* The last site becomes the one before it. */
+static uint32_t remember(const void *a, uint32_t i)
+{
+    vt__prev_site = vt__last_site;
+    vt__prev_site_index = vt__last_site_index;
+    vt__last_site = a;
+    return vt__last_site_index = i;
+}
 
 static uint32_t slot_of(const void *a)
 {
@@ -34,10 +45,8 @@ uint32_t vt__callsite_slow(const void *a)
         grow();
     uint32_t s = slot_of(a);
     while (slots[s]) {
-        if (addrs[slots[s] - 1] == a) {
-            vt__last_site = a;
-            return vt__last_site_index = slots[s] - 1;
-        }
+        if (addrs[slots[s] - 1] == a)
+            return remember(a, slots[s] - 1);
         s = (s + 1) & (nslots - 1);
     }
     if (n == cap) {
@@ -46,8 +55,7 @@ uint32_t vt__callsite_slow(const void *a)
     }
     addrs[n] = a;
     slots[s] = n + 1;
-    vt__last_site = a;
-    return vt__last_site_index = n++;
+    return remember(a, n++);
 }
 
 uint32_t vt_callsites_count(void) { return n; }

@@ -48,13 +48,15 @@ static inline vt_comm *comm_of(MPI_Comm h)
  * until rec_done. NULL when recording has stopped. */
 static inline uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
 {
-    uint64_t site = vt_callsite(c->site);
-    /* VTRACE_PERIODIC: iteration markers, and records of kept-enough iterations skipped */
-    if (VT_UNLIKELY(vt__period_on) && vt_period_step(c->fn, site, c->enter))
+    /* VTRACE_PERIODIC: iteration markers, and records of kept-enough iterations skipped
+     * (never under MPI_THREAD_MULTIPLE) */
+    if (VT_UNLIKELY(vt__period_on) && vt_period_step(c->fn, vt_callsite(c->site), c->enter))
         return NULL;
     uint8_t *p = vt_rec_begin(4 * VT_UVAR_MAX + extra);
     if (VT_UNLIKELY(!p))
         return NULL;
+    /* under the buffer's lock: the call-site table is shared by the threads */
+    uint64_t site = vt_callsite(c->site);
     p = vt_put_uvar(p, VT_CODE_FIRST_FN + c->fn);
     p = vt_put_svar(p, c->enter - vt__buf.prev_exit);
     p = vt_put_uvar(p, (uint64_t)(exit - c->enter));

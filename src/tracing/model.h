@@ -68,7 +68,12 @@ static inline int vt_model_is_sync(enum vt_model_kind kind, uint64_t bytes, cons
  * between the send's start S and the receiving call's exit E (§3). */
 static inline int64_t vt_model_lambda(const vt_model_params *p, uint64_t bytes, int64_t S, int64_t E)
 {
-    int64_t l = p->L + (int64_t)(((__int128)p->G_ps * (int64_t)bytes) / 1000);
+    int64_t gb, l;
+    /* the 128-bit division is a library call: only when the product needs it */
+    if (!__builtin_mul_overflow(p->G_ps, (int64_t)bytes, &gb))
+        l = p->L + gb / 1000;
+    else
+        l = p->L + (int64_t)(((__int128)p->G_ps * (int64_t)bytes) / 1000);
     return l < E - S ? l : E - S;
 }
 

@@ -204,6 +204,22 @@ int vt_poly_check(const vt_poly *p);
 /* Byte comparison of canonical forms: equal as functions. Big or invalid: false. */
 bool vt_poly_equal(const vt_poly *a, const vt_poly *b);
 
+/* dst = src, copying the terms and variables in use only (a whole vt_poly is 456 bytes;
+ * the common one has a term or two). */
+static inline void vt_poly_copy(vt_poly *dst, const vt_poly *src)
+{
+    dst->nterms = src->nterms;
+    dst->nvars = src->nvars;
+    dst->big = src->big;
+    dst->reserved_ = src->reserved_;
+    for (unsigned i = 0; i < src->nterms && i < VT_POLY_MAX_TERMS; i++) {
+        dst->mask[i] = src->mask[i];
+        dst->c[i] = src->c[i];
+    }
+    for (unsigned j = 0; j < src->nvars && j < VT_POLY_MAX_VARS; j++)
+        dst->var[j] = src->var[j];
+}
+
 static inline unsigned vt_poly_nterms(const vt_poly *p) { return p->nterms; }
 static inline unsigned vt_poly_nvars(const vt_poly *p) { return p->nvars; } /* distinct variables */
 static inline bool vt_poly_is_big(const vt_poly *p) { return p->big != 0; }

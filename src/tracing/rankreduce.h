@@ -93,6 +93,19 @@ int vt_rr_probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *ms
  * hook stopped it. */
 int vt_rr_event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, vt_error *err);
 
+/* The run time's two commonest events, without building them: each returns 1 when it
+ * applied, with exactly the effect vt_rr_event would have had, else 0 (build the event).
+ * Neither makes a record. `vtrace reduce` always takes vt_rr_event, so the equivalence
+ * tests (run-time reduced trace == `vtrace reduce` of the full one) check these too.
+ * - vt_rr_quiet: a burst (is_call 0) or a call without contributors, not a candidate:
+ *   d does not change (vt_sym_local).
+ * - vt_rr_folded_receive: a call completed by one received message, not synchronous,
+ *   and nothing else, not a candidate, whose sender's difference D equals this rank's d:
+ *   R3 folds it (vt_sym_complete's all_folded), d does not change. */
+int vt_rr_quiet(vt_rankreduce *rr, uint64_t seq, int is_call, int64_t exit_local, int candidate);
+int vt_rr_folded_receive(vt_rankreduce *rr, uint64_t seq, int64_t exit_local, const vt_poly *D, int sync,
+                         int candidate);
+
 /* After the rank's last event: probes whose message never arrived keep their records
  * as placeholders; the END record; stats.overflows. Returns 0, or -1 when the sink
  * stopped it. */
