@@ -1,7 +1,7 @@
 #!/bin/sh
 # Latency and bandwidth of plain MPICH, of full tracing and of the run-time reduction
-# (VTRACE_MODE=reduced: a header on every message, the decisions, and in this version the
-# full trace written too), in the same run, alternating, medians.
+# (VTRACE_MODE=reduced: a header on every message and the decisions), in the same run,
+# alternating, medians.
 #   maint/bench/run-bench.sh BUILDDIR [RUNS]
 # BUILDDIR is a configured and built vtrace tree (its .libs/libvtrace.so is preloaded).
 # Prints per message size the median one-way latency plain, traced and reduced and their

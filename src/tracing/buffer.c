@@ -44,6 +44,13 @@ static void block_start(int64_t base_time)
 static int checked_block_write_level(uint8_t type, const void *payload, size_t len, uint32_t nrec, int level)
 {
     vt_buffer *b = &vt__buf;
+    if (b->lazy) {
+        /* nobody asked for the file before its first block: from here on it is dropped */
+        b->lazy = 0;
+        b->dropped = 1;
+    }
+    if (b->dropped)
+        return 0;
     if (b->fail_after && b->written + len + VT_BLOCK_HEADER_SIZE > b->fail_after)
         return -ENOSPC;
     int rc = vt_block_write(b->fd, type, payload, len, nrec, level);
@@ -74,21 +81,14 @@ uint8_t *vt_funcs_payload(size_t *len)
     return p0;
 }
 
-int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after)
+/* The file with its header and function table. */
+static int open_file(void)
 {
     vt_buffer *b = &vt__buf;
-    b->path = path;
-    b->cap = cap;
-    b->zstd_level = zstd_level;
-    b->fail_after = fail_after;
-    b->base = malloc(cap);
-    if (!b->base)
-        return -ENOMEM;
-    b->limit = b->base + cap;
-    b->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    b->fd = open(b->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (b->fd < 0)
         return -errno;
-    int rc = vt_file_header_write(b->fd, VT_MAGIC_RANK, (uint32_t)rank);
+    int rc = vt_file_header_write(b->fd, VT_MAGIC_RANK, (uint32_t)b->rank);
     if (rc)
         return rc;
     b->written = VT_FILE_HEADER_SIZE;
@@ -100,10 +100,41 @@ int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint6
     /* Written once per rank and mostly names: always worth compressing (8 KiB to 2). */
     rc = checked_block_write_level(VT_BLOCK_FUNCS, p0, len, 0, 3);
     free(p0);
+    return rc;
+}
+
+int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after, int keep_file)
+{
+    vt_buffer *b = &vt__buf;
+    b->path = path;
+    b->rank = rank;
+    b->cap = cap;
+    b->zstd_level = zstd_level;
+    b->fail_after = fail_after;
+    b->base = malloc(cap);
+    if (!b->base)
+        return -ENOMEM;
+    b->limit = b->base + cap;
+    b->lazy = !keep_file;
+    int rc = keep_file ? open_file() : 0;
     if (rc)
         return rc;
     block_start(vt_now());
     return 0;
+}
+
+int vt_buffer_need_file(void)
+{
+    vt_buffer *b = &vt__buf;
+    if (b->dropped)
+        return -EPIPE;
+    if (!b->lazy)
+        return 0;
+    b->lazy = 0;
+    int rc = open_file();
+    if (rc)
+        vt_buffer_fail(rc);
+    return rc;
 }
 
 void vt_buffer_fail(int err)
@@ -121,7 +152,7 @@ void vt_buffer_fail(int err)
 static int flush_locked(void)
 {
     vt_buffer *b = &vt__buf;
-    if (b->stopped || b->fd < 0)
+    if (b->stopped || (b->fd < 0 && !b->lazy && !b->dropped))
         return -EIO;
     if (b->nrec == 0)
         return 0;

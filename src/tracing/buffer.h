@@ -29,6 +29,9 @@ typedef struct vt_buffer {
     uint64_t fail_after;       /* test hook: fail writes after this many bytes (0: never) */
     uint64_t written;          /* bytes written to the file */
     const char *path;
+    int rank;
+    int lazy;                  /* the file is not open yet (vt_buffer_open's keep_file 0) */
+    int dropped;               /* ... and was given up at the first block: blocks go nowhere */
 } vt_buffer;
 
 extern VT_HIDDEN vt_buffer vt__buf;
@@ -37,7 +40,17 @@ extern VT_HIDDEN int vt__mt;   /* MPI_THREAD_MULTIPLE: take the lock */
 
 /* The FUNCS block's payload (the function table); malloc'd, NULL out of memory. */
 VT_HIDDEN uint8_t *vt_funcs_payload(size_t *len);
-VT_HIDDEN int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after);
+/* Opens the trace file at path and starts recording. keep_file 0 (VTRACE_MODE=reduced,
+ * whose run-time reduction makes the trace): the file is opened only when
+ * vt_buffer_need_file asks for it before the first block is full; a first block nobody
+ * asked for is dropped, and so is every later one (the records are counted, the profile
+ * kept). */
+VT_HIDDEN int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after,
+                             int keep_file);
+/* The full trace is needed after all (the run-time reduction stopped): 0 when the file
+ * holds, or will hold, every record; -errno when it cannot be written; -EPIPE when its
+ * first blocks were dropped already. */
+VT_HIDDEN int vt_buffer_need_file(void);
 VT_HIDDEN void vt_lock(void);
 VT_HIDDEN void vt_unlock(void);
 VT_HIDDEN uint8_t *vt__rec_begin_slow(size_t need);

@@ -272,7 +272,10 @@ static int start(int provided)
         rc = mkdirs(cfg.dir);
     if (rc == 0) {
         snprintf(rank_path, sizeof rank_path, "%s/rank-%06d.vte", cfg.dir, rank);
-        rc = vt_buffer_open(rank_path, rank, cfg.buffer, cfg.compress, cfg.test_fail_after);
+        /* VTRACE_MODE=reduced keeps the full trace only as long as it may still be needed
+         * whole (buffer.h): a second thread's call would stop the run-time reduction */
+        int keep_full = cfg.mode != VT_MODE_REDUCED || vt__mt || cfg.periodic >= 0;
+        rc = vt_buffer_open(rank_path, rank, cfg.buffer, cfg.compress, cfg.test_fail_after, keep_full);
     }
     int ok = rc == 0, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, own_comm);
@@ -308,8 +311,8 @@ static int start(int provided)
             if (rank == 0)
                 vt_warn("VTRACE_MODE=%s: the run-time reduction does not take VTRACE_PERIODIC's scaled "
                         "traces; only the full trace is written", vt_mode_name(cfg.mode));
-        } else {
-            vt_rt_start(reduced_dir, rank, world_size, sync_off[0], text);
+        } else if (vt_rt_start(reduced_dir, rank, world_size, sync_off[0], text)) {
+            vt_buffer_need_file();
         }
     }
     if (rank == 0) {
@@ -597,6 +600,33 @@ static void finish_reduced_only(int rank, int rt_all, const int64_t *clk, const 
         vt_info("reduced trace written to %s", base_dir);
 }
 
+/* VTRACE_MODE=reduced, when the run-time reduction stopped on a rank after the full
+ * trace had been dropped (buffer.h): nothing usable is left; the directories go. */
+static void no_trace(int rank)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/rank-%06d.vte", cfg.dir, rank);
+    unlink(path);
+    PMPI_Barrier(own_comm);
+    if (rank != 0)
+        return;
+    snprintf(path, sizeof path, "%s/config.txt", cfg.dir);
+    unlink(path);
+    rmdir(reduced_dir);
+    rmdir(cfg.dir);
+    static const char why[] = "no trace of this run: the run-time reduction stopped (see the warnings) after "
+                              "VTRACE_MODE=reduced had dropped the full trace; VTRACE_MODE=both (or full) keeps "
+                              "the full trace as well";
+    /* the directory says so itself (vtrace's commands find no vtrace.defs in it) */
+    snprintf(path, sizeof path, "%s/NO-TRACE.txt", base_dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%s\n", why);
+        fclose(f);
+    }
+    vt_warn("%s: %s", base_dir, why);
+}
+
 /* Called from inside PMPI_Finalize (MPI_COMM_SELF's attribute is deleted first). */
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
 {
@@ -607,6 +637,13 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     int64_t t = vt_now();
     int direct = fin_enter < 0;
     vt__depth++;
+    if (reduced_dir[0]) {
+        /* a rank whose reduction stopped needs every rank's full trace */
+        int healthy = vt__rt, all_healthy = 0;
+        PMPI_Allreduce(&healthy, &all_healthy, 1, MPI_INT, MPI_MIN, own_comm);
+        if (!all_healthy)
+            vt_buffer_need_file();
+    }
     record_call(VT_FN_MPI_Finalize, direct ? t : fin_enter, t, direct ? NULL : fin_site);
     vt__active = 0;
     clock_sync(1);
@@ -641,7 +678,15 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
             unlink(path);
         }
     }
-    if (cfg.mode == VT_MODE_REDUCED) {
+    int full_all = 1;
+    if (reduced_dir[0] && !rt_all) {
+        /* ... and then a full trace of every rank, or none */
+        int whole = !vt__buf.dropped;
+        PMPI_Allreduce(&whole, &full_all, 1, MPI_INT, MPI_MIN, own_comm);
+    }
+    if (!full_all) {
+        no_trace(rank);
+    } else if (cfg.mode == VT_MODE_REDUCED) {
         finish_reduced_only(rank, rt_all, clk, hosts, anybad ? 1u : 0u);
     } else if (rank == 0) {
         if (reduced_dir[0] && !rt_all) {

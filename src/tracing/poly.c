@@ -538,10 +538,16 @@ bool vt_poly_equal(const vt_poly *a, const vt_poly *b)
 {
     if (a->big || b->big || a->nterms == 0)
         return false;
-    return a->nterms == b->nterms && a->nvars == b->nvars &&
-           !memcmp(a->c, b->c, a->nterms * sizeof a->c[0]) &&
-           !memcmp(a->mask, b->mask, a->nterms * sizeof a->mask[0]) &&
-           !memcmp(a->var, b->var, a->nvars * sizeof a->var[0]);
+    if (a->nterms != b->nterms || a->nvars != b->nvars)
+        return false;
+    /* loops, not memcmp: a term or two is the common case, on every message */
+    for (unsigned i = 0; i < a->nterms; i++)
+        if (a->c[i] != b->c[i] || a->mask[i] != b->mask[i])
+            return false;
+    for (unsigned j = 0; j < a->nvars; j++)
+        if (a->var[j].owner != b->var[j].owner || a->var[j].ks != b->var[j].ks)
+            return false;
+    return true;
 }
 
 /* ---------------------------------------------------------------- evaluation, overflow */

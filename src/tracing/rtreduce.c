@@ -80,6 +80,7 @@ static struct {
     uint64_t index, prev_seq;
     int64_t prev_time;
     int failed;
+    uint64_t stop_at;
 } rt = {.fd = -1};
 
 static void stop(const char *why)
@@ -87,8 +88,13 @@ static void stop(const char *why)
     if (!vt__rt)
         return;
     vt__rt = 0;
-    vt_warn("the run-time reduction stopped: %s; the full trace holds the run, `vtrace reduce` reduces it", why);
     rt.failed = 1;
+    if (vt_buffer_need_file() == -EPIPE)
+        vt_warn("the run-time reduction stopped: %s; VTRACE_MODE=reduced has dropped the full trace already: "
+                "this run leaves no trace (VTRACE_MODE=both keeps the full trace too)",
+                why);
+    else
+        vt_warn("the run-time reduction stopped: %s; the full trace holds the run, `vtrace reduce` reduces it", why);
 }
 
 /* Under MPI_THREAD_MULTIPLE the reduction holds while one thread makes the MPI calls
@@ -193,6 +199,8 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
     /* test hook: a deliberately broken rule, so that the tests comparing with `vtrace
      * reduce` can be seen to fail (model.md §7.6) */
     const char *b = getenv("VTRACE_TEST_RT_BROKEN");
+    /* test hook: the reduction stops at call number N (test/mpi/reduced_fallback.sh) */
+    rt.stop_at = b && !strncmp(b, "stop:", 5) ? strtoull(b + 5, NULL, 10) : 0;
     enum vt_sym_broken broken = b && !strcmp(b, "noR3") ? VT_SYM_BROKEN_NOR3
                                 : b && !strcmp(b, "nofold") ? VT_SYM_BROKEN_NOFOLD : VT_SYM_CORRECT;
     if (vt_rr_init(&rt.rr, (uint32_t)rank, (unsigned)rt.p.m, (unsigned)rt.p.K, broken, &sink, NULL)) {
@@ -488,6 +496,11 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
     }
     burst(c);
     uint64_t callno = vt__calls;
+    if (VT_UNLIKELY(rt.stop_at) && callno == rt.stop_at) {
+        vt_rt_discard();
+        stop("VTRACE_TEST_RT_BROKEN=stop (a test)");
+        return;
+    }
     enum vt_model_kind k = (enum vt_model_kind)rt.fkind[c->fn];
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
     int candidate = E - R >= rt.p.theta && rt.p.cand_calls;

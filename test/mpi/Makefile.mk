@@ -216,6 +216,8 @@ test_mpi_model_pipeline_rt_LDADD = libvtrace.la
 test_mpi_model_pipeline_rt_LDFLAGS = $(vt_mpi_ldflags)
 TESTS += test/mpi/rt_broken.sh
 EXTRA_DIST += test/mpi/rt_broken.sh
+TESTS += test/mpi/reduced_fallback.sh
+EXTRA_DIST += test/mpi/reduced_fallback.sh
 # pattern C1 at run time: no point-to-point record between collectives (issue 4)
 vt_mpi_rt += test/mpi/halo_c1
 test_mpi_halo_c1_SOURCES = test/mpi/halo_c1.c
