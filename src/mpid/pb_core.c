@@ -44,20 +44,8 @@ int vt_pb_handle_is_builtin(MPI_Request h)
 
 /* ------------------------------------------------------------------ shapes */
 
-int vt_pb_shape(MPI_Datatype type, MPI_Count count, pb_shape *s)
+int vt_pb_shape_derived(MPI_Datatype type, MPI_Count count, pb_shape *s)
 {
-    if (count < 0 || type == MPI_DATATYPE_NULL)
-        return -1;
-#if defined(MPICH)
-    /* Built-in MPICH types are contiguous and carry their size in bits 8-15. */
-    if ((((unsigned)type >> 30) & 3u) == 1u) {
-        s->size = ((unsigned)type >> 8) & 0xffu;
-        s->lb = 0;
-        s->bytes = count * s->size;
-        s->contiguous = 1;
-        return 0;
-    }
-#endif
     MPI_Count size, lb, extent, tlb, textent;
     if (PMPI_Type_size_c(type, &size) != MPI_SUCCESS || PMPI_Type_get_extent_c(type, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent_c(type, &tlb, &textent) != MPI_SUCCESS)
@@ -69,26 +57,15 @@ int vt_pb_shape(MPI_Datatype type, MPI_Count count, pb_shape *s)
     return 0;
 }
 
-int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out, MPI_Comm comm)
+int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out,
+                       MPI_Comm comm)
 {
-    if (s->contiguous) {
-        if (s->bytes)
-            memcpy(out, (const char *)buf + s->lb, (size_t)s->bytes);
-        return MPI_SUCCESS;
-    }
     MPI_Count pos = 0;
     return PMPI_Pack_c(buf, count, type, out, s->bytes, &pos, comm);
 }
 
-int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s,
-                 MPI_Comm comm)
+int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm)
 {
-    if (n <= 0)
-        return MPI_SUCCESS;
-    if (s->contiguous) {
-        memcpy((char *)buf + s->lb, in, (size_t)n);
-        return MPI_SUCCESS;
-    }
     /* MPICH's unpack stops where the bytes end, a trailing partial element included,
      * as a receive of a short message does */
     MPI_Count pos = 0;
@@ -112,121 +89,34 @@ int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Dataty
 
 /* What the model makes of each function's messages (model.h), set when the transport
  * starts: its send kind, and whether it is a blocking send. */
-static uint8_t send_kind[VT_NFN], blocking_send[VT_NFN];
-static int64_t model_trdv = 8256;
+uint8_t vt_pb_send_kind[VT_NFN], vt_pb_blocking_send[VT_NFN];
+vt_model_params vt_pb_model = {.T_rdv = 8256};
 
 void vt_pb_model_init(int64_t t_rdv)
 {
-    model_trdv = t_rdv;
+    vt_pb_model.T_rdv = t_rdv;
     for (unsigned f = 0; f < VT_NFN; f++) {
         enum vt_model_kind k = vt_model_kind_of(vt_fn_name[f]);
-        send_kind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
-        blocking_send[f] = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND;
+        vt_pb_send_kind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
+        vt_pb_blocking_send[f] = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND;
     }
-}
-
-void vt_pb_header_write(uint8_t *h, const vt_call *c, unsigned fn, int mode, MPI_Count payload)
-{
-    vt_model_params p = {.T_rdv = model_trdv};
-    uint64_t pl = (uint64_t)payload, seq = 2 * vt__calls + 1;
-    int64_t start = c ? c->enter : 0;
-    int sync = fn < VT_NFN && vt_model_is_sync((enum vt_model_kind)send_kind[fn], pl, &p);
-    h[0] = 'V';
-    h[1] = 'P';
-    h[2] = 1;
-    h[3] = (uint8_t)((mode & 3) | (fn < VT_NFN && blocking_send[fn] ? 4 : 0) | (sync ? 8 : 0));
-    memset(h + 4, 0, 4);
-    memcpy(h + 8, &pl, 8);
-    memcpy(h + 16, &seq, 8);
-    memcpy(h + 24, &start, 8);
-    /* the sender's difference: the run-time reduction's (rtreduce.h); empty without it */
-    h[32] = (uint8_t)vt_rt_send_poly(c, h + 33, VT_PB_H - 33);
-}
-
-int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
-{
-    if (h[0] != 'V' || h[1] != 'P' || h[2] != 1)
-        return -1;
-    out->mode = h[3] & 3;
-    out->blocking = (h[3] >> 2) & 1;
-    out->sync = (h[3] >> 3) & 1;
-    memcpy(&out->payload, h + 8, 8);
-    memcpy(&out->send_seq, h + 16, 8);
-    memcpy(&out->send_start, h + 24, 8);
-    out->poly_len = h[32];
-    if (out->poly_len > sizeof out->poly)
-        return -1;
-    memcpy(out->poly, h + 33, out->poly_len);
-    return 0;
 }
 
 /* ------------------------------------------------------------------ receive side */
 
 uint64_t vt_pb_post_order;
 
-void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st, int src, uint64_t post_seq,
-                 int64_t post_enter, uint64_t post_order, MPI_Message matched)
+void vt_pb_no_header(MPI_Count n)
 {
-    if (!vt__rt)
-        return;
-    vt_rt_header rh = {h->send_seq, h->send_start, h->payload, h->sync, h->blocking, h->poly, h->poly_len};
-    int tag = st && st != MPI_STATUS_IGNORE ? st->MPI_TAG : -1;
-    if (matched != MPI_MESSAGE_NULL) {
-        /* MPI_Mrecv/Imrecv: the source and communicator are the probe's */
-        vt_rt_msg_in(&rh, UINT32_MAX, tag, 0, post_seq, post_enter, post_order, matched);
-        return;
-    }
-    vt_comm *cm = vt_comm_get(comm);
-    int w = cm && src >= 0 ? vt_comm_peer(cm, src) : -1;
-    if (w < 0) {
-        vt_rt_unsupported("a message whose source cannot be known (MPI_Isendrecv from MPI_ANY_SOURCE)");
-        return;
-    }
-    vt_rt_msg_in(&rh, (uint32_t)w, tag, cm->gid, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
-}
-
-int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
-                      MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
-                      MPI_Count *payload_out, vt_pb_header *hdr_out)
-{
-    if (st && st != MPI_STATUS_IGNORE && vt_pb_status_cancelled(st))
-        return 0;
-    MPI_Count n = 0;
-    vt_pb_header h;
-    int have_header;
-    if (payload_in_header) {
-        have_header = vt_pb_header_read(stage, &h) == 0;
-        n = have_header ? VT_PB_H + (MPI_Count)h.payload : 0;
-        if (n > VT_PB_H + capacity_bytes)
-            n = VT_PB_H + capacity_bytes;
-    } else {
-        if (!st || st == MPI_STATUS_IGNORE)
-            return 0;
-        n = vt_pb_status_bytes(st);
-        have_header = n >= VT_PB_H && vt_pb_header_read(stage, &h) == 0;
-    }
     static int warned;
-    if (!have_header) {
-        /* shorter than a header: MPICH ch4:ucx reports a truncated receive with a count
-         * of 1 and nothing written; that status is the user's as it is */
-        if (n >= VT_PB_H && !warned++)
-            vt_warn("a message of %lld bytes arrived without vtrace's header: every rank must run with the same "
-                    "VTRACE_MODE and the layer; its data and count are not reliable",
-                    (long long)n);
-        /* a truncated receive (MPICH ch4:ucx writes nothing) loses the sender's side */
-        vt_rt_unsupported("a receive whose header did not arrive (MPI_ERR_TRUNCATE)");
-        return 0;
-    }
-    MPI_Count payload = n - VT_PB_H;
-    if (packed)
-        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s, comm);
-    if (st && st != MPI_STATUS_IGNORE)
-        vt_pb_status_set_bytes(st, payload);
-    if (payload_out)
-        *payload_out = payload;
-    if (hdr_out)
-        *hdr_out = h;
-    return 1;
+    /* shorter than a header: MPICH ch4:ucx reports a truncated receive with a count of 1
+     * and nothing written; that status is the user's as it is */
+    if (n >= VT_PB_H && !warned++)
+        vt_warn("a message of %lld bytes arrived without vtrace's header: every rank must run with the same "
+                "VTRACE_MODE and the layer; its data and count are not reliable",
+                (long long)n);
+    /* a truncated receive (MPICH ch4:ucx writes nothing) loses the sender's side */
+    vt_rt_unsupported("a receive whose header did not arrive (MPI_ERR_TRUNCATE)");
 }
 
 /* ------------------------------------------------------------------ scratch */

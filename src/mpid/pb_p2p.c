@@ -30,9 +30,22 @@ static void wire_done(wire *w)
 
 static int is_packed(const pb_shape *s) { return s->bytes < VT_PB_PACK_MAX; }
 
+/* Blocking calls stage small messages on the stack (the thread-local scratch costs a
+ * call on the hot path): header and payload up to this many bytes. */
+#define LOCAL_STAGE 512
+
+/* Where a blocking call's wire form goes: `local` (LOCAL_STAGE bytes) when it fits, else
+ * the thread's scratch slot; NULL when out of memory. */
+static inline uint8_t *stage_for(int slot, const wire *w, uint8_t *local)
+{
+    if (!w->packed || VT_PB_H + w->s.bytes <= LOCAL_STAGE)
+        return local;
+    return vt_pb_scratch(slot, (size_t)(VT_PB_H + w->s.bytes));
+}
+
 /* The wire form of a send into w; stage holds H + payload bytes when packed, H otherwise. */
-static int wire_send(wire *w, vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type,
-                     MPI_Comm comm, uint8_t *stage)
+static VT_ALWAYS_INLINE int wire_send(wire *w, vt_call *c, int mode, const void *buf, MPI_Count count,
+                                      MPI_Datatype type, MPI_Comm comm, uint8_t *stage)
 {
     w->own = MPI_DATATYPE_NULL;
     w->hdr = stage;
@@ -80,7 +93,8 @@ static int received(int rc)
 
 /* ------------------------------------------------------------------ sends */
 
-static int send_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag, MPI_Comm comm)
+static VT_ALWAYS_INLINE int send_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag,
+                                      MPI_Comm comm)
 {
     switch (mode) {
     case VT_PB_SYNC: return PMPI_Ssend_c(b, n, t, dest, tag, comm);
@@ -119,8 +133,8 @@ int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datat
     if (dest == MPI_PROC_NULL || vt_pb_shape(type, count, &w.s))
         return send_mode(mode, buf, count, type, dest, tag, comm);
     w.packed = is_packed(&w.s);
-    uint8_t hdr[VT_PB_H];
-    uint8_t *stage = w.packed ? vt_pb_scratch(0, (size_t)(VT_PB_H + w.s.bytes)) : hdr;
+    _Alignas(16) uint8_t local[LOCAL_STAGE];
+    uint8_t *stage = stage_for(0, &w, local);
     if (!stage)
         return MPI_ERR_NO_MEM;
     int rc = wire_send(&w, c, mode, buf, count, type, comm, stage);
@@ -204,15 +218,15 @@ int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_
 
 /* ------------------------------------------------------------------ receives */
 
-/* MPI_Recv, or MPI_Mrecv when msg is set: into scratch or over the user's buffer. */
 /* A blocking receive's message for the run-time reduction: posted by this very call. */
-static void rt_in_now(const vt_call *c, const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st,
-                      MPI_Message matched)
+static VT_ALWAYS_INLINE void rt_in_now(const vt_call *c, const vt_pb_header *h, MPI_Comm comm,
+                                       const MPI_Status *st, MPI_Message matched)
 {
     if (vt__rt)
         vt_pb_rt_in(h, comm, st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0, vt_pb_post_order++, matched);
 }
 
+/* MPI_Recv, or MPI_Mrecv when msg is set: into a stage or over the user's buffer. */
 static int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
                          MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
 {
@@ -221,8 +235,8 @@ static int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datat
     if (plain || vt_pb_shape(type, count, &w.s))
         return msg ? PMPI_Mrecv_c(buf, count, type, msg, st) : PMPI_Recv_c(buf, count, type, src, tag, comm, st);
     w.packed = is_packed(&w.s);
-    uint8_t hdr[VT_PB_H];
-    uint8_t *stage = w.packed ? vt_pb_scratch(1, (size_t)(VT_PB_H + w.s.bytes)) : hdr;
+    _Alignas(16) uint8_t local[LOCAL_STAGE];
+    uint8_t *stage = stage_for(1, &w, local);
     if (!stage)
         return MPI_ERR_NO_MEM;
     int rc = wire_recv(&w, buf, count, type, stage);
@@ -335,9 +349,9 @@ void vt_pb_probed(int rc, int flag, MPI_Status *st)
 {
     if (rc != MPI_SUCCESS || !flag || !st || st == MPI_STATUS_IGNORE || st->MPI_SOURCE == MPI_PROC_NULL)
         return;
-    MPI_Count n = vt_pb_status_bytes(st);
+    MPI_Count n = vt_status_bytes(st);
     if (n >= VT_PB_H)
-        vt_pb_status_set_bytes(st, n - VT_PB_H);
+        vt_status_set_bytes(st, n - VT_PB_H);
 }
 
 /* ------------------------------------------------------------------ send and receive */
@@ -357,20 +371,20 @@ int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype 
     int pbs = dest != MPI_PROC_NULL, pbr = src != MPI_PROC_NULL;
     if ((pbs && vt_pb_shape(stype, scount, &ws.s)) || (pbr && vt_pb_shape(rtype, rcount, &wr.s)))
         return PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st);
-    uint8_t hs[VT_PB_H], hr[VT_PB_H];
+    _Alignas(16) uint8_t hs[LOCAL_STAGE], hr[LOCAL_STAGE];
     int rc = MPI_SUCCESS;
     ws.own = wr.own = MPI_DATATYPE_NULL;
     ws.packed = wr.packed = 0;
     if (pbs) {
         ws.packed = is_packed(&ws.s);
-        uint8_t *stage = ws.packed ? vt_pb_scratch(0, (size_t)(VT_PB_H + ws.s.bytes)) : hs;
+        uint8_t *stage = stage_for(0, &ws, hs);
         rc = stage ? wire_send(&ws, c, VT_PB_STANDARD, sbuf, scount, stype, comm, stage) : MPI_ERR_NO_MEM;
     } else {
         ws.buf = (void *)sbuf, ws.count = scount, ws.type = stype;
     }
     if (rc == MPI_SUCCESS && pbr) {
         wr.packed = is_packed(&wr.s);
-        uint8_t *stage = wr.packed ? vt_pb_scratch(1, (size_t)(VT_PB_H + wr.s.bytes)) : hr;
+        uint8_t *stage = stage_for(1, &wr, hr);
         rc = stage ? wire_recv(&wr, rbuf, rcount, rtype, stage) : MPI_ERR_NO_MEM;
     } else if (!pbr) {
         wr.buf = rbuf, wr.count = rcount, wr.type = rtype;

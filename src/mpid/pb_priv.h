@@ -3,6 +3,9 @@
 #define VT_PB_PRIV_H
 
 #include "piggyback.h"
+#include "mpistatus.h"
+#include "model.h"
+#include "vt_fn.h"
 
 #include <stddef.h>
 
@@ -14,9 +17,26 @@ typedef struct pb_shape {
     int contiguous;
 } pb_shape;
 
+int vt_pb_shape_derived(MPI_Datatype type, MPI_Count count, pb_shape *s);
+
 /* Fills *s. Returns 0, or -1 when MPI cannot describe the type (an invalid argument:
  * the caller passes the call to MPI unchanged, which reports it as plain MPI does). */
-int vt_pb_shape(MPI_Datatype type, MPI_Count count, pb_shape *s);
+static inline int vt_pb_shape(MPI_Datatype type, MPI_Count count, pb_shape *s)
+{
+    if (count < 0 || type == MPI_DATATYPE_NULL)
+        return -1;
+#if defined(MPICH)
+    /* Built-in MPICH types are contiguous and carry their size in bits 8-15. */
+    if ((((unsigned)type >> 30) & 3u) == 1u) {
+        s->size = ((unsigned)type >> 8) & 0xffu;
+        s->lb = 0;
+        s->bytes = count * s->size;
+        s->contiguous = 1;
+        return 0;
+    }
+#endif
+    return vt_pb_shape_derived(type, count, s);
+}
 
 /* What the layer holds for a request until it completes. */
 enum pb_kind { PB_SEND, PB_RECV };
@@ -66,20 +86,20 @@ extern size_t vt_pb_nreqs;
 /* A handle MPI gives for a request that is complete already and shared by many. */
 int vt_pb_handle_is_builtin(MPI_Request h);
 
-/* Header: writes the VT_PB_H bytes for a send made by call c as function fn (the
- * *_init template for persistent sends). */
-void vt_pb_header_write(uint8_t *h, const vt_call *c, unsigned fn, int mode, MPI_Count payload);
-/* Reads one; returns 0, or -1 when it is not a vtrace header (a peer without the layer). */
-int vt_pb_header_read(const uint8_t *h, vt_pb_header *out);
 /* The model's kinds of every function, for the header (at the transport's start). */
 void vt_pb_model_init(int64_t t_rdv);
+/* ... set there: each function's send kind (model.h), whether it is a blocking send,
+ * and the model parameters that decide whether a message is synchronous */
+extern uint8_t vt_pb_send_kind[VT_NFN], vt_pb_blocking_send[VT_NFN];
+extern vt_model_params vt_pb_model;
 
-/* Packs count elements of buf into out (s->bytes bytes). Returns an MPI error code. */
-int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out, MPI_Comm comm);
-/* Unpacks n payload bytes from in into buf (n <= the capacity; a trailing partial
- * element too). Returns an MPI error code. */
-int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s,
-                 MPI_Comm comm);
+/* Out of line, for pb_hot.h: packing and unpacking of non-contiguous types, and a
+ * receive whose header is missing (a warning; the run-time reduction stops). */
+int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out,
+                       MPI_Comm comm);
+int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
+void vt_pb_no_header(MPI_Count n);
+
 
 /* The struct datatype [VT_PB_H bytes at hdr | count x type at buf] over MPI_BOTTOM. */
 int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
@@ -87,58 +107,16 @@ int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Dataty
 /* Thread-local scratch for blocking calls (slot 0 send, 1 receive); NULL when out of memory. */
 uint8_t *vt_pb_scratch(int slot, size_t bytes);
 
-/* A received message is in: check its header, unpack a packed payload, set the count
- * the user sees. stage: the header (and payload when packed). Statuses of cancelled
- * receives are left alone. */
-int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf, MPI_Count ucount,
-                      MPI_Datatype utype, const pb_shape *s, MPI_Comm comm, MPI_Status *st, int payload_in_header,
-                      MPI_Count *payload_out, vt_pb_header *hdr_out);
-
-/* The run-time reduction's part of a receive completion (rtreduce.h): the header and
- * where the receive was posted; src is the source in comm (MPI_ANY_SOURCE: unknown). */
-void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st, int src, uint64_t post_seq,
-                 int64_t post_enter, uint64_t post_order, MPI_Message matched);
 
 
-/* A status's byte count and cancelled flag. MPICH keeps them in two public fields
- * (mpi.h: count_lo, count_hi_and_cancelled); reading and writing them directly saves
- * three library calls per receive on the hot path. */
-static inline MPI_Count vt_pb_status_bytes(const MPI_Status *st)
-{
-#if defined(MPICH)
-    return (MPI_Count)(((uint64_t)(unsigned)st->count_lo) | ((uint64_t)((unsigned)st->count_hi_and_cancelled >> 1) << 32));
-#else
-    MPI_Count n = 0;
-    PMPI_Get_count_c(st, MPI_BYTE, &n);
-    return n;
-#endif
-}
-
-static inline int vt_pb_status_cancelled(const MPI_Status *st)
-{
-#if defined(MPICH)
-    return st->count_hi_and_cancelled & 1;
-#else
-    int c = 0;
-    PMPI_Test_cancelled(st, &c);
-    return c;
-#endif
-}
-
-static inline void vt_pb_status_set_bytes(MPI_Status *st, MPI_Count n)
-{
-#if defined(MPICH)
-    st->count_lo = (int)(unsigned)((uint64_t)n & 0xffffffffu);
-    st->count_hi_and_cancelled = (st->count_hi_and_cancelled & 1) | (int)(((uint64_t)n >> 32) << 1);
-#else
-    PMPI_Status_set_elements_x(st, MPI_BYTE, n);
-#endif
-}
 
 /* Requests freed by the user while active, finished later. */
 void vt_pb_orphan(pb_req *r);
 
 void vt_pb_lock(void);
 void vt_pb_unlock(void);
+
+/* The per-message work, inline */
+#include "pb_hot.h"
 
 #endif

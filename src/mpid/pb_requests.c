@@ -17,8 +17,8 @@ static void finish(pb_req *r, MPI_Status *st)
     if (r->kind != PB_RECV)
         return;
     if (r->unpacked) {
-        if (st && st != MPI_STATUS_IGNORE && !vt_pb_status_cancelled(st))
-            vt_pb_status_set_bytes(st, r->payload);
+        if (st && st != MPI_STATUS_IGNORE && !vt_status_cancelled(st))
+            vt_status_set_bytes(st, r->payload);
         return;
     }
     r->have_hdr = vt_pb_finish_recv(r->stage, r->packed, r->shape.bytes, r->ubuf, r->ucount, r->utype, &r->shape,

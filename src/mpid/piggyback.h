@@ -13,11 +13,14 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "rtreduce.h"
 #include "state.h"
 
 /* Header bytes on every message: fixed, so that sender and receiver choose their
  * strategy (pack or struct datatype) independently and agree on the bytes. */
 #define VT_PB_H 64
+/* ... of which the last VT_RT_POLY_ROOM hold the sender's difference */
+_Static_assert(VT_PB_H == 33 + VT_RT_POLY_ROOM, "header layout: 33 bytes of fields, then the difference");
 
 /* Payloads below this many bytes are packed with their header into one buffer; from
  * it on, a struct datatype [header | user buffer] goes over MPI_BOTTOM (doc/piggyback.md:
@@ -26,16 +29,13 @@
 
 enum vt_pb_mode { VT_PB_STANDARD = 0, VT_PB_SYNC = 1, VT_PB_BUFFERED = 2, VT_PB_READY = 3 };
 
-/* What a received header says (vt_pb_header_read). */
+/* What a received header says (vt_pb_header_read): what the run-time reduction reads
+ * (the sending call's model sequence number 2 callno + 1, its enter on the sender's
+ * clock, the payload bytes, the synchronous and blocking-send bits, the encoded
+ * difference, pointing into the received bytes) and the MPI mode. */
 typedef struct vt_pb_header {
+    vt_rt_header m;
     uint8_t mode;           /* enum vt_pb_mode */
-    uint8_t blocking;       /* sent by a blocking MPI_Send, Ssend, Rsend or Bsend (model.md §4: adoption) */
-    uint8_t sync;           /* synchronous to the model (model.md §3: by the call and the size) */
-    uint64_t payload;       /* payload bytes */
-    uint64_t send_seq;      /* the sending call's model sequence number (2 callno + 1) */
-    int64_t send_start;     /* its enter, ns on the sender's clock */
-    uint8_t poly_len;       /* the sender's difference, encoded (poly.h) */
-    uint8_t poly[VT_PB_H - 33];
 } vt_pb_header;
 
 /* Receives posted so far (the run-time reduction: the order a completion lists its

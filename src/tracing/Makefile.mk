@@ -4,7 +4,7 @@ lib_LTLIBRARIES += libvtrace.la
 if VT_ENABLED
 libvtrace_la_SOURCES = \
 	src/mpi/wrappers.c src/mpi/wrappers_f08.c src/mpi/vt_fn.h src/mpi/vt_fn_table.c \
-	src/tracing/codec.h src/tracing/state.h src/tracing/handlers.h src/tracing/handlers.c \
+	src/tracing/codec.h src/tracing/state.h src/tracing/mpistatus.h src/tracing/handlers.h src/tracing/handlers.c \
 	src/tracing/buffer.c src/tracing/buffer.h \
 	src/tracing/blockio.c src/tracing/blockio.h \
 	src/tracing/callsites.c src/tracing/callsites.h \
@@ -19,7 +19,7 @@ libvtrace_la_SOURCES = \
 	src/tracing/rtreduce.c src/tracing/rtreduce.h src/tracing/rankreduce.c src/tracing/rankreduce.h \
 	src/tracing/symbolic.c src/tracing/symbolic.h src/tracing/poly.c src/tracing/poly.h \
 	src/tracing/rrec.c src/tracing/rrec.h \
-	src/mpid/piggyback.h src/mpid/pb_priv.h src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c
+	src/mpid/piggyback.h src/mpid/pb_priv.h src/mpid/pb_hot.h src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.
 libvtrace_la_SOURCES = src/tracing/disabled.c

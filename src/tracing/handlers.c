@@ -5,6 +5,7 @@
 #include "buffer.h"
 #include "callsites.h"
 #include "comms.h"
+#include "mpistatus.h"
 #include "requests.h"
 #include "period.h"
 #include "piggyback.h"
@@ -32,10 +33,8 @@ static inline uint64_t type_bytes(MPI_Count count, MPI_Datatype t)
 
 static inline uint64_t status_bytes(const MPI_Status *st)
 {
-    MPI_Count n = 0;
-    if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
-        return 0;
-    return (uint64_t)n;
+    MPI_Count n = vt_status_bytes(st);
+    return n > 0 ? (uint64_t)n : 0;
 }
 
 static inline vt_comm *comm_of(MPI_Comm h)
@@ -147,8 +146,10 @@ void vt_leave_plain(vt_call *c, int rc)
  * synchronous to the model completes at this call (replay.c, sync_sender). */
 static void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t bytes)
 {
+    if (!vt_rt_is_sync(c->fn, bytes))
+        return;
     int peer = dest == MPI_PROC_NULL ? -1 : vt_comm_peer(cm, dest);
-    if (peer >= 0 && vt_rt_is_sync(c->fn, bytes))
+    if (peer >= 0)
         vt_rt_ssend((uint32_t)peer, 2 * vt__calls + 1, c->enter, bytes);
 }
 

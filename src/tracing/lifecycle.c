@@ -250,7 +250,7 @@ static int start(int provided)
     if (reducing) {
         /* every message carries the header from here on (src/mpid/piggyback.h) */
         vt_pb_start_transport((int64_t)cfg.model_trdv);
-        cfg.model_pbytes = VT_PB_H - 33;
+        cfg.model_pbytes = VT_RT_POLY_ROOM;
     }
     vt__mt = provided == MPI_THREAD_MULTIPLE;
     PMPI_Comm_dup(MPI_COMM_WORLD, &own_comm);

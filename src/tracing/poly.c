@@ -534,22 +534,6 @@ int vt_poly_check(const vt_poly *p)
     return VT_POLY_OK;
 }
 
-bool vt_poly_equal(const vt_poly *a, const vt_poly *b)
-{
-    if (a->big || b->big || a->nterms == 0)
-        return false;
-    if (a->nterms != b->nterms || a->nvars != b->nvars)
-        return false;
-    /* loops, not memcmp: a term or two is the common case, on every message */
-    for (unsigned i = 0; i < a->nterms; i++)
-        if (a->c[i] != b->c[i] || a->mask[i] != b->mask[i])
-            return false;
-    for (unsigned j = 0; j < a->nvars; j++)
-        if (a->var[j].owner != b->var[j].owner || a->var[j].ks != b->var[j].ks)
-            return false;
-    return true;
-}
-
 /* ---------------------------------------------------------------- evaluation, overflow */
 
 int vt_poly_eval(const vt_poly *p, vt_poly_value_fn value, void *ctx, int64_t *out)

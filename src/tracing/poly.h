@@ -30,7 +30,7 @@
  *     it does not depend on the table: the order is a property of the terms alone.
  * Two polynomials are equal as functions of non-negative variables exactly when their
  * canonical forms are identical: vt_poly_equal compares the used prefixes of the arrays
- * with memcmp, and the encoding (vt_poly_encode) is equally unique, so R3 is a byte
+ * field by field, and the encoding (vt_poly_encode) is equally unique, so R3 is a byte
  * comparison either way. (Slots past nterms/nvars are unspecified: do not memcmp the
  * whole struct.)
  *
@@ -202,7 +202,21 @@ int vt_poly_from_terms(vt_poly *out, const vt_poly_rawterm *t, size_t n);
 int vt_poly_check(const vt_poly *p);
 
 /* Byte comparison of canonical forms: equal as functions. Big or invalid: false. */
-bool vt_poly_equal(const vt_poly *a, const vt_poly *b);
+static inline bool vt_poly_equal(const vt_poly *a, const vt_poly *b)
+{
+    if (a->big || b->big || a->nterms == 0)
+        return false;
+    if (a->nterms != b->nterms || a->nvars != b->nvars)
+        return false;
+    /* loops, not memcmp: a term or two is the common case, on every message */
+    for (unsigned i = 0; i < a->nterms; i++)
+        if (a->c[i] != b->c[i] || a->mask[i] != b->mask[i])
+            return false;
+    for (unsigned j = 0; j < a->nvars; j++)
+        if (a->var[j].owner != b->var[j].owner || a->var[j].ks != b->var[j].ks)
+            return false;
+    return true;
+}
 
 /* dst = src, copying the terms and variables in use only (a whole vt_poly is 456 bytes;
  * the common one has a term or two). */

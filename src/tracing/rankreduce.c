@@ -45,6 +45,7 @@ int vt_rr_init(vt_rankreduce *rr, uint32_t rank, unsigned m, unsigned K, enum vt
     if (vt_sym_init(&rr->sym, rank, m, K))
         return -1;
     rr->sym.broken = broken;
+    rr->d_version = 1;
     return 0;
 }
 
@@ -71,6 +72,7 @@ void vt_rr_free(vt_rankreduce *rr)
 
 int vt_rr_probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *m)
 {
+    rr->d_version++;
     for (size_t w = 0; w < rr->nwin; w++) {
         vt_rr_window *pw = &rr->win[w];
         if (pw->seq != probe_seq)
@@ -414,6 +416,7 @@ static const vt_obs_con *probed_message(const vt_obs_event *e)
 int vt_rr_event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, vt_error *err)
 {
     rr->stats.events++;
+    rr->d_version++;
     /* every field by hand: a memset of the struct (rep stos) was 40% of an event */
     vt_rrec rec;
     rec.index = rec.block_offset = 0;
@@ -457,41 +460,6 @@ int vt_rr_event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, 
 }
 
 /* What vt_rr_event does before anything that depends on the event's kind. */
-static int quiet_allowed(const vt_rankreduce *rr, int candidate)
-{
-    return rr->started && !candidate && !rr->sym.invalid && !rr->hooks.event;
-}
-
-static void quiet_call(vt_rankreduce *rr, uint64_t seq, int64_t exit_local)
-{
-    rr->stats.calls++;
-    rr->prev_exit_local = rr->last_exit_local = exit_local;
-    rr->last_seq = seq;
-}
-
-int vt_rr_quiet(vt_rankreduce *rr, uint64_t seq, int is_call, int64_t exit_local, int candidate)
-{
-    if (!quiet_allowed(rr, candidate))
-        return 0;
-    rr->stats.events++;
-    if (is_call)
-        quiet_call(rr, seq, exit_local);
-    return 1;
-}
-
-int vt_rr_folded_receive(vt_rankreduce *rr, uint64_t seq, int64_t exit_local, const vt_poly *D, int sync,
-                         int candidate)
-{
-    if (!quiet_allowed(rr, candidate) || sync || rr->sym.broken != VT_SYM_CORRECT || !vt_poly_equal(D, &rr->sym.d))
-        return 0;
-    rr->stats.events++;
-    quiet_call(rr, seq, exit_local);
-    rr->stats.completions++;
-    rr->stats.messages++;
-    rr->stats.folded++;
-    return 1;
-}
-
 int vt_rr_finish(vt_rankreduce *rr)
 {
     if (rr->nwin) {

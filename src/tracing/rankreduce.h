@@ -70,6 +70,9 @@ typedef struct vt_rankreduce {
     vt_rgate *rgates;
     size_t capmsgs;
     vt_rr_stats stats;
+    /* moves whenever sym.d may have changed (each vt_rr_event, vt_rr_probe_fill): the
+     * run time keeps d's encoding and knows it is current while this stays */
+    uint64_t d_version;
 } vt_rankreduce;
 
 /* Returns 0, or -1 when m, K are out of range (vt_poly_limits_ok). SINK and HOOKS may
@@ -101,10 +104,44 @@ int vt_rr_event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, 
  *   d does not change (vt_sym_local).
  * - vt_rr_folded_receive: a call completed by one received message, not synchronous,
  *   and nothing else, not a candidate, whose sender's difference D equals this rank's d:
- *   R3 folds it (vt_sym_complete's all_folded), d does not change. */
-int vt_rr_quiet(vt_rankreduce *rr, uint64_t seq, int is_call, int64_t exit_local, int candidate);
-int vt_rr_folded_receive(vt_rankreduce *rr, uint64_t seq, int64_t exit_local, const vt_poly *D, int sync,
-                         int candidate);
+ *   R3 folds it (vt_sym_complete's all_folded), d does not change. D NULL: the caller
+ *   knows D equals d (the encoding it sent while d_version has not moved).
+ * (Inline: they are taken on nearly every call of the run time.) */
+static inline int vt_rr_quiet_allowed_(const vt_rankreduce *rr, int candidate)
+{
+    return rr->started && !candidate && !rr->sym.invalid && !rr->hooks.event;
+}
+
+static inline void vt_rr_quiet_call_(vt_rankreduce *rr, uint64_t seq, int64_t exit_local)
+{
+    rr->stats.calls++;
+    rr->prev_exit_local = rr->last_exit_local = exit_local;
+    rr->last_seq = seq;
+}
+
+static inline int vt_rr_quiet(vt_rankreduce *rr, uint64_t seq, int is_call, int64_t exit_local, int candidate)
+{
+    if (!vt_rr_quiet_allowed_(rr, candidate))
+        return 0;
+    rr->stats.events++;
+    if (is_call)
+        vt_rr_quiet_call_(rr, seq, exit_local);
+    return 1;
+}
+
+static inline int vt_rr_folded_receive(vt_rankreduce *rr, uint64_t seq, int64_t exit_local, const vt_poly *D, int sync,
+                                       int candidate)
+{
+    if (!vt_rr_quiet_allowed_(rr, candidate) || sync || rr->sym.broken != VT_SYM_CORRECT ||
+        (D && !vt_poly_equal(D, &rr->sym.d)))
+        return 0;
+    rr->stats.events++;
+    vt_rr_quiet_call_(rr, seq, exit_local);
+    rr->stats.completions++;
+    rr->stats.messages++;
+    rr->stats.folded++;
+    return 1;
+}
 
 /* After the rank's last event: probes whose message never arrived keep their records
  * as placeholders; the END record; stats.overflows. Returns 0, or -1 when the sink

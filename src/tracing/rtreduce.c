@@ -22,12 +22,19 @@
 #include <unistd.h>
 
 VT_HIDDEN int vt__rt;
+VT_HIDDEN uint8_t vt__rt_send_kind[VT_NFN];
+VT_HIDDEN vt_model_params vt__rt_params;
 
 #define BLOCK_BYTES (1u << 20)
 
+/* Where a staged message's difference is: copied only when its source changes. */
+enum rt_d_at { D_OWN, D_GOT, D_SENT };
+
 typedef struct rt_msg {
     vt_obs_con con;
-    vt_poly D;
+    vt_poly D;              /* the sender's difference when d_at is D_OWN */
+    uint8_t d_at;           /* enum rt_d_at: D_GOT rt.got_d, D_SENT rt.sent_d */
+    uint64_t d_equal;       /* nonzero: D equals this rank's d while rr.d_version is this */
     uint64_t order;
 } rt_msg;
 
@@ -50,16 +57,19 @@ static struct {
     int started;
     int64_t prev_exit;              /* the last recorded call's exit, local */
     uint64_t burst_of;              /* 1 + the callno whose burst went in already */
-    uint8_t fkind[VT_NFN], skind[VT_NFN];
+    uint8_t fkind[VT_NFN];
     /* staged for the call being made */
     rt_msg *msgs;
     size_t nmsgs, capmsgs;
     vt_obs_con *cons;               /* one call's contributors (scratch) */
     size_t capcons;
-    /* d changes rarely: the last encoding sent and the last one received, decoded */
+    /* d changes rarely: the last encoding sent and the last one received, decoded; the
+     * encodings padded with zeros to the header's room. sent_enc is d's while
+     * rr.d_version equals sent_version. */
     vt_poly sent_d, got_d;
     uint8_t sent_enc[VT_POLY_ENC_MAX], got_enc[VT_POLY_ENC_MAX];
     size_t sent_len, got_len;
+    uint64_t sent_version;
     vt_obs_con *other;              /* SYNC_MSG and GATE contributors, in order */
     size_t nother, capother;
     int nbc;
@@ -83,7 +93,7 @@ static struct {
     uint64_t stop_at;
 } rt = {.fd = -1};
 
-static void stop(const char *why)
+static __attribute__((noinline, cold)) void stop(const char *why)
 {
     if (!vt__rt)
         return;
@@ -103,10 +113,8 @@ static void stop(const char *why)
 static pthread_t owner;
 static int have_owner;
 
-static int mine(void)
+static __attribute__((noinline)) int mine_mt(void)
 {
-    if (!vt__mt)
-        return 1;
     pthread_t me = pthread_self();
     if (!have_owner) {
         owner = me;
@@ -117,6 +125,11 @@ static int mine(void)
         return 1;
     stop("MPI calls from a second thread (MPI_THREAD_MULTIPLE)");
     return 0;
+}
+
+static inline int mine(void)
+{
+    return !vt__mt || mine_mt();
 }
 
 void vt_rt_unsupported(const char *what)
@@ -189,11 +202,12 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
         vt_warn("the run-time reduction cannot start: %s", err);
         return -1;
     }
+    vt__rt_params = rt.p;
     rt.rank = (uint32_t)rank;
     rt.offset = offset;
     for (unsigned f = 0; f < VT_NFN; f++) {
         rt.fkind[f] = (uint8_t)vt_model_kind_of(vt_fn_name[f]);
-        rt.skind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
+        vt__rt_send_kind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
     }
     vt_rr_sink sink = {put_record, NULL};
     /* test hook: a deliberately broken rule, so that the tests comparing with `vtrace
@@ -235,25 +249,16 @@ static int feed(const vt_obs_event *e, uint32_t nbc_members)
 }
 
 /* The burst before the call entering at `enter` (local): a local event, once. */
-static void burst(const vt_call *c)
+/* The burst before call number callno as a model event (a candidate, or vt_rr_quiet
+ * did not apply). */
+static __attribute__((noinline)) void burst_event(const vt_call *c, uint64_t callno, int64_t start, int64_t end)
 {
-    uint64_t callno = vt__calls;
-    if (rt.burst_of == callno + 1)
-        return;
-    rt.burst_of = callno + 1;
-    if (!rt.started) {
-        rt.started = 1;
-        rt.prev_exit = c->enter;
-    }
     /* (static: zeroing these large structs at every event cost more than the event) */
     static vt_event rec;
     static vt_obs_event e;
     rec.callno = callno;
     rec.fn = c->fn;
     rec.enter = rec.exit = c->enter;
-    int64_t start = rt.prev_exit + rt.offset, end = c->enter + rt.offset;
-    if (vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, end - start >= rt.p.theta))
-        return;
     e.rank = rt.rank;
     e.seq = 2 * callno;
     e.rec = &rec;
@@ -266,25 +271,59 @@ static void burst(const vt_call *c)
     feed(&e, 0);
 }
 
-unsigned vt_rt_send_poly(const vt_call *c, uint8_t *out, unsigned room)
+/* The burst before the call c (from the previous call's exit to c's enter): a local
+ * event, once per call. */
+static inline void burst(const vt_call *c)
 {
-    if (!vt__rt || !mine())
-        return 0;
-    burst(c);
-    /* what vt_rr_publish gives, without the copy */
-    if (!rt.sent_len || !vt_poly_equal(&rt.rr.sym.d, &rt.sent_d)) {
-        rt.sent_d = rt.rr.sym.d;
-        rt.sent_len = vt_poly_encode(&rt.sent_d, rt.sent_enc);
+    uint64_t callno = vt__calls;
+    if (rt.burst_of == callno + 1)
+        return;
+    rt.burst_of = callno + 1;
+    if (VT_UNLIKELY(!rt.started)) {
+        rt.started = 1;
+        rt.prev_exit = c->enter;
     }
-    const uint8_t *enc = rt.sent_enc;
-    size_t n = rt.sent_len;
-    if (n > room) {
+    int64_t start = rt.prev_exit + rt.offset, end = c->enter + rt.offset;
+    if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, end - start >= rt.p.theta))
+        burst_event(c, callno, start, end);
+}
+
+/* Staged messages whose difference is at `at` get their own copy (it is about to change). */
+static void own_copies(enum rt_d_at at, const vt_poly *src)
+{
+    for (size_t i = 0; i < rt.nmsgs; i++)
+        if (rt.msgs[i].d_at == at) {
+            vt_poly_copy(&rt.msgs[i].D, src);
+            rt.msgs[i].d_at = D_OWN;
+        }
+}
+
+unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
+{
+    if (!vt__rt || !mine()) {
+        memset(out, 0, VT_RT_POLY_ROOM);
+        return 0;
+    }
+    burst(c);
+    /* what vt_rr_publish gives, encoded again only when d changed */
+    if (rt.sent_version != rt.rr.d_version) {
+        if (!rt.sent_len || !vt_poly_equal(&rt.rr.sym.d, &rt.sent_d)) {
+            own_copies(D_SENT, &rt.sent_d);
+            rt.sent_d = rt.rr.sym.d;
+            rt.sent_len = vt_poly_encode(&rt.sent_d, rt.sent_enc);
+            memset(rt.sent_enc + rt.sent_len, 0, sizeof rt.sent_enc - rt.sent_len);
+        }
+        rt.sent_version = rt.rr.d_version;
+    }
+    if (rt.sent_len > VT_RT_POLY_ROOM) {
         /* the room rule (vt_sym_set_room) keeps every d within it after each event */
         stop("a difference longer than the header's room");
+        memset(out, 0, VT_RT_POLY_ROOM);
         return 0;
     }
-    memcpy(out, enc, n);
-    return (unsigned)n;
+    /* the whole room, a constant size: no library call */
+    memcpy(out, rt.sent_enc, VT_RT_POLY_ROOM);
+    return (unsigned)rt.sent_len;
 }
 
 static vt_obs_con *new_other(void)
@@ -331,13 +370,41 @@ static int fill_probe(const rt_probe *p, const vt_rt_header *h, const vt_poly *D
     return vt_rr_probe_fill(&rt.rr, p->seq, &k);
 }
 
-/* (a call to memcmp costs more than these few bytes) */
-static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+/* Two encodings padded to the header's room are the same: four word compares (a call
+ * to memcmp, or a byte loop over the common 25-byte difference, costs more). */
+static int same_room(const uint8_t *a, const uint8_t *b)
 {
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return 0;
-    return 1;
+    _Static_assert(VT_RT_POLY_ROOM > 24 && VT_RT_POLY_ROOM <= 32, "four overlapping words");
+    uint64_t x[4], y[4];
+    memcpy(&x[0], a, 8), memcpy(&y[0], b, 8);
+    memcpy(&x[1], a + 8, 8), memcpy(&y[1], b + 8, 8);
+    memcpy(&x[2], a + 16, 8), memcpy(&y[2], b + 16, 8);
+    memcpy(&x[3], a + VT_RT_POLY_ROOM - 8, 8), memcpy(&y[3], b + VT_RT_POLY_ROOM - 8, 8);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+}
+
+/* A message an open probe found (replay.c: the probe completed it; here it is local)
+ * goes into the probe's window: returns 1. Else 0 (or 1 after stopping: an MPI_Mrecv
+ * of a message no probe matched). */
+static __attribute__((noinline)) int probed_in(rt_msg *m, const vt_rt_header *h, uint32_t src, int tag,
+                                               uint64_t comm_id, uint64_t post_order, MPI_Message matched)
+{
+    size_t pi = rt.nopen ? probe_of(src, tag, comm_id, post_order, matched) : SIZE_MAX;
+    if (pi != SIZE_MAX) {
+        vt_poly_copy(&m->D, m->d_at == D_SENT ? &rt.sent_d : &rt.got_d);
+        if (rt.nprobed == sizeof rt.probed_by / sizeof rt.probed_by[0] || fill_probe(&rt.open[pi], h, &m->D)) {
+            stop("a probed message it cannot place");
+            return 1;
+        }
+        rt.probed_by[rt.nprobed++] = rt.open[pi].seq;
+        rt.open[pi] = rt.open[--rt.nopen];
+        return 1;
+    }
+    if (matched != MPI_MESSAGE_NULL) {
+        stop("an MPI_Mrecv of a message no probe it saw matched");
+        return 1;
+    }
+    return 0;
 }
 
 void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
@@ -361,31 +428,27 @@ void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id
         stop("a message came without its sender's difference (the sender's run-time reduction stopped)");
         return;
     }
-    if (h->poly_len != rt.got_len || !same_bytes(h->poly, rt.got_enc, h->poly_len)) {
-        if (vt_poly_decode(&rt.got_d, h->poly, h->poly_len, &used) != VT_POLY_OK || used != h->poly_len) {
-            rt.got_len = 0;
-            stop("a header's difference does not decode");
-            return;
+    /* the header's room holds the encoding padded with zeros (vt_rt_send_poly) */
+    m->d_equal = 0;
+    if (h->poly_len == rt.sent_len && rt.sent_version == rt.rr.d_version && same_room(h->poly, rt.sent_enc)) {
+        /* this rank's own d, as it last sent it: no decoding, no comparison later */
+        m->d_at = D_SENT;
+        m->d_equal = rt.rr.d_version;
+    } else {
+        if (h->poly_len != rt.got_len || !same_room(h->poly, rt.got_enc)) {
+            own_copies(D_GOT, &rt.got_d);
+            if (vt_poly_decode(&rt.got_d, h->poly, h->poly_len, &used) != VT_POLY_OK || used != h->poly_len) {
+                rt.got_len = 0;
+                stop("a header's difference does not decode");
+                return;
+            }
+            memcpy(rt.got_enc, h->poly, VT_RT_POLY_ROOM);
+            rt.got_len = h->poly_len;
         }
-        memcpy(rt.got_enc, h->poly, h->poly_len);
-        rt.got_len = h->poly_len;
+        m->d_at = D_GOT;
     }
-    vt_poly_copy(&m->D, &rt.got_d);
-    size_t pi = rt.nopen ? probe_of(src, tag, comm_id, post_order, matched) : SIZE_MAX;
-    if (pi != SIZE_MAX) {
-        /* a probed message: the probe completed it; here it is local (replay.c) */
-        if (rt.nprobed == sizeof rt.probed_by / sizeof rt.probed_by[0] || fill_probe(&rt.open[pi], h, &m->D)) {
-            stop("a probed message it cannot place");
-            return;
-        }
-        rt.probed_by[rt.nprobed++] = rt.open[pi].seq;
-        rt.open[pi] = rt.open[--rt.nopen];
+    if (VT_UNLIKELY(rt.nopen || matched != MPI_MESSAGE_NULL) && probed_in(m, h, src, tag, comm_id, post_order, matched))
         return;
-    }
-    if (matched != MPI_MESSAGE_NULL) {
-        stop("an MPI_Mrecv of a message no probe it saw matched");
-        return;
-    }
     rt.nmsgs++;
     m->order = post_order;
     vt_obs_con *k = &m->con;
@@ -444,10 +507,6 @@ void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers)
     rt.nbc_members = nmembers;
 }
 
-int vt_rt_is_sync(unsigned fn, uint64_t bytes)
-{
-    return fn < VT_NFN && vt_model_is_sync((enum vt_model_kind)rt.skind[fn], bytes, &rt.p);
-}
 
 void vt_rt_probe(uint32_t src, int tag, uint64_t comm_id, MPI_Message matched, uint64_t post_order)
 {
@@ -472,6 +531,11 @@ void vt_rt_unrecorded(const vt_call *c)
     stop("the full trace stopped recording");
 }
 
+static const vt_poly *msg_D(const rt_msg *m)
+{
+    return m->d_at == D_GOT ? &rt.got_d : m->d_at == D_SENT ? &rt.sent_d : &m->D;
+}
+
 static int by_order(const void *a, const void *b)
 {
     const rt_msg *x = a, *y = b;
@@ -488,30 +552,12 @@ static void call_done(int64_t exit)
     rt.prev_exit = exit;
 }
 
-void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+/* The call as a model event with its contributors (the fast paths of vt_rt_call did not
+ * apply). R, E: its enter and exit on the model clock. */
+static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit, uint64_t site, uint64_t callno,
+                                                 int64_t R, int64_t E, int candidate)
 {
-    if (!vt__rt || !mine()) {
-        vt_rt_discard();
-        return;
-    }
-    burst(c);
-    uint64_t callno = vt__calls;
-    if (VT_UNLIKELY(rt.stop_at) && callno == rt.stop_at) {
-        vt_rt_discard();
-        stop("VTRACE_TEST_RT_BROKEN=stop (a test)");
-        return;
-    }
     enum vt_model_kind k = (enum vt_model_kind)rt.fkind[c->fn];
-    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
-    int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
-    if (!rt.nother && !rt.probing && !rt.nprobed && !rt.nbc &&
-        (rt.nmsgs == 0   ? vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, candidate)
-         : rt.nmsgs == 1 ? vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, &rt.msgs[0].D, rt.msgs[0].con.sync,
-                                                candidate)
-                         : 0)) {
-        call_done(exit);
-        return;
-    }
     /* contributors in the replay's order: received messages by posting, then the
      * synchronous sends and gates as the call completed them, then the local one */
     size_t n = rt.nmsgs + rt.nother + 1;
@@ -543,7 +589,7 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         cons[nc].S = S;
         cons[nc].T = S + vt_model_lambda(&rt.p, m->con.bytes, S, E);
         cons[nc].peer = rt.rank;
-        cons[nc].ext = &m->D;
+        cons[nc].ext = msg_D(m);
         if (!m->con.sync) {
             cons[nc].post_seq = 2 * callno + 1;
             cons[nc].P = R;
@@ -625,6 +671,33 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         rt.open[rt.nopen++] = rt.probe;
     }
     call_done(exit);
+}
+
+void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+{
+    if (!vt__rt || !mine()) {
+        vt_rt_discard();
+        return;
+    }
+    burst(c);
+    uint64_t callno = vt__calls;
+    if (VT_UNLIKELY(rt.stop_at) && callno == rt.stop_at) {
+        vt_rt_discard();
+        stop("VTRACE_TEST_RT_BROKEN=stop (a test)");
+        return;
+    }
+    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
+    int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
+    if (!rt.nother && !rt.probing && !rt.nprobed && !rt.nbc &&
+        (rt.nmsgs == 0   ? vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, candidate)
+         : rt.nmsgs == 1 ? vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit,
+                                                rt.msgs[0].d_equal == rt.rr.d_version ? NULL : msg_D(&rt.msgs[0]),
+                                                rt.msgs[0].con.sync, candidate)
+                         : 0)) {
+        call_done(exit);
+        return;
+    }
+    call_event(c, exit, site, callno, R, E, candidate);
 }
 
 int vt_rt_finish(const uint8_t *rankdefs, size_t len)

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "model.h"
 #include "state.h"
 
 /* Nonzero while the run-time reduction decides (VTRACE_MODE=reduced or both). */
@@ -32,9 +33,13 @@ typedef struct vt_rt_header {
  * Returns 0, or -1 with a warning (the run goes on without it). */
 VT_HIDDEN int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const char *config_text);
 
+/* Bytes of a message header that hold the sender's difference (doc/piggyback.md). */
+#define VT_RT_POLY_ROOM 31
+
 /* The difference a send made by call c carries: the burst before c goes in first.
- * Writes at most `room` bytes of its encoding to out; returns the length. */
-VT_HIDDEN unsigned vt_rt_send_poly(const vt_call *c, uint8_t *out, unsigned room);
+ * Writes its encoding to out, padded with zeros to VT_RT_POLY_ROOM bytes; returns its
+ * length (0: none, the reduction is off or stopped). */
+VT_HIDDEN unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM]);
 
 /* A message the call being made completes: its header, its source (world rank; with a
  * matched-message handle, the probe's), tag and communicator id, the receive's posting
@@ -55,8 +60,15 @@ VT_HIDDEN void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers)
 /* The call is one the reduction does not handle yet: it stops, with a warning. */
 VT_HIDDEN void vt_rt_unsupported(const char *what);
 
+/* Each function's send kind and the model's parameters (set at vt_rt_start). */
+extern VT_HIDDEN uint8_t vt__rt_send_kind[VT_NFN];
+extern VT_HIDDEN vt_model_params vt__rt_params;
+
 /* Whether a message of `bytes` sent by function fn is synchronous to the model. */
-VT_HIDDEN int vt_rt_is_sync(unsigned fn, uint64_t bytes);
+static inline int vt_rt_is_sync(unsigned fn, uint64_t bytes)
+{
+    return fn < VT_NFN && vt_model_is_sync((enum vt_model_kind)vt__rt_send_kind[fn], bytes, &vt__rt_params);
+}
 /* The call being made is not recorded (it completed nothing): forget what was staged. */
 VT_HIDDEN void vt_rt_discard(void);
 /* A call that should have been recorded was not (recording stopped): the reduction stops. */

@@ -13,6 +13,8 @@
 #define VT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define VT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define VT_SITE() __builtin_return_address(0)
+/* For the per-message work the compiler would otherwise call (many arguments, a frame). */
+#define VT_ALWAYS_INLINE inline __attribute__((always_inline))
 
 typedef struct vt_call {
     int64_t enter;

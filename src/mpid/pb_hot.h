@@ -1,0 +1,170 @@
+/* The piggyback transport's per-message work, inline (included by pb_priv.h): writing
+ * and reading the header, copying a contiguous payload, finishing a receive and handing
+ * its header to the run-time reduction. Every message of every call goes through these;
+ * as calls with many arguments, their argument passing and frames cost as much as the
+ * work itself (doc/piggyback.md, "Where the time of an 8-byte message goes"). */
+#ifndef VT_PB_HOT_H
+#define VT_PB_HOT_H
+
+#include "comms.h"
+#include "rtreduce.h"
+
+#include <string.h>
+
+/* memcpy, with the few bytes of the commonest messages copied inline (the library call
+ * costs more than they do) */
+static inline void vt_pb_copy(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *p = src;
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = p[i];
+    } else {
+        memcpy(d, p, n);
+    }
+}
+
+/* Packs count elements of buf into out (s->bytes bytes). Returns an MPI error code. */
+static inline int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out,
+                             MPI_Comm comm)
+{
+    if (!s->contiguous)
+        return vt_pb_pack_derived(buf, count, type, s, out, comm);
+    vt_pb_copy(out, (const char *)buf + s->lb, (size_t)s->bytes);
+    return MPI_SUCCESS;
+}
+
+/* Unpacks n payload bytes from in into buf (n <= the capacity; a trailing partial
+ * element too). Returns an MPI error code. */
+static inline int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type,
+                               const pb_shape *s, MPI_Comm comm)
+{
+    if (n <= 0)
+        return MPI_SUCCESS;
+    if (!s->contiguous)
+        return vt_pb_unpack_derived(in, n, buf, count, type, comm);
+    vt_pb_copy((char *)buf + s->lb, in, (size_t)n);
+    return MPI_SUCCESS;
+}
+
+/* A 64-bit word as little-endian bytes (the header's byte order). */
+static inline uint64_t vt_pb_le64(uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap64(x);
+#else
+    return x;
+#endif
+}
+
+/* Writes the VT_PB_H header bytes of a send made by call c as function fn (the *_init
+ * template for persistent sends); doc/piggyback.md has the layout. */
+static VT_ALWAYS_INLINE void vt_pb_header_write(uint8_t *h, const vt_call *c, unsigned fn, int mode, MPI_Count payload)
+{
+    uint64_t pl = (uint64_t)payload, seq = 2 * vt__calls + 1;
+    int64_t start = c ? c->enter : 0;
+    int known = fn < VT_NFN;
+    int sync = known && vt_model_is_sync((enum vt_model_kind)vt_pb_send_kind[fn], pl, &vt_pb_model);
+    /* bytes 0-7: 'V' 'P' version flags, then four zero bytes (one store) */
+    uint64_t w0 = 'V' | (uint64_t)'P' << 8 | (uint64_t)1 << 16 |
+                  (uint64_t)((mode & 3) | (known && vt_pb_blocking_send[fn] ? 4 : 0) | (sync ? 8 : 0)) << 24;
+    w0 = vt_pb_le64(w0);
+    memcpy(h, &w0, 8);
+    memcpy(h + 8, &pl, 8);
+    memcpy(h + 16, &seq, 8);
+    memcpy(h + 24, &start, 8);
+    /* the sender's difference: the run-time reduction's (rtreduce.h); empty without it */
+    h[32] = (uint8_t)vt_rt_send_poly(c, h + 33);
+}
+
+/* Reads one; returns 0, or -1 when it is not a vtrace header (a peer without the
+ * layer). out->m.poly points into h. */
+static inline int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
+{
+    if (h[0] != 'V' || h[1] != 'P' || h[2] != 1 || h[32] > VT_RT_POLY_ROOM)
+        return -1;
+    out->mode = h[3] & 3;
+    out->m.blocking = (h[3] >> 2) & 1;
+    out->m.sync = (h[3] >> 3) & 1;
+    memcpy(&out->m.bytes, h + 8, 8);
+    memcpy(&out->m.seq, h + 16, 8);
+    memcpy(&out->m.S_local, h + 24, 8);
+    out->m.poly_len = h[32];
+    out->m.poly = h + 33;
+    return 0;
+}
+
+/* A received message is in: check its header (read into *h, which points into stage
+ * then), unpack a packed payload, set the count the user sees. stage: the header (and
+ * payload when packed). Statuses of cancelled receives are left alone. Returns 1 when
+ * the header is there. */
+static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf,
+                                    MPI_Count ucount, MPI_Datatype utype, const pb_shape *s, MPI_Comm comm,
+                                    MPI_Status *st, int payload_in_header, MPI_Count *payload_out, vt_pb_header *h)
+{
+    int have_status = st && st != MPI_STATUS_IGNORE;
+    if (have_status && vt_status_cancelled(st))
+        return 0;
+    MPI_Count n = 0;
+    int have_header;
+    if (payload_in_header) {
+        have_header = vt_pb_header_read(stage, h) == 0;
+        n = have_header ? VT_PB_H + (MPI_Count)h->m.bytes : 0;
+        if (n > VT_PB_H + capacity_bytes)
+            n = VT_PB_H + capacity_bytes;
+    } else {
+        if (!have_status)
+            return 0;
+        n = vt_status_bytes(st);
+        have_header = n >= VT_PB_H && vt_pb_header_read(stage, h) == 0;
+    }
+    if (VT_UNLIKELY(!have_header)) {
+        vt_pb_no_header(n);
+        return 0;
+    }
+    MPI_Count payload = n - VT_PB_H;
+    if (packed)
+        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s, comm);
+    if (have_status)
+        vt_status_set_bytes(st, payload);
+    if (payload_out)
+        *payload_out = payload;
+    return 1;
+}
+
+/* The run-time reduction's part of a receive completion (rtreduce.h): the header and
+ * where the receive was posted; src is the source in comm (MPI_ANY_SOURCE: unknown). */
+static VT_ALWAYS_INLINE void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st, int src,
+                               uint64_t post_seq, int64_t post_enter, uint64_t post_order, MPI_Message matched)
+{
+    if (!vt__rt)
+        return;
+    int tag = st && st != MPI_STATUS_IGNORE ? st->MPI_TAG : -1;
+    if (matched != MPI_MESSAGE_NULL) {
+        /* MPI_Mrecv/Imrecv: the source and communicator are the probe's */
+        vt_rt_msg_in(&h->m, UINT32_MAX, tag, 0, post_seq, post_enter, post_order, matched);
+        return;
+    }
+    vt_comm *cm = vt_comm_get(comm);
+    int w = cm && src >= 0 ? vt_comm_peer(cm, src) : -1;
+    if (VT_UNLIKELY(w < 0)) {
+        vt_rt_unsupported("a message whose source cannot be known (MPI_Isendrecv from MPI_ANY_SOURCE)");
+        return;
+    }
+    vt_rt_msg_in(&h->m, (uint32_t)w, tag, cm->gid, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
+}
+
+#endif
