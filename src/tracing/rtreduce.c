@@ -91,6 +91,7 @@ static struct {
     int64_t prev_time;
     int failed;
     uint64_t stop_at;
+    int stale_d;
 } rt = {.fd = -1};
 
 static __attribute__((noinline, cold)) void stop(const char *why)
@@ -215,6 +216,8 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
     const char *b = getenv("VTRACE_TEST_RT_BROKEN");
     /* test hook: the reduction stops at call number N (test/mpi/reduced_fallback.sh) */
     rt.stop_at = b && !strncmp(b, "stop:", 5) ? strtoull(b + 5, NULL, 10) : 0;
+    /* test hook: headers keep the first d a rank sent, as if d_version never moved */
+    rt.stale_d = b && !strcmp(b, "stale-d");
     enum vt_sym_broken broken = b && !strcmp(b, "noR3") ? VT_SYM_BROKEN_NOR3
                                 : b && !strcmp(b, "nofold") ? VT_SYM_BROKEN_NOFOLD : VT_SYM_CORRECT;
     if (vt_rr_init(&rt.rr, (uint32_t)rank, (unsigned)rt.p.m, (unsigned)rt.p.K, broken, &sink, NULL)) {
@@ -306,7 +309,7 @@ unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
     }
     burst(c);
     /* what vt_rr_publish gives, encoded again only when d changed */
-    if (rt.sent_version != rt.rr.d_version) {
+    if (rt.sent_version != rt.rr.d_version && !(VT_UNLIKELY(rt.stale_d) && rt.sent_len)) {
         if (!rt.sent_len || !vt_poly_equal(&rt.rr.sym.d, &rt.sent_d)) {
             own_copies(D_SENT, &rt.sent_d);
             rt.sent_d = rt.rr.sym.d;

@@ -1,7 +1,9 @@
 #!/bin/sh
-# rt_equiv.sh can fail: with a deliberately broken rule in the run-time reduction
-# (VTRACE_TEST_RT_BROKEN=noR3: messages merged although R3 fails) the reduced trace of test/mpi/model_halo_rt's
-# run must differ from `vtrace reduce` of its full trace (model.md §7.6).
+# rt_equiv.sh can fail: with a deliberately broken rule in the run-time reduction the
+# reduced trace of test/mpi/model_halo_rt's run must differ from `vtrace reduce` of its
+# full trace (model.md §7.6). VTRACE_TEST_RT_BROKEN=noR3: messages merged although R3
+# fails; stale-d: the headers keep the first difference each rank sent (what a missing
+# vt_rankreduce.d_version step would do: the sender encodes d only when it moved).
 set -u
 me=rt_broken.sh
 builddir=${VTEST_BUILDDIR:-$(pwd)}
@@ -13,7 +15,7 @@ work=$builddir/test/mpi/rt_broken.work
 lock=
 command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
 status=0
-for rule in noR3; do
+for rule in noR3 stale-d; do
     rm -rf "$work" && mkdir -p "$work" || exit 99
     $lock env VTRACE_MODE=both VTRACE_THRESHOLD=100us VTRACE_TEST_RT_BROKEN=$rule VTRACE_DIR="$work/trace" \
         timeout -k 10 "${VTEST_TIMEOUT:-120}" "$VTEST_MPIEXEC" -n 2 "$prog" 30 4096 300 > "$work/out" 2>&1 ||
