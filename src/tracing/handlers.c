@@ -111,11 +111,6 @@ void vt_count(unsigned fn)
         vt__profile[fn].calls++;
 }
 
-MPI_Status *vt_status(MPI_Status *user, MPI_Status *scratch)
-{
-    return user == MPI_STATUS_IGNORE ? scratch : user;
-}
-
 /* ------------------------------------------------------------------ point to point */
 
 /* Layout letters p t b: the send side, peer as a world rank. */

@@ -34,7 +34,10 @@ VT_HIDDEN void vt_finalize_begin(unsigned fn, const void *site);
 VT_HIDDEN void vt_finalize_end(int rc);
 VT_HIDDEN void vt_count(unsigned fn);
 
-VT_HIDDEN MPI_Status *vt_status(MPI_Status *user, MPI_Status *scratch);
+static inline MPI_Status *vt_status(MPI_Status *user, MPI_Status *scratch)
+{
+    return user == MPI_STATUS_IGNORE ? scratch : user;
+}
 
 VT_HIDDEN void vt_leave_plain(vt_call *c, int rc);
 VT_HIDDEN void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type);
