@@ -41,6 +41,12 @@ for key in sorted(plain):
     print("%-14s %10d %12.1f %12.1f %8.3f %12.1f %8.3f" % (key[0], key[1], p, t, t / p, b, b / p))
     if key[0] == "call_ns":
         print("event cost (traced - plain per recorded call): %.1f ns" % (t - p))
+# These machines have noisy phases (plain 8-byte latency several times its calm value):
+# medians over runs that straddle one mix them. Say so, and say which runs.
+lat = [v for k, v in plain.items() if k == ("latency_ns", 8)]
+if lat and max(lat[0]) > 1.5 * min(lat[0]):
+    print("warning: the machine was noisy during these runs (plain 8-byte latency %s ns): "
+          "the ratios mix calm and noisy phases; run again" % " ".join("%.0f" % v for v in lat[0]))
 PY
 if [ -x "$tool" ]; then
     "$tool" info --json "$work/trace.0" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("bytes per event: %.2f (%d events, %d bytes)" % (d["bytes_per_event"], d["events"], d["bytes"]))'
