@@ -665,23 +665,113 @@ void vt_leave_get_status(vt_call *c, int rc, MPI_Request req, int flag)
 
 /* ------------------------------------------------------------------ collectives */
 
-static uint64_t sum_counts(const int *ci, const MPI_Count *cc, int n, MPI_Datatype t)
+/* Bytes of blocks 0..n-1 with counts ci or cc and type t (or types ts); real, when
+ * given, marks the blocks that move data (a neighbourhood collective's MPI_PROC_NULL
+ * neighbours of a Cartesian topology move none). */
+static uint64_t sum_counts(const int *ci, const MPI_Count *cc, int n, MPI_Datatype t, const uint8_t *real)
 {
     uint64_t s = 0;
     for (int i = 0; i < n; i++)
-        s += type_bytes(ci ? ci[i] : cc ? cc[i] : 0, t);
+        if (!real || real[i])
+            s += type_bytes(ci ? ci[i] : cc ? cc[i] : 0, t);
     return s;
 }
 
-static uint64_t sum_counts_w(const int *ci, const MPI_Count *cc, const MPI_Datatype *ts, int n)
+static uint64_t sum_counts_w(const int *ci, const MPI_Count *cc, const MPI_Datatype *ts, int n, const uint8_t *real)
 {
     uint64_t s = 0;
     for (int i = 0; ts && i < n; i++)
-        s += type_bytes(ci ? ci[i] : cc ? cc[i] : 0, ts[i]);
+        if (!real || real[i])
+            s += type_bytes(ci ? ci[i] : cc ? cc[i] : 0, ts[i]);
     return s;
 }
 
-/* Bytes this rank contributes (*sb) and receives (*rb) in a collective. */
+static int count_real(const uint8_t *real, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += !real || real[i];
+    return k;
+}
+
+/* A neighbourhood collective's blocks (MPI 4.0 §8.6): nin receive blocks, nout send
+ * blocks, in the order of the buffers; for a Cartesian topology in_real/out_real (room
+ * for VT_NBR_MAX) mark the neighbours that exist, NULL elsewhere (every neighbour
+ * exists). Returns 0, or -1 when comm has no topology. */
+#define VT_NBR_MAX 64
+static int neighbor_blocks(MPI_Comm comm, int *nin, int *nout, uint8_t *in_real, uint8_t *out_real, int *masked)
+{
+    int topo = MPI_UNDEFINED, me = 0;
+    *masked = 0;
+    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        return -1;
+    if (topo == MPI_CART) {
+        int ndims = 0;
+        if (PMPI_Cartdim_get(comm, &ndims) != MPI_SUCCESS)
+            return -1;
+        *nin = *nout = 2 * ndims;
+        if (2 * ndims > VT_NBR_MAX)
+            return 0;
+        /* per dimension: the source at -1, then the one at +1 (MPI 4.0 §8.6) */
+        for (int d = 0; d < ndims; d++) {
+            int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+            if (PMPI_Cart_shift(comm, d, 1, &lo, &hi) != MPI_SUCCESS)
+                return -1;
+            in_real[2 * d] = out_real[2 * d] = lo != MPI_PROC_NULL;
+            in_real[2 * d + 1] = out_real[2 * d + 1] = hi != MPI_PROC_NULL;
+        }
+        *masked = 1;
+        return 0;
+    }
+    if (topo == MPI_GRAPH) {
+        PMPI_Comm_rank(comm, &me);
+        if (PMPI_Graph_neighbors_count(comm, me, nin) != MPI_SUCCESS)
+            return -1;
+        *nout = *nin;
+        return 0;
+    }
+    if (topo == MPI_DIST_GRAPH) {
+        int weighted = 0;
+        return PMPI_Dist_graph_neighbors_count(comm, nin, nout, &weighted) == MPI_SUCCESS ? 0 : -1;
+    }
+    return -1;
+}
+
+/* Bytes a neighbourhood collective sends and receives, counted as for the other
+ * collectives: the buffer blocks the call moves (an allgather's one send buffer once;
+ * blocks to and from MPI_PROC_NULL move nothing). */
+static void neighbor_bytes(int kind, MPI_Comm comm, const vt_collargs *a, uint64_t *sb, uint64_t *rb)
+{
+    int nin = 0, nout = 0, masked = 0;
+    uint8_t in_mask[VT_NBR_MAX], out_mask[VT_NBR_MAX];
+    *sb = *rb = 0;
+    if (neighbor_blocks(comm, &nin, &nout, in_mask, out_mask, &masked))
+        return;
+    const uint8_t *in_real = masked ? in_mask : NULL, *out_real = masked ? out_mask : NULL;
+    switch (kind) {
+    case VT_COLL_NEIGHBOR_ALLGATHER:
+        *sb = count_real(out_real, nout) ? type_bytes(a->scount, a->stype) : 0;
+        *rb = type_bytes(a->rcount, a->rtype) * (uint64_t)count_real(in_real, nin);
+        break;
+    case VT_COLL_NEIGHBOR_ALLGATHERV:
+        *sb = count_real(out_real, nout) ? type_bytes(a->scount, a->stype) : 0;
+        *rb = sum_counts(a->rcounts_i, a->rcounts_c, nin, a->rtype, in_real);
+        break;
+    case VT_COLL_NEIGHBOR_ALLTOALL:
+        *sb = type_bytes(a->scount, a->stype) * (uint64_t)count_real(out_real, nout);
+        *rb = type_bytes(a->rcount, a->rtype) * (uint64_t)count_real(in_real, nin);
+        break;
+    case VT_COLL_NEIGHBOR_ALLTOALLV:
+        *sb = sum_counts(a->scounts_i, a->scounts_c, nout, a->stype, out_real);
+        *rb = sum_counts(a->rcounts_i, a->rcounts_c, nin, a->rtype, in_real);
+        break;
+    case VT_COLL_NEIGHBOR_ALLTOALLW:
+        *sb = sum_counts_w(a->scounts_i, a->scounts_c, a->stypes, nout, out_real);
+        *rb = sum_counts_w(a->rcounts_i, a->rcounts_c, a->rtypes, nin, in_real);
+        break;
+    }
+}
+
 static void coll_bytes(int kind, const vt_comm *cm, int me_root, int my_rank, const vt_collargs *a,
                        uint64_t *sb, uint64_t *rb)
 {
@@ -703,40 +793,35 @@ static void coll_bytes(int kind, const vt_comm *cm, int me_root, int my_rank, co
         break;
     case VT_COLL_GATHERV:
         s = in_place ? 0 : type_bytes(a->scount, a->stype);
-        r = me_root ? sum_counts(a->rcounts_i, a->rcounts_c, n, a->rtype) : 0;
+        r = me_root ? sum_counts(a->rcounts_i, a->rcounts_c, n, a->rtype, NULL) : 0;
         break;
     case VT_COLL_SCATTER:
         s = me_root ? type_bytes(a->scount, a->stype) * (uint64_t)n : 0;
         r = a->rbuf == MPI_IN_PLACE ? 0 : type_bytes(a->rcount, a->rtype);
         break;
     case VT_COLL_SCATTERV:
-        s = me_root ? sum_counts(a->scounts_i, a->scounts_c, n, a->stype) : 0;
+        s = me_root ? sum_counts(a->scounts_i, a->scounts_c, n, a->stype, NULL) : 0;
         r = a->rbuf == MPI_IN_PLACE ? 0 : type_bytes(a->rcount, a->rtype);
         break;
     case VT_COLL_ALLGATHER:
-    case VT_COLL_NEIGHBOR_ALLGATHER:
         s = in_place ? 0 : type_bytes(a->scount, a->stype);
         r = type_bytes(a->rcount, a->rtype) * (uint64_t)n;
         break;
     case VT_COLL_ALLGATHERV:
-    case VT_COLL_NEIGHBOR_ALLGATHERV:
         s = in_place ? 0 : type_bytes(a->scount, a->stype);
-        r = sum_counts(a->rcounts_i, a->rcounts_c, n, a->rtype);
+        r = sum_counts(a->rcounts_i, a->rcounts_c, n, a->rtype, NULL);
         break;
     case VT_COLL_ALLTOALL:
-    case VT_COLL_NEIGHBOR_ALLTOALL:
         s = type_bytes(a->scount, a->stype) * (uint64_t)n;
         r = type_bytes(a->rcount, a->rtype) * (uint64_t)n;
         break;
     case VT_COLL_ALLTOALLV:
-    case VT_COLL_NEIGHBOR_ALLTOALLV:
-        s = in_place ? 0 : sum_counts(a->scounts_i, a->scounts_c, n, a->stype);
-        r = sum_counts(a->rcounts_i, a->rcounts_c, n, a->rtype);
+        s = in_place ? 0 : sum_counts(a->scounts_i, a->scounts_c, n, a->stype, NULL);
+        r = sum_counts(a->rcounts_i, a->rcounts_c, n, a->rtype, NULL);
         break;
     case VT_COLL_ALLTOALLW:
-    case VT_COLL_NEIGHBOR_ALLTOALLW:
-        s = in_place ? 0 : sum_counts_w(a->scounts_i, a->scounts_c, a->stypes, n);
-        r = sum_counts_w(a->rcounts_i, a->rcounts_c, a->rtypes, n);
+        s = in_place ? 0 : sum_counts_w(a->scounts_i, a->scounts_c, a->stypes, n, NULL);
+        r = sum_counts_w(a->rcounts_i, a->rcounts_c, a->rtypes, n, NULL);
         break;
     case VT_COLL_REDUCE:
         s = type_bytes(a->scount, a->stype);
@@ -752,7 +837,7 @@ static void coll_bytes(int kind, const vt_comm *cm, int me_root, int my_rank, co
         s = r * (uint64_t)n;
         break;
     case VT_COLL_REDUCE_SCATTER:
-        s = sum_counts(a->rcounts_i, a->rcounts_c, n, a->stype);
+        s = sum_counts(a->rcounts_i, a->rcounts_c, n, a->stype, NULL);
         if (my_rank >= 0 && my_rank < n)
             r = a->rcounts_i ? type_bytes(a->rcounts_i[my_rank], a->stype)
                              : a->rcounts_c ? type_bytes(a->rcounts_c[my_rank], a->stype) : 0;
@@ -773,7 +858,14 @@ void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const 
         vt_comm *cm = comm_of(comm);
         int my_rank = cm->myrank;
         int me_root = cm->inter ? root == MPI_ROOT : root == my_rank;
-        coll_bytes(kind, cm, me_root, my_rank, a, &sb, &rb);
+        /* after an error the arguments may not describe buffers (MPI said so; our own
+         * queries of an invalid datatype would raise MPI's error handler) */
+        if (rc != MPI_SUCCESS)
+            sb = rb = 0;
+        else if (kind >= VT_COLL_NEIGHBOR_ALLGATHER)
+            neighbor_bytes(kind, comm, a, &sb, &rb);
+        else
+            coll_bytes(kind, cm, me_root, my_rank, a, &sb, &rb);
         int wroot = root == VT_NO_ROOT ? -1 : cm->inter ? vt_comm_peer(cm, root)
                                                         : root >= 0 && root < cm->size
                                                               ? (cm->world ? cm->world[root] : root) : -1;

@@ -239,3 +239,15 @@ test_mpi_halo_c1_reduced_SOURCES = test/mpi/halo_c1.c
 test_mpi_halo_c1_reduced_LDADD = libvtrace.la
 test_mpi_halo_c1_reduced_LDFLAGS = $(vt_mpi_ldflags)
 EXTRA_DIST += test/mpi/reduced_only.check
+# neighbourhood collectives where a rank has fewer neighbours than the communicator has
+# ranks (MPICH's collective suite found the layer reading past the count arrays there):
+# full tracing, then the run-time reduction against vtrace reduce
+vt_mpi_traced += test/mpi/neighbors
+test_mpi_neighbors_SOURCES = test/mpi/neighbors.c
+test_mpi_neighbors_LDADD = libvtrace.la
+test_mpi_neighbors_LDFLAGS = $(vt_mpi_ldflags)
+vt_mpi_rt += test/mpi/neighbors_rt
+test_mpi_neighbors_rt_SOURCES = test/mpi/neighbors.c
+test_mpi_neighbors_rt_LDADD = libvtrace.la
+test_mpi_neighbors_rt_LDFLAGS = $(vt_mpi_ldflags)
+EXTRA_DIST += test/mpi/neighbors.expect
