@@ -57,19 +57,22 @@ int vt_pb_shape_derived(MPI_Datatype type, MPI_Count count, pb_shape *s)
     return 0;
 }
 
-int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out,
-                       MPI_Comm comm)
+/* Packing and unpacking name MPI_COMM_SELF, not the message's communicator: the user
+ * may free that while a request is pending (a persistent send's later MPI_Start, a
+ * receive completing after MPI_Comm_free), and the representation is this node's either
+ * way. */
+int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out)
 {
     MPI_Count pos = 0;
-    return PMPI_Pack_c(buf, count, type, out, s->bytes, &pos, comm);
+    return PMPI_Pack_c(buf, count, type, out, s->bytes, &pos, MPI_COMM_SELF);
 }
 
-int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm)
+int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type)
 {
     /* MPICH's unpack stops where the bytes end, a trailing partial element included,
      * as a receive of a short message does */
     MPI_Count pos = 0;
-    return PMPI_Unpack_c(in, n, &pos, buf, count, type, comm);
+    return PMPI_Unpack_c(in, n, &pos, buf, count, type, MPI_COMM_SELF);
 }
 
 int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Datatype type, MPI_Datatype *out)

@@ -38,11 +38,10 @@ static inline void vt_pb_copy(void *dst, const void *src, size_t n)
 }
 
 /* Packs count elements of buf into out (s->bytes bytes). Returns an MPI error code. */
-static inline int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out,
-                             MPI_Comm comm)
+static inline int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out)
 {
     if (!s->contiguous)
-        return vt_pb_pack_derived(buf, count, type, s, out, comm);
+        return vt_pb_pack_derived(buf, count, type, s, out);
     vt_pb_copy(out, (const char *)buf + s->lb, (size_t)s->bytes);
     return MPI_SUCCESS;
 }
@@ -50,12 +49,12 @@ static inline int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type
 /* Unpacks n payload bytes from in into buf (n <= the capacity; a trailing partial
  * element too). Returns an MPI error code. */
 static inline int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type,
-                               const pb_shape *s, MPI_Comm comm)
+                               const pb_shape *s)
 {
     if (n <= 0)
         return MPI_SUCCESS;
     if (!s->contiguous)
-        return vt_pb_unpack_derived(in, n, buf, count, type, comm);
+        return vt_pb_unpack_derived(in, n, buf, count, type);
     vt_pb_copy((char *)buf + s->lb, in, (size_t)n);
     return MPI_SUCCESS;
 }
@@ -112,8 +111,8 @@ static inline int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
  * payload when packed). Statuses of cancelled receives are left alone. Returns 1 when
  * the header is there. */
 static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf,
-                                    MPI_Count ucount, MPI_Datatype utype, const pb_shape *s, MPI_Comm comm,
-                                    MPI_Status *st, int payload_in_header, MPI_Count *payload_out, vt_pb_header *h)
+                                              MPI_Count ucount, MPI_Datatype utype, const pb_shape *s, MPI_Status *st,
+                                              int payload_in_header, MPI_Count *payload_out, vt_pb_header *h)
 {
     int have_status = st && st != MPI_STATUS_IGNORE;
     if (have_status && vt_status_cancelled(st))
@@ -137,7 +136,7 @@ static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, 
     }
     MPI_Count payload = n - VT_PB_H;
     if (packed)
-        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s, comm);
+        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s);
     if (have_status)
         vt_status_set_bytes(st, payload);
     if (payload_out)
@@ -146,9 +145,11 @@ static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, 
 }
 
 /* The run-time reduction's part of a receive completion (rtreduce.h): the header and
- * where the receive was posted; src is the source in comm (MPI_ANY_SOURCE: unknown). */
-static VT_ALWAYS_INLINE void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, const MPI_Status *st, int src,
-                               uint64_t post_seq, int64_t post_enter, uint64_t post_order, MPI_Message matched)
+ * where the receive was posted; src is the source in the communicator whose record is cm
+ * (as it was when the receive was posted; MPI_ANY_SOURCE: unknown). */
+static VT_ALWAYS_INLINE void vt_pb_rt_in(const vt_pb_header *h, const vt_comm *cm, const MPI_Status *st, int src,
+                                        uint64_t post_seq, int64_t post_enter, uint64_t post_order,
+                                        MPI_Message matched)
 {
     if (!vt__rt)
         return;
@@ -158,7 +159,6 @@ static VT_ALWAYS_INLINE void vt_pb_rt_in(const vt_pb_header *h, MPI_Comm comm, c
         vt_rt_msg_in(&h->m, UINT32_MAX, tag, 0, post_seq, post_enter, post_order, matched);
         return;
     }
-    vt_comm *cm = vt_comm_get(comm);
     int w = cm && src >= 0 ? vt_comm_peer(cm, src) : -1;
     if (VT_UNLIKELY(w < 0)) {
         vt_rt_unsupported("a message whose source cannot be known (MPI_Isendrecv from MPI_ANY_SOURCE)");

@@ -45,7 +45,7 @@ static inline uint8_t *stage_for(int slot, const wire *w, uint8_t *local)
 
 /* The wire form of a send into w; stage holds H + payload bytes when packed, H otherwise. */
 static VT_ALWAYS_INLINE int wire_send(wire *w, vt_call *c, int mode, const void *buf, MPI_Count count,
-                                      MPI_Datatype type, MPI_Comm comm, uint8_t *stage)
+                                      MPI_Datatype type, uint8_t *stage)
 {
     w->own = MPI_DATATYPE_NULL;
     w->hdr = stage;
@@ -54,7 +54,7 @@ static VT_ALWAYS_INLINE int wire_send(wire *w, vt_call *c, int mode, const void 
         w->buf = stage;
         w->count = VT_PB_H + w->s.bytes;
         w->type = MPI_BYTE;
-        return vt_pb_pack(buf, count, type, &w->s, stage + VT_PB_H, comm);
+        return vt_pb_pack(buf, count, type, &w->s, stage + VT_PB_H);
     }
     int rc = vt_pb_struct_type(stage, buf, count, type, &w->own);
     w->buf = MPI_BOTTOM;
@@ -137,7 +137,7 @@ int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datat
     uint8_t *stage = stage_for(0, &w, local);
     if (!stage)
         return MPI_ERR_NO_MEM;
-    int rc = wire_send(&w, c, mode, buf, count, type, comm, stage);
+    int rc = wire_send(&w, c, mode, buf, count, type, stage);
     if (rc == MPI_SUCCESS)
         rc = send_mode(mode, w.buf, w.count, w.type, dest, tag, comm);
     wire_done(&w);
@@ -192,13 +192,12 @@ static int post_send(int persistent, vt_call *c, int mode, const void *buf, MPI_
     r->ubuf = (void *)buf;
     r->ucount = count;
     r->shape = w.s;
-    r->comm = comm;
     int rc = MPI_SUCCESS;
     /* every MPI_Start packs again: keep the type (the user may free it now) */
     if (persistent && w.packed && !w.s.contiguous)
         rc = PMPI_Type_dup(type, &r->utype);
     if (rc == MPI_SUCCESS)
-        rc = wire_send(&w, c, mode, buf, count, type, comm, r->stage);
+        rc = wire_send(&w, c, mode, buf, count, type, r->stage);
     if (rc == MPI_SUCCESS)
         rc = call(mode, w.buf, w.count, w.type, dest, tag, comm, req);
     return settle(r, &w, rc, req);
@@ -223,7 +222,8 @@ static VT_ALWAYS_INLINE void rt_in_now(const vt_call *c, const vt_pb_header *h, 
                                        const MPI_Status *st, MPI_Message matched)
 {
     if (vt__rt)
-        vt_pb_rt_in(h, comm, st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0, vt_pb_post_order++, matched);
+        vt_pb_rt_in(h, vt_comm_get(comm), st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0,
+                    vt_pb_post_order++, matched);
 }
 
 /* MPI_Recv, or MPI_Mrecv when msg is set: into a stage or over the user's buffer. */
@@ -245,7 +245,7 @@ static int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datat
         rc = msg ? PMPI_Mrecv_c(w.buf, w.count, w.type, msg, st)
                  : PMPI_Recv_c(w.buf, w.count, w.type, src, tag, comm, st);
         vt_pb_header h;
-        if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, comm, st, 0, NULL, &h))
+        if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, st, 0, NULL, &h))
             rt_in_now(c, &h, comm, st, matched);
     }
     wire_done(&w);
@@ -276,7 +276,7 @@ static pb_req *recv_req(const vt_call *c, void *buf, MPI_Count count, MPI_Dataty
     r->ubuf = buf;
     r->ucount = count;
     r->shape = *s;
-    r->comm = comm;
+    r->cm = vt_comm_get(comm);
     r->src = src;
     if (!persistent) {
         /* posted now (a persistent one: at each MPI_Start) */
@@ -357,11 +357,11 @@ void vt_pb_probed(int rc, int flag, MPI_Status *st)
 /* ------------------------------------------------------------------ send and receive */
 
 /* The send half, packed whatever its size into stage (H + payload bytes). */
-static int packed_send_half(wire *w, vt_call *c, const void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm,
+static int packed_send_half(wire *w, vt_call *c, const void *buf, MPI_Count count, MPI_Datatype type,
                             uint8_t *stage)
 {
     w->packed = 1;
-    return wire_send(w, c, VT_PB_STANDARD, buf, count, type, comm, stage);
+    return wire_send(w, c, VT_PB_STANDARD, buf, count, type, stage);
 }
 
 int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
@@ -378,7 +378,7 @@ int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype 
     if (pbs) {
         ws.packed = is_packed(&ws.s);
         uint8_t *stage = stage_for(0, &ws, hs);
-        rc = stage ? wire_send(&ws, c, VT_PB_STANDARD, sbuf, scount, stype, comm, stage) : MPI_ERR_NO_MEM;
+        rc = stage ? wire_send(&ws, c, VT_PB_STANDARD, sbuf, scount, stype, stage) : MPI_ERR_NO_MEM;
     } else {
         ws.buf = (void *)sbuf, ws.count = scount, ws.type = stype;
     }
@@ -393,7 +393,7 @@ int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype 
         rc = PMPI_Sendrecv_c(ws.buf, ws.count, ws.type, dest, stag, wr.buf, wr.count, wr.type, src, rtag, comm, st);
         vt_pb_header h;
         if (pbr && received(rc) &&
-            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, rbuf, rcount, rtype, &wr.s, comm, st, 0, NULL, &h))
+            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, rbuf, rcount, rtype, &wr.s, st, 0, NULL, &h))
             rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
     }
     wire_done(&ws);
@@ -416,7 +416,7 @@ int vt_pb_sendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype 
     /* the send half is packed first, so the receive may land in buf at once */
     if (dest != MPI_PROC_NULL) {
         uint8_t *stage = vt_pb_scratch(0, (size_t)(VT_PB_H + ws.s.bytes));
-        rc = stage ? packed_send_half(&ws, c, buf, count, type, comm, stage) : MPI_ERR_NO_MEM;
+        rc = stage ? packed_send_half(&ws, c, buf, count, type, stage) : MPI_ERR_NO_MEM;
     } else {
         ws.buf = NULL, ws.count = 0, ws.type = MPI_BYTE;
     }
@@ -431,7 +431,7 @@ int vt_pb_sendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype 
         rc = PMPI_Sendrecv_c(ws.buf, ws.count, ws.type, dest, stag, wr.buf, wr.count, wr.type, src, rtag, comm, st);
         vt_pb_header h;
         if (src != MPI_PROC_NULL && received(rc) &&
-            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, buf, count, type, &wr.s, comm, st, 0, NULL, &h))
+            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, buf, count, type, &wr.s, st, 0, NULL, &h))
             rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
     }
     wire_done(&ws);
@@ -466,7 +466,7 @@ static int isendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatyp
     ws.own = wr.own = MPI_DATATYPE_NULL;
     if (rc == MPI_SUCCESS && pbs) {
         r->send_stage = malloc((size_t)(VT_PB_H + ws.s.bytes));
-        rc = r->send_stage ? packed_send_half(&ws, c, sbuf, scount, stype, comm, r->send_stage) : MPI_ERR_NO_MEM;
+        rc = r->send_stage ? packed_send_half(&ws, c, sbuf, scount, stype, r->send_stage) : MPI_ERR_NO_MEM;
     } else if (!pbs) {
         ws.buf = NULL, ws.count = 0, ws.type = MPI_BYTE;
     }

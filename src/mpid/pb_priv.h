@@ -4,6 +4,7 @@
 
 #include "piggyback.h"
 #include "mpistatus.h"
+#include "comms.h"
 #include "model.h"
 #include "vt_fn.h"
 
@@ -58,7 +59,8 @@ typedef struct pb_req {
     MPI_Count ucount;
     pb_shape shape;
     MPI_Datatype utype;     /* our duplicate, when unpacking or repacking needs the type */
-    MPI_Comm comm;
+    vt_comm *cm;            /* receives: comm's record when posted (the handle may be freed and
+                             * given to another communicator before the receive completes) */
     MPI_Count payload;      /* received payload bytes, once unpacked */
     vt_pb_header hdr;       /* ... and the header (have_hdr) */
     int have_hdr;
@@ -95,9 +97,8 @@ extern vt_model_params vt_pb_model;
 
 /* Out of line, for pb_hot.h: packing and unpacking of non-contiguous types, and a
  * receive whose header is missing (a warning; the run-time reduction stops). */
-int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out,
-                       MPI_Comm comm);
-int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type, MPI_Comm comm);
+int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out);
+int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type);
 void vt_pb_no_header(MPI_Count n);
 
 

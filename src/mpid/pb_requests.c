@@ -21,8 +21,8 @@ static void finish(pb_req *r, MPI_Status *st)
             vt_status_set_bytes(st, r->payload);
         return;
     }
-    r->have_hdr = vt_pb_finish_recv(r->stage, r->packed, r->shape.bytes, r->ubuf, r->ucount, r->utype, &r->shape,
-                                    r->comm, st, r->payload_in_header, &r->payload, &r->hdr);
+    r->have_hdr = vt_pb_finish_recv(r->stage, r->packed, r->shape.bytes, r->ubuf, r->ucount, r->utype, &r->shape, st,
+                                    r->payload_in_header, &r->payload, &r->hdr);
 }
 
 void vt_pb_completed(MPI_Request h, MPI_Status *st)
@@ -42,7 +42,7 @@ void vt_pb_completed(MPI_Request h, MPI_Status *st)
     if (r->kind == PB_RECV && r->have_hdr && vt__rt) {
         /* MPI_Isendrecv's status has no source: the one posted */
         int src = r->payload_in_header ? r->src : st && st != MPI_STATUS_IGNORE ? st->MPI_SOURCE : MPI_ANY_SOURCE;
-        vt_pb_rt_in(&r->hdr, r->comm, st, src, r->post_seq, r->post_enter, r->post_order, r->matched);
+        vt_pb_rt_in(&r->hdr, r->cm, st, src, r->post_seq, r->post_enter, r->post_order, r->matched);
     }
     r->active = 0;
     r->unpacked = 0;
@@ -82,7 +82,7 @@ void vt_pb_start(vt_call *c, int n, MPI_Request *reqs)
         }
         vt_pb_header_write(r->stage, c, r->fn, r->mode, r->shape.bytes);
         if (r->packed)
-            vt_pb_pack(r->ubuf, r->ucount, r->utype, &r->shape, r->stage + VT_PB_H, r->comm);
+            vt_pb_pack(r->ubuf, r->ucount, r->utype, &r->shape, r->stage + VT_PB_H);
     }
 }
 

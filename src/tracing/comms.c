@@ -166,49 +166,96 @@ vt_comm *vt_comm_invalid(void)
     return invalid;
 }
 
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many communicators were made before over a new group only with this key (its
+ * members, tag and parent): every member of such a group takes part in each of its
+ * calls, so all count alike. Open addressing; grows. */
+static struct group_count {
+    uint64_t key, n;
+} *gcounts;
+static size_t gcap, gused;
+
+static uint64_t group_count_next(uint64_t key)
+{
+    if ((gused + 1) * 2 > gcap) {
+        size_t nc = gcap ? 2 * gcap : 64;
+        struct group_count *t = calloc(nc, sizeof *t);
+        if (!t)
+            return 0;
+        for (size_t i = 0; i < gcap; i++) {
+            if (!gcounts[i].n)
+                continue;
+            size_t j = gcounts[i].key & (nc - 1);
+            while (t[j].n)
+                j = (j + 1) & (nc - 1);
+            t[j] = gcounts[i];
+        }
+        free(gcounts);
+        gcounts = t;
+        gcap = nc;
+    }
+    size_t j = key & (gcap - 1);
+    while (gcounts[j].n && gcounts[j].key != key)
+        j = (j + 1) & (gcap - 1);
+    if (!gcounts[j].n) {
+        gcounts[j].key = key;
+        gused++;
+    }
+    return gcounts[j].n++;
+}
+
 /* The id of a communicator made by a collective over its parent, or over the new
  * group only: see doc/format.md. */
 uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child, int group_only, int tag)
 {
     MPI_Group g;
-    int n, inter = 0;
+    int n, rn = 0, inter = 0;
     PMPI_Comm_test_inter(child, &inter);
     PMPI_Comm_group(child, &g);
     PMPI_Group_size(g, &n);
     int *w = world_ranks(g, n);
     PMPI_Group_free(&g);
-    int lo = lowest(w, n);
+    int *rw = NULL;
     if (inter) {
         PMPI_Comm_remote_group(child, &g);
-        int rn;
         PMPI_Group_size(g, &rn);
-        int *rw = world_ranks(g, rn);
+        rw = world_ranks(g, rn);
         PMPI_Group_free(&g);
-        int rlo = lowest(rw, rn);
-        if (rlo < lo)
-            lo = rlo;
-        free(rw);
     }
-    free(w);
     uint64_t h = VT_HASH_INIT;
     if (!group_only) {
+        int lo = lowest(w, n), rlo = rw ? lowest(rw, rn) : lo;
+        free(w);
+        free(rw);
         h = vt_hash64(h, parent->gid);
         h = vt_hash64(h, count);
-        h = vt_hash64(h, (uint64_t)lo);
+        h = vt_hash64(h, (uint64_t)(rlo < lo ? rlo : lo));
         return h;
     }
-    /* Only the new group's members take part: count per (lowest rank, tag). */
-    static struct { uint64_t key, n; } counts[256];
-    uint64_t key = vt_hash64(vt_hash64(VT_HASH_INIT, (uint64_t)lo), (uint64_t)(int64_t)tag);
-    uint64_t seen = 0;
-    for (int i = 0; i < 256; i++) {
-        if (counts[i].key == key || counts[i].n == 0) {
-            counts[i].key = key;
-            seen = counts[i].n++;
-            break;
-        }
+    /* Only the new group's members take part (MPI_Comm_create_group over parent, or
+     * MPI_Intercomm_create over two local communicators, different on the two sides):
+     * the key is every member's world rank, sorted, the tag and, for create_group, the
+     * parent; the id adds how many earlier calls had that key. */
+    int *all = malloc(sizeof(int) * (size_t)(n + rn + 1));
+    if (all && w && (rw || !rn)) {
+        memcpy(all, w, sizeof(int) * (size_t)n);
+        if (rn)
+            memcpy(all + n, rw, sizeof(int) * (size_t)rn);
+        qsort(all, (size_t)(n + rn), sizeof(int), by_int);
+        for (int i = 0; i < n + rn; i++)
+            h = vt_hash64(h, (uint64_t)all[i]);
     }
-    return vt_hash64(vt_hash64(key, seen), 0x67);
+    free(all);
+    free(w);
+    free(rw);
+    h = vt_hash64(h, (uint64_t)(int64_t)tag);
+    h = vt_hash64(h, inter ? 0 : parent->gid);
+    return vt_hash64(vt_hash64(h, group_count_next(h)), 0x67);
 }
 
 vt_comm *vt__comm_get_slow(MPI_Comm h)

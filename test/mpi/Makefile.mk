@@ -251,3 +251,10 @@ test_mpi_neighbors_rt_SOURCES = test/mpi/neighbors.c
 test_mpi_neighbors_rt_LDADD = libvtrace.la
 test_mpi_neighbors_rt_LDFLAGS = $(vt_mpi_ldflags)
 EXTRA_DIST += test/mpi/neighbors.expect
+# communicator identities: a receive completing after its communicator was freed and its
+# handle reused, MPI_Comm_create_group over groups sharing a lowest rank, more than 256
+# create_group tags (MPICH's comm suite found each); run-time reduction against vtrace reduce
+vt_mpi_rt += test/mpi/comm_ids
+test_mpi_comm_ids_SOURCES = test/mpi/comm_ids.c
+test_mpi_comm_ids_LDADD = libvtrace.la
+test_mpi_comm_ids_LDFLAGS = $(vt_mpi_ldflags)
