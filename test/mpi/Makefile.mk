@@ -243,11 +243,11 @@ EXTRA_DIST += test/mpi/reduced_only.check
 # ranks (MPICH's collective suite found the layer reading past the count arrays there):
 # full tracing, then the run-time reduction against vtrace reduce
 vt_mpi_traced += test/mpi/neighbors
-test_mpi_neighbors_SOURCES = test/mpi/neighbors.c
+test_mpi_neighbors_SOURCES = test/mpi/neighbors.c test/mpi/mpitest.h
 test_mpi_neighbors_LDADD = libvtrace.la
 test_mpi_neighbors_LDFLAGS = $(vt_mpi_ldflags)
 vt_mpi_rt += test/mpi/neighbors_rt
-test_mpi_neighbors_rt_SOURCES = test/mpi/neighbors.c
+test_mpi_neighbors_rt_SOURCES = test/mpi/neighbors.c test/mpi/mpitest.h
 test_mpi_neighbors_rt_LDADD = libvtrace.la
 test_mpi_neighbors_rt_LDFLAGS = $(vt_mpi_ldflags)
 EXTRA_DIST += test/mpi/neighbors.expect
@@ -255,6 +255,6 @@ EXTRA_DIST += test/mpi/neighbors.expect
 # handle reused, MPI_Comm_create_group over groups sharing a lowest rank, more than 256
 # create_group tags (MPICH's comm suite found each); run-time reduction against vtrace reduce
 vt_mpi_rt += test/mpi/comm_ids
-test_mpi_comm_ids_SOURCES = test/mpi/comm_ids.c
+test_mpi_comm_ids_SOURCES = test/mpi/comm_ids.c test/mpi/mpitest.h
 test_mpi_comm_ids_LDADD = libvtrace.la
 test_mpi_comm_ids_LDFLAGS = $(vt_mpi_ldflags)

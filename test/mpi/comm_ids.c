@@ -9,17 +9,17 @@
  *   3. more than 256 tags of MPI_Comm_create_group, two communicators each: no two live
  *      communicators may share an id.
  * Run in VTRACE_MODE=both: the run-time reduced trace must be `vtrace reduce` of the
- * full one, and both must replay. Prints "No Errors". */
-#include <mpi.h>
-#include <stdio.h>
+ * full one, and both must replay. Results checked with mpitest.h. */
+#include "mpitest.h"
 
 #define TAGS 270
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size, errors = 0;
+    int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    mt_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 2) {
         if (rank == 0)
@@ -39,10 +39,8 @@ int main(int argc, char **argv)
         MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Wait(&req, &st);
-        if (buf != 42 || st.MPI_SOURCE != 0 || st.MPI_TAG != 7) {
-            fprintf(stderr, "freed communicator: got %d from %d tag %d\n", buf, st.MPI_SOURCE, st.MPI_TAG);
-            errors++;
-        }
+        CHECK(buf == 42 && st.MPI_SOURCE == 0 && st.MPI_TAG == 7, "freed communicator: got %d from %d tag %d", buf,
+              st.MPI_SOURCE, st.MPI_TAG);
     } else {
         MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -81,10 +79,6 @@ int main(int argc, char **argv)
     }
     MPI_Group_free(&world);
 
-    int all = 0;
-    MPI_Reduce(&errors, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0 && all == 0)
-        printf(" No Errors\n");
     MPI_Finalize();
-    return all != 0;
+    return mt_result();
 }

@@ -3,31 +3,14 @@
  * type arrays past their end there): on 3 ranks, a 1-D non-periodic Cartesian
  * communicator (ranks 0 and 2 have an MPI_PROC_NULL neighbour and one real one, rank 1
  * two real ones) and a ring as a distributed graph (one source, one destination each).
- * Every result is checked; prints "No Errors". test/mpi/neighbors.expect has the bytes
- * each rank's trace must report: only the blocks that move data. */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
+ * Every result is checked (mpitest.h). test/mpi/neighbors.expect has the bytes each
+ * rank's trace must report: only the blocks that move data. */
+#include "mpitest.h"
 
 #define ITER 5
 
-static int errors;
-
-static void expect_int(const char *what, int got, int want)
-{
-    if (got != want) {
-        fprintf(stderr, "%s: got %d, want %d\n", what, got, want);
-        errors++;
-    }
-}
-
-static void expect_double(const char *what, double got, double want)
-{
-    if (got != want) {
-        fprintf(stderr, "%s: got %g, want %g\n", what, got, want);
-        errors++;
-    }
-}
+#define expect_int(what, got, want) CHECK((got) == (want), "%s: got %d, want %d", what, got, want)
+#define expect_double(what, got, want) CHECK((got) == (want), "%s: got %g, want %g", what, got, want)
 
 /* The Cartesian line: blocks are [left, right]; a missing neighbour leaves its receive
  * block untouched. */
@@ -104,30 +87,26 @@ static void ring(MPI_Comm g, int rank, int size)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 3) {
-        if (rank == 0)
+        if (mt_rank == 0)
             fprintf(stderr, "neighbors: needs 3 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int dims[1] = {size}, periods[1] = {0};
     MPI_Comm cart, g;
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
-    int src = (rank + size - 1) % size, dst = (rank + 1) % size;
+    int src = (mt_rank + size - 1) % size, dst = (mt_rank + 1) % size;
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
                                    MPI_INFO_NULL, 0, &g);
     for (int i = 0; i < ITER; i++) {
-        line(cart, rank, size);
-        ring(g, rank, size);
+        line(cart, mt_rank, size);
+        ring(g, mt_rank, size);
     }
     MPI_Comm_free(&g);
     MPI_Comm_free(&cart);
-    int all = 0;
-    MPI_Reduce(&errors, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0 && all == 0)
-        printf(" No Errors\n");
     MPI_Finalize();
-    return all != 0;
+    return mt_result();
 }
