@@ -113,6 +113,8 @@ static void print_event(const vt_trace *t, uint32_t rank, const vt_event *ev, in
     }
     if (fl & VT_F_PEER)
         em_i64(&e, "peer", ev->peer);
+    if (fl & VT_F_TARGET)
+        em_i64(&e, "target", ev->peer);
     if (fl & VT_F_TAG)
         em_i64(&e, "tag", ev->tag);
     if (fl & VT_F_BYTES)

@@ -646,6 +646,20 @@ static int parse_global(vt_trace *t, pp *r, uint32_t hdr_nranks)
     return pp_finish(r, t->defs_minor, "GLOBAL");
 }
 
+/* The one-sided calls, whose p letter names a target rank and no message. */
+static int is_one_sided(const char *name)
+{
+    static const char *const rma[] = {"MPI_Put", "MPI_Rput", "MPI_Get", "MPI_Rget", "MPI_Accumulate",
+                                      "MPI_Raccumulate", "MPI_Get_accumulate", "MPI_Rget_accumulate",
+                                      "MPI_Fetch_and_op", "MPI_Compare_and_swap"};
+    for (size_t i = 0; i < sizeof rma / sizeof rma[0]; i++) {
+        size_t n = strlen(rma[i]);
+        if (!strncmp(name, rma[i], n) && (!name[n] || !strcmp(name + n, "_c")))
+            return 1;
+    }
+    return 0;
+}
+
 static int parse_funcs(vt_trace *t, vt_rank *rk, pp *r)
 {
     uint64_t n;
@@ -678,6 +692,8 @@ static int parse_funcs(vt_trace *t, vt_rank *rk, pp *r)
             }
             fields |= bit;
         }
+        if ((fields & VT_F_PEER) && is_one_sided(name))
+            fields = (fields & ~VT_F_PEER) | VT_F_TARGET;
         f[i].name = name;
         f[i].layout = layout;
         f[i].fields = fields;

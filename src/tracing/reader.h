@@ -52,6 +52,8 @@ enum vt_field {
     VT_F_FILE = 1u << 14,     /* f */
     VT_F_OFFSET = 1u << 15,   /* O */
     VT_F_CALLSITE = 1u << 16, /* every call record (not a layout letter) */
+    VT_F_TARGET = 1u << 17,   /* p of a one-sided call (MPI_Put, ...): its target rank, in
+                               * vt_event.peer; not a message (VT_F_PEER is cleared) */
 };
 
 /* The VT_F_* bit of a layout letter, 0 for an unknown letter. */

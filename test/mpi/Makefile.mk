@@ -258,3 +258,12 @@ vt_mpi_rt += test/mpi/comm_ids
 test_mpi_comm_ids_SOURCES = test/mpi/comm_ids.c test/mpi/mpitest.h
 test_mpi_comm_ids_LDADD = libvtrace.la
 test_mpi_comm_ids_LDFLAGS = $(vt_mpi_ldflags)
+# one-sided calls: the trace reads, reduces and replays; run-time reduction against vtrace reduce
+vt_mpi_traced += test/mpi/rma
+test_mpi_rma_SOURCES = test/mpi/rma.c test/mpi/mpitest.h
+test_mpi_rma_LDADD = libvtrace.la
+test_mpi_rma_LDFLAGS = $(vt_mpi_ldflags)
+vt_mpi_rt += test/mpi/rma_rt
+test_mpi_rma_rt_SOURCES = test/mpi/rma.c test/mpi/mpitest.h
+test_mpi_rma_rt_LDADD = libvtrace.la
+test_mpi_rma_rt_LDFLAGS = $(vt_mpi_ldflags)

@@ -76,7 +76,7 @@ NAMES_REQUEST = ("MPI_Request_free", "MPI_Cancel", "MPI_Request_get_status")
 
 # Keys of `vtrace dump --json` records and of their completion entries: a filter
 # naming another key is a mistake in the expectations (it would match nothing).
-RECORD_KEYS = ("rank", "index", "enter", "exit", "name", "comm", "newcomm", "peer", "tag", "bytes", "src",
+RECORD_KEYS = ("rank", "index", "enter", "exit", "name", "comm", "newcomm", "peer", "target", "tag", "bytes", "src",
                "rtag", "rbytes", "root", "seq", "req", "msg", "file", "offset", "started", "done", "kind",
                "value", "reason", "site")
 ENTRY_KEYS = ("req", "peer", "tag", "bytes", "flags")
