@@ -364,6 +364,20 @@ static int packed_send_half(wire *w, vt_call *c, const void *buf, MPI_Count coun
     return wire_send(w, c, VT_PB_STANDARD, buf, count, type, stage);
 }
 
+/* The call of MPI_Sendrecv(_replace) over the two wire forms (wr.hdr unused when
+ * receiving from MPI_PROC_NULL), then the received message finished into rbuf. */
+static int sendrecv_wires(const vt_call *c, wire *ws, wire *wr, int recv_pb, void *rbuf, MPI_Count rcount,
+                          MPI_Datatype rtype, int dest, int stag, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+{
+    int rc = PMPI_Sendrecv_c(ws->buf, ws->count, ws->type, dest, stag, wr->buf, wr->count, wr->type, src, rtag, comm,
+                             st);
+    vt_pb_header h;
+    if (recv_pb && received(rc) &&
+        vt_pb_finish_recv(wr->hdr, wr->packed, wr->s.bytes, rbuf, rcount, rtype, &wr->s, st, 0, NULL, &h))
+        rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
+    return rc;
+}
+
 int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
                    MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
@@ -389,13 +403,8 @@ int vt_pb_sendrecv(vt_call *c, const void *sbuf, MPI_Count scount, MPI_Datatype 
     } else if (!pbr) {
         wr.buf = rbuf, wr.count = rcount, wr.type = rtype;
     }
-    if (rc == MPI_SUCCESS) {
-        rc = PMPI_Sendrecv_c(ws.buf, ws.count, ws.type, dest, stag, wr.buf, wr.count, wr.type, src, rtag, comm, st);
-        vt_pb_header h;
-        if (pbr && received(rc) &&
-            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, rbuf, rcount, rtype, &wr.s, st, 0, NULL, &h))
-            rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
-    }
+    if (rc == MPI_SUCCESS)
+        rc = sendrecv_wires(c, &ws, &wr, pbr, rbuf, rcount, rtype, dest, stag, src, rtag, comm, st);
     wire_done(&ws);
     wire_done(&wr);
     vt_pb_poll();
@@ -409,7 +418,7 @@ int vt_pb_sendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype 
     if ((dest == MPI_PROC_NULL && src == MPI_PROC_NULL) || vt_pb_shape(type, count, &ws.s))
         return PMPI_Sendrecv_replace_c(buf, count, type, dest, stag, src, rtag, comm, st);
     wr.s = ws.s;
-    uint8_t hr[VT_PB_H];
+    _Alignas(16) uint8_t hr[LOCAL_STAGE];
     int rc = MPI_SUCCESS;
     ws.own = wr.own = MPI_DATATYPE_NULL;
     wr.packed = 0;
@@ -422,18 +431,13 @@ int vt_pb_sendrecv_replace(vt_call *c, void *buf, MPI_Count count, MPI_Datatype 
     }
     if (rc == MPI_SUCCESS && src != MPI_PROC_NULL) {
         wr.packed = is_packed(&wr.s);
-        uint8_t *stage = wr.packed ? vt_pb_scratch(1, (size_t)(VT_PB_H + wr.s.bytes)) : hr;
+        uint8_t *stage = stage_for(1, &wr, hr);
         rc = stage ? wire_recv(&wr, buf, count, type, stage) : MPI_ERR_NO_MEM;
     } else if (src == MPI_PROC_NULL) {
         wr.buf = NULL, wr.count = 0, wr.type = MPI_BYTE;
     }
-    if (rc == MPI_SUCCESS) {
-        rc = PMPI_Sendrecv_c(ws.buf, ws.count, ws.type, dest, stag, wr.buf, wr.count, wr.type, src, rtag, comm, st);
-        vt_pb_header h;
-        if (src != MPI_PROC_NULL && received(rc) &&
-            vt_pb_finish_recv(wr.hdr, wr.packed, wr.s.bytes, buf, count, type, &wr.s, st, 0, NULL, &h))
-            rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
-    }
+    if (rc == MPI_SUCCESS)
+        rc = sendrecv_wires(c, &ws, &wr, src != MPI_PROC_NULL, buf, count, type, dest, stag, src, rtag, comm, st);
     wire_done(&ws);
     wire_done(&wr);
     vt_pb_poll();

@@ -329,18 +329,29 @@ unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
     return (unsigned)rt.sent_len;
 }
 
+/* Room for `need` elements of `size` bytes in *p (capacity *cap, doubled); 0, or -1
+ * after stopping the reduction (out of memory). */
+static int room_for(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? 2 * *cap : 8;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(*p, nc * size);
+    if (!q) {
+        stop("out of memory");
+        return -1;
+    }
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
 static vt_obs_con *new_other(void)
 {
-    if (rt.nother == rt.capother) {
-        size_t nc = rt.capother ? 2 * rt.capother : 8;
-        vt_obs_con *o = realloc(rt.other, nc * sizeof *o);
-        if (!o) {
-            stop("out of memory");
-            return NULL;
-        }
-        rt.other = o;
-        rt.capother = nc;
-    }
+    if (room_for((void **)&rt.other, &rt.capother, rt.nother + 1, sizeof *rt.other))
+        return NULL;
     vt_obs_con *o = &rt.other[rt.nother++];
     memset(o, 0, sizeof *o);
     return o;
@@ -415,16 +426,8 @@ void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id
 {
     if (!vt__rt || !mine())
         return;
-    if (rt.nmsgs == rt.capmsgs) {
-        size_t nc = rt.capmsgs ? 2 * rt.capmsgs : 8;
-        rt_msg *m = realloc(rt.msgs, nc * sizeof *m);
-        if (!m) {
-            stop("out of memory");
-            return;
-        }
-        rt.msgs = m;
-        rt.capmsgs = nc;
-    }
+    if (room_for((void **)&rt.msgs, &rt.capmsgs, rt.nmsgs + 1, sizeof *rt.msgs))
+        return;
     rt_msg *m = &rt.msgs[rt.nmsgs];
     size_t used;
     if (!h->poly_len) {
@@ -563,16 +566,8 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
     enum vt_model_kind k = (enum vt_model_kind)rt.fkind[c->fn];
     /* contributors in the replay's order: received messages by posting, then the
      * synchronous sends and gates as the call completed them, then the local one */
-    size_t n = rt.nmsgs + rt.nother + 1;
-    if (n > rt.capcons) {
-        vt_obs_con *nc = realloc(rt.cons, 2 * n * sizeof *nc);
-        if (!nc) {
-            stop("out of memory");
-            return;
-        }
-        rt.cons = nc;
-        rt.capcons = 2 * n;
-    }
+    if (room_for((void **)&rt.cons, &rt.capcons, rt.nmsgs + rt.nother + 1, sizeof *rt.cons))
+        return;
     vt_obs_con *cons = rt.cons;
     static const vt_poly unknown;   /* the probe's message: filled at its receive */
     if (rt.probing) {
@@ -660,19 +655,8 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
     e.nbc_comm = rt.nbc_comm;
     e.nbc_seq = rt.nbc_seq;
     feed(&e, rt.nbc_members);
-    if (rt.probing && vt__rt) {
-        if (rt.nopen == rt.capopen) {
-            size_t ncap = rt.capopen ? 2 * rt.capopen : 4;
-            rt_probe *o = realloc(rt.open, ncap * sizeof *o);
-            if (!o) {
-                stop("out of memory");
-                return;
-            }
-            rt.open = o;
-            rt.capopen = ncap;
-        }
+    if (rt.probing && vt__rt && !room_for((void **)&rt.open, &rt.capopen, rt.nopen + 1, sizeof *rt.open))
         rt.open[rt.nopen++] = rt.probe;
-    }
     call_done(exit);
 }
 
