@@ -3,7 +3,7 @@
 # installed as a source.
 noinst_LTLIBRARIES += examples/plugins/longwait.la
 examples_plugins_longwait_la_SOURCES = examples/plugins/longwait.c
-examples_plugins_longwait_la_CPPFLAGS = -I$(top_srcdir)/src/tracing
+examples_plugins_longwait_la_CPPFLAGS = -I$(top_srcdir)/src/analysis
 # -rpath: a shared module even though it is not installed
 examples_plugins_longwait_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/examples/plugins
 pluginexamplesdir = $(pkgdatadir)/examples/plugins

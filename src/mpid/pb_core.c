@@ -1,13 +1,13 @@
 /* The piggyback transport's shared pieces: headers, datatype shapes, packing, the
  * request table and the scratch buffers. */
 #include "vt_config.h"
-#include "pb_priv.h"
-#include "buffer.h"
-#include "log.h"
-#include "comms.h"
-#include "rtreduce.h"
-#include "model.h"
-#include "vt_fn.h"
+#include "mpid/pb_priv.h"
+#include "tracing/buffer.h"
+#include "tracing/log.h"
+#include "tracing/comms.h"
+#include "tracing/rtreduce.h"
+#include "model/model.h"
+#include "mpi/vt_fn.h"
 
 #include <pthread.h>
 #include <stdlib.h>

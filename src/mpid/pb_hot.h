@@ -6,8 +6,8 @@
 #ifndef VT_PB_HOT_H
 #define VT_PB_HOT_H
 
-#include "comms.h"
-#include "rtreduce.h"
+#include "tracing/comms.h"
+#include "tracing/rtreduce.h"
 
 #include <string.h>
 

@@ -4,9 +4,9 @@
  * MPI cannot describe (an invalid count or type) goes to MPI unchanged, which reports
  * it exactly as without the layer. */
 #include "vt_config.h"
-#include "pb_priv.h"
-#include "rtreduce.h"
-#include "vt_fn.h"
+#include "mpid/pb_priv.h"
+#include "tracing/rtreduce.h"
+#include "mpi/vt_fn.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,11 +2,11 @@
 #ifndef VT_PB_PRIV_H
 #define VT_PB_PRIV_H
 
-#include "piggyback.h"
-#include "mpistatus.h"
-#include "comms.h"
-#include "model.h"
-#include "vt_fn.h"
+#include "mpid/piggyback.h"
+#include "tracing/mpistatus.h"
+#include "tracing/comms.h"
+#include "model/model.h"
+#include "mpi/vt_fn.h"
 
 #include <stddef.h>
 
@@ -118,6 +118,6 @@ void vt_pb_lock(void);
 void vt_pb_unlock(void);
 
 /* The per-message work, inline */
-#include "pb_hot.h"
+#include "mpid/pb_hot.h"
 
 #endif

@@ -1,9 +1,9 @@
 /* Requests of the piggyback transport: completion, persistent starts, requests the
  * user frees while active, MPI_Request_get_status; and the transport's start and end. */
 #include "vt_config.h"
-#include "pb_priv.h"
-#include "log.h"
-#include "rtreduce.h"
+#include "mpid/pb_priv.h"
+#include "tracing/log.h"
+#include "tracing/rtreduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,8 +13,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "rtreduce.h"
-#include "state.h"
+#include "tracing/rtreduce.h"
+#include "tracing/state.h"
 
 /* Header bytes on every message: fixed, so that sender and receiver choose their
  * strategy (pack or struct datatype) independently and agree on the bytes. */

@@ -2,8 +2,8 @@
  * the replay counts receives that end before their send started (for free, it sees
  * both times); --clock-repair computes and installs the repair before the replay. */
 #include "vt_config.h"
-#include "tools.h"
-#include "clockfix.h"
+#include "tools/tools.h"
+#include "format/clockfix.h"
 
 #include <inttypes.h>
 

@@ -1,9 +1,9 @@
 /* vtrace clusters: seed 003's clustering of computation bursts (DBSCAN), the clusters'
  * timeline and the representative stable region, offline (clusters.h). */
 #include "vt_config.h"
-#include "tools.h"
-#include "clusters.h"
-#include "progress.h"
+#include "tools/tools.h"
+#include "analysis/clusters.h"
+#include "tools/progress.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 /* vtrace compensate: a full trace with the layer's per-event overhead removed (seed 001;
- * the rules are in src/tracing/compensate.c). */
+ * the rules are in src/analysis/compensate.c). */
 #include "vt_config.h"
-#include "tools.h"
-#include "compensate.h"
+#include "tools/tools.h"
+#include "analysis/compensate.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -2,13 +2,13 @@
  * run time of one scenario, where that time goes (rank, call site, function), and the
  * slack of every candidate event (critpath.h, an observer of the what-if replay). */
 #include "vt_config.h"
-#include "tools.h"
-#include "progress.h"
-#include "critpath.h"
-#include "clockfix.h"
-#include "model.h"
-#include "replay.h"
-#include "settings.h"
+#include "tools/tools.h"
+#include "tools/progress.h"
+#include "analysis/critpath.h"
+#include "format/clockfix.h"
+#include "model/model.h"
+#include "analysis/replay.h"
+#include "util/settings.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -3,13 +3,13 @@
  * on, beside the naive choice of the k longest waits. Every step is one replay pass
  * evaluating all remaining candidates at once. */
 #include "vt_config.h"
-#include "tools.h"
-#include "progress.h"
-#include "clockfix.h"
-#include "domino.h"
-#include "model.h"
-#include "replay.h"
-#include "settings.h"
+#include "tools/tools.h"
+#include "tools/progress.h"
+#include "format/clockfix.h"
+#include "analysis/domino.h"
+#include "model/model.h"
+#include "analysis/replay.h"
+#include "util/settings.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* vtrace dump: one line per record. */
-#include "tools.h"
-#include "codec.h"
+#include "tools/tools.h"
+#include "util/codec.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* vtrace export --format=F DIR OUT: the trace in a format other viewers read; one
  * exporter per source file (export.h). */
 #include "vt_config.h"
-#include "tools.h"
-#include "export.h"
+#include "tools/tools.h"
+#include "tools/export.h"
 
 #include <string.h>
 

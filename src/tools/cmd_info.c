@@ -1,7 +1,7 @@
 /* vtrace info: summary of a trace. */
-#include "tools.h"
-#include "progress.h"
-#include "codec.h"
+#include "tools/tools.h"
+#include "tools/progress.h"
+#include "util/codec.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

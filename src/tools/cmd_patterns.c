@@ -1,8 +1,8 @@
 /* vtrace patterns: wait states (Late Sender, Late Receiver, Wrong Order, waits in
  * collectives) and communication costs, with user patterns from plug-ins (patterns.h,
  * vtrace_pattern.h). */
-#include "tools.h"
-#include "patterns.h"
+#include "tools/tools.h"
+#include "analysis/patterns.h"
 
 #include <dlfcn.h>
 #include <ctype.h>

@@ -2,9 +2,9 @@
  * dynamic periodicity detector, dpd.h): stretches where the calls repeat with a period,
  * their iterations and what one iteration is, and where the pattern changes. */
 #include "vt_config.h"
-#include "tools.h"
-#include "dpd.h"
-#include "progress.h"
+#include "tools/tools.h"
+#include "util/dpd.h"
+#include "tools/progress.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

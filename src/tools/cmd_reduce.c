@@ -1,11 +1,11 @@
 /* vtrace reduce: seed 002's postmortem aggregation of a full trace into a reduced one,
  * with the run-time reduction's own rules (reduce.h). */
 #include "vt_config.h"
-#include "tools.h"
-#include "progress.h"
-#include "model.h"
-#include "reduce.h"
-#include "settings.h"
+#include "tools/tools.h"
+#include "tools/progress.h"
+#include "model/model.h"
+#include "analysis/reduce.h"
+#include "util/settings.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

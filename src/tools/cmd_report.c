@@ -6,14 +6,14 @@
  * candidates. The page's CSS and JavaScript are src/tools/report/report.{css,js},
  * turned into C strings at build time (src/tools/report/embed.sh). */
 #include "vt_config.h"
-#include "tools.h"
-#include "critpath.h"
-#include "domino.h"
-#include "patterns.h"
-#include "model.h"
-#include "progress.h"
-#include "replay.h"
-#include "settings.h"
+#include "tools/tools.h"
+#include "analysis/critpath.h"
+#include "analysis/domino.h"
+#include "analysis/patterns.h"
+#include "model/model.h"
+#include "tools/progress.h"
+#include "analysis/replay.h"
+#include "util/settings.h"
 #include "tools/report_assets.h"
 
 #include <errno.h>

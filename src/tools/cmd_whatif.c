@@ -1,12 +1,12 @@
 /* vtrace whatif: predicted run time and each rank's predicted end for scenarios that
  * shorten or eliminate candidate events (model.md; seed 002's PerWiz). */
 #include "vt_config.h"
-#include "tools.h"
-#include "progress.h"
-#include "model.h"
-#include "replay.h"
-#include "settings.h"
-#include "clockfix.h"
+#include "tools/tools.h"
+#include "tools/progress.h"
+#include "model/model.h"
+#include "analysis/replay.h"
+#include "util/settings.h"
+#include "format/clockfix.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef VT_EXPORT_H
 #define VT_EXPORT_H
 
-#include "reader.h"
+#include "format/reader.h"
 
 typedef struct vt__export_opts {
     const char *out;   /* output: a directory (otf2) or a file name prefix/file */

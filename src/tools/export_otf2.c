@@ -18,9 +18,9 @@
  * the communicator of a message: they are MPI_COMM_WORLD and the send's sequence number
  * (low 32 bits), which pairs every send with its receive. */
 #include "vt_config.h"
-#include "export.h"
-#include "progress.h"
-#include "codec.h"
+#include "tools/export.h"
+#include "tools/progress.h"
+#include "util/codec.h"
 
 #include <stdio.h>
 #include <string.h>

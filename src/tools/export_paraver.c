@@ -19,10 +19,10 @@
  * are global ns (vt_global_time) minus the trace's first enter; a rank's records whose
  * times overlap (calls of several threads) are clamped to keep them sorted. */
 #include "vt_config.h"
-#include "tools.h"
-#include "export.h"
-#include "progress.h"
-#include "codec.h"
+#include "tools/tools.h"
+#include "tools/export.h"
+#include "tools/progress.h"
+#include "util/codec.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -15,10 +15,10 @@
  * so the slices of every thread nest. The trace is streamed rank by rank; a full trace
  * keeps vt_trace_match()'s arrays, a reduced one one entry per recorded message. */
 #include "vt_config.h"
-#include "tools.h"
-#include "export.h"
-#include "progress.h"
-#include "codec.h"
+#include "tools/tools.h"
+#include "tools/export.h"
+#include "tools/progress.h"
+#include "util/codec.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* Small JSON and text-token writers for vtrace's output. */
-#include "tools.h"
+#include "tools/tools.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Progress display (progress.h). */
 #include "vt_config.h"
-#include "progress.h"
-#include "replay.h"
+#include "tools/progress.h"
+#include "analysis/replay.h"
 
 #include <stdio.h>
 #include <time.h>

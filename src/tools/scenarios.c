@@ -1,7 +1,7 @@
 /* Scenario lists shared by the subcommands: from the command line, from files, and
  * random ones over the candidates (the same for every trace of a run). */
 #include "vt_config.h"
-#include "tools.h"
+#include "tools/tools.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 #ifndef VT_TOOLS_H
 #define VT_TOOLS_H
 
-#include "reader.h"
-#include "replay.h"
+#include "format/reader.h"
+#include "analysis/replay.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /* vtrace: reads trace directories. Dispatches to one subcommand per file (cmd_*.c). */
 #include "vt_config.h"
-#include "tools.h"
+#include "tools/tools.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 #include "vt_config.h"
-#include "buffer.h"
-#include "blockio.h"
-#include "log.h"
+#include "tracing/buffer.h"
+#include "format/blockio.h"
+#include "tracing/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

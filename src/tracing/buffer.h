@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
-#include "state.h"
+#include "util/codec.h"
+#include "tracing/state.h"
 
 typedef struct vt_profile_entry {
     uint64_t calls, time_ns, bytes, records;

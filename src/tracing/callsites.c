@@ -1,4 +1,4 @@
-#include "callsites.h"
+#include "tracing/callsites.h"
 
 #include <stdlib.h>
 

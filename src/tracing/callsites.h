@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "state.h"
+#include "tracing/state.h"
 
 VT_HIDDEN uint32_t vt__callsite_slow(const void *addr);
 extern VT_HIDDEN const void *vt__last_site;

@@ -1,4 +1,4 @@
-#include "clock.h"
+#include "tracing/clock.h"
 
 #include <stdio.h>
 #include <string.h>

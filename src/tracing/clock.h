@@ -2,7 +2,7 @@
 #ifndef VT_CLOCK_H
 #define VT_CLOCK_H
 
-#include "state.h"
+#include "tracing/state.h"
 
 /* Measures the TSC against CLOCK_MONOTONIC when the kernel uses the TSC as its
  * clocksource. Returns 0 and fills *s, or -1 (then vt_now stays on clock_gettime). */

@@ -1,5 +1,5 @@
-#include "comms.h"
-#include "log.h"
+#include "tracing/comms.h"
+#include "tracing/log.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "state.h"
+#include "tracing/state.h"
 
 typedef struct vt_comm {
     MPI_Comm handle;

@@ -1,15 +1,15 @@
 /* Per-call logic behind the generated wrappers: each handler turns one MPI call into
  * one record (doc/format.md) or a profile count. */
 #include "vt_config.h"
-#include "handlers.h"
-#include "buffer.h"
-#include "callsites.h"
-#include "comms.h"
-#include "mpistatus.h"
-#include "requests.h"
-#include "period.h"
-#include "piggyback.h"
-#include "rtreduce.h"
+#include "tracing/handlers.h"
+#include "tracing/buffer.h"
+#include "tracing/callsites.h"
+#include "tracing/comms.h"
+#include "tracing/mpistatus.h"
+#include "tracing/requests.h"
+#include "tracing/period.h"
+#include "mpid/piggyback.h"
+#include "tracing/rtreduce.h"
 
 #include <stdlib.h>
 #include <string.h>

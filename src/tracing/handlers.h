@@ -4,7 +4,7 @@
 #ifndef VT_HANDLERS_H
 #define VT_HANDLERS_H
 
-#include "state.h"
+#include "tracing/state.h"
 
 enum vt_coll_kind {
     VT_COLL_BARRIER, VT_COLL_BCAST, VT_COLL_GATHER, VT_COLL_GATHERV, VT_COLL_SCATTER,

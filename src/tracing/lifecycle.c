@@ -1,18 +1,18 @@
 /* Starting and finishing the layer: configuration, trace directory, clock
  * synchronisation, and the definitions written at MPI_Finalize. */
 #include "vt_config.h"
-#include "buffer.h"
-#include "period.h"
-#include "callsites.h"
-#include "comms.h"
-#include "handlers.h"
-#include "piggyback.h"
-#include "rtreduce.h"
-#include "log.h"
-#include "settings.h"
-#include "topo.h"
-#include "blockio.h"
-#include "clock.h"
+#include "tracing/buffer.h"
+#include "tracing/period.h"
+#include "tracing/callsites.h"
+#include "tracing/comms.h"
+#include "tracing/handlers.h"
+#include "mpid/piggyback.h"
+#include "tracing/rtreduce.h"
+#include "tracing/log.h"
+#include "util/settings.h"
+#include "tracing/topo.h"
+#include "format/blockio.h"
+#include "tracing/clock.h"
 
 #include <dlfcn.h>
 #include <errno.h>

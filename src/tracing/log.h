@@ -2,7 +2,7 @@
 #ifndef VT_LOG_H
 #define VT_LOG_H
 
-#include "state.h"
+#include "tracing/state.h"
 
 VT_HIDDEN void vt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 VT_HIDDEN void vt_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,8 +1,8 @@
 /* The periodicity detector at run time (period.h). */
 #include "vt_config.h"
-#include "period.h"
-#include "buffer.h"
-#include "dpd.h"
+#include "tracing/period.h"
+#include "tracing/buffer.h"
+#include "util/dpd.h"
 
 VT_HIDDEN int vt__period_on;
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "state.h"
+#include "tracing/state.h"
 
 /* MARKER kinds (doc/format.md). */
 #define VT_MARK_ITERATION 1   /* an iteration starts here; value: the period in calls */

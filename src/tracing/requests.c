@@ -1,4 +1,4 @@
-#include "requests.h"
+#include "tracing/requests.h"
 
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "state.h"
+#include "tracing/state.h"
 
 enum vt_req_kind { VT_REQ_SEND, VT_REQ_RECV, VT_REQ_COLL, VT_REQ_IO, VT_REQ_OTHER };
 

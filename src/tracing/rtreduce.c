@@ -3,15 +3,15 @@
  * built as the replay builds them from a full trace (replay.c: publish, message_in,
  * sync_sender, step), from what this rank knows and what the headers say. */
 #include "vt_config.h"
-#include "rtreduce.h"
-#include "blockio.h"
-#include "buffer.h"
-#include "codec.h"
-#include "log.h"
-#include "model.h"
-#include "rankreduce.h"
-#include "rrec.h"
-#include "vt_fn.h"
+#include "tracing/rtreduce.h"
+#include "format/blockio.h"
+#include "tracing/buffer.h"
+#include "util/codec.h"
+#include "tracing/log.h"
+#include "model/model.h"
+#include "model/rankreduce.h"
+#include "format/rrec.h"
+#include "mpi/vt_fn.h"
 
 #include <errno.h>
 #include <pthread.h>

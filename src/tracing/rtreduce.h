@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-#include "model.h"
-#include "state.h"
+#include "model/model.h"
+#include "tracing/state.h"
 
 /* Nonzero while the run-time reduction decides (VTRACE_MODE=reduced or both). */
 extern VT_HIDDEN int vt__rt;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "vt_fn.h"
+#include "mpi/vt_fn.h"
 
 #define VT_HIDDEN __attribute__((visibility("hidden")))
 #define VT_EXPORT __attribute__((visibility("default")))

@@ -1,5 +1,5 @@
 #include "vt_config.h"
-#include "topo.h"
+#include "tracing/topo.h"
 
 #include <stdlib.h>
 #include <string.h>

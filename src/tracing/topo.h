@@ -2,7 +2,7 @@
 #ifndef VT_TOPO_H
 #define VT_TOPO_H
 
-#include "state.h"
+#include "tracing/state.h"
 
 typedef struct vt_placement {
     char host[256];

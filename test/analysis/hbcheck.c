@@ -3,7 +3,7 @@
  * an n-to-n collective leaves before the last member entered, no non-root of a 1-to-n
  * collective (Bcast, Scatter) leaves before the root entered. Exit 0 and a count line,
  * or 1 naming the first violations. */
-#include "reader.h"
+#include "format/reader.h"
 
 #include <inttypes.h>
 #include <stdio.h>

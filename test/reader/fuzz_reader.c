@@ -6,7 +6,7 @@
  * vt_trace_open() on a directory. Every rank is then streamed and matched.
  * Built with -DVT_FUZZ_STANDALONE it has a main() that runs the files given, to replay
  * a corpus or a crash without libFuzzer (for example under valgrind). */
-#include "reader.h"
+#include "format/reader.h"
 
 #include <stdint.h>
 #include <stdio.h>

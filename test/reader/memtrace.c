@@ -1,6 +1,6 @@
 /* Building small traces in memory for reader tests. */
 #include "memtrace.h"
-#include "codec.h"
+#include "util/codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #ifndef VT_TEST_MEMTRACE_H
 #define VT_TEST_MEMTRACE_H
 
-#include "reader.h"
+#include "format/reader.h"
 
 #include <stddef.h>
 #include <stdint.h>

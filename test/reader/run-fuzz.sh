@@ -21,18 +21,18 @@ if pkg-config --exists libzstd 2>/dev/null; then
     echo '#define HAVE_ZSTD 1' >>"$work/vt_config.h"
     zlibs="$zlibs $(pkg-config --libs libzstd)"
 fi
-inc="-I$work -I$top/src/tracing -I$top/test/reader"
+inc="-I$work -I$top/src -I$top/test/reader"
 mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 [ "${FUZZ_CRC:-0}" = 1 ] && mode=""
 
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -DVT_READER_MAX_RAW='(16u << 20)' $mode $inc \
-    "$top/test/reader/fuzz_reader.c" "$top/src/tracing/reader.c" "$top/src/tracing/match.c" \
-    "$top/src/tracing/clockfix.c" -o "$work/fuzz_reader" $zlibs
+    "$top/test/reader/fuzz_reader.c" "$top/src/format/reader.c" "$top/src/format/match.c" \
+    "$top/src/format/clockfix.c" -o "$work/fuzz_reader" $zlibs
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/synth.c" \
-    "$top/src/tracing/blockio.c" -o "$work/synth" $zlibs
+    "$top/src/format/blockio.c" -o "$work/synth" $zlibs
 
 # seeds: the synthetic trace in several shapes, each as one concatenated input
 i=0

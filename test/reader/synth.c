@@ -5,8 +5,8 @@
  * records, written with codec.h and blockio.c exactly as the format says. */
 #include "vt_config.h"
 #include "synth.h"
-#include "blockio.h"
-#include "codec.h"
+#include "format/blockio.h"
+#include "util/codec.h"
 
 #include <errno.h>
 #include <fcntl.h>

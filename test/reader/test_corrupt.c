@@ -4,12 +4,12 @@
  * through the whole reader (open, every cursor, matching). Each must fail with a
  * message naming the file and an offset; none may crash (run it under ASan too). */
 #include "vt_config.h"
-#include "reader.h"
-#include "codec.h"
+#include "format/reader.h"
+#include "util/codec.h"
 #include "synth.h"
-#include "model.h"
-#include "reduce.h"
-#include "replay.h"
+#include "model/model.h"
+#include "analysis/reduce.h"
+#include "analysis/replay.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 /* Unit tests of the reader (cmocka): varints, every layout letter, definitions of the
  * synthetic trace, clock interpolation, matching. */
 #include "vt_config.h"
-#include "reader.h"
-#include "codec.h"
+#include "format/reader.h"
+#include "util/codec.h"
 #include "memtrace.h"
 #include "synth.h"
 

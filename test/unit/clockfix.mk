@@ -1,4 +1,4 @@
-# Clock-condition repair (src/tracing/clockfix.c, doc/clock-repair.md).
+# Clock-condition repair (src/format/clockfix.c, doc/clock-repair.md).
 #   test_clockfix    cmocka: hand-made traces with clock offsets and known violations
 #                    (counts, shifts, propagation, Waitall, Sendrecv, drift), no receive
 #                    before its send once installed, intervals kept after each jump, jumps

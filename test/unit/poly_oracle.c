@@ -1,4 +1,4 @@
-/* Random operation sequences on min-plus polynomials (src/tracing/poly.c), printed as a
+/* Random operation sequences on min-plus polynomials (src/model/poly.c), printed as a
  * script that test/unit/poly_oracle.py replays with the reference simulation's algebra
  * (shared/design/reference/mc.py: canon, p_min, p_addc, p_addv, overflow).
  *
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "poly.h"
+#include "model/poly.h"
 
 #define NREG 6
 #define MAXPOOL 120

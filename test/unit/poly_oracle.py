@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replays the script of test/unit/poly_oracle (C, src/tracing/poly.c) with the
+"""Replays the script of test/unit/poly_oracle (C, src/model/poly.c) with the
 min-plus algebra of the reference simulation shared/design/reference/mc.py (canon,
 p_const, p_atom, p_addc, p_addv, p_min, p_vars, p_eval, and the `overflow` rule of
 `runtime`) and compares every result: the set of terms, the number of variables, the

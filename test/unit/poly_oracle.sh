@@ -1,5 +1,5 @@
 #!/bin/sh
-# Oracle test of src/tracing/poly.c against the reference simulation
+# Oracle test of src/model/poly.c against the reference simulation
 # (shared/design/reference/mc.py): test/unit/poly_oracle writes random operation
 # sequences with its results, test/unit/poly_oracle.py replays them with mc.py's algebra
 # and compares every result. Then the same script with a deliberately wrong

@@ -1,4 +1,4 @@
-/* Clock-condition repair (src/tracing/clockfix.c, doc/clock-repair.md), on small traces
+/* Clock-condition repair (src/format/clockfix.c, doc/clock-repair.md), on small traces
  * built in memory with clock offsets and known violations: the counts, the shifts,
  * no receive ending before its send once the fix is installed, local intervals kept
  * after each jump, each jump no larger than needed, no shift without violations,
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "clockfix.h"
+#include "format/clockfix.h"
 #include "memtrace.h"
-#include "reader.h"
+#include "format/reader.h"
 
 /* ---------------------------------------------------------------- building traces */
 

@@ -1,4 +1,4 @@
-/* The periodicity detector (src/tracing/dpd.c, seed 000): known periods are found, at
+/* The periodicity detector (src/util/dpd.c, seed 000): known periods are found, at
  * the sample the definition says (N + p samples seen, the last N repeating with shift
  * p), the smallest period wins, a change of period is followed, aperiodic streams and
  * periods longer than M give 0, and a brute-force d(m) agrees with the matrix's. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "dpd.h"
+#include "util/dpd.h"
 
 /* The definition, computed directly: smallest m <= M with x[i] == x[i - m] for the
  * last N samples (all of them having a sample m before), else 0. */

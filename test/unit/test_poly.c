@@ -1,4 +1,4 @@
-/* Min-plus polynomials (src/tracing/poly.c, model.md §4 and §7 item 5): domination,
+/* Min-plus polynomials (src/model/poly.c, model.md §4 and §7 item 5): domination,
  * order independence, operations, evaluation, atoms, overflow, encoding, and a
  * deliberately wrong canonicalisation that the equality check must catch. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "poly.h"
+#include "model/poly.h"
 
 /* ---------------------------------------------------------------- helpers */
 

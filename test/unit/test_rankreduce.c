@@ -1,4 +1,4 @@
-/* One rank's reduction (src/tracing/rankreduce.c) fed hand-made model events, linked
+/* One rank's reduction (src/model/rankreduce.c) fed hand-made model events, linked
  * without the trace reader (as the run time will link it): the records in order, the
  * statistics, the hooks, and records held behind two open probe windows while many
  * more are held (the probes' messages must survive the held list growing). */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rankreduce.h"
+#include "model/rankreduce.h"
 
 #define MAXREC 256
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "settings.h"
+#include "util/settings.h"
 
 static const char *const *fake_env;
 

@@ -1,0 +1,18 @@
+# src/analysis: the offline analyses (replay, what-if, critical and domino paths, reduce,
+# wait-state patterns, clusters, compensation) in libvtread with the format and the model.
+# Includes src/model, src/format and src/util; never linked into an MPI program.
+noinst_LTLIBRARIES += libvtread.la
+libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_sources) \
+	src/analysis/replay.c src/analysis/replay.h src/analysis/replay_priv.h \
+	src/analysis/replay_stream.c src/analysis/replay_reduced.c src/analysis/scenario.c \
+	src/analysis/critpath.c src/analysis/critpath.h \
+	src/analysis/reduce.c src/analysis/reduce.h \
+	src/analysis/domino.c src/analysis/domino.h \
+	src/analysis/compensate.c src/analysis/compensate.h \
+	src/analysis/patterns.c src/analysis/patterns.h src/analysis/vtrace_pattern.h \
+	src/analysis/clusters.c src/analysis/clusters.h
+# The plug-in API of vtrace patterns is installed.
+include_HEADERS = src/analysis/vtrace_pattern.h
+libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
+# log10 and sqrt (clusters) need libm.
+libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS) -lm

@@ -1,0 +1,600 @@
+/* vtrace reduce: the run-time reduction applied to a full trace, as an observer of the
+ * replay (replay.h) that feeds one reducer per rank (rankreduce.h); here, what only the
+ * offline tool does: the files, the totals, the check and the polynomial stream; see
+ * reduce.h. */
+#include "vt_config.h"
+#include "analysis/reduce.h"
+#include "format/blockio.h"
+#include "util/codec.h"
+#include "model/rankreduce.h"
+#include "format/rrec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BLOCK_BYTES (1u << 20)
+
+/* A rank's reduced trace file: the records of its reducer, in REDUCED blocks. */
+typedef struct rank_out {
+    vt_rankreduce rr;
+    struct reducer *Z;
+    int fd;
+    uint8_t *buf;
+    size_t len;
+    uint32_t nblock;        /* records in the current block */
+    uint64_t index;         /* records written */
+    uint64_t prev_seq;
+    int64_t prev_time;
+} rank_out;
+
+/* Atom values for the check: variable -> nsc values. */
+typedef struct atomtab {
+    vt_var *keys;
+    size_t *at;             /* offset in vals */
+    size_t cap, n;
+    int64_t *vals;
+    size_t nvals, capvals;
+} atomtab;
+
+typedef struct reducer {
+    const vt_trace *t;
+    const vt_model_params *p;
+    const vt_reduce_opts *o;
+    vt_reduce_stats *st;
+    size_t nsc;
+    uint32_t nranks;
+    rank_out *ro;
+    atomtab atoms;
+    vt_error *err;
+    int failed;             /* a write failed: stop writing, report once */
+} reducer;
+
+static int fail(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(vt_error *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ atom values */
+
+static uint64_t var_hash(vt_var v)
+{
+    uint64_t x = v.ks * 0x9e3779b97f4a7c15ull ^ v.owner * 0xc2b2ae3d27d4eb4full;
+    x ^= x >> 29;
+    return x * 0xbf58476d1ce4e5b9ull;
+}
+
+static int64_t *atom_get(const atomtab *a, vt_var v, size_t nsc)
+{
+    if (!a->n)
+        return NULL;
+    for (size_t j = var_hash(v) & (a->cap - 1);; j = (j + 1) & (a->cap - 1)) {
+        if (!a->at[j])
+            return NULL;
+        if (vt_var_eq(a->keys[j], v))
+            return a->vals + (a->at[j] - 1) * nsc;
+    }
+}
+
+/* Registers v = vals, or, when it is known already, compares: 1 equal or new, 0 differs, -1. */
+static int atom_put(atomtab *a, vt_var v, const int64_t *vals, size_t nsc)
+{
+    int64_t *old = atom_get(a, v, nsc);
+    if (old)
+        return memcmp(old, vals, nsc * sizeof *vals) == 0;
+    if ((a->n + 1) * 2 > a->cap) {
+        size_t nc = a->cap ? 2 * a->cap : 1024;
+        vt_var *k = calloc(nc, sizeof *k);
+        size_t *at = calloc(nc, sizeof *at);
+        if (!k || !at) {
+            free(k);
+            free(at);
+            return -1;
+        }
+        for (size_t i = 0; i < a->cap; i++) {
+            if (!a->at[i])
+                continue;
+            size_t j = var_hash(a->keys[i]) & (nc - 1);
+            while (at[j])
+                j = (j + 1) & (nc - 1);
+            k[j] = a->keys[i];
+            at[j] = a->at[i];
+        }
+        free(a->keys);
+        free(a->at);
+        a->keys = k;
+        a->at = at;
+        a->cap = nc;
+    }
+    if ((a->nvals + 1) * nsc > a->capvals) {
+        size_t nc = a->capvals ? 2 * a->capvals : 1024 * (nsc ? nsc : 1);
+        while (nc < (a->nvals + 1) * nsc)
+            nc *= 2;
+        int64_t *nv = realloc(a->vals, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        a->vals = nv;
+        a->capvals = nc;
+    }
+    memcpy(a->vals + a->nvals * nsc, vals, nsc * sizeof *vals);
+    a->nvals++;
+    size_t j = var_hash(v) & (a->cap - 1);
+    while (a->at[j])
+        j = (j + 1) & (a->cap - 1);
+    a->keys[j] = v;
+    a->at[j] = a->nvals;
+    a->n++;
+    return 1;
+}
+
+typedef struct evalctx {
+    const atomtab *a;
+    size_t nsc, k;
+} evalctx;
+
+static int atom_value(void *ctx, vt_var v, int64_t *val)
+{
+    const evalctx *c = ctx;
+    const int64_t *x = atom_get(c->a, v, c->nsc);
+    if (!x)
+        return -1;
+    *val = x[c->k];
+    return 0;
+}
+
+static void check_note(reducer *Z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check_note(reducer *Z, const char *fmt, ...)
+{
+    if (Z->st->check_failures++)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(Z->st->first_failure, sizeof Z->st->first_failure, fmt, ap);
+    va_end(ap);
+}
+
+static int register_atom(reducer *Z, vt_var v, const int64_t *vals, uint32_t rank, uint64_t seq)
+{
+    int rc = atom_put(&Z->atoms, v, vals, Z->nsc);
+    if (rc < 0)
+        return fail(Z->err, "out of memory checking the reduction");
+    if (rc == 0) {
+        char name[96];
+        vt_var_format(v, name, sizeof name);
+        check_note(Z, "event %" PRIu32 ":%" PRIu64 ": atom %s has two different values", rank, seq, name);
+    }
+    return 0;
+}
+
+/* model.md §7.4: the polynomial p, evaluated at every scenario, equals want. */
+static void check_poly(reducer *Z, const vt_poly *p, const int64_t *want, uint32_t rank, uint64_t seq, const char *what)
+{
+    for (size_t k = 0; k < Z->nsc; k++) {
+        evalctx c = {&Z->atoms, Z->nsc, k};
+        int64_t v;
+        int rc = vt_poly_eval(p, atom_value, &c, &v);
+        Z->st->checked++;
+        if (rc != VT_POLY_OK || v != want[k]) {
+            char text[256];
+            vt_poly_format(p, text, sizeof text);
+            if (rc != VT_POLY_OK)
+                check_note(Z, "event %" PRIu32 ":%" PRIu64 ": %s %s cannot be evaluated (%s) in scenario %zu", rank,
+                           seq, what, text, vt_poly_strerror(rc), k);
+            else
+                check_note(
+                    Z, "event %" PRIu32 ":%" PRIu64 ": %s %s = %" PRId64 " in scenario %zu, the replay has %" PRId64,
+                    rank, seq, what, text, v, k, want[k]);
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ hooks of the reducers */
+
+/* Registers the atoms event e made (check mode) and checks d after it; with a poly
+ * stream, writes "RANK:SEQ d" (the polynomial after the event) to it. */
+static int check_event(void *arg, const vt_obs_event *e, const vt_poly *d, const vt_poly *after_base_atom)
+{
+    reducer *Z = arg;
+    if (Z->o->polys) {
+        char text[1024];
+        vt_poly_format(d, text, sizeof text);
+        fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", e->rank, e->seq, text);
+    }
+    if (!Z->o->check)
+        return 0;
+    if (e->candidate && register_atom(Z, vt_var_delta(e->rank, e->seq), e->delta, e->rank, e->seq))
+        return -1;
+    if (after_base_atom && register_atom(Z, after_base_atom->var[0], e->base, e->rank, e->seq))
+        return -1;
+    if (d->nterms == 1 && d->nvars == 1 && d->c[0] == 0 &&
+        (vt_var_eq(d->var[0], vt_var_overflow(e->rank, e->seq)) ||
+         vt_var_eq(d->var[0], vt_var_probe(e->rank, e->seq))) &&
+        register_atom(Z, d->var[0], e->d_after, e->rank, e->seq))
+        return -1;
+    check_poly(Z, d, e->d_after, e->rank, e->seq, "d");
+    return 0;
+}
+
+/* The probe's own difference, known at the receive of its message: a second poly line
+ * for its event, and checked against the value the probe's event registered. */
+static int check_probe(void *arg, uint32_t rank, uint64_t ps, const vt_poly *after)
+{
+    reducer *Z = arg;
+    if (Z->o->polys) {
+        char text[1024];
+        vt_poly_format(after, text, sizeof text);
+        fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", rank, ps, text);
+    }
+    if (!Z->o->check)
+        return 0;
+    const int64_t *want = atom_get(&Z->atoms, vt_var_probe(rank, ps), Z->nsc);
+    if (want) {
+        /* an overflow at the probe names the probe's own value */
+        if (after->nterms == 1 && after->nvars == 1 && vt_var_eq(after->var[0], vt_var_overflow(rank, ps)) &&
+            register_atom(Z, after->var[0], want, rank, ps))
+            return -1;
+        check_poly(Z, after, want, rank, ps, "the probe's d");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ writing */
+
+static int out_flush(rank_out *r)
+{
+    reducer *Z = r->Z;
+    if (!r->len || Z->failed)
+        return 0;
+    int rc = vt_block_write(r->fd, VT_BLOCK_REDUCED, r->buf, r->len, r->nblock, Z->o->zstd_level);
+    if (rc) {
+        Z->failed = 1;
+        return fail(Z->err, "%s: cannot write the reduced trace: %s", Z->o->out_dir, strerror(-rc));
+    }
+    r->len = 0;
+    r->nblock = 0;
+    return 0;
+}
+
+/* The sink of a rank's reducer. */
+static int out_record(void *arg, const vt_rrec *rec)
+{
+    rank_out *r = arg;
+    size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
+    if (r->len && r->len + need > BLOCK_BYTES && out_flush(r))
+        return -1;
+    if (need > BLOCK_BYTES) {
+        uint8_t *nb = realloc(r->buf, need + BLOCK_BYTES);
+        if (!nb)
+            return fail(r->Z->err, "out of memory writing the reduced trace");
+        r->buf = nb;
+    }
+    if (!r->index)
+        r->prev_time = rec->enter; /* the first block's base time: the START record's */
+    if (!r->len)
+        r->len = (size_t)(vt_rrec_block_begin(r->buf, r->index, r->prev_time, r->prev_seq) - r->buf);
+    r->len = (size_t)(vt_rrec_encode(r->buf + r->len, rec, &r->prev_seq, &r->prev_time) - r->buf);
+    r->nblock++;
+    r->index++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the observer */
+
+static void on_publish(void *arg, uint32_t rank, uint64_t send_seq, void *ext)
+{
+    (void)send_seq;
+    reducer *Z = arg;
+    vt_rr_publish(&Z->ro[rank].rr, ext);
+}
+
+/* The size of the communicator of the non-blocking collective e initiates (both groups
+ * of an intercommunicator), 0 unknown. */
+static uint32_t nbc_members(const vt_trace *t, const vt_obs_event *e)
+{
+    const vt_rank *rk = vt_trace_rank(t, e->rank);
+    for (size_t i = 0; i < rk->ncomms; i++) {
+        const vt_comm *c = &rk->comms[i];
+        if (c->id == e->nbc_comm)
+            return c->size + ((c->flags & 1) ? c->remote_size : 0);
+    }
+    return 0;
+}
+
+static int on_event(void *arg, const vt_obs_event *e, vt_error *err)
+{
+    reducer *Z = arg;
+    return vt_rr_event(&Z->ro[e->rank].rr, e, e->initiates_nbc ? nbc_members(Z->t, e) : 0, err);
+}
+
+static void add_stats(vt_reduce_stats *st, const vt_rr_stats *s)
+{
+    st->events += s->events;
+    st->records_in += s->calls;
+    st->records_out += s->records_out;
+    st->messages += s->messages;
+    st->messages_kept += s->messages_kept;
+    st->folded += s->folded;
+    st->completions += s->completions;
+    st->completions_kept += s->completions_kept;
+    st->overflows += s->overflows;
+}
+
+/* ------------------------------------------------------------------ files */
+
+static int write_file(const char *dir, const char *name, const char *magic, uint32_t value, const uint8_t *payload,
+                      size_t len, unsigned type, int zstd_level, int *keep_fd, vt_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return fail(err, "%s: cannot create: %s", path, strerror(errno));
+    int rc = vt_file_header_write(fd, magic, value);
+    if (!rc && payload)
+        rc = vt_block_write(fd, (uint8_t)type, payload, len, 0, zstd_level);
+    if (rc) {
+        close(fd);
+        return fail(err, "%s: cannot write: %s", path, strerror(-rc));
+    }
+    if (keep_fd) {
+        *keep_fd = fd;
+        return 0;
+    }
+    rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0);
+    if (close(fd) || rc)
+        return fail(err, "%s: cannot write: %s", path, rc ? strerror(-rc) : strerror(errno));
+    return 0;
+}
+
+static int line_key_is(const char *l, const char *key)
+{
+    size_t n = strlen(key);
+    return !strncmp(l, key, n) && l[n] == '=';
+}
+
+char *vt_reduce_config_text(const char *config, const vt_model_params *p)
+{
+    static const char *const keys[] = {"VTRACE_THRESHOLD", "VTRACE_CANDIDATES", "VTRACE_MODEL_L", "VTRACE_MODEL_G",
+                                       "VTRACE_MODEL_TRDV", "VTRACE_MODEL_M", "VTRACE_MODEL_K",
+                                       "VTRACE_MODEL_PBYTES"};
+    size_t len = config ? strlen(config) : 0;
+    char *out = malloc(len + 512);
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    for (const char *l = config; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
+        int drop = 0;
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            drop |= line_key_is(l, keys[k]);
+        if (!drop) {
+            memcpy(out + o, l, n);
+            o += n;
+            if (!e)
+                out[o++] = '\n';
+        }
+        l += n;
+    }
+    snprintf(out + o, 512,
+             "VTRACE_THRESHOLD=%" PRId64 "ns\nVTRACE_CANDIDATES=%s\nVTRACE_MODEL_L=%" PRId64
+             "ns\nVTRACE_MODEL_G=%" PRId64 "ps\nVTRACE_MODEL_TRDV=%" PRId64 "\nVTRACE_MODEL_M=%d\nVTRACE_MODEL_K=%d\n",
+             p->theta, p->cand_calls ? "all" : "bursts", p->L, p->G_ps, p->T_rdv, p->m, p->K);
+    size_t used = strlen(out + o);
+    if (p->pbytes > 0 && used < 512)
+        snprintf(out + o + used, 512 - used, "VTRACE_MODEL_PBYTES=%d\n", p->pbytes);
+    return out;
+}
+
+/* The GLOBAL payload with the new configuration text and the reduced flag. */
+static int global_payload(const vt_trace *t, const vt_model_params *p, uint8_t **out, size_t *outlen, vt_error *err)
+{
+    uint8_t *raw;
+    size_t len;
+    if (vt_trace_raw_block(t, 0, VT_BLOCK_GLOBAL, &raw, &len, err))
+        return -1;
+    const uint8_t *q = raw, *end = raw + len;
+    uint64_t sl[3];
+    const uint8_t *str[3];
+    int64_t sv;
+    uint64_t u, nranks;
+    for (int i = 0; i < 3; i++) {
+        if (vt_get_uvar(&q, end, &sl[i]) || sl[i] > (uint64_t)(end - q))
+            goto bad;
+        str[i] = q;
+        q += sl[i];
+    }
+    const uint8_t *rest = q;
+    if (vt_get_uvar(&q, end, &nranks))
+        goto bad;
+    for (uint64_t r = 0; r < nranks; r++) {
+        for (int i = 0; i < 4; i++)
+            if (vt_get_svar(&q, end, &sv))
+                goto bad;
+        if (vt_get_uvar(&q, end, &u) || vt_get_uvar(&q, end, &u) || u > (uint64_t)(end - q))
+            goto bad;
+        q += u;
+    }
+    const uint8_t *flags_at = q;
+    uint64_t flags;
+    if (vt_get_uvar(&q, end, &flags))
+        goto bad;
+    char *cfg = vt_reduce_config_text(vt_trace_config(t), p);
+    if (!cfg) {
+        free(raw);
+        return fail(err, "out of memory");
+    }
+    size_t cl = strlen(cfg);
+    uint8_t *o = malloc(len + cl + 64), *w = o;
+    if (!o) {
+        free(cfg);
+        free(raw);
+        return fail(err, "out of memory");
+    }
+    w = vt_put_str(w, (const char *)str[0], sl[0]);
+    w = vt_put_str(w, (const char *)str[1], sl[1]);
+    w = vt_put_str(w, cfg, cl);
+    memcpy(w, rest, (size_t)(flags_at - rest));
+    w += flags_at - rest;
+    w = vt_put_uvar(w, flags | VT_GLOBAL_REDUCED);
+    memcpy(w, q, (size_t)(end - q));
+    w += end - q;
+    free(cfg);
+    free(raw);
+    *out = o;
+    *outlen = (size_t)(w - o);
+    return 0;
+bad:
+    free(raw);
+    return fail(err, "%s/vtrace.defs: the GLOBAL block does not parse as this version's", vt_trace_dir(t));
+}
+
+static int open_outputs(reducer *Z)
+{
+    const char *dir = Z->o->out_dir;
+    if (mkdir(dir, 0755) && errno != EEXIST)
+        return fail(Z->err, "%s: cannot create the directory: %s", dir, strerror(errno));
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        uint8_t *funcs;
+        size_t len;
+        if (vt_trace_raw_block(Z->t, r, VT_BLOCK_FUNCS, &funcs, &len, Z->err))
+            return -1;
+        char name[32];
+        snprintf(name, sizeof name, "rank-%06u.vte", r);
+        int rc = write_file(dir, name, VT_MAGIC_RANK, r, funcs, len, VT_BLOCK_FUNCS, Z->o->zstd_level, &Z->ro[r].fd,
+                            Z->err);
+        free(funcs);
+        if (rc)
+            return -1;
+        Z->ro[r].buf = malloc(BLOCK_BYTES);
+        if (!Z->ro[r].buf)
+            return fail(Z->err, "out of memory");
+    }
+    return 0;
+}
+
+static int close_outputs(reducer *Z)
+{
+    const char *dir = Z->o->out_dir;
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        rank_out *ro = &Z->ro[r];
+        if (out_flush(ro))
+            return -1;
+        uint8_t *defs;
+        size_t len;
+        if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
+            return -1;
+        int rc = vt_block_write(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0, Z->o->zstd_level);
+        free(defs);
+        if (!rc)
+            rc = vt_block_write(ro->fd, VT_BLOCK_END, NULL, 0, 0, 0);
+        int crc = close(ro->fd);
+        ro->fd = -1;
+        if (rc || crc)
+            return fail(Z->err, "%s/rank-%06u.vte: cannot write: %s", dir, r, strerror(rc ? -rc : errno));
+    }
+    uint8_t *g = NULL;
+    size_t glen = 0;
+    if (global_payload(Z->t, Z->p, &g, &glen, Z->err))
+        return -1;
+    int rc = write_file(dir, "vtrace.defs", VT_MAGIC_DEFS, Z->nranks, g, glen, VT_BLOCK_GLOBAL, 0, NULL, Z->err);
+    free(g);
+    return rc;
+}
+
+/* One reducer per rank, writing into its rank file when there is an output; the check
+ * and the polynomial stream hooked in when asked for. */
+static int start_reducers(reducer *Z)
+{
+    const vt_rr_hooks hooks = {.event = check_event, .probe = check_probe, .arg = Z};
+    int hooked = Z->o->check || Z->o->polys;
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        Z->ro[r].Z = Z;
+        Z->ro[r].fd = -1;
+    }
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        rank_out *ro = &Z->ro[r];
+        const vt_rr_sink sink = {.record = Z->o->out_dir ? out_record : NULL, .arg = ro};
+        if (vt_rr_init(&ro->rr, r, (unsigned)Z->p->m, (unsigned)Z->p->K, Z->o->broken, &sink,
+                       hooked ? &hooks : NULL))
+            return fail(Z->err, "model limits m=%d, K=%d out of range (m 1-7, K 1-8)", Z->p->m, Z->p->K);
+        vt_sym_set_room(&ro->rr.sym, (unsigned)Z->p->pbytes);
+    }
+    return 0;
+}
+
+static int finish_reducers(reducer *Z)
+{
+    for (uint32_t r = 0; r < Z->nranks; r++) {
+        if (vt_rr_finish(&Z->ro[r].rr))
+            return -1;
+        add_stats(Z->st, &Z->ro[r].rr.stats);
+    }
+    return 0;
+}
+
+int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+              const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
+{
+    memset(st, 0, sizeof *st);
+    if (vt_trace_is_reduced(t))
+        return fail(err, "%s: already a reduced trace", vt_trace_dir(t));
+    reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err};
+    Z.ro = calloc(Z.nranks, sizeof *Z.ro);
+    int rc = -1;
+    if (!Z.ro) {
+        fail(err, "out of memory");
+        goto out;
+    }
+    if (start_reducers(&Z))
+        goto out;
+    if (o->out_dir && open_outputs(&Z))
+        goto out;
+    vt_observer obs = {.arg = &Z, .ext_size = sizeof(vt_poly), .publish = on_publish, .event = on_event};
+    vt_replay_result res;
+    if (vt_replay_observe(t, m, p, sc, o->check ? nsc : 0, &obs, &res, err))
+        goto out;
+    vt_replay_result_free(&res);
+    if (finish_reducers(&Z))
+        goto out;
+    if (o->out_dir) {
+        if (close_outputs(&Z))
+            goto out;
+        /* what the reduced trace takes on disk, as vt_trace_bytes counts the full one */
+        vt_trace *rt;
+        vt_error e2;
+        if (vt_trace_open(o->out_dir, &rt, &e2) == 0) {
+            st->bytes_out = vt_trace_bytes(rt);
+            vt_trace_close(rt);
+        } else {
+            *err = e2;
+            goto out;
+        }
+    }
+    st->bytes_in = vt_trace_bytes(t);
+    rc = 0;
+out:
+    for (uint32_t r = 0; Z.ro && r < Z.nranks; r++) {
+        if (Z.ro[r].fd >= 0)
+            close(Z.ro[r].fd);
+        free(Z.ro[r].buf);
+        vt_rr_free(&Z.ro[r].rr);
+    }
+    free(Z.ro);
+    free(Z.atoms.keys);
+    free(Z.atoms.at);
+    free(Z.atoms.vals);
+    return rc;
+}

@@ -1,0 +1,99 @@
+/* What-if replay (model.md §6) of a full trace: every rank's predicted end and the
+ * predicted run time T' for scenarios that shorten candidate events. Several scenarios
+ * are evaluated in one pass over the trace, which is streamed, not loaded. */
+#ifndef VT_REPLAY_H
+#define VT_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/reader.h"
+#include "model/event.h"
+#include "model/model.h"
+
+enum vt_sel_kind {
+    VT_SEL_EVENT,   /* R:S, one event by its stable id */
+    VT_SEL_RANK,    /* rank:R, every candidate of rank R */
+    VT_SEL_FUNC,    /* fn:NAME, candidate calls of an MPI function */
+    VT_SEL_SITE,    /* site:STRING, candidate bursts ending at a call site */
+    VT_SEL_ALL,     /* all, every candidate */
+};
+enum vt_short_kind { VT_SHORT_ELIM, VT_SHORT_NS, VT_SHORT_PPM };
+
+typedef struct vt_shorten {
+    enum vt_sel_kind sel;
+    int64_t rank;           /* -1: any rank (fn:, site:, all) */
+    uint64_t seq;           /* VT_SEL_EVENT */
+    const char *name;       /* VT_SEL_FUNC, VT_SEL_SITE: points into the scenario's text copy */
+    enum vt_short_kind how;
+    int64_t value;          /* ns (VT_SHORT_NS) or parts per million (VT_SHORT_PPM) */
+    /* Filled by the replay: */
+    uint64_t hits;          /* candidates it shortened */
+    int seen;               /* VT_SEL_EVENT: the event exists */
+    int64_t seen_dur;       /* ... and its duration */
+} vt_shorten;
+
+typedef struct vt_scenario {
+    char *text;
+    char *tokens;           /* the parsed copy of text */
+    vt_shorten *items;
+    size_t nitems;
+} vt_scenario;
+
+/* Parses one scenario line (see vtrace-whatif(1)); returns 0 or -1 with a message. */
+int vt_scenario_parse(const char *text, vt_scenario *out, char *err, size_t errlen);
+void vt_scenario_free(vt_scenario *s);
+
+typedef struct vt_replay_result {
+    size_t nscen;
+    uint32_t nranks;
+    int64_t *ends;          /* nscen x nranks: predicted end of each rank (global ns) */
+    int64_t *total;         /* nscen: T', the largest predicted end */
+    int64_t *measured;      /* nranks: measured end of each rank */
+    int64_t start;          /* earliest enter of any rank (global ns) */
+    uint64_t events;        /* model events (bursts and calls) */
+    uint64_t candidates;
+    uint64_t messages;      /* messages completed (a full trace's) */
+    uint64_t clock_violations; /* of them, received by a call that ended before the send
+                             * started (clock condition; see clockfix.h) */
+} vt_replay_result;
+
+/* Replays the trace for every scenario. Errors (a trace the replay cannot order, an
+ * event a scenario names that is not in the trace or not a candidate) name the file,
+ * record or event. M may be NULL: a full trace's messages are then matched during the
+ * replay, in the same pass (vt_trace_match's rules and errors, the same results), with
+ * memory for the messages in flight only; given M, the replay reads its pairs. */
+int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+              vt_replay_result *res, vt_error *err);
+void vt_replay_result_free(vt_replay_result *res);
+
+/* ------------------------------------------------------------------ observers
+ *
+ * The replay reports every model event (model/event.h) to an observer, in program order
+ * on each rank and in happened-before order across ranks. vtrace reduce and the critical
+ * path are observers: the ordering, matching and numbers stay in one place. */
+
+typedef struct vt_observer {
+    void *arg;
+    /* Bytes of observer data kept with every message between its send and its receive
+     * (0: none). publish() fills them at the send, before the sending call's event. */
+    size_t ext_size;
+    void (*publish)(void *arg, uint32_t rank, uint64_t send_seq, void *ext);
+    /* Every model event; nonzero stops the replay (the observer's message in err). */
+    int (*event)(void *arg, const vt_obs_event *ev, vt_error *err);
+} vt_observer;
+
+/* Progress of the replays this thread runs from now on: fn is called every 65536 records
+ * with the records replayed so far (NULL: none). For a progress display. */
+void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg);
+
+/* vt_replay with an observer (NULL: none). */
+int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                      const vt_observer *obs, vt_replay_result *res, vt_error *err);
+
+/* Calls fn for each candidate event (rank, seq, duration, function name or NULL for a
+ * burst), in rank order; used for --random and --list-candidates. */
+typedef void (*vt_candidate_fn)(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname);
+int vt_replay_candidates(const vt_trace *t, const vt_model_params *p, vt_candidate_fn fn, void *arg, vt_error *err);
+
+#endif

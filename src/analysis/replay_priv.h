@@ -1,0 +1,345 @@
+/* Internals of the what-if replay shared by its files: replay.c (slots, gates, the
+ * records of a full trace, the main loop), replay_stream.c (matching while replaying),
+ * replay_reduced.c (reduced traces). Not an API. */
+#ifndef VT_REPLAY_PRIV_H
+#define VT_REPLAY_PRIV_H
+
+#include "analysis/replay.h"
+#include "util/codec.h"
+#include "format/reader_priv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ slots and maps */
+
+/* A value one rank publishes for another: a ready time (T), the receiving call's exit
+ * (E, synchronous posts) and one difference per scenario. Slots live in one pool (their
+ * differences in a parallel array of nsc values each, so no allocation per message)
+ * and exist only between the record that fills them and the last reader: a rank finds
+ * the slot of a send or receive position through a small per-rank map. */
+typedef struct slot {
+    int64_t T, E;
+    int64_t Tloc;       /* T on the owner's clock */
+    uint64_t seq;       /* model sequence number of the call that filled it */
+    uint32_t uses;      /* readers left before it is freed */
+    uint32_t rank;      /* owner, and which of its maps names it */
+    uint32_t pos;
+    uint32_t post;      /* 1: a receive's posting, 0: a send */
+} slot;
+
+/* u32 position -> u32 slot (open addressing, backward-shift deletion). */
+typedef struct posmap {
+    uint64_t *e;        /* pos + 1 << 32 | slot; 0 empty */
+    size_t cap, n;
+} posmap;
+
+typedef struct gate {
+    uint64_t comm, seq;
+    uint32_t need, arrived, left;
+    uint32_t gen;       /* reuse count of this pool entry (ids name a generation) */
+    int live, complete;
+    int64_t M;
+    int64_t *T, *D;     /* need entries; need x nsc */
+    uint32_t *mrank;    /* need entries: who arrived, with which call */
+    uint64_t *mseq;
+    size_t capneed;
+    int64_t *base;      /* nsc, when complete */
+} gate;
+
+typedef struct u64map {
+    uint64_t *keys, *vals;
+    size_t cap, n;
+} u64map;
+
+#define SLOT_NONE UINT32_MAX
+
+/* Receives posted and not yet completed, by the record that completes them. */
+typedef struct pend {
+    uint64_t done;
+    uint32_t pos;
+} pend;
+
+typedef struct heap {
+    pend *v;
+    size_t n, cap;
+} heap;
+
+/* ------------------------------------------------------------------ replay state */
+
+enum { REQ_SEND = 1, REQ_ICOLL = 2 };
+
+typedef struct rstate {
+    uint32_t rank;
+    vt_cursor *cur;
+    vt_event ev;
+    int have, published, finished, done_ready, started;
+    uint64_t ncalls;          /* call records seen */
+    int64_t genter, gexit;    /* global enter and exit of ev */
+    int64_t prev_exit, first_enter;
+    int64_t *d;
+    const vt_match_crecv *recvs;
+    const vt_match_csend *sends;
+    size_t nrecvs, nsends;    /* entries (streaming: positions up to which entries exist) */
+    /* Entry i is rw[i & rmask] (sw[i & smask]): the vt_matches arrays (mask all ones), or
+     * the streaming matcher's windows (rings). */
+    vt_match_crecv *rw;
+    vt_match_csend *sw;
+    size_t rmask, smask;
+    struct smatch *sm;        /* streaming matching (no vt_matches given) */
+    const vt_rank *rk;
+    uint32_t *exc;            /* receives posted before their index (by a matched probe), by posting */
+    size_t nexc;
+    size_t send_ptr, post_ptr;
+    posmap ss, ps;            /* live slots: per send; per receive (synchronous posts) */
+    posmap probed;            /* receives whose completion was a probe (until completed) */
+    heap pending;             /* posted receives by completing record */
+    uint32_t *done;           /* receives the current record completes */
+    size_t ndone, capdone;
+    u64map reqs;              /* request id -> kind << 56 | position or gate id */
+    enum vt_model_kind *fkind;
+    enum vt_model_kind *skind; /* vt_model_send_kind of each function */
+    uint8_t *sinit;           /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    size_t nfuncs;
+    uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
+    int nbc_joined;           /* the current record initiated a non-blocking collective ... */
+    uint64_t nbc_comm;        /* ... on this communicator */
+    size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
+    u64map tmpl;              /* request ids of persistent send templates */
+    int64_t last_exit;
+    /* Reduced traces: the current record, and the sequence numbers whose difference
+     * another record reads (a send, a synchronous receive's posting), sorted, with
+     * their readers. */
+    vt_rrec rr;
+    uint64_t gap_seq;         /* the first sequence number after the last record */
+    uint64_t *needs;
+    uint32_t *needcnt;
+    size_t nneeds, needptr;
+    /* Scenario items naming events of this rank, sorted by seq. */
+    struct evitem { uint64_t seq; size_t scen; vt_shorten *it; } *evitems;
+    size_t nevitems, evptr;
+} rstate;
+
+typedef struct replay {
+    const vt_trace *t;
+    const vt_matches *m;
+    const vt_match_key *keys;
+    const vt_model_params *p;
+    vt_scenario *sc;
+    size_t nsc;
+    uint32_t nranks;
+    rstate *rs;
+    slot *slots;              /* pool; differences at slotd + i * nsc */
+    int64_t *slotd;
+    uint32_t *freeslots;
+    size_t nslots, capslots, nfree;
+    gate **gates;             /* pool; gate id = (gen & 0xffffff) << 32 | index */
+    size_t ngates, capgates;
+    uint32_t *freegates;
+    size_t nfreegates;
+    uint32_t *gate_of;        /* live gates by (comm, seq): index + 1, 0 empty */
+    size_t capgate_of, ngate_of;
+    struct { size_t scen; vt_shorten *it; } *generic;
+    size_t ngeneric;
+    int64_t *delta;           /* nsc scratch */
+    vt_contrib *cons;
+    size_t ncons, capcons;
+    /* With an observer: who each contributor is (parallel to cons), and scratch. */
+    const vt_observer *obs;
+    vt_obs_con *ocons;
+    size_t capocons;
+    vt_obs_member *members;
+    size_t nmembers, capmembers;
+    uint8_t *slotext;         /* obs->ext_size bytes per slot */
+    int64_t *dbefore;         /* nsc */
+    uint64_t *probed_by;
+    size_t nprobed_by, capprobed_by;
+    uint64_t step_msgs, step_viol;   /* of the record being processed (it may block) */
+    int64_t *tmp;
+    /* What the record being processed read: released once it is applied. */
+    uint32_t *used;
+    size_t nused, capused;
+    uint64_t *used_gates;
+    size_t nused_gates, capused_gates;
+    uint64_t *used_reqs;      /* request entries it completed */
+    size_t nused_reqs, capused_reqs;
+    vt_replay_result *res;
+    vt_error *err;
+    int failed;               /* err is set (a trace error found while matching) */
+    /* Streaming matching: message keys, and per key the entries waiting for their other
+     * end (receives or sends, in order, linked through their rx/sx.next) */
+    int stream;
+    vt_match_key *kt;
+    size_t nkt, capkt;
+    uint32_t *kslot;          /* hash of kt: key id + 1, 0 empty */
+    size_t capkslot;
+    uint32_t kcache[4], klast;  /* recent key ids (KEY_PENDING: none), next to replace */
+    uint32_t *kq_head, *kq_tail;
+    uint8_t *kq_side;         /* 0 none waiting, 1 receives, 2 sends */
+    uint64_t *used_sends;     /* rank << 32 | send position read by the record being processed */
+    size_t nused_sends, capused_sends;
+    /* Reduced traces */
+    int reduced;
+    u64map pub;               /* rank << 40 | seq -> slot: published differences */
+    u64map syncinfo;          /* sender << 40 | send seq -> index in sinfo */
+    struct sinfo { uint32_t dst; uint64_t post_seq; int64_t P, E; } *sinfo;   /* global P, E */
+    size_t nsinfo, capsinfo;
+} replay;
+
+
+/* ------------------------------------------------------------------ streaming matching
+ *
+ * Without a vt_matches, the replay matches messages itself, in its one pass over the
+ * records (match.c's rules, the same result): each rank's records go through match()
+ * when they are decoded, which adds that rank's sends (in call order) and receives (in
+ * record order) to two rings, its windows, with the same fields as the compact arrays
+ * of vt_trace_match. A send is paired when it is released (once it is known not to be
+ * cancelled: at its completion for one with a request), a receive when it is released
+ * (once it and every receive posted before it on its rank have a source and tag: at
+ * the record for a blocking one, at its completion for a nonblocking or persistent one,
+ * at the MPI_Mprobe for a matched one); per key, the k-th released send meets the k-th
+ * released receive (the FIFOs of R->kq_*, holding only unpaired entries).
+ *
+ * What the replay reads of an entry is there when it reads it: when it posts a receive
+ * it needs the receive's completing record (the order of the pending heap, the exit E
+ * of a synchronous posting) and when it makes a send whether it was cancelled; a rank's
+ * matcher then reads ahead on that rank (more()), keeping the records it read in a
+ * buffer that the replay consumes before decoding further. A probe looks for its
+ * message among the receives posted from it on (reading ahead until one fits). Entries
+ * leave their windows once the replay is done with them (a receive at its completion, a
+ * send once received and, when synchronous, completed), so memory follows the messages
+ * in flight and the reading ahead, not the trace length. Unmatched entries are what is
+ * left in the FIFOs: the errors are vt_trace_match's. */
+
+enum { K_OTHER, K_RECV, K_IRECV, K_RECV_INIT, K_SEND_INIT, K_START, K_MPROBE, K_MRECV, K_IMRECV, K_FREE };
+enum { A_RECV = 1, A_SEND = 2, A_IMRECV = 3 };
+
+#define KEY_PENDING UINT32_MAX      /* source and tag not resolved yet */
+#define KEY_SKIP (UINT32_MAX - 1)   /* cancelled, MPI_PROC_NULL: no message */
+#define KEY_MAX (UINT32_MAX - 2)
+#define POS_MAX (VT_MPOS_NONE - 1u)
+#define RQ_PH (UINT64_C(1) << 63)   /* posting queue: an MPI_Mprobe's receive, not read yet */
+#define RQ_DROP UINT64_MAX          /* ... that never came */
+
+#define XF_DONE 1u    /* receive: its completing record is known */
+#define XF_RET 2u     /* the replay is done with it */
+#define XF_RES 4u     /* send: whether it was cancelled is known */
+#define XF_REL 8u     /* receive: released (in its key's FIFO, or paired) */
+
+typedef struct rx {
+    uint64_t comm;    /* communicator id of a pending nonblocking receive */
+    uint32_t next;    /* key FIFO */
+    uint32_t flags;
+} rx;
+
+typedef struct sx {
+    uint32_t next;
+    uint16_t flags;
+    uint16_t refs;    /* readers left: the receiver, and the sender's completion when synchronous */
+} sx;
+
+typedef struct brec {
+    vt_event ev;
+    uint64_t *st;
+    vt_completion *dn;
+    size_t capst, capdn;
+} brec;
+
+typedef struct sprobe {
+    uint64_t index, comm_id, bytes, rq;
+    int64_t peer, tag;
+} sprobe;
+
+typedef struct stmpl {
+    int recv;
+    int64_t fn;
+    uint64_t comm_id;
+    int64_t peer, tag;
+    uint64_t bytes;
+} stmpl;
+
+typedef struct smatch {
+    uint8_t *kinds, *inits;
+    u64map active;            /* request -> position << 2 | A_* */
+    u64map templates;         /* request -> index in tmpls */
+    stmpl *tmpls;
+    size_t ntmpls, captmpls;
+    u64map probes;            /* message id -> index in pr */
+    sprobe *pr;
+    size_t npr, cappr;
+    uint32_t *prfree;
+    size_t nprfree, capprfree;
+    rx *rxw;                  /* parallel to the receive window */
+    size_t rcap;
+    uint64_t rlo, rhi;
+    sx *sxw;
+    size_t scap;
+    uint64_t slo, shi, srel;  /* srel: first send not released */
+    uint64_t *rq, *rqpost;    /* receives in posting order, and their posting index */
+    size_t qcap;
+    uint64_t qlo, qrel, qhi;
+    brec *buf;                /* records read ahead */
+    size_t bcap;
+    uint64_t blo, bhi;
+    uint64_t *cst;            /* the current record's lists when it is not the cursor's */
+    vt_completion *cdn;
+    size_t capcst, capcdn;
+    int eof, cur_owned;
+    struct orph { uint64_t pos, req, comm; } *orph;
+    size_t norph, caporph;
+} smatch;
+
+#define RV(s, i) (&(s)->rw[(size_t)(i) & (s)->rmask])
+#define SE(s, i) (&(s)->sw[(size_t)(i) & (s)->smask])
+#define RX(s, i) (&(s)->sm->rxw[(size_t)(i) & (s)->rmask])
+#define SX(s, i) (&(s)->sm->sxw[(size_t)(i) & (s)->smask])
+
+enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
+
+#define PUB_KEY(rank, seq) ((uint64_t)(rank) << 40 | (seq))
+
+/* Shared functions (defined in replay.c, replay_stream.c, replay_reduced.c). */
+int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
+                       vt_obs_con **oc);
+int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);
+int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base, int64_t M,
+                       const char *func, int64_t cs, enum vt_model_kind kind);
+void vt__rp_fix_members(replay *R);
+const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn);
+gate *vt__rp_gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, size_t *gi);
+size_t vt__rp_gate_home(uint64_t comm, uint64_t seq, size_t cap);
+uint64_t vt__rp_gate_id(const replay *R, size_t i);
+void vt__rp_gate_join(replay *R, gate *g, int64_t T, const int64_t *D, uint32_t rank, uint64_t seq);
+void vt__rp_gate_leave(replay *R, uint64_t id);
+int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local);
+void vt__rp_map_del(u64map *m, uint64_t k);
+void vt__rp_map_free(u64map *m);
+int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v);
+int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v);
+int vt__rp_note_gate(replay *R, uint64_t id);
+int vt__rp_note_used(replay *R, uint32_t sl);
+void vt__rp_pm_del(posmap *m, uint32_t pos);
+uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos);
+size_t vt__rp_probe_target(replay *R, rstate *s);
+int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x);
+void vt__rp_set_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int64_t *vt__rp_slot_d(const replay *R, uint32_t i);
+uint64_t vt__rp_block_of(const vt_trace *t, uint32_t rank, uint64_t index);
+uint8_t vt__rp_classify(const vt_function *f, uint8_t *is_init);
+int vt__rp_drop_post(replay *R, rstate *s, size_t i);
+int vt__rp_ensure_recv(replay *R, rstate *s, size_t i);
+int vt__rp_ensure_send(replay *R, rstate *s, size_t i);
+int vt__rp_more(replay *R, rstate *s);
+int vt__rp_next_record(replay *R, rstate *s);
+int vt__rp_note_send(replay *R, uint32_t rank, uint32_t pos);
+size_t vt__rp_probe_target_stream(replay *R, rstate *s);
+int vt__rp_settle(replay *R, rstate *s);
+int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void vt__rp_sm_free(rstate *s);
+void vt__rp_sm_trim(rstate *s);
+int vt__rp_reduced_candidates(const vt_trace *t, vt_candidate_fn fn, void *arg, vt_error *err);
+int vt__rp_reduced_prepass(replay *R);
+int vt__rp_rstep(replay *R, rstate *s);
+
+#endif

@@ -1,0 +1,878 @@
+/* Matching messages while replaying a full trace (see the comment in replay_priv.h). */
+#include "vt_config.h"
+#include "analysis/replay_priv.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap. */
+static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_t hi)
+{
+    size_t nc = cap ? 2 * cap : 64;
+    char *n = malloc(nc * size);
+    if (!n)
+        return NULL;
+    for (uint64_t i = lo; i < hi; i++)
+        memcpy(n + (size_t)(i & (nc - 1)) * size, (char *)ring + (size_t)(i & (cap - 1)) * size, size);
+    return n;
+}
+
+static int name_is(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0)
+        return 0;
+    return name[n] == 0 || strcmp(name + n, "_c") == 0;
+}
+
+/* match.c's vt__rp_classify(), plus MPI_Request_free (a send it frees is never cancelled). */
+uint8_t vt__rp_classify(const vt_function *f, uint8_t *is_init)
+{
+    *is_init = strstr(f->name, "_init") != NULL;
+    if (name_is(f->name, "MPI_Recv") || name_is(f->name, "MPI_Sendrecv") || name_is(f->name, "MPI_Sendrecv_replace"))
+        return (f->fields & VT_F_RPEER) ? K_RECV : K_OTHER;
+    if (name_is(f->name, "MPI_Irecv") || name_is(f->name, "MPI_Isendrecv") || name_is(f->name, "MPI_Isendrecv_replace"))
+        return (f->fields & VT_F_REQUEST) ? K_IRECV : K_OTHER;
+    if (name_is(f->name, "MPI_Recv_init") || name_is(f->name, "MPI_Precv_init"))
+        return (f->fields & VT_F_REQUEST) ? K_RECV_INIT : K_OTHER;
+    if (*is_init && (f->fields & VT_F_PEER) && (f->fields & VT_F_REQUEST))
+        return K_SEND_INIT;
+    if (name_is(f->name, "MPI_Start") || name_is(f->name, "MPI_Startall"))
+        return (f->fields & VT_F_STARTED) ? K_START : K_OTHER;
+    if (name_is(f->name, "MPI_Mprobe") || name_is(f->name, "MPI_Improbe"))
+        return (f->fields & VT_F_MSG) ? K_MPROBE : K_OTHER;
+    if (name_is(f->name, "MPI_Mrecv"))
+        return (f->fields & VT_F_MSG) ? K_MRECV : K_OTHER;
+    if (name_is(f->name, "MPI_Imrecv"))
+        return (f->fields & VT_F_MSG) ? K_IMRECV : K_OTHER;
+    if (!strcmp(f->name, "MPI_Request_free"))
+        return (f->fields & VT_F_REQUEST) ? K_FREE : K_OTHER;
+    return K_OTHER;
+}
+
+static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    uint64_t h = comm * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)src << 32 | dst);
+    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4fULL;
+    h ^= h >> 31;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static int key_same(const vt_match_key *k, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    return k->comm_id == comm && k->src == src && k->dst == dst && k->tag == tag;
+}
+
+/* The key id of (comm, src, dst, tag), added when new; KEY_PENDING without memory. */
+static uint32_t key_intern(replay *R, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    /* a few recent keys first (a halo alternates between a handful) */
+    for (int c = 0; c < 4; c++)
+        if (R->kcache[c] != KEY_PENDING && key_same(&R->kt[R->kcache[c]], comm, src, dst, tag))
+            return R->kcache[c];
+    if ((R->nkt + 1) * 2 > R->capkslot) {
+        size_t cap = R->capkslot ? R->capkslot * 2 : 256;
+        uint32_t *sl = calloc(cap, sizeof *sl);
+        if (!sl)
+            return KEY_PENDING;
+        for (size_t i = 0; i < R->nkt; i++) {
+            const vt_match_key *k = &R->kt[i];
+            size_t j = key_hash(k->comm_id, k->src, k->dst, k->tag) & (cap - 1);
+            while (sl[j])
+                j = (j + 1) & (cap - 1);
+            sl[j] = (uint32_t)i + 1;
+        }
+        free(R->kslot);
+        R->kslot = sl;
+        R->capkslot = cap;
+    }
+    size_t j = key_hash(comm, src, dst, tag) & (R->capkslot - 1);
+    while (R->kslot[j]) {
+        uint32_t id = R->kslot[j] - 1;
+        if (key_same(&R->kt[id], comm, src, dst, tag))
+            return R->kcache[R->klast++ & 3] = id;
+        j = (j + 1) & (R->capkslot - 1);
+    }
+    if (R->nkt >= KEY_MAX)
+        return KEY_PENDING;
+    if (R->nkt == R->capkt) {
+        size_t cap = R->capkt ? R->capkt * 2 : 64;
+        vt_match_key *k = realloc(R->kt, cap * sizeof *k);
+        if (!k)
+            return KEY_PENDING;
+        R->kt = k;
+        uint32_t *h = realloc(R->kq_head, cap * sizeof *h);
+        if (h)
+            R->kq_head = h;
+        uint32_t *t = h ? realloc(R->kq_tail, cap * sizeof *t) : NULL;
+        if (t)
+            R->kq_tail = t;
+        uint8_t *sd = t ? realloc(R->kq_side, cap) : NULL;
+        if (!sd)
+            return KEY_PENDING;
+        R->kq_side = sd;
+        R->capkt = cap;
+    }
+    R->kt[R->nkt] = (vt_match_key){comm, tag, src, dst};
+    R->kq_side[R->nkt] = 0;
+    R->kslot[j] = (uint32_t)R->nkt + 1;
+    R->keys = R->kt;
+    return R->kcache[R->klast++ & 3] = (uint32_t)R->nkt++;
+}
+
+int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
+{
+    int n = snprintf(R->err->msg, sizeof R->err->msg, "%s: offset %" PRIu64 ": ", path ? path : "?", off);
+    if (n >= 0 && (size_t)n < sizeof R->err->msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(R->err->msg + n, sizeof R->err->msg - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    R->failed = 1;
+    return -1;
+}
+
+static int sm_nomem(replay *R, rstate *s, const vt_event *ev)
+{
+    return vt__rp_sm_err(R, vt_trace_rank(R->t, s->rank)->path, ev->block_offset,
+                  "expected memory to match record %" PRIu64 ", found none", ev->index);
+}
+
+static int sm_toomany(replay *R, rstate *s, const vt_event *ev, const char *what)
+{
+    return vt__rp_sm_err(R, vt_trace_rank(R->t, s->rank)->path, ev->block_offset,
+                  "expected at most %u %s on rank %u (or %u message keys), found more at record %" PRIu64,
+                  (unsigned)POS_MAX, what, s->rank, (unsigned)KEY_MAX, ev->index);
+}
+
+/* File offset of the block holding record INDEX of RANK (for messages), 0 unknown. */
+uint64_t vt__rp_block_of(const vt_trace *t, uint32_t rank, uint64_t index)
+{
+    vt_cursor *c;
+    vt_error e;
+    vt_event ev;
+    uint64_t off = 0;
+    if (vt_cursor_open(t, rank, &c, &e))
+        return 0;
+    while (vt_cursor_next(c, &ev, &e) == 1) {
+        if (ev.index == index) {
+            off = ev.block_offset;
+            break;
+        }
+    }
+    vt_cursor_close(c);
+    return off;
+}
+
+static uint64_t comm_id_of(const vt_rank *rk, int64_t comm)
+{
+    return comm >= 0 && (uint64_t)comm < rk->ncomms ? rk->comms[comm].id : 0;
+}
+
+/* Pairs a released send or receive with the head of its key's FIFO of the other side,
+ * or queues it there. */
+static void pair_recv(replay *R, rstate *s, uint32_t pos)
+{
+    uint32_t k = RV(s, pos)->key;
+    if (R->kq_side[k] == 2) {
+        rstate *o = &R->rs[R->kt[k].src];
+        uint32_t h = R->kq_head[k];
+        SE(o, h)->recv_pos = pos;
+        RV(s, pos)->send_pos = h;
+        R->kq_head[k] = SX(o, h)->next;
+        if (R->kq_head[k] == VT_MPOS_NONE)
+            R->kq_side[k] = 0;
+        return;
+    }
+    RX(s, pos)->next = VT_MPOS_NONE;
+    if (R->kq_side[k] == 0) {
+        R->kq_head[k] = R->kq_tail[k] = pos;
+        R->kq_side[k] = 1;
+    } else {
+        RX(s, R->kq_tail[k])->next = pos;
+        R->kq_tail[k] = pos;
+    }
+}
+
+static void pair_send(replay *R, rstate *s, uint32_t pos)
+{
+    uint32_t k = SE(s, pos)->key;
+    if (R->kq_side[k] == 1) {
+        rstate *o = &R->rs[R->kt[k].dst];
+        uint32_t h = R->kq_head[k];
+        RV(o, h)->send_pos = pos;
+        SE(s, pos)->recv_pos = h;
+        R->kq_head[k] = RX(o, h)->next;
+        if (R->kq_head[k] == VT_MPOS_NONE)
+            R->kq_side[k] = 0;
+        return;
+    }
+    SX(s, pos)->next = VT_MPOS_NONE;
+    if (R->kq_side[k] == 0) {
+        R->kq_head[k] = R->kq_tail[k] = pos;
+        R->kq_side[k] = 2;
+    } else {
+        SX(s, R->kq_tail[k])->next = pos;
+        R->kq_tail[k] = pos;
+    }
+}
+
+/* Releases what can be: receives in posting order while resolved, sends in call order
+ * while known not cancelled. */
+static void sm_release(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->qrel == m->qhi && m->srel == m->shi)
+        return;
+    while (m->qrel < m->qhi) {
+        uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
+        if (e == RQ_DROP) {
+            m->qrel++;
+            continue;
+        }
+        if ((e & RQ_PH) || RV(s, e)->key == KEY_PENDING)
+            break;
+        m->qrel++;
+        RX(s, e)->flags |= XF_REL;
+        if (RV(s, e)->key == KEY_SKIP)
+            RX(s, e)->flags |= XF_RET;
+        else
+            pair_recv(R, s, (uint32_t)e);
+    }
+    while (m->srel < m->shi && (SX(s, m->srel)->flags & XF_RES)) {
+        if (SE(s, m->srel)->key == KEY_SKIP)
+            SX(s, m->srel)->flags |= XF_RET;
+        else
+            pair_send(R, s, (uint32_t)m->srel);
+        m->srel++;
+    }
+}
+
+static int rq_push(rstate *s, uint64_t v, uint64_t post)
+{
+    smatch *m = s->sm;
+    if (m->qhi - m->qlo == m->qcap) {
+        uint64_t *a = ring_grow(m->rq, m->qcap, sizeof *a, m->qlo, m->qhi);
+        uint64_t *b = a ? ring_grow(m->rqpost, m->qcap, sizeof *b, m->qlo, m->qhi) : NULL;
+        if (!b) {
+            free(a);
+            return -1;
+        }
+        free(m->rq);
+        free(m->rqpost);
+        m->rq = a;
+        m->rqpost = b;
+        m->qcap = m->qcap ? 2 * m->qcap : 64;
+    }
+    m->rq[m->qhi & (m->qcap - 1)] = v;
+    m->rqpost[m->qhi & (m->qcap - 1)] = post;
+    m->qhi++;
+    return 0;
+}
+
+static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, int64_t peer, int64_t tag,
+                       uint64_t bytes, uint32_t sub, int64_t fn, int resolved)
+{
+    smatch *m = s->sm;
+    if (m->shi >= POS_MAX)
+        return sm_toomany(R, s, ev, "sends");
+    if (m->shi - m->slo == m->scap) {
+        vt_match_csend *a = ring_grow(s->sw, m->scap, sizeof *a, m->slo, m->shi);
+        sx *b = a ? ring_grow(m->sxw, m->scap, sizeof *b, m->slo, m->shi) : NULL;
+        if (!b) {
+            free(a);
+            return sm_nomem(R, s, ev);
+        }
+        free(s->sw);
+        free(m->sxw);
+        s->sw = a;
+        m->sxw = b;
+        m->scap = m->scap ? 2 * m->scap : 64;
+        s->smask = m->scap - 1;
+    }
+    uint32_t key = key_intern(R, comm, s->rank, (uint32_t)peer, tag);
+    if (key == KEY_PENDING)
+        return R->nkt >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
+    enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
+    *SE(s, m->shi) = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
+    *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p))};
+    s->nsends = ++m->shi;
+    return 0;
+}
+
+/* Adds a receive named by EV, posted at POST; its position in *pos. */
+static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, uint64_t *pos)
+{
+    smatch *m = s->sm;
+    if (m->rhi >= POS_MAX)
+        return sm_toomany(R, s, ev, "receives");
+    if (m->rhi - m->rlo == m->rcap) {
+        vt_match_crecv *a = ring_grow(s->rw, m->rcap, sizeof *a, m->rlo, m->rhi);
+        rx *b = a ? ring_grow(m->rxw, m->rcap, sizeof *b, m->rlo, m->rhi) : NULL;
+        if (!b) {
+            free(a);
+            return sm_nomem(R, s, ev);
+        }
+        free(s->rw);
+        free(m->rxw);
+        s->rw = a;
+        m->rxw = b;
+        m->rcap = m->rcap ? 2 * m->rcap : 64;
+        s->rmask = m->rcap - 1;
+    }
+    *pos = m->rhi;
+    *RV(s, m->rhi) = (vt_match_crecv){ev->index, post, ev->index, ev->exit, KEY_PENDING, VT_MPOS_NONE};
+    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0};
+    s->nrecvs = ++m->rhi;
+    return 0;
+}
+
+static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, uint64_t comm, int64_t src, int64_t tag)
+{
+    if (src < 0) { /* MPI_PROC_NULL or unknown (cancelled) */
+        RV(s, pos)->key = KEY_SKIP;
+        return 0;
+    }
+    uint32_t key = key_intern(R, comm, (uint32_t)src, s->rank, tag);
+    if (key == KEY_PENDING)
+        return R->nkt >= KEY_MAX ? sm_toomany(R, s, ev, "receives") : sm_nomem(R, s, ev);
+    RV(s, pos)->key = key;
+    return 0;
+}
+
+static int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uint64_t pos, unsigned kind, uint64_t comm)
+{
+    smatch *m = s->sm;
+    if (req == 0)
+        return 0;
+    uint64_t old;
+    if (vt__rp_map_get(&m->active, req, &old)) {
+        uint64_t op = old >> 2;
+        switch ((unsigned)(old & 3)) {
+        case A_RECV:
+            if (RV(s, op)->key == KEY_PENDING) { /* it can never be resolved now */
+                if (m->norph == m->caporph) {
+                    size_t nc = m->caporph ? 2 * m->caporph : 8;
+                    struct orph *o = realloc(m->orph, nc * sizeof *o);
+                    if (!o)
+                        return sm_nomem(R, s, ev);
+                    m->orph = o;
+                    m->caporph = nc;
+                }
+                m->orph[m->norph++] = (struct orph){op, req, RX(s, op)->comm};
+            }
+            break;
+        case A_SEND:
+            SX(s, op)->flags |= XF_RES; /* never completed: not cancelled */
+            break;
+        default:
+            RX(s, op)->flags |= XF_DONE; /* never completed: done at its record */
+            break;
+        }
+    }
+    if (kind != A_SEND)
+        RX(s, pos)->comm = comm;
+    return vt__rp_map_put(&m->active, req, pos << 2 | kind) ? sm_nomem(R, s, ev) : 0;
+}
+
+/* match.c's on_event() on the windows. */
+static int match(replay *R, rstate *s, const vt_event *ev)
+{
+    smatch *m = s->sm;
+    if (ev->fn < 0 || (size_t)ev->fn >= s->nfuncs)
+        return 0;
+    const vt_rank *rk = s->rk;
+    uint8_t k = m->kinds[ev->fn];
+    uint64_t comm_id = comm_id_of(rk, ev->comm);
+    int64_t tag = (ev->fields & VT_F_TAG) ? ev->tag : -1;
+    uint64_t pos;
+
+    if ((ev->fields & VT_F_PEER) && ev->peer >= 0 && !m->inits[ev->fn]) {
+        int tracked = k != K_IRECV && ev->request;
+        if (sm_add_send(R, s, ev, comm_id, ev->peer, tag, ev->bytes, 0, ev->fn, !tracked))
+            return -1;
+        if (tracked && sm_active(R, s, ev, ev->request, m->shi - 1, A_SEND, 0))
+            return -1;
+    }
+
+    switch (k) {
+    case K_RECV:
+        if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+            return R->failed ? -1 : sm_nomem(R, s, ev);
+        RX(s, pos)->flags |= XF_DONE;
+        if (sm_resolve(R, s, ev, pos, comm_id, ev->rpeer, (ev->fields & VT_F_RTAG) ? ev->rtag : -1))
+            return -1;
+        break;
+    case K_IRECV:
+        if (ev->request) {
+            if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+                return R->failed ? -1 : sm_nomem(R, s, ev);
+            if (sm_active(R, s, ev, ev->request, pos, A_RECV, comm_id))
+                return -1;
+        }
+        break;
+    case K_RECV_INIT:
+    case K_SEND_INIT:
+        if (ev->request) {
+            if (m->ntmpls == m->captmpls) {
+                size_t nc = m->captmpls ? 2 * m->captmpls : 16;
+                stmpl *t = realloc(m->tmpls, nc * sizeof *t);
+                if (!t)
+                    return sm_nomem(R, s, ev);
+                m->tmpls = t;
+                m->captmpls = nc;
+            }
+            m->tmpls[m->ntmpls++] = (stmpl){k == K_RECV_INIT, ev->fn, comm_id, ev->peer, tag, ev->bytes};
+            if (vt__rp_map_put(&m->templates, ev->request, m->ntmpls - 1))
+                return sm_nomem(R, s, ev);
+        }
+        break;
+    case K_START: {
+        uint32_t nsend = 0;
+        for (size_t i = 0; i < ev->nstarted; i++) {
+            uint64_t req = ev->started[i], ti;
+            if (!vt__rp_map_get(&m->templates, req, &ti))
+                continue; /* persistent collective, or a request we know nothing of */
+            const stmpl *tp = &m->tmpls[ti];
+            if (tp->recv) {
+                if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+                    return R->failed ? -1 : sm_nomem(R, s, ev);
+                if (sm_active(R, s, ev, req, pos, A_RECV, tp->comm_id))
+                    return -1;
+            } else if (tp->peer >= 0) {
+                if (sm_add_send(R, s, ev, tp->comm_id, tp->peer, tp->tag, tp->bytes, nsend++, tp->fn, 0) ||
+                    sm_active(R, s, ev, req, m->shi - 1, A_SEND, 0))
+                    return -1;
+            }
+        }
+        break;
+    }
+    case K_MPROBE:
+        if (ev->msg) {
+            uint32_t pi;
+            if (m->nprfree) {
+                pi = m->prfree[--m->nprfree];
+            } else {
+                if (m->npr == m->cappr) {
+                    size_t nc = m->cappr ? 2 * m->cappr : 8;
+                    sprobe *p = realloc(m->pr, nc * sizeof *p);
+                    uint32_t *f = p ? realloc(m->prfree, nc * sizeof *f) : NULL;
+                    if (p)
+                        m->pr = p;
+                    if (!f)
+                        return sm_nomem(R, s, ev);
+                    m->prfree = f;
+                    m->cappr = nc;
+                }
+                pi = (uint32_t)m->npr++;
+            }
+            m->pr[pi] = (sprobe){ev->index, comm_id, ev->rbytes, m->qhi,
+                                 (ev->fields & VT_F_RPEER) ? ev->rpeer : VT_PEER_UNKNOWN,
+                                 (ev->fields & VT_F_RTAG) ? ev->rtag : -1};
+            /* its receive is posted here (the MPI_Mrecv fills the place) */
+            if (rq_push(s, RQ_PH | pi, ev->index))
+                return sm_nomem(R, s, ev);
+            uint64_t was;
+            if (vt__rp_map_get(&m->probes, ev->msg, &was)) { /* the id again: the earlier one is not received */
+                m->rq[m->pr[was].rq & (m->qcap - 1)] = RQ_DROP;
+                m->prfree[m->nprfree++] = (uint32_t)was;
+            }
+            if (vt__rp_map_put(&m->probes, ev->msg, pi))
+                return sm_nomem(R, s, ev);
+        }
+        break;
+    case K_MRECV:
+    case K_IMRECV: {
+        if (!ev->msg)
+            break; /* MPI_MESSAGE_NO_PROC */
+        uint64_t pi;
+        if (!vt__rp_map_get(&m->probes, ev->msg, &pi))
+            return vt__rp_sm_err(R, rk->path, ev->block_offset,
+                          "expected an MPI_Mprobe or MPI_Improbe of message id %" PRIu64
+                          " before record %" PRIu64 " (rank %u), found none",
+                          ev->msg, ev->index, s->rank);
+        const sprobe p = m->pr[pi];
+        vt__rp_map_del(&m->probes, ev->msg);
+        m->prfree[m->nprfree++] = (uint32_t)pi;
+        int64_t src = p.peer, rtag = p.tag;
+        if (src == VT_PEER_UNKNOWN && (ev->fields & VT_F_RPEER)) {
+            src = ev->rpeer;
+            rtag = (ev->fields & VT_F_RTAG) ? ev->rtag : rtag;
+        }
+        uint64_t comm = p.comm_id ? p.comm_id : comm_id;
+        if (sm_add_recv(R, s, ev, p.index, &pos))
+            return -1;
+        m->rq[p.rq & (m->qcap - 1)] = pos;
+        if (sm_resolve(R, s, ev, pos, comm, src, rtag))
+            return -1;
+        if (k == K_IMRECV && RV(s, pos)->key != KEY_SKIP && ev->request) {
+            if (sm_active(R, s, ev, ev->request, pos, A_IMRECV, 0))
+                return -1;
+        } else {
+            RX(s, pos)->flags |= XF_DONE;
+        }
+        break;
+    }
+    case K_FREE: {
+        uint64_t v;
+        if (ev->request && vt__rp_map_get(&m->active, ev->request, &v) && (v & 3) == A_SEND) {
+            SX(s, v >> 2)->flags |= XF_RES; /* freed: it is never cancelled */
+            vt__rp_map_del(&m->active, ev->request);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+
+    for (size_t i = 0; i < ev->ndone; i++) {
+        const vt_completion *d = &ev->done[i];
+        uint64_t v;
+        if (!vt__rp_map_get(&m->active, d->request, &v))
+            continue;
+        vt__rp_map_del(&m->active, d->request);
+        uint64_t p = v >> 2;
+        unsigned kind = (unsigned)(v & 3);
+        if (kind == A_SEND) {
+            if (d->flags & VT_COMPL_CANCELLED)
+                SE(s, p)->key = KEY_SKIP;
+            SX(s, p)->flags |= XF_RES;
+        } else {
+            vt_match_crecv *e = RV(s, p);
+            e->done_index = ev->index;
+            e->done_exit = ev->exit;
+            RX(s, p)->flags |= XF_DONE;
+            if (d->flags & VT_COMPL_CANCELLED)
+                e->key = KEY_SKIP;
+            else if (kind == A_RECV && sm_resolve(R, s, ev, p, RX(s, p)->comm, d->peer, d->tag))
+                return -1;
+        }
+    }
+    sm_release(R, s);
+    return 0;
+}
+
+/* The end of a rank's records: receives never resolved are an error; the rest is final. */
+static int sm_finish(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->eof)
+        return 0;
+    m->eof = 1;
+    for (uint64_t i = m->rlo; i < m->rhi; i++) {
+        if (RV(s, i)->key != KEY_PENDING) {
+            RX(s, i)->flags |= XF_DONE;
+            continue;
+        }
+        uint64_t req = 0, comm = RX(s, i)->comm;
+        for (size_t j = 0; j < m->active.cap; j++)
+            if (m->active.keys[j] && m->active.vals[j] == (i << 2 | A_RECV))
+                req = m->active.keys[j] - 1;
+        for (size_t j = 0; j < m->norph; j++)
+            if (m->orph[j].pos == i) {
+                req = m->orph[j].req;
+                comm = m->orph[j].comm;
+            }
+        const vt_rank *rk = vt_trace_rank(R->t, s->rank);
+        return vt__rp_sm_err(R, rk->path, vt__rp_block_of(R->t, s->rank, RV(s, i)->index),
+                      "expected a completion of request %" PRIu64 " of receive record %" PRIu64
+                      " (rank %u, communicator 0x%" PRIx64 "), found none in the rank's records",
+                      req, RV(s, i)->index, s->rank, comm);
+    }
+    for (uint64_t q = m->qrel; q < m->qhi; q++)
+        if (m->rq[q & (m->qcap - 1)] & RQ_PH)
+            m->rq[q & (m->qcap - 1)] = RQ_DROP; /* an MPI_Mprobe's message nobody received */
+    for (uint64_t i = m->srel; i < m->shi; i++)
+        SX(s, i)->flags |= XF_RES;
+    sm_release(R, s);
+    return 0;
+}
+
+/* Keeps the current record's lists when the cursor is about to move on. */
+static int own_current(rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->cur_owned)
+        return 0;
+    if (s->ev.nstarted > m->capcst) {
+        uint64_t *p = realloc(m->cst, s->ev.nstarted * sizeof *p);
+        if (!p)
+            return -1;
+        m->cst = p;
+        m->capcst = s->ev.nstarted;
+    }
+    if (s->ev.ndone > m->capcdn) {
+        vt_completion *p = realloc(m->cdn, s->ev.ndone * sizeof *p);
+        if (!p)
+            return -1;
+        m->cdn = p;
+        m->capcdn = s->ev.ndone;
+    }
+    if (s->ev.nstarted)
+        memcpy(m->cst, s->ev.started, s->ev.nstarted * sizeof *m->cst);
+    if (s->ev.ndone)
+        memcpy(m->cdn, s->ev.done, s->ev.ndone * sizeof *m->cdn);
+    s->ev.started = m->cst;
+    s->ev.done = m->cdn;
+    m->cur_owned = 1;
+    return 0;
+}
+
+/* Reads one record ahead on rank s (matching it, keeping it for the replay): 1, 0 at
+ * the end of the rank's records, -1 on error (R->failed). */
+int vt__rp_more(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->eof)
+        return 0;
+    if (own_current(s))
+        return sm_nomem(R, s, &s->ev);
+    vt_event ev;
+    int rc = vt_cursor_next(s->cur, &ev, R->err);
+    if (rc < 0) {
+        R->failed = 1;
+        return -1;
+    }
+    if (rc == 0)
+        return sm_finish(R, s) ? -1 : 0;
+    if (match(R, s, &ev))
+        return -1;
+    if (ev.fn < 0)
+        return 1; /* special records are no model events: the replay skips them */
+    if (m->bhi - m->blo == m->bcap) {
+        size_t nc = m->bcap ? 2 * m->bcap : 16;
+        brec *n = calloc(nc, sizeof *n);
+        if (!n)
+            return sm_nomem(R, s, &ev);
+        for (uint64_t i = m->blo; i < m->bhi; i++)
+            n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
+        for (uint64_t i = m->bhi; i < m->blo + m->bcap; i++) /* unused entries keep their lists */
+            n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
+        free(m->buf);
+        m->buf = n;
+        m->bcap = nc;
+    }
+    brec *b = &m->buf[m->bhi & (m->bcap - 1)];
+    if (ev.nstarted > b->capst) {
+        uint64_t *p = realloc(b->st, ev.nstarted * sizeof *p);
+        if (!p)
+            return sm_nomem(R, s, &ev);
+        b->st = p;
+        b->capst = ev.nstarted;
+    }
+    if (ev.ndone > b->capdn) {
+        vt_completion *p = realloc(b->dn, ev.ndone * sizeof *p);
+        if (!p)
+            return sm_nomem(R, s, &ev);
+        b->dn = p;
+        b->capdn = ev.ndone;
+    }
+    if (ev.nstarted)
+        memcpy(b->st, ev.started, ev.nstarted * sizeof *b->st);
+    if (ev.ndone)
+        memcpy(b->dn, ev.done, ev.ndone * sizeof *b->dn);
+    b->ev = ev;
+    b->ev.started = b->st;
+    b->ev.done = b->dn;
+    m->bhi++;
+    return 1;
+}
+
+/* The replay's next record of rank s: the records read ahead first. */
+int vt__rp_next_record(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->blo < m->bhi) {
+        brec *b = &m->buf[m->blo & (m->bcap - 1)];
+        s->ev = b->ev;
+        /* the lists become the current record's; the entry gets the previous ones */
+        uint64_t *st = m->cst;
+        size_t capst = m->capcst;
+        vt_completion *dn = m->cdn;
+        size_t capdn = m->capcdn;
+        m->cst = b->st;
+        m->capcst = b->capst;
+        m->cdn = b->dn;
+        m->capcdn = b->capdn;
+        b->st = st;
+        b->capst = capst;
+        b->dn = dn;
+        b->capdn = capdn;
+        m->blo++;
+        m->cur_owned = 1;
+        return 1;
+    }
+    if (m->eof)
+        return 0;
+    int rc = vt_cursor_next(s->cur, &s->ev, R->err);
+    if (rc < 0) {
+        R->failed = 1;
+        return -1;
+    }
+    if (rc == 0)
+        return sm_finish(R, s) ? -1 : 0;
+    m->cur_owned = 0;
+    return match(R, s, &s->ev) ? -1 : 1;
+}
+
+int vt__rp_ensure_recv(replay *R, rstate *s, size_t i)
+{
+    while (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)) {
+        int rc = vt__rp_more(R, s);
+        if (rc < 0)
+            return -1;
+        if (rc == 0 && (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)))
+            return vt__rp_sm_err(R, vt_trace_rank(R->t, s->rank)->path, 0,
+                                 "expected the completion of receive record %" PRIu64 ", found none", RV(s, i)->index);
+    }
+    return 0;
+}
+
+int vt__rp_ensure_send(replay *R, rstate *s, size_t i)
+{
+    while (!(SX(s, i)->flags & XF_RES)) {
+        int rc = vt__rp_more(R, s);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            break;
+    }
+    return 0;
+}
+
+/* Reads ahead on rank s while the first receive it has not released is unresolved. */
+int vt__rp_settle(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    while (!m->eof && m->qrel < m->qhi) {
+        uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
+        if (e != RQ_DROP && !(e & RQ_PH) && RV(s, e)->key != KEY_PENDING)
+            break;
+        if (vt__rp_more(R, s) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* vt__rp_probe_target() on the windows: the receives posted from the probe on, in posting
+ * order (the posting queue), reading ahead until one fits. SIZE_MAX: none (or an error,
+ * R->failed). */
+size_t vt__rp_probe_target_stream(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    const vt_event *ev = &s->ev;
+    const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
+    int can_match = c && ev->rpeer >= 0;
+    uint64_t x = ev->index;
+    uint64_t lo = m->qlo, hi = m->qhi;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (m->rqpost[mid & (m->qcap - 1)] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t q = lo;; q++) {
+        while (q >= m->qhi) {
+            /* later records post later: only a matched probe looks further */
+            if (!can_match)
+                return SIZE_MAX;
+            int rc = vt__rp_more(R, s);
+            if (rc <= 0)
+                return SIZE_MAX;
+        }
+        uint64_t post = m->rqpost[q & (m->qcap - 1)];
+        if (!can_match && post > x)
+            return SIZE_MAX;
+        uint64_t e;
+        while ((e = m->rq[q & (m->qcap - 1)]) != RQ_DROP &&
+               ((e & RQ_PH) || (e >= m->rlo && RV(s, e)->key == KEY_PENDING))) {
+            int rc = vt__rp_more(R, s);
+            if (rc < 0)
+                return SIZE_MAX;
+            if (rc == 0 && (e & RQ_PH))
+                break;
+        }
+        if (e == RQ_DROP || (e & RQ_PH) || e < m->rlo)
+            continue;
+        const vt_match_crecv *rv = RV(s, e);
+        if (rv->key >= KEY_SKIP || vt__rp_pm_get(&s->probed, (uint32_t)e) != SLOT_NONE)
+            continue;
+        if (post == x)
+            return (size_t)e;
+        if (can_match && R->kt[rv->key].comm_id == c->id && R->kt[rv->key].src == (uint32_t)ev->rpeer &&
+            R->kt[rv->key].tag == ev->rtag)
+            return (size_t)e;
+    }
+}
+
+/* A posting slot made for a message that turns out not synchronous. */
+int vt__rp_drop_post(replay *R, rstate *s, size_t i)
+{
+    uint32_t pl = vt__rp_pm_get(&s->ps, (uint32_t)i);
+    if (pl != SLOT_NONE) {
+        vt__rp_pm_del(&s->ps, (uint32_t)i);
+        R->freeslots[R->nfree++] = pl;
+    }
+    return 0;
+}
+
+int vt__rp_note_send(replay *R, uint32_t rank, uint32_t pos)
+{
+    return vt__rp_push_u64(&R->used_sends, &R->nused_sends, &R->capused_sends, (uint64_t)rank << 32 | pos);
+}
+
+/* Drops the entries the replay is done with from the front of the windows. */
+void vt__rp_sm_trim(rstate *s)
+{
+    smatch *m = s->sm;
+    while (m->rlo < m->rhi && (RX(s, m->rlo)->flags & XF_RET))
+        m->rlo++;
+    while (m->qlo < m->qrel) {
+        uint64_t e = m->rq[m->qlo & (m->qcap - 1)];
+        if (e != RQ_DROP && e >= m->rlo && !(RX(s, e)->flags & XF_RET))
+            break;
+        m->qlo++;
+    }
+    while (m->slo < m->srel && (SX(s, m->slo)->flags & XF_RET))
+        m->slo++;
+}
+
+void vt__rp_sm_free(rstate *s)
+{
+    smatch *m = s->sm;
+    if (!m)
+        return;
+    free(m->kinds);
+    free(m->inits);
+    vt__rp_map_free(&m->active);
+    vt__rp_map_free(&m->templates);
+    vt__rp_map_free(&m->probes);
+    free(m->tmpls);
+    free(m->pr);
+    free(m->prfree);
+    free(m->rxw);
+    free(m->sxw);
+    free(m->rq);
+    free(m->rqpost);
+    for (size_t i = 0; i < m->bcap; i++) {
+        free(m->buf[i].st);
+        free(m->buf[i].dn);
+    }
+    free(m->buf);
+    free(m->cst);
+    free(m->cdn);
+    free(m->orph);
+    free(m);
+    free(s->rw);
+    free(s->sw);
+    s->sm = NULL;
+}
+

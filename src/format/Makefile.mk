@@ -1,0 +1,11 @@
+# src/format: the trace format. The block writer both sides use (blockio), the reduced
+# records' encoding (rrec), and the reader with message matching and clock repair.
+# Includes src/util only.
+vt_format_write_sources = \
+	src/format/blockio.c src/format/blockio.h \
+	src/format/reader.h \
+	src/format/rrec.c src/format/rrec.h
+vt_format_sources = $(vt_format_write_sources) \
+	src/format/reader.c src/format/reader_priv.h \
+	src/format/match.c \
+	src/format/clockfix.c src/format/clockfix.h

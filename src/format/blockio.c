@@ -1,0 +1,69 @@
+#include "vt_config.h"
+#include "format/blockio.h"
+#include "util/codec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+int vt_write_all(int fd, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            return -ENOSPC;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int vt_file_header_write(int fd, const char magic[8], uint32_t value)
+{
+    uint8_t h[VT_FILE_HEADER_SIZE];
+    vt_file_header_encode(h, magic, value);
+    return vt_write_all(fd, h, sizeof h);
+}
+
+int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level)
+{
+    if (len > VT_BLOCK_MAX_RAW)
+        return -EFBIG;
+    vt_block_header h = {VT_BLOCK_MAGIC, type, VT_CODEC_RAW, 0, (uint32_t)len, (uint32_t)len, 0, nrecords};
+    const void *stored = payload;
+    void *packed = NULL;
+#ifdef HAVE_ZSTD
+    if (zstd_level > 0 && len > 64) {
+        size_t cap = ZSTD_compressBound(len);
+        packed = malloc(cap);
+        if (packed) {
+            size_t n = ZSTD_compress(packed, cap, payload, len, zstd_level);
+            if (!ZSTD_isError(n) && n < len) {
+                stored = packed;
+                h.codec = VT_CODEC_ZSTD;
+                h.stored_len = (uint32_t)n;
+            }
+        }
+    }
+#else
+    (void)zstd_level;
+#endif
+    h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), stored, h.stored_len);
+    uint8_t hb[VT_BLOCK_HEADER_SIZE];
+    vt_block_header_encode(hb, &h);
+    int rc = vt_write_all(fd, hb, sizeof hb);
+    if (rc == 0 && h.stored_len)
+        rc = vt_write_all(fd, stored, h.stored_len);
+    free(packed);
+    return rc;
+}

@@ -1,0 +1,152 @@
+#include "model/model.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/settings.h"
+
+void vt_model_defaults(vt_model_params *p)
+{
+    p->theta = 1000000;
+    p->cand_calls = 1;
+    p->L = 1000;
+    p->G_ps = 0;
+    p->T_rdv = 8256;   /* MPICH ch4:ucx same-node eager limit (piggyback-notes.md) */
+    p->m = 4;
+    p->K = 8;
+    p->pbytes = 0;
+}
+
+static int line_value(const char *text, const char *key, char *out, size_t len)
+{
+    size_t kl = strlen(key);
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (!strncmp(l, key, kl) && l[kl] == '=') {
+            const char *v = l + kl + 1, *e = strchr(v, '\n');
+            size_t n = e ? (size_t)(e - v) : strlen(v);
+            if (n >= len)
+                n = len - 1;
+            memcpy(out, v, n);
+            out[n] = '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int vt_model_params_parse(vt_model_params *p, const char *text, char *err, size_t errlen)
+{
+    char v[128];
+    int64_t d;
+    int i;
+    if (!text)
+        return 0;
+#define BAD(key) \
+    do { \
+        snprintf(err, errlen, "trace configuration: %s=%s is invalid", key, v); \
+        return -1; \
+    } while (0)
+    if (line_value(text, "VTRACE_THRESHOLD", v, sizeof v)) {
+        if (vt_parse_duration(v, &d))
+            BAD("VTRACE_THRESHOLD");
+        p->theta = d;
+    }
+    if (line_value(text, "VTRACE_CANDIDATES", v, sizeof v)) {
+        if (!strcmp(v, "all"))
+            p->cand_calls = 1;
+        else if (!strcmp(v, "bursts"))
+            p->cand_calls = 0;
+        else
+            BAD("VTRACE_CANDIDATES");
+    }
+    if (line_value(text, "VTRACE_MODEL_L", v, sizeof v)) {
+        if (vt_parse_duration(v, &d))
+            BAD("VTRACE_MODEL_L");
+        p->L = d;
+    }
+    if (line_value(text, "VTRACE_MODEL_G", v, sizeof v)) {
+        if (vt_parse_per_byte(v, &d))
+            BAD("VTRACE_MODEL_G");
+        p->G_ps = d;
+    }
+    if (line_value(text, "VTRACE_MODEL_TRDV", v, sizeof v)) {
+        uint64_t s;
+        if (vt_parse_size(v, &s))
+            BAD("VTRACE_MODEL_TRDV");
+        p->T_rdv = (int64_t)s;
+    }
+    if (line_value(text, "VTRACE_MODEL_M", v, sizeof v)) {
+        if (vt_parse_int(v, 1, 7, &i))
+            BAD("VTRACE_MODEL_M");
+        p->m = i;
+    }
+    if (line_value(text, "VTRACE_MODEL_K", v, sizeof v)) {
+        if (vt_parse_int(v, 1, 8, &i))
+            BAD("VTRACE_MODEL_K");
+        p->K = i;
+    }
+    if (line_value(text, "VTRACE_MODEL_PBYTES", v, sizeof v)) {
+        if (vt_parse_int(v, 0, 4096, &i))
+            BAD("VTRACE_MODEL_PBYTES");
+        p->pbytes = i;
+    }
+#undef BAD
+    return 0;
+}
+
+static const struct { const char *name; enum vt_model_kind kind; } kinds[] = {
+    {"MPI_Send", VT_MK_SEND}, {"MPI_Rsend", VT_MK_SEND}, {"MPI_Ssend", VT_MK_SSEND},
+    {"MPI_Bsend", VT_MK_BSEND}, {"MPI_Isend", VT_MK_ISEND}, {"MPI_Irsend", VT_MK_ISEND},
+    {"MPI_Issend", VT_MK_ISSEND}, {"MPI_Ibsend", VT_MK_IBSEND}, {"MPI_Recv", VT_MK_RECV},
+    {"MPI_Mrecv", VT_MK_RECV}, {"MPI_Irecv", VT_MK_IRECV}, {"MPI_Imrecv", VT_MK_IRECV},
+    {"MPI_Sendrecv", VT_MK_SENDRECV}, {"MPI_Sendrecv_replace", VT_MK_SENDRECV},
+    {"MPI_Isendrecv", VT_MK_IRECV}, {"MPI_Isendrecv_replace", VT_MK_IRECV},
+    {"MPI_Probe", VT_MK_PROBE}, {"MPI_Iprobe", VT_MK_PROBE}, {"MPI_Mprobe", VT_MK_PROBE},
+    {"MPI_Improbe", VT_MK_PROBE}, {"MPI_Wait", VT_MK_COMPLETION}, {"MPI_Waitall", VT_MK_COMPLETION},
+    {"MPI_Waitany", VT_MK_COMPLETION}, {"MPI_Waitsome", VT_MK_COMPLETION}, {"MPI_Test", VT_MK_COMPLETION},
+    {"MPI_Testall", VT_MK_COMPLETION}, {"MPI_Testany", VT_MK_COMPLETION}, {"MPI_Testsome", VT_MK_COMPLETION},
+    {"MPI_Start", VT_MK_START}, {"MPI_Startall", VT_MK_START}, {"MPI_Finalize", VT_MK_END},
+};
+
+static const char *const colls[] = {
+    "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
+    "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
+    "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather", "Neighbor_allgatherv",
+    "Neighbor_alltoall", "Neighbor_alltoallv", "Neighbor_alltoallw",
+};
+
+enum vt_model_kind vt_model_kind_of(const char *name)
+{
+    char base[64];
+    size_t n = strlen(name);
+    if (n >= sizeof base)
+        return VT_MK_LOCAL;
+    memcpy(base, name, n + 1);
+    if (n > 2 && !strcmp(base + n - 2, "_c"))
+        base[n - 2] = '\0';   /* large-count variants behave as their base */
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(base, kinds[i].name))
+            return kinds[i].kind;
+    if (strncmp(base, "MPI_", 4))
+        return VT_MK_LOCAL;
+    const char *b = base + 4;
+    for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++) {
+        if (!strcmp(b, colls[i]))
+            return VT_MK_COLL;
+        /* MPI_Iallreduce, MPI_Ineighbor_alltoall: 'I' then the name with a small letter. */
+        if (b[0] == 'I' && (char)tolower((unsigned char)colls[i][0]) == b[1] && !strcmp(b + 2, colls[i] + 1))
+            return VT_MK_ICOLL;
+    }
+    return VT_MK_LOCAL;
+}
+
+enum vt_model_kind vt_model_send_kind(const char *name)
+{
+    if (strstr(name, "Ssend") || strstr(name, "Issend"))
+        return VT_MK_SSEND;
+    if (strstr(name, "Bsend") || strstr(name, "Ibsend"))
+        return VT_MK_BSEND;
+    return VT_MK_SEND;
+}

@@ -1,0 +1,6 @@
+# src/util: helpers with no vtrace types (byte codecs, setting parsers, the periodicity
+# detector); shared by the run-time library and the analyses. Includes nothing of vtrace.
+vt_util_sources = \
+	src/util/codec.h \
+	src/util/settings.c src/util/settings.h \
+	src/util/dpd.c src/util/dpd.h

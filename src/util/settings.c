@@ -1,0 +1,224 @@
+#include "util/settings.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifdef HAVE_VT_SETTINGS_H
+#include "vt_config.h"
+#endif
+
+/* Splits "<number><suffix>" with optional spaces; the number is a non-negative decimal
+ * (a fraction allowed). */
+static int split_number(const char *s, double *num, const char **suffix)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s) && *s != '.')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    *num = v;
+    *suffix = end;
+    return 0;
+}
+
+static int suffix_is(const char *suffix, const char *want)
+{
+    size_t n = strlen(want);
+    if (strncasecmp(suffix, want, n))
+        return 0;
+    const char *rest = suffix + n;
+    while (isspace((unsigned char)*rest))
+        rest++;
+    return *rest == '\0';
+}
+
+int vt_parse_size(const char *s, uint64_t *out)
+{
+    double v;
+    const char *suf;
+    if (!s || split_number(s, &v, &suf))
+        return -1;
+    static const struct { const char *name; double mult; } units[] = {
+        {"", 1}, {"b", 1}, {"k", 1024.0}, {"kb", 1024.0}, {"kib", 1024.0}, {"m", 1048576.0},
+        {"mb", 1048576.0}, {"mib", 1048576.0}, {"g", 1073741824.0}, {"gb", 1073741824.0},
+        {"gib", 1073741824.0},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (suffix_is(suf, units[i].name)) {
+            double bytes = v * units[i].mult;
+            if (bytes > 1e15)
+                return -1;
+            *out = (uint64_t)bytes;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int vt_parse_duration(const char *s, int64_t *out)
+{
+    double v;
+    const char *suf;
+    if (!s || split_number(s, &v, &suf))
+        return -1;
+    static const struct { const char *name; double ns; } units[] = {
+        {"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (suffix_is(suf, units[i].name)) {
+            double ns = v * units[i].ns;
+            if (ns > 9e18)
+                return -1;
+            *out = (int64_t)(ns + 0.5);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static const char *const mode_names[] = {"off", "full", "reduced", "both"};
+
+const char *vt_mode_name(enum vt_mode m) { return mode_names[m]; }
+
+int vt_parse_mode(const char *s, enum vt_mode *out)
+{
+    if (!s)
+        return -1;
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(s, mode_names[i])) {
+            *out = (enum vt_mode)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int vt_parse_per_byte(const char *s, int64_t *ps)
+{
+    double v;
+    const char *suf;
+    if (!s || split_number(s, &v, &suf))
+        return -1;
+    double mult = suffix_is(suf, "ps") ? 1 : suffix_is(suf, "ns") ? 1000 : suffix_is(suf, "us") ? 1e6 : -1;
+    if (mult < 0 || v * mult > 1e12)
+        return -1;
+    *ps = (int64_t)(v * mult + 0.5);
+    return 0;
+}
+
+int vt_parse_int(const char *s, int lo, int hi, int *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->mode = VT_MODE_FULL;
+    cfg->buffer = 32u << 20;
+    cfg->threshold_ns = 1000000;
+    cfg->compress = 0;
+    cfg->candidates_all = 1;
+    cfg->model_L = -1;
+    cfg->model_G_ps = 0;
+    cfg->model_trdv = 8256;   /* MPICH ch4:ucx same-node eager limit */
+    cfg->model_m = 4;
+    cfg->model_K = 8;
+    cfg->periodic = -1;
+    cfg->period_window = 64;
+    cfg->period_max = 64;
+    const char *v;
+#define BAD(var, val, forms) \
+    do { \
+        snprintf(err, errlen, "%s='%s' is invalid: expected %s", var, val, forms); \
+        return -1; \
+    } while (0)
+    if ((v = get("VTRACE_MODE")) && *v && vt_parse_mode(v, &cfg->mode))
+        BAD("VTRACE_MODE", v, "one of off, full, reduced, both");
+    if ((v = get("VTRACE_DIR")) && *v) {
+        if (strlen(v) >= sizeof cfg->dir - 32)
+            BAD("VTRACE_DIR", v, "a directory path shorter than 4000 characters");
+        strcpy(cfg->dir, v);
+    }
+    if ((v = get("VTRACE_BUFFER")) && *v) {
+        if (vt_parse_size(v, &cfg->buffer))
+            BAD("VTRACE_BUFFER", v, "a size such as 32M, 512k or 1G (suffixes k, M, G; powers of 1024)");
+        if (cfg->buffer < 65536 || cfg->buffer > (1u << 30))
+            BAD("VTRACE_BUFFER", v, "a size from 64k to 1G");
+    }
+    if ((v = get("VTRACE_THRESHOLD")) && *v && vt_parse_duration(v, &cfg->threshold_ns))
+        BAD("VTRACE_THRESHOLD", v, "a duration such as 500us, 2ms or 1s (units ns, us, ms, s)");
+    if ((v = get("VTRACE_COMPRESS")) && *v && vt_parse_int(v, 0, 19, &cfg->compress))
+        BAD("VTRACE_COMPRESS", v, "a zstd level from 0 (off) to 19");
+    if ((v = get("VTRACE_VERBOSE")) && *v && vt_parse_int(v, 0, 9, &cfg->verbose))
+        BAD("VTRACE_VERBOSE", v, "0 or 1");
+    if ((v = get("VTRACE_CANDIDATES")) && *v) {
+        if (!strcmp(v, "all"))
+            cfg->candidates_all = 1;
+        else if (!strcmp(v, "bursts"))
+            cfg->candidates_all = 0;
+        else
+            BAD("VTRACE_CANDIDATES", v, "all or bursts");
+    }
+    if ((v = get("VTRACE_MODEL_L")) && *v && vt_parse_duration(v, &cfg->model_L))
+        BAD("VTRACE_MODEL_L", v, "a duration such as 1500ns or 2us (the modelled message latency)");
+    if ((v = get("VTRACE_MODEL_G")) && *v && vt_parse_per_byte(v, &cfg->model_G_ps))
+        BAD("VTRACE_MODEL_G", v, "a time per byte such as 0.1ns or 100ps");
+    if ((v = get("VTRACE_MODEL_TRDV")) && *v && vt_parse_size(v, &cfg->model_trdv))
+        BAD("VTRACE_MODEL_TRDV", v, "a size in bytes such as 8256 or 64k (the rendezvous threshold)");
+    if ((v = get("VTRACE_MODEL_M")) && *v && vt_parse_int(v, 1, 7, &cfg->model_m))
+        BAD("VTRACE_MODEL_M", v, "an integer from 1 to 7");
+    if ((v = get("VTRACE_MODEL_K")) && *v && vt_parse_int(v, 1, 8, &cfg->model_K))
+        BAD("VTRACE_MODEL_K", v, "an integer from 1 to 8");
+    if ((v = get("VTRACE_PERIODIC")) && *v && vt_parse_int(v, 0, 1000000, &cfg->periodic))
+        BAD("VTRACE_PERIODIC", v, "0 (mark the iterations of periodic stretches) or N > 0 (also keep only N "
+                                  "iterations of each in detail)");
+    if ((v = get("VTRACE_PERIOD_WINDOW")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_window))
+        BAD("VTRACE_PERIOD_WINDOW", v, "an integer from 1 to 4096 (calls the periodicity detector compares)");
+    if ((v = get("VTRACE_PERIOD_MAX")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_max))
+        BAD("VTRACE_PERIOD_MAX", v, "an integer from 1 to 4096 (the longest period looked for)");
+    if ((v = get("VTRACE_TEST_FAIL_AFTER")) && *v && vt_parse_size(v, &cfg->test_fail_after))
+        BAD("VTRACE_TEST_FAIL_AFTER", v, "a size");
+#undef BAD
+    return 0;
+}
+
+int vt_config_format(const vt_config *cfg, char *out, size_t len)
+{
+    int n = snprintf(out, len,
+                    "VTRACE_MODE=%s\nVTRACE_DIR=%s\nVTRACE_BUFFER=%" PRIu64 "\nVTRACE_THRESHOLD=%" PRId64
+                    "ns\nVTRACE_CANDIDATES=%s\nVTRACE_COMPRESS=%d\nVTRACE_MODEL_L=%" PRId64
+                    "ns\nVTRACE_MODEL_G=%" PRId64 "ps\nVTRACE_MODEL_TRDV=%" PRIu64
+                    "\nVTRACE_MODEL_M=%d\nVTRACE_MODEL_K=%d\n",
+                    vt_mode_name(cfg->mode), cfg->dir, cfg->buffer, cfg->threshold_ns,
+                    cfg->candidates_all ? "all" : "bursts", cfg->compress, cfg->model_L < 0 ? 0 : cfg->model_L,
+                    cfg->model_G_ps, cfg->model_trdv, cfg->model_m, cfg->model_K);
+    if (cfg->model_pbytes > 0 && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_MODEL_PBYTES=%d\nVTRACE_MODEL_CLOCK=init\n",
+                      cfg->model_pbytes);
+    if (cfg->periodic >= 0 && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_PERIODIC=%d\nVTRACE_PERIOD_WINDOW=%d\nVTRACE_PERIOD_MAX=%d\n",
+                      cfg->periodic, cfg->period_window, cfg->period_max);
+    return n;
+}
