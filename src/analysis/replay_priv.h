@@ -1,6 +1,7 @@
-/* Internals of the what-if replay shared by its files: replay.c (slots, gates, the
- * records of a full trace, the main loop), replay_stream.c (matching while replaying),
- * replay_reduced.c (reduced traces). Not an API. */
+/* Internals of the what-if replay shared by its files, each calling only those listed
+ * before it: replay_core.c (maps, slots, gates, one event applied), replay_stream.c
+ * (matching while replaying), replay_full.c (the records of a full trace),
+ * replay_reduced.c (reduced traces), replay.c (the main loop and the API). Not an API. */
 #ifndef VT_REPLAY_PRIV_H
 #define VT_REPLAY_PRIV_H
 
@@ -298,14 +299,13 @@ enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
 
 #define PUB_KEY(rank, seq) ((uint64_t)(rank) << 40 | (seq))
 
-/* Shared functions (defined in replay.c, replay_stream.c, replay_reduced.c). */
+/* replay_core.c: maps, slots, contributors, one event applied, gates (calls nothing below) */
 int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
                        vt_obs_con **oc);
-int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);
 int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base, int64_t M,
                        const char *func, int64_t cs, enum vt_model_kind kind);
-void vt__rp_fix_members(replay *R);
 const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn);
+gate *vt__rp_gate_by_id(const replay *R, uint64_t id);
 gate *vt__rp_gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, size_t *gi);
 size_t vt__rp_gate_home(uint64_t comm, uint64_t seq, size_t cap);
 uint64_t vt__rp_gate_id(const replay *R, size_t i);
@@ -316,14 +316,19 @@ void vt__rp_map_del(u64map *m, uint64_t k);
 void vt__rp_map_free(u64map *m);
 int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v);
 int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v);
-int vt__rp_note_gate(replay *R, uint64_t id);
-int vt__rp_note_used(replay *R, uint32_t sl);
 void vt__rp_pm_del(posmap *m, uint32_t pos);
 uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos);
-size_t vt__rp_probe_target(replay *R, rstate *s);
+int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val);
+int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x);
 int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x);
 void vt__rp_set_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int64_t *vt__rp_slot_d(const replay *R, uint32_t i);
+int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);
+void vt__rp_fix_members(replay *R);
+int vt__rp_note_gate(replay *R, uint64_t id);
+int vt__rp_note_used(replay *R, uint32_t sl);
+
+/* replay_stream.c: matching while replaying (calls replay_core.c only) */
 uint64_t vt__rp_block_of(const vt_trace *t, uint32_t rank, uint64_t index);
 uint8_t vt__rp_classify(const vt_function *f, uint8_t *is_init);
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);
@@ -338,6 +343,13 @@ int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ..
     __attribute__((format(printf, 4, 5)));
 void vt__rp_sm_free(rstate *s);
 void vt__rp_sm_trim(rstate *s);
+
+/* replay_full.c: the records of a full trace */
+void vt__rp_free_rank(rstate *s);
+int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r);
+int vt__rp_step(replay *R, rstate *s);
+
+/* replay_reduced.c: reduced traces (calls replay_core.c only) */
 int vt__rp_reduced_candidates(const vt_trace *t, vt_candidate_fn fn, void *arg, vt_error *err);
 int vt__rp_reduced_prepass(replay *R);
 int vt__rp_rstep(replay *R, rstate *s);

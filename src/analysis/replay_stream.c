@@ -761,7 +761,7 @@ int vt__rp_settle(replay *R, rstate *s)
     return 0;
 }
 
-/* vt__rp_probe_target() on the windows: the receives posted from the probe on, in posting
+/* probe_target() of replay_full.c on the windows: the receives posted from the probe on, in posting
  * order (the posting queue), reading ahead until one fits. SIZE_MAX: none (or an error,
  * R->failed). */
 size_t vt__rp_probe_target_stream(replay *R, rstate *s)

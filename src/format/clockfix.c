@@ -507,6 +507,16 @@ int64_t vt_clockfix_shift(const vt_clockfix *f, uint32_t rank, int64_t local_ns)
     return lo ? v[lo - 1].shift_ns : 0;
 }
 
+static int64_t shift_of(const void *f, uint32_t rank, int64_t local_ns)
+{
+    return vt_clockfix_shift(f, rank, local_ns);
+}
+
+void vt_trace_set_clockfix(vt_trace *t, const vt_clockfix *f)
+{
+    vt_trace_set_time_shift(t, f ? shift_of : NULL, f);
+}
+
 size_t vt_clockfix_steps(const vt_clockfix *f, uint32_t rank, const vt_clockfix_step **steps)
 {
     if (!f || rank >= f->nranks) {

@@ -10,7 +10,7 @@
  * the shift propagates through later messages when they need it.
  *
  * The result is, per rank, a sorted list of steps (local time from which, cumulative
- * shift). vt_trace_set_clockfix() (reader.h) installs it, and vt_global_time() then
+ * shift). vt_trace_set_clockfix() installs it, and vt_global_time() (reader.h) then
  * adds vt_clockfix_shift() to every global time, so every tool sees repaired times.
  *
  * Condition checked, per matched message: the global exit of the record completing the
@@ -82,6 +82,11 @@ size_t vt_clockfix_steps(const vt_clockfix *f, uint32_t rank, const vt_clockfix_
 uint32_t vt_clockfix_nranks(const vt_clockfix *f);
 
 void vt_clockfix_free(vt_clockfix *f); /* NULL is fine */
+
+/* Installs F in T: from then on vt_global_time() adds vt_clockfix_shift(F, rank,
+ * local_ns), so every tool sees the repaired times. NULL removes it. F is not copied: it
+ * must outlive its use. Install it before several threads read T. */
+void vt_trace_set_clockfix(vt_trace *t, const vt_clockfix *f);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,6 @@
 #include "format/reader.h"
 #include "format/reader_priv.h"
 #include "util/codec.h"
-#include "format/clockfix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -237,7 +236,8 @@ struct vt_trace {
     uint64_t nrecords;
     vt_rank *ranks;
     rank_priv *priv;
-    const vt_clockfix *clockfix; /* vt_trace_set_clockfix(), NULL none */
+    vt_time_shift_fn shift;      /* vt_trace_set_time_shift(), NULL none */
+    const void *shift_arg;
     int init_clock;             /* VTRACE_MODEL_CLOCK=init: offsets of the first synchronisation only */
 };
 
@@ -1160,17 +1160,19 @@ const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index)
     return r && index >= 0 && (uint64_t)index < r->nfiles ? &r->files[index] : NULL;
 }
 
-void vt_trace_set_clockfix(vt_trace *t, const vt_clockfix *f)
+void vt_trace_set_time_shift(vt_trace *t, vt_time_shift_fn fn, const void *arg)
 {
-    if (t)
-        t->clockfix = f;
+    if (t) {
+        t->shift = fn;
+        t->shift_arg = arg;
+    }
 }
 
 int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns)
 {
     const vt_rank *r = vt_trace_rank(t, rank);
     /* the clock-condition repair, added after the offsets (0 when none is installed) */
-    int64_t fix = t && t->clockfix ? vt_clockfix_shift(t->clockfix, rank, local_ns) : 0;
+    int64_t fix = t && t->shift ? t->shift(t->shift_arg, rank, local_ns) : 0;
     if (!r || r->clock.same_clock)
         return (int64_t)((uint64_t)local_ns + (uint64_t)fix);
     const vt_clock *c = &r->clock;

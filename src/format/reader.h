@@ -173,12 +173,12 @@ const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index);
  * same-clock ranks. Returns LOCAL_NS for an unknown rank. */
 int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns);
 
-/* Installs a clock-condition repair (clockfix.h, doc/clock-repair.md): from then on
- * vt_global_time() adds vt_clockfix_shift(F, rank, local_ns), so every tool sees the
- * repaired times. NULL removes it. F is not copied: it must outlive its use. Install it
- * before several threads read T. */
-typedef struct vt_clockfix vt_clockfix;
-void vt_trace_set_clockfix(vt_trace *t, const vt_clockfix *f);
+/* Installs a correction that vt_global_time() adds from then on: FN(ARG, rank, local_ns)
+ * ns (NULL removes it), so every tool sees corrected times; the clock-condition repair
+ * installs itself this way (vt_trace_set_clockfix, clockfix.h). ARG is not copied: it
+ * must outlive its use. Install it before several threads read T. */
+typedef int64_t (*vt_time_shift_fn)(const void *arg, uint32_t rank, int64_t local_ns);
+void vt_trace_set_time_shift(vt_trace *t, vt_time_shift_fn fn, const void *arg);
 
 /* ------------------------------------------------------------------ events */
 

@@ -1,0 +1,757 @@
+/* The records of a full trace in the what-if replay: each rank is streamed with its
+ * own cursor; a rank advances until it needs a value another rank has not produced yet
+ * (a sender's difference at a send, a receiver's difference where it posted a
+ * synchronous receive, the members of a collective), then the next rank runs. Values
+ * travel through slots that are freed once read. Without a vt_matches, messages are
+ * matched in the same pass (replay_stream.c). */
+#include "vt_config.h"
+#include "analysis/replay_priv.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Receives complete in the order of their completing record, then of their posting (a
+ * completion lists its messages in posting order, as the run time sees them). */
+static int pend_before(pend a, pend b) { return a.done < b.done || (a.done == b.done && a.pos < b.pos); }
+
+static int heap_push(heap *h, uint64_t done, uint32_t pos)
+{
+    if (h->n == h->cap) {
+        size_t nc = h->cap ? h->cap * 2 : 64;
+        pend *v = realloc(h->v, nc * sizeof *v);
+        if (!v)
+            return -1;
+        h->v = v;
+        h->cap = nc;
+    }
+    size_t i = h->n++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (h->v[p].done < done || (h->v[p].done == done && h->v[p].pos <= pos))
+            break;
+        h->v[i] = h->v[p];
+        i = p;
+    }
+    h->v[i] = (pend){done, pos};
+    return 0;
+}
+
+static pend heap_pop(heap *h)
+{
+    pend top = h->v[0], last = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && pend_before(h->v[c + 1], h->v[c]))
+            c++;
+        if (!pend_before(h->v[c], last))
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n)
+        h->v[i] = last;
+    return top;
+}
+
+/* Fills the slot of (rank, send or posting pos) with T, E, d and its readers, reusing
+ * the slot when it is still there (a second fill overwrites, as before). */
+static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int64_t E, uint32_t uses)
+{
+    posmap *pm = post ? &s->ps : &s->ss;
+    uint32_t i = vt__rp_pm_get(pm, (uint32_t)pos);
+    if (i == SLOT_NONE) {
+        if (R->nfree) {
+            i = R->freeslots[--R->nfree];
+        } else {
+            if (R->nslots == R->capslots) {
+                size_t nc = R->capslots ? R->capslots * 2 : 64;
+                slot *ns = realloc(R->slots, nc * sizeof *ns);
+                if (!ns)
+                    return -1;
+                R->slots = ns;
+                int64_t *nd = realloc(R->slotd, nc * (R->nsc ? R->nsc : 1) * sizeof *nd);
+                if (!nd)
+                    return -1;
+                R->slotd = nd;
+                uint32_t *nf = realloc(R->freeslots, nc * sizeof *nf);
+                if (!nf)
+                    return -1;
+                R->freeslots = nf;
+                if (R->obs && R->obs->ext_size) {
+                    uint8_t *ne = realloc(R->slotext, nc * R->obs->ext_size);
+                    if (!ne)
+                        return -1;
+                    R->slotext = ne;
+                }
+                R->capslots = nc;
+            }
+            i = (uint32_t)R->nslots++;
+        }
+        if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
+            R->freeslots[R->nfree++] = i;
+            return -1;
+        }
+    }
+    slot *sl = &R->slots[i];
+    sl->T = T;
+    sl->E = E;
+    sl->uses = uses;
+    sl->rank = s->rank;
+    sl->pos = (uint32_t)pos;
+    sl->post = (uint32_t)post;
+    sl->seq = 2 * s->ev.callno + 1;
+    sl->Tloc = s->ev.enter;
+    memcpy(vt__rp_slot_d(R, i), s->d, sizeof(int64_t) * R->nsc);
+    if (!post && R->obs && R->obs->publish)
+        R->obs->publish(R->obs->arg, s->rank, sl->seq,
+                        R->obs->ext_size ? R->slotext + (size_t)i * R->obs->ext_size : NULL);
+    return 0;
+}
+
+static uint32_t comm_members(const replay *R, uint32_t rank, int64_t ci, uint64_t *id)
+{
+    const vt_comm *c = vt_trace_comm(R->t, rank, ci);
+    if (!c)
+        return 0;
+    *id = c->id;
+    return c->size + ((c->flags & 1) ? c->remote_size : 0);
+}
+/* ------------------------------------------------------------------ the records */
+
+/* Is the message of send entry (rank, pos) synchronous? */
+static int send_is_sync(const replay *R, uint32_t rank, const vt_match_csend *se)
+{
+    const rstate *s = &R->rs[rank];
+    enum vt_model_kind k = se->fn >= 0 && (size_t)se->fn < s->nfuncs ? s->skind[se->fn] : VT_MK_SEND;
+    return vt_model_is_sync(k, se->bytes, R->p);
+}
+
+static int send_is_sync_at(const replay *R, uint32_t rank, size_t pos)
+{
+    return send_is_sync(R, rank, SE(&R->rs[rank], pos));
+}
+
+static int note_req(replay *R, uint64_t req)
+{
+    return vt__rp_push_u64(&R->used_reqs, &R->nused_reqs, &R->capused_reqs, req);
+}
+
+static void release_used(replay *R, rstate *s)
+{
+    for (size_t i = 0; i < R->nused; i++) {
+        slot *sl = &R->slots[R->used[i]];
+        if (sl->uses && --sl->uses == 0) {
+            rstate *o = &R->rs[sl->rank];
+            vt__rp_pm_del(sl->post ? &o->ps : &o->ss, sl->pos);
+            R->freeslots[R->nfree++] = R->used[i];
+        }
+    }
+    for (size_t i = 0; i < R->nused_gates; i++)
+        vt__rp_gate_leave(R, R->used_gates[i]);
+    /* A completed request is not completed again (a persistent one is started again
+     * first, which enters it anew). */
+    for (size_t i = 0; i < R->nused_reqs; i++)
+        vt__rp_map_del(&s->reqs, R->used_reqs[i]);
+    /* streaming: sends read by this record (by the receiver, by a synchronous sender) */
+    for (size_t i = 0; i < R->nused_sends; i++) {
+        rstate *o = &R->rs[R->used_sends[i] >> 32];
+        uint32_t pos = (uint32_t)R->used_sends[i];
+        if (pos >= o->sm->slo && SX(o, pos)->refs && --SX(o, pos)->refs == 0) {
+            SX(o, pos)->flags |= XF_RET;
+            if (pos == o->sm->slo)
+                vt__rp_sm_trim(o);
+        }
+    }
+    R->nused = R->nused_gates = R->nused_reqs = R->nused_sends = 0;
+}
+
+/* The message a probe matched: MPI_Mprobe/Improbe name it (the receive they post);
+ * MPI_Probe/Iprobe see the first message from the probed source and tag that a later
+ * receive on this rank takes. That is: among the receives posted at or after the probe
+ * that are matched and not probed yet, the first (in array order) posted by the probe
+ * itself, else the first posted (then first in array order) with the probe's
+ * communicator, source and tag. Receives are sorted by index and posted at their index,
+ * except those an earlier matched probe posted (exc, sorted by posting index): both
+ * kinds are searched from the probe's index on, each stopping at its first fit. */
+static size_t probe_target(replay *R, rstate *s)
+{
+    const vt_event *ev = &s->ev;
+    const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
+    int can_match = c && ev->rpeer >= 0;
+    uint64_t x = ev->index;
+#define PT_SKIP(i) (s->recvs[i].send_pos == VT_MPOS_NONE || vt__rp_pm_get(&s->probed, (uint32_t)(i)) != SLOT_NONE)
+#define PT_FITS(rv) (R->keys[(rv)->key].comm_id == c->id && R->keys[(rv)->key].src == (uint32_t)ev->rpeer && \
+                     R->keys[(rv)->key].tag == ev->rtag)
+    size_t best = SIZE_MAX, lo = 0, hi = s->nrecvs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->recvs[mid].index < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->nrecvs; i++) {
+        const vt_match_crecv *rv = &s->recvs[i];
+        if (!can_match && rv->index > x)
+            break;
+        if (rv->post_index != rv->index || PT_SKIP(i))
+            continue;
+        if (rv->index == x)
+            return i;
+        if (can_match && PT_FITS(rv)) {
+            best = i;
+            break;
+        }
+    }
+    lo = 0;
+    hi = s->nexc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->recvs[s->exc[mid]].post_index < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t j = lo; j < s->nexc; j++) {
+        size_t i = s->exc[j];
+        const vt_match_crecv *rv = &s->recvs[i];
+        if (!can_match && rv->post_index > x)
+            break;
+        if (PT_SKIP(i))
+            continue;
+        if (rv->post_index == x)
+            return i;
+        if (can_match && PT_FITS(rv)) {
+            if (best == SIZE_MAX || rv->post_index < s->recvs[best].post_index ||
+                (rv->post_index == s->recvs[best].post_index && i < best))
+                best = i;
+            break;
+        }
+    }
+#undef PT_SKIP
+#undef PT_FITS
+    return best;
+}
+
+/* Enters (or, for a message that is not synchronous, forgets) the send request REQ:
+ * only a synchronous send's completion has contributors. */
+static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
+{
+    if (send_is_sync(R, s->rank, SE(s, i)))
+        return vt__rp_map_put(&s->reqs, req, ((uint64_t)REQ_SEND << 56) | i);
+    vt__rp_map_del(&s->reqs, req);
+    return 0;
+}
+
+/* Phase A, once per record: what this record makes available to other ranks. */
+static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_model_kind k)
+{
+    const vt_event *ev = &s->ev;
+    /* Persistent send templates: their starts are the sends. */
+    if (ev->request && ev->fn >= 0 && (size_t)ev->fn < s->nfuncs && s->sinit[ev->fn] && ev->peer >= 0)
+        if (vt__rp_map_put(&s->tmpl, ev->request, 1))
+            return -1;
+    /* Sends made by this record: S = its enter, D = d before it. */
+    if (R->stream && s->send_ptr < s->sm->slo)
+        s->send_ptr = s->sm->slo;
+    while (s->send_ptr < s->nsends && SE(s, s->send_ptr)->index < ev->index)
+        s->send_ptr++;
+    for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
+        if (R->stream) {
+            if (vt__rp_ensure_send(R, s, i))
+                return -1;
+            if (SE(s, i)->key == KEY_SKIP)
+                continue;   /* cancelled: no message */
+        }
+        if (slot_fill(R, s, 0, i, enter, 0, (uint32_t)(1 + send_is_sync(R, s->rank, SE(s, i)))))
+            return -1;
+        if ((k == VT_MK_ISEND || k == VT_MK_ISSEND || k == VT_MK_IBSEND) && ev->request)
+            if (req_send(s, R, ev->request, i))
+                return -1;
+    }
+    if (k == VT_MK_START) {
+        uint32_t nth = 0;
+        for (size_t q = 0; q < ev->nstarted; q++) {
+            uint64_t v;
+            if (!vt__rp_map_get(&s->tmpl, ev->started[q], &v))
+                continue;
+            for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++)
+                if (SE(s, i)->key != KEY_SKIP && SE(s, i)->sub == nth && req_send(s, R, ev->started[q], i))
+                    return -1;
+            nth++;
+        }
+    }
+    /* A probe completes the message it matched, and posts it. */
+    s->probe_msg = SIZE_MAX;
+    if (k == VT_MK_PROBE) {
+        s->probe_msg = R->stream ? vt__rp_probe_target_stream(R, s) : probe_target(R, s);
+        if (R->failed)
+            return -1;
+        if (s->probe_msg != SIZE_MAX) {
+            const vt_match_crecv *rv = RV(s, s->probe_msg);
+            if (vt__rp_pm_put(&s->probed, (uint32_t)s->probe_msg, (uint32_t)ev->callno))
+                return -1;
+            /* read by the sender and by this probe (streaming: while the message is not
+             * paired yet, whether it is synchronous is not known: the slot is made, and
+             * dropped by the probe when it is not) */
+            if ((rv->send_pos == VT_MPOS_NONE || send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos)) &&
+                slot_fill(R, s, 1, s->probe_msg, enter, exit, 2))
+                return -1;
+        }
+    }
+    /* Receives this record posts: each waits for its completing record; a synchronous
+     * one publishes (P_q, d_q(P_q)) and the exit of the call that will complete it. */
+    if (R->stream && s->post_ptr < s->sm->rlo)
+        s->post_ptr = s->sm->rlo;
+    while (s->post_ptr < s->nrecvs && RV(s, s->post_ptr)->index < ev->index)
+        s->post_ptr++;
+    for (size_t i = s->post_ptr; i < s->nrecvs && RV(s, i)->index == ev->index; i++) {
+        if (R->stream) {
+            /* its source, tag and completing record (the streaming matcher reads ahead
+             * on this rank up to its completion when needed) */
+            if (vt__rp_ensure_recv(R, s, i))
+                return -1;
+            if (RV(s, i)->key == KEY_SKIP)
+                continue;   /* cancelled, MPI_PROC_NULL: no message */
+        }
+        const vt_match_crecv *rv = RV(s, i);
+        if (heap_push(&s->pending, rv->done_index, (uint32_t)i))
+            return -1;
+        if ((!R->stream && rv->send_pos == VT_MPOS_NONE) || rv->post_index != rv->index ||
+            vt__rp_pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
+            continue;
+        if (rv->send_pos != VT_MPOS_NONE && !send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos))
+            continue;
+        /* read by the sender and by the completing call (streaming, not paired yet: made
+         * in case, dropped by the completing call when the message is not synchronous) */
+        if (slot_fill(R, s, 1, i, enter, vt__rp_gtime(R, s->rank, rv->done_exit), 2))
+            return -1;
+    }
+    /* Collectives: join the gate of (communicator, sequence number) with (enter, d). */
+    s->coll_gate = 0;
+    s->nbc_joined = 0;
+    if ((k == VT_MK_COLL || k == VT_MK_ICOLL) && ev->comm >= 0 && ev->collseq != VT_SEQ_NONE) {
+        uint64_t id = 0;
+        uint32_t need = comm_members(R, s->rank, ev->comm, &id);
+        if (need) {
+            size_t gi;
+            gate *g = vt__rp_gate_get(R, id, ev->collseq, need, &gi);
+            if (!g)
+                return -1;
+            vt__rp_gate_join(R, g, enter, s->d, s->rank, 2 * ev->callno + 1);
+            uint64_t gid = vt__rp_gate_id(R, gi);
+            if (k == VT_MK_ICOLL) {
+                s->nbc_joined = 1;
+                s->nbc_comm = id;
+            }
+            if (k == VT_MK_COLL)
+                s->coll_gate = gid + 1;
+            else if (ev->request && vt__rp_map_put(&s->reqs, ev->request, ((uint64_t)REQ_ICOLL << 56) | gid))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* (S + λ_m, D) of the message of receive entry i, received by a call exiting at E.
+ * Returns 1 when the sender has not reached the send yet. */
+static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
+{
+    if (R->stream && RV(s, i)->send_pos == VT_MPOS_NONE) {
+        /* not paired yet: not released while a receive posted before it is unresolved
+         * (read ahead until it is), or its send is not made yet (wait for it) */
+        while (!(RX(s, i)->flags & XF_REL)) {
+            int rc = vt__rp_more(R, s);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                break;
+        }
+        if (RV(s, i)->send_pos == VT_MPOS_NONE)
+            return 1;
+    }
+    const vt_match_crecv *rv = RV(s, i);
+    const vt_match_key *key = &R->keys[rv->key];
+    rstate *snd = &R->rs[key->src];
+    uint32_t sl = vt__rp_pm_get(&snd->ss, rv->send_pos);
+    if (sl == SLOT_NONE)
+        return 1;
+    const vt_match_csend *se = SE(snd, rv->send_pos);
+    const slot *sd = &R->slots[sl];
+    int sync = send_is_sync(R, key->src, se);
+    R->step_msgs++;
+    R->step_viol += E < sd->T;
+    vt_obs_con *oc;
+    if (vt__rp_add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, E), vt__rp_slot_d(R, sl), VT_CON_MSG,
+                           key->src, sd->seq, &oc) ||
+        vt__rp_note_used(R, sl))
+        return -1;
+    /* a synchronous message's posting (its slot is read here and by the sender) */
+    uint32_t pl = sync ? vt__rp_pm_get(&s->ps, (uint32_t)i) : SLOT_NONE;
+    if (pl != SLOT_NONE && vt__rp_note_used(R, pl))
+        return -1;
+    if (R->stream && (!sync && vt__rp_drop_post(R, s, i)))
+        return -1;
+    if (R->stream && vt__rp_note_send(R, key->src, rv->send_pos))
+        return -1;
+    if (oc) {
+        oc->S = sd->T;
+        oc->S_local = sd->Tloc;
+        oc->bytes = se->bytes;
+        oc->sync = sync;
+        enum vt_model_kind fk = se->fn >= 0 && (size_t)se->fn < snd->nfuncs ? snd->fkind[se->fn] : VT_MK_LOCAL;
+        oc->blocking_send = fk == VT_MK_SEND || fk == VT_MK_SSEND || fk == VT_MK_BSEND;
+        oc->peer = s->rank;
+        oc->tag = key->tag;
+        oc->comm_id = key->comm_id;
+        oc->probed = probed;
+        oc->ext = R->obs->ext_size ? R->slotext + (size_t)sl * R->obs->ext_size : NULL;
+        if (pl != SLOT_NONE) {
+            oc->post_seq = R->slots[pl].seq;
+            oc->P = R->slots[pl].T;
+            oc->P_local = R->slots[pl].Tloc;
+        } else {
+            oc->post_seq = 2 * s->ev.callno + 1;
+            oc->P = s->genter;
+            oc->P_local = s->ev.enter;
+        }
+    }
+    return 0;
+}
+
+/* Sender side of a synchronous message (send entry i of s): (S + λ_m, D) and the
+ * receiver's (P_q, d_q(P_q)). Returns 1 while the receiver has not posted it. */
+static int sync_sender(replay *R, rstate *s, size_t i)
+{
+    const vt_match_csend *se = SE(s, i);
+    if (se->recv_pos == VT_MPOS_NONE) {
+        if (!R->stream)
+            return 0;
+        /* not paired yet: the receiver may not have posted it, or holds unresolved receives */
+        if (vt__rp_settle(R, &R->rs[R->keys[se->key].dst]))
+            return -1;
+        se = SE(s, i);
+        if (se->recv_pos == VT_MPOS_NONE)
+            return 1;
+    }
+    uint32_t pl = vt__rp_pm_get(&R->rs[R->keys[se->key].dst].ps, se->recv_pos);
+    if (pl == SLOT_NONE)
+        return 1;
+    uint32_t sl = vt__rp_pm_get(&s->ss, (uint32_t)i);
+    if (sl == SLOT_NONE)
+        return 1; /* read already by both readers: not a trace this replay can order */
+    const slot *sd = &R->slots[sl], *po = &R->slots[pl];
+    const vt_match_key *key = &R->keys[se->key];
+    vt_obs_con *om, *op;
+    if (vt__rp_add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, po->E), vt__rp_slot_d(R, sl),
+                           VT_CON_SYNC_MSG, s->rank, sd->seq, &om) ||
+        vt__rp_add_con_obs(R, po->T, vt__rp_slot_d(R, pl), VT_CON_SYNC_POST, key->dst, po->seq, &op) ||
+        vt__rp_note_used(R, sl) || vt__rp_note_used(R, pl) || (R->stream && vt__rp_note_send(R, s->rank, (uint32_t)i)))
+        return -1;
+    if (om) {
+        om->S = sd->T;
+        om->S_local = sd->Tloc;
+        om->bytes = se->bytes;
+        om->sync = 1;
+        om->peer = key->dst;
+        om->tag = key->tag;
+        om->comm_id = key->comm_id;
+        op->S = sd->T;
+        op->S_local = sd->Tloc;
+        op->bytes = se->bytes;
+        op->sync = 1;
+        op->peer = key->dst;
+        op->tag = key->tag;
+        op->comm_id = key->comm_id;
+        op->post_seq = po->seq;
+        op->P = po->T;
+        op->P_local = po->Tloc;
+    }
+    return 0;
+}
+
+#define TRY(x) \
+    do { \
+        int rc_ = (x); \
+        if (rc_ > 0) \
+            return STEP_BLOCKED; \
+        if (rc_ < 0) \
+            goto nomem; \
+    } while (0)
+
+int vt__rp_step(replay *R, rstate *s)
+{
+    if (s->finished)
+        return STEP_DONE;
+    if (!s->have) {
+        int rc = R->stream ? vt__rp_next_record(R, s) : vt_cursor_next(s->cur, &s->ev, R->err);
+        if (rc < 0)
+            return STEP_ERROR;
+        if (rc == 0) {
+            s->finished = 1;
+            return STEP_DONE;
+        }
+        /* Special records (FLUSH, MARKER, STOPPED) are no model events: a flush belongs
+         * to the burst around it, which ends at the next call. */
+        if (s->ev.fn < 0)
+            return STEP_MOVED;
+        s->have = 1;
+        s->ncalls = s->ev.callno + 1;
+        s->published = 0;
+        s->done_ready = 0;
+        s->genter = vt__rp_gtime(R, s->rank, s->ev.enter);
+        s->gexit = vt__rp_gtime(R, s->rank, s->ev.exit);
+        if (!s->started) {
+            s->prev_exit = s->first_enter = s->genter;
+            s->started = 1;
+        }
+        /* The computation burst before this record: a local event. */
+        R->nprobed_by = 0;
+        if (vt__rp_apply_event(R, s, 2 * s->ev.callno, s->prev_exit, s->genter, NULL, 0, NULL, s->ev.callsite,
+                               VT_MK_LOCAL))
+            return STEP_ERROR;
+    }
+    const vt_event *ev = &s->ev;
+    int64_t enter = s->genter, exit = s->gexit;
+    enum vt_model_kind k = VT_MK_LOCAL;
+    if (ev->fn >= 0)
+        k = (size_t)ev->fn < s->nfuncs ? s->fkind[ev->fn] : VT_MK_LOCAL;
+    if (!s->published) {
+        if (publish(R, s, enter, exit, k))
+            goto nomem;
+        s->published = 1;
+    }
+    /* Phase B: the contributors (model.md §3); block while one is not available. */
+    R->ncons = R->nused = R->nused_gates = R->nused_reqs = R->nprobed_by = R->nmembers = R->nused_sends = 0;
+    R->step_msgs = R->step_viol = 0;
+    int completion = 0, local = 1;
+    if (s->probe_msg != SIZE_MAX) {
+        completion = 1;
+        TRY(message_in(R, s, s->probe_msg, exit, 1));
+    }
+    if (!s->done_ready) {
+        s->ndone = 0;
+        while (s->pending.n && s->pending.v[0].done <= ev->index) {
+            pend p = heap_pop(&s->pending);
+            if (p.done == ev->index && vt__rp_push_u32(&s->done, &s->ndone, &s->capdone, p.pos))
+                goto nomem;
+        }
+        s->done_ready = 1;
+    }
+    /* A receive whose completion a local call records (MPI_Request_free of an active
+     * receive, VT_COMPL_FREED) takes its message but nobody waits for it: no contributor. */
+    if (k != VT_MK_PROBE && k != VT_MK_LOCAL) {
+        for (size_t j = 0; j < s->ndone; j++) {
+            size_t i = s->done[j];
+            if (!R->stream && RV(s, i)->send_pos == VT_MPOS_NONE)
+                continue;
+            completion = 1;   /* a receive completion, even of a probed (local) message */
+            uint32_t pr = vt__rp_pm_get(&s->probed, (uint32_t)i);
+            if (pr == SLOT_NONE)
+                TRY(message_in(R, s, i, exit, 0));
+            else if (R->obs && vt__rp_push_u64(&R->probed_by, &R->nprobed_by, &R->capprobed_by, 2 * (uint64_t)pr + 1))
+                goto nomem;
+        }
+    }
+    if (k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_SENDRECV) {
+        for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
+            if (SE(s, i)->key == KEY_SKIP || !send_is_sync(R, s->rank, SE(s, i)))
+                continue;
+            completion = 1;
+            if (k != VT_MK_SENDRECV)
+                local = 0;   /* a blocking synchronous send: no local contributor */
+            TRY(sync_sender(R, s, i));
+        }
+    }
+    if (k == VT_MK_COMPLETION) {
+        for (size_t c = 0; c < ev->ndone; c++) {
+            const vt_completion *d = &ev->done[c];
+            uint64_t v;
+            if ((d->flags & (VT_COMPL_RECV | VT_COMPL_CANCELLED)) || !vt__rp_map_get(&s->reqs, d->request, &v))
+                continue;
+            uint64_t pos = v & ((1ull << 56) - 1);
+            if ((v >> 56) == REQ_ICOLL) {
+                gate *g = vt__rp_gate_by_id(R, pos);
+                if (!g || !g->complete)
+                    return STEP_BLOCKED;
+                completion = 1;
+                if (vt__rp_add_gate_con(R, g, 1) || vt__rp_note_gate(R, pos) || note_req(R, d->request))
+                    goto nomem;
+            } else {
+                /* only synchronous sends are entered (req_send) */
+                completion = 1;
+                TRY(sync_sender(R, s, (size_t)pos));
+                /* (reading ahead may have moved this record's lists: index again) */
+                if (note_req(R, ev->done[c].request))
+                    goto nomem;
+            }
+        }
+    }
+    if (k == VT_MK_COLL && s->coll_gate) {
+        gate *g = vt__rp_gate_by_id(R, s->coll_gate - 1);
+        if (!g || !g->complete)
+            return STEP_BLOCKED;
+        completion = 1;
+        local = 0;   /* its own (enter, d) is in the gate */
+        if (vt__rp_add_gate_con(R, g, 0) || vt__rp_note_gate(R, s->coll_gate - 1))
+            goto nomem;
+    }
+    if (completion && local && vt__rp_add_con_obs(R, enter, s->d, VT_CON_LOCAL, s->rank, 2 * ev->callno + 1, NULL))
+        goto nomem;
+    /* Phase C: the completion rule, then the candidate rule (apply_event). */
+    const int64_t *base = NULL;
+    int64_t M = 0;
+    if (completion && R->ncons) {
+        M = vt_model_complete(R->cons, R->ncons, R->nsc, R->tmp);
+        base = R->tmp;
+        if (R->obs)
+            vt__rp_fix_members(R);
+    }
+    if (vt__rp_apply_event(R, s, 2 * ev->callno + 1, enter, exit, base, M, vt__rp_fname(R, s->rank, ev->fn),
+                           ev->callsite, k))
+        return STEP_ERROR;
+    R->res->messages += R->step_msgs;
+    R->res->clock_violations += R->step_viol;
+    release_used(R, s);
+    if (s->probed.n)
+        for (size_t j = 0; j < s->ndone; j++)
+            vt__rp_pm_del(&s->probed, s->done[j]);
+    if (R->stream && s->ndone) {
+        int front = 0;
+        for (size_t j = 0; j < s->ndone; j++) {
+            RX(s, s->done[j])->flags |= XF_RET;
+            front |= s->done[j] == s->sm->rlo;
+        }
+        if (front)
+            vt__rp_sm_trim(s);
+    }
+    s->prev_exit = s->last_exit = exit;
+    s->have = 0;
+    if (k == VT_MK_END) {
+        s->finished = 1;
+        return STEP_DONE;
+    }
+    return STEP_MOVED;
+nomem:
+    if (!R->failed)
+        vt__rp_set_err(R->err, "out of memory replaying rank %u", s->rank);
+    return STEP_ERROR;
+}
+
+static int cmp_evitem(const void *a, const void *b)
+{
+    const struct evitem *x = a, *y = b;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->scen < y->scen ? -1 : x->scen > y->scen;
+}
+
+static int cmp_exc(const void *a, const void *b, void *arg)
+{
+    const vt_match_crecv *r = arg;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (r[x].post_index != r[y].post_index)
+        return r[x].post_index < r[y].post_index ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
+{
+    s->rank = r;
+    s->probe_msg = SIZE_MAX;
+    if (vt_cursor_open(R->t, r, &s->cur, R->err))
+        return -1;
+    s->d = calloc(R->nsc + 1, sizeof(int64_t));
+    const vt_rank *rk = vt_trace_rank(R->t, r);
+    s->rk = rk;
+    if (R->stream) {
+        s->sm = calloc(1, sizeof *s->sm);
+        if (!s->sm || !(s->sm->kinds = malloc(rk->nfuncs + 1)) || !(s->sm->inits = malloc(rk->nfuncs + 1))) {
+            vt__rp_set_err(R->err, "out of memory preparing the replay of rank %u", r);
+            return -1;
+        }
+        for (size_t i = 0; i < rk->nfuncs; i++)
+            s->sm->kinds[i] = vt__rp_classify(&rk->funcs[i], &s->sm->inits[i]);
+    } else {
+        s->recvs = vt_matches_crecvs(R->m, r, &s->nrecvs);
+        s->sends = vt_matches_csends(R->m, r, &s->nsends);
+        s->rw = (vt_match_crecv *)s->recvs;  /* read only */
+        s->sw = (vt_match_csend *)s->sends;
+        s->rmask = s->smask = SIZE_MAX;
+    }
+    s->nfuncs = rk->nfuncs;
+    s->fkind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
+    s->skind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
+    s->sinit = malloc(rk->nfuncs + 1);
+    if (!s->d || !s->fkind || !s->skind || !s->sinit) {
+        vt__rp_set_err(R->err, "out of memory preparing the replay of rank %u", r);
+        return -1;
+    }
+    for (size_t i = 0; i < rk->nfuncs; i++) {
+        s->fkind[i] = vt_model_kind_of(rk->funcs[i].name);
+        s->skind[i] = vt_model_send_kind(rk->funcs[i].name);
+        /* MPI_Send_init and the Ssend, Bsend, Rsend ones (and their _c variants) */
+        s->sinit[i] = strstr(rk->funcs[i].name, "send_init") || strstr(rk->funcs[i].name, "Send_init");
+    }
+    for (size_t i = 0; i < s->nrecvs; i++)
+        s->nexc += s->recvs[i].post_index != s->recvs[i].index;
+    if (s->nexc) {
+        s->exc = malloc(s->nexc * sizeof *s->exc);
+        if (!s->exc) {
+            vt__rp_set_err(R->err, "out of memory preparing the replay of rank %u", r);
+            return -1;
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < s->nrecvs; i++)
+            if (s->recvs[i].post_index != s->recvs[i].index)
+                s->exc[n++] = (uint32_t)i;
+        qsort_r(s->exc, n, sizeof *s->exc, cmp_exc, (void *)s->recvs);
+    }
+    size_t nev = 0;
+    for (size_t sc = 0; sc < R->nsc; sc++)
+        for (size_t i = 0; i < R->sc[sc].nitems; i++)
+            nev += R->sc[sc].items[i].sel == VT_SEL_EVENT && R->sc[sc].items[i].rank == (int64_t)r;
+    if (nev && !(s->evitems = malloc(nev * sizeof *s->evitems))) {
+        vt__rp_set_err(R->err, "out of memory");
+        return -1;
+    }
+    for (size_t sc = 0; sc < R->nsc; sc++) {
+        for (size_t i = 0; i < R->sc[sc].nitems; i++) {
+            vt_shorten *it = &R->sc[sc].items[i];
+            if (it->sel != VT_SEL_EVENT || it->rank != (int64_t)r)
+                continue;
+            s->evitems[s->nevitems++] = (struct evitem){it->seq, sc, it};
+        }
+    }
+    if (s->nevitems > 1)
+        qsort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
+    return 0;
+}
+
+void vt__rp_free_rank(rstate *s)
+{
+    vt_cursor_close(s->cur);
+    free(s->ss.e);
+    free(s->ps.e);
+    free(s->probed.e);
+    free(s->pending.v);
+    free(s->done);
+    free(s->fkind);
+    free(s->skind);
+    free(s->sinit);
+    free(s->exc);
+    free(s->d);
+    free(s->evitems);
+    free(s->needs);
+    free(s->needcnt);
+    vt__rp_sm_free(s);
+    vt__rp_map_free(&s->reqs);
+    vt__rp_map_free(&s->tmpl);
+}
+
