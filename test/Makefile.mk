@@ -17,4 +17,7 @@ include test/analysis/Makefile.mk
 # configure --disable-vtrace, in a build of its own.
 TESTS += test/build/disabled.sh
 EXTRA_DIST += test/build/disabled.sh
+# The layout of src/: includes by folder, file lengths, no call cycles (maint/check-layering.py).
+TESTS += test/build/layering.sh
+EXTRA_DIST += test/build/layering.sh maint/check-layering.py
 include test/export/Makefile.mk

@@ -222,6 +222,36 @@ int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 
 int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
 
+/* A free slot (its fields are the caller's to set), or SLOT_NONE without memory. */
+uint32_t vt__rp_slot_alloc(replay *R)
+{
+    if (R->nfree)
+        return R->freeslots[--R->nfree];
+    if (R->nslots == R->capslots) {
+        size_t nc = R->capslots ? R->capslots * 2 : 64;
+        slot *ns = realloc(R->slots, nc * sizeof *ns);
+        if (!ns)
+            return SLOT_NONE;
+        R->slots = ns;
+        int64_t *nd = realloc(R->slotd, nc * (R->nsc ? R->nsc : 1) * sizeof *nd);
+        if (!nd)
+            return SLOT_NONE;
+        R->slotd = nd;
+        uint32_t *nf = realloc(R->freeslots, nc * sizeof *nf);
+        if (!nf)
+            return SLOT_NONE;
+        R->freeslots = nf;
+        if (R->obs && R->obs->ext_size) {
+            uint8_t *ne = realloc(R->slotext, nc * R->obs->ext_size);
+            if (!ne)
+                return SLOT_NONE;
+            R->slotext = ne;
+        }
+        R->capslots = nc;
+    }
+    return (uint32_t)R->nslots++;
+}
+
 /* Adds a contributor; with an observer also who it is (kind, rank, seq), the rest of
  * which the caller fills in through *oc (NULL without an observer). */
 int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,

@@ -66,33 +66,8 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
     posmap *pm = post ? &s->ps : &s->ss;
     uint32_t i = vt__rp_pm_get(pm, (uint32_t)pos);
     if (i == SLOT_NONE) {
-        if (R->nfree) {
-            i = R->freeslots[--R->nfree];
-        } else {
-            if (R->nslots == R->capslots) {
-                size_t nc = R->capslots ? R->capslots * 2 : 64;
-                slot *ns = realloc(R->slots, nc * sizeof *ns);
-                if (!ns)
-                    return -1;
-                R->slots = ns;
-                int64_t *nd = realloc(R->slotd, nc * (R->nsc ? R->nsc : 1) * sizeof *nd);
-                if (!nd)
-                    return -1;
-                R->slotd = nd;
-                uint32_t *nf = realloc(R->freeslots, nc * sizeof *nf);
-                if (!nf)
-                    return -1;
-                R->freeslots = nf;
-                if (R->obs && R->obs->ext_size) {
-                    uint8_t *ne = realloc(R->slotext, nc * R->obs->ext_size);
-                    if (!ne)
-                        return -1;
-                    R->slotext = ne;
-                }
-                R->capslots = nc;
-            }
-            i = (uint32_t)R->nslots++;
-        }
+        if ((i = vt__rp_slot_alloc(R)) == SLOT_NONE)
+            return -1;
         if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
             R->freeslots[R->nfree++] = i;
             return -1;

@@ -128,28 +128,9 @@ out:
 static int reduced_publish(replay *R, rstate *s, uint64_t upto)
 {
     while (s->needptr < s->nneeds && s->needs[s->needptr] <= upto) {
-        uint32_t i;
-        if (R->nfree) {
-            i = R->freeslots[--R->nfree];
-        } else {
-            if (R->nslots == R->capslots) {
-                size_t nc = R->capslots ? R->capslots * 2 : 64;
-                slot *ns = realloc(R->slots, nc * sizeof *ns);
-                if (!ns)
-                    return -1;
-                R->slots = ns;
-                int64_t *nd = realloc(R->slotd, nc * (R->nsc ? R->nsc : 1) * sizeof *nd);
-                if (!nd)
-                    return -1;
-                R->slotd = nd;
-                uint32_t *nf = realloc(R->freeslots, nc * sizeof *nf);
-                if (!nf)
-                    return -1;
-                R->freeslots = nf;
-                R->capslots = nc;
-            }
-            i = (uint32_t)R->nslots++;
-        }
+        uint32_t i = vt__rp_slot_alloc(R);
+        if (i == SLOT_NONE)
+            return -1;
         slot *sl = &R->slots[i];
         memset(sl, 0, sizeof *sl);
         sl->uses = s->needcnt[s->needptr];

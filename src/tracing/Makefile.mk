@@ -6,7 +6,8 @@ lib_LTLIBRARIES += libvtrace.la
 if VT_ENABLED
 libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_sources) \
 	src/mpi/wrappers.c src/mpi/wrappers_f08.c src/mpi/vt_fn.h src/mpi/vt_fn_table.c \
-	src/tracing/state.h src/tracing/mpistatus.h src/tracing/handlers.h src/tracing/handlers.c \
+	src/tracing/state.h src/tracing/state.c src/tracing/mpistatus.h src/tracing/handlers.h src/tracing/handlers_priv.h \
+	src/tracing/handlers.c src/tracing/handlers_coll.c src/tracing/handlers_io.c \
 	src/tracing/buffer.c src/tracing/buffer.h \
 	src/tracing/callsites.c src/tracing/callsites.h \
 	src/tracing/comms.c src/tracing/comms.h \

@@ -25,10 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-VT_HIDDEN int vt__active;
-VT_HIDDEN __thread int vt__depth __attribute__((tls_model("initial-exec")));
-
-VT_HIDDEN uint64_t vt__calls;
 static int started;             /* initialisation was attempted */
 static int finished;
 static int late_init;
@@ -566,29 +562,43 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
     free(g.base);
 }
 
-/* VTRACE_MODE=reduced: DIR holds the reduced trace alone; when the run-time reduction
- * stopped on some rank, the full trace instead (with a warning). Both were written to
- * DIR/reduced and DIR/full during the run: each rank moves its file up, rank 0 the rest. */
-static void finish_reduced_only(int rank, int rt_all, const int64_t *clk, const char *hosts, unsigned flags)
+/* VTRACE_MODE=reduced writes DIR/full and DIR/reduced during the run. At the end each rank
+ * moves its file of KEEP (one of the two, or NULL: none) up into DIR and removes its full
+ * one, and rank 0 moves config.txt up (removes it without KEEP) and removes the two
+ * directories. Returns 1 on rank 0, after all ranks moved their files. */
+static int dissolve_staging(int rank, const char *keep)
 {
-    const char *kept = rt_all ? reduced_dir : cfg.dir;
     char from[4300], to[4300];
-    snprintf(from, sizeof from, "%s/rank-%06d.vte", kept, rank);
-    snprintf(to, sizeof to, "%s/rank-%06d.vte", base_dir, rank);
-    if (rename(from, to))
-        vt_warn("cannot move %s to %s (%s)", from, to, strerror(errno));
-    if (rt_all) {
+    if (keep) {
+        snprintf(from, sizeof from, "%s/rank-%06d.vte", keep, rank);
+        snprintf(to, sizeof to, "%s/rank-%06d.vte", base_dir, rank);
+        if (rename(from, to))
+            vt_warn("cannot move %s to %s (%s)", from, to, strerror(errno));
+    }
+    if (keep != cfg.dir) {
         snprintf(from, sizeof from, "%s/rank-%06d.vte", cfg.dir, rank);
         unlink(from);
     }
     PMPI_Barrier(own_comm);
     if (rank != 0)
-        return;
+        return 0;
     snprintf(from, sizeof from, "%s/config.txt", cfg.dir);
     snprintf(to, sizeof to, "%s/config.txt", base_dir);
-    rename(from, to);
+    if (keep)
+        rename(from, to);
+    else
+        unlink(from);
     rmdir(reduced_dir);
     rmdir(cfg.dir);
+    return 1;
+}
+
+/* VTRACE_MODE=reduced: DIR holds the reduced trace alone; when the run-time reduction
+ * stopped on some rank, the full trace instead (with a warning). */
+static void finish_reduced_only(int rank, int rt_all, const int64_t *clk, const char *hosts, unsigned flags)
+{
+    if (!dissolve_staging(rank, rt_all ? reduced_dir : cfg.dir))
+        return;
     if (clk && hosts)
         write_global(base_dir, clk, hosts, flags | (rt_all ? VT_GLOBAL_REDUCED : 0));
     if (!rt_all)
@@ -604,20 +614,13 @@ static void finish_reduced_only(int rank, int rt_all, const int64_t *clk, const 
  * trace had been dropped (buffer.h): nothing usable is left; the directories go. */
 static void no_trace(int rank)
 {
-    char path[4300];
-    snprintf(path, sizeof path, "%s/rank-%06d.vte", cfg.dir, rank);
-    unlink(path);
-    PMPI_Barrier(own_comm);
-    if (rank != 0)
+    if (!dissolve_staging(rank, NULL))
         return;
-    snprintf(path, sizeof path, "%s/config.txt", cfg.dir);
-    unlink(path);
-    rmdir(reduced_dir);
-    rmdir(cfg.dir);
     static const char why[] = "no trace of this run: the run-time reduction stopped (see the warnings) after "
                               "VTRACE_MODE=reduced had dropped the full trace; VTRACE_MODE=both (or full) keeps "
                               "the full trace as well";
     /* the directory says so itself (vtrace's commands find no vtrace.defs in it) */
+    char path[4300];
     snprintf(path, sizeof path, "%s/NO-TRACE.txt", base_dir);
     FILE *f = fopen(path, "w");
     if (f) {

@@ -1,0 +1,90 @@
+/* Helpers of the handlers (handlers.c, handlers_coll.c, handlers_io.c): bytes of a
+ * count of a datatype or of a status, the communicator of a handle, and a call's record
+ * opened and closed. Inline: every MPI call goes through them. Not an API. */
+#ifndef VT_HANDLERS_PRIV_H
+#define VT_HANDLERS_PRIV_H
+
+#include "tracing/handlers.h"
+#include "tracing/buffer.h"
+#include "tracing/callsites.h"
+#include "tracing/comms.h"
+#include "tracing/mpistatus.h"
+#include "tracing/period.h"
+#include "tracing/rtreduce.h"
+
+static inline uint64_t type_bytes(MPI_Count count, MPI_Datatype t)
+{
+    if (count <= 0 || t == MPI_DATATYPE_NULL)
+        return 0;
+#ifdef MPICH
+    /* MPICH encodes the size of a predefined basic type in its handle. */
+    if (((unsigned)t & 0xfc000000u) == 0x4c000000u)
+        return (uint64_t)count * (((unsigned)t >> 8) & 0xffu);
+#endif
+    MPI_Count sz = 0;
+    if (PMPI_Type_size_x(t, &sz) != MPI_SUCCESS || sz < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)sz;
+}
+
+static inline uint64_t status_bytes(const MPI_Status *st)
+{
+    MPI_Count n = vt_status_bytes(st);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+static inline vt_comm *comm_of(MPI_Comm h)
+{
+    vt_comm *c = vt_comm_get(h);
+    return c ? c : vt_comm_invalid();
+}
+
+/* Opens the record of call c: code, enter, duration, call site. Holds the buffer lock
+ * until rec_done. NULL when recording has stopped. */
+static inline uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
+{
+    /* VTRACE_PERIODIC: iteration markers, and records of kept-enough iterations skipped
+     * (never under MPI_THREAD_MULTIPLE) */
+    if (VT_UNLIKELY(vt__period_on) && vt_period_step(c->fn, vt_callsite(c->site), c->enter))
+        return NULL;
+    uint8_t *p = vt_rec_begin(4 * VT_UVAR_MAX + extra);
+    if (VT_UNLIKELY(!p))
+        return NULL;
+    /* under the buffer's lock: the call-site table is shared by the threads */
+    uint64_t site = vt_callsite(c->site);
+    p = vt_put_uvar(p, VT_CODE_FIRST_FN + c->fn);
+    p = vt_put_svar(p, c->enter - vt__buf.prev_exit);
+    p = vt_put_uvar(p, (uint64_t)(exit - c->enter));
+    p = vt_put_uvar(p, site);
+    return p;
+}
+
+static inline void profile_add(unsigned fn, int64_t dur, uint64_t bytes, int recorded)
+{
+    vt_profile_entry *e = &vt__profile[fn];
+    e->calls++;
+    e->time_ns += (uint64_t)dur;
+    e->bytes += bytes;
+    e->records += (uint64_t)recorded;
+}
+
+static inline void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes)
+{
+    if (VT_LIKELY(p != NULL)) {
+        profile_add(c->fn, exit - c->enter, bytes, 1);
+        if (VT_UNLIKELY(vt__rt))
+            vt_rt_call(c, exit, vt_callsite(c->site));
+        vt__calls++;
+        vt_rec_end(p, exit);
+    } else {
+        vt_lock();
+        profile_add(c->fn, exit - c->enter, bytes, 0);
+        vt_unlock();
+        if (VT_UNLIKELY(vt__rt))
+            vt_rt_unrecorded(c);
+    }
+    vt__depth = 0;
+}
+
+
+#endif
