@@ -5,7 +5,7 @@
 lib_LTLIBRARIES += libvtrace.la
 if VT_ENABLED
 libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_sources) \
-	src/mpi/wrappers.c src/mpi/wrappers_f08.c src/mpi/vt_fn.h src/mpi/vt_fn_table.c \
+	$(vt_mpi_sources) $(vt_mpid_sources) \
 	src/tracing/state.h src/tracing/state.c src/tracing/mpistatus.h src/tracing/handlers.h src/tracing/handlers_priv.h \
 	src/tracing/handlers.c src/tracing/handlers_coll.c src/tracing/handlers_io.c \
 	src/tracing/buffer.c src/tracing/buffer.h \
@@ -16,8 +16,7 @@ libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_
 	src/tracing/topo.c src/tracing/topo.h \
 	src/tracing/clock.c src/tracing/clock.h \
 	src/tracing/period.c src/tracing/period.h \
-	src/tracing/rtreduce.c src/tracing/rtreduce.h \
-	src/mpid/piggyback.h src/mpid/pb_priv.h src/mpid/pb_hot.h src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c
+	src/tracing/rtreduce.c src/tracing/rtreduce.h
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.
 libvtrace_la_SOURCES = src/tracing/disabled.c
