@@ -19,19 +19,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BLOCK_BYTES (1u << 20)
 
 /* A rank's reduced trace file: the records of its reducer, in REDUCED blocks. */
 typedef struct rank_out {
     vt_rankreduce rr;
     struct reducer *Z;
     int fd;
-    uint8_t *buf;
-    size_t len;
-    uint32_t nblock;        /* records in the current block */
-    uint64_t index;         /* records written */
-    uint64_t prev_seq;
-    int64_t prev_time;
+    vt_rrec_out out;        /* its REDUCED blocks */
 } rank_out;
 
 /* Atom values for the check: variable -> nsc values. */
@@ -252,42 +246,20 @@ static int check_probe(void *arg, uint32_t rank, uint64_t ps, const vt_poly *aft
 
 /* ------------------------------------------------------------------ writing */
 
-static int out_flush(rank_out *r)
+static int out_failed(rank_out *r, int rc)
 {
-    reducer *Z = r->Z;
-    if (!r->len || Z->failed)
-        return 0;
-    int rc = vt_block_write(r->fd, VT_BLOCK_REDUCED, r->buf, r->len, r->nblock, Z->o->zstd_level);
-    if (rc) {
-        Z->failed = 1;
-        return fail(Z->err, "%s: cannot write the reduced trace: %s", Z->o->out_dir, strerror(-rc));
-    }
-    r->len = 0;
-    r->nblock = 0;
-    return 0;
+    r->Z->failed = 1;
+    return fail(r->Z->err, "%s: cannot write the reduced trace: %s", r->Z->o->out_dir, strerror(-rc));
 }
 
 /* The sink of a rank's reducer. */
 static int out_record(void *arg, const vt_rrec *rec)
 {
     rank_out *r = arg;
-    size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
-    if (r->len && r->len + need > BLOCK_BYTES && out_flush(r))
+    if (r->Z->failed)
         return -1;
-    if (need > BLOCK_BYTES) {
-        uint8_t *nb = realloc(r->buf, need + BLOCK_BYTES);
-        if (!nb)
-            return fail(r->Z->err, "out of memory writing the reduced trace");
-        r->buf = nb;
-    }
-    if (!r->index)
-        r->prev_time = rec->enter; /* the first block's base time: the START record's */
-    if (!r->len)
-        r->len = (size_t)(vt_rrec_block_begin(r->buf, r->index, r->prev_time, r->prev_seq) - r->buf);
-    r->len = (size_t)(vt_rrec_encode(r->buf + r->len, rec, &r->prev_seq, &r->prev_time) - r->buf);
-    r->nblock++;
-    r->index++;
-    return 0;
+    int rc = vt_rrec_out_put(&r->out, rec);
+    return rc ? out_failed(r, rc) : 0;
 }
 
 /* ------------------------------------------------------------------ the observer */
@@ -366,35 +338,49 @@ static int line_key_is(const char *l, const char *key)
 
 char *vt_reduce_config_text(const char *config, const vt_model_params *p)
 {
-    static const char *const keys[] = {"VTRACE_THRESHOLD", "VTRACE_CANDIDATES", "VTRACE_MODEL_L", "VTRACE_MODEL_G",
-                                       "VTRACE_MODEL_TRDV", "VTRACE_MODEL_M", "VTRACE_MODEL_K",
-                                       "VTRACE_MODEL_PBYTES"};
+    enum { NKEYS = 8 };
+    static const char *const keys[NKEYS] = {"VTRACE_THRESHOLD", "VTRACE_CANDIDATES", "VTRACE_MODEL_L",
+                                            "VTRACE_MODEL_G",   "VTRACE_MODEL_TRDV", "VTRACE_MODEL_M",
+                                            "VTRACE_MODEL_K",   "VTRACE_MODEL_PBYTES"};
+    char vals[NKEYS][64];
+    snprintf(vals[0], sizeof vals[0], "%" PRId64 "ns", p->theta);
+    snprintf(vals[1], sizeof vals[1], "%s", p->cand_calls ? "all" : "bursts");
+    snprintf(vals[2], sizeof vals[2], "%" PRId64 "ns", p->L);
+    snprintf(vals[3], sizeof vals[3], "%" PRId64 "ps", p->G_ps);
+    snprintf(vals[4], sizeof vals[4], "%" PRId64, p->T_rdv);
+    snprintf(vals[5], sizeof vals[5], "%d", p->m);
+    snprintf(vals[6], sizeof vals[6], "%d", p->K);
+    snprintf(vals[7], sizeof vals[7], "%d", p->pbytes);
+    int have[NKEYS] = {0};
+    have[7] = p->pbytes <= 0; /* no room limit: no line */
     size_t len = config ? strlen(config) : 0;
-    char *out = malloc(len + 512);
+    char *out = malloc(len + NKEYS * 96 + 1);
     if (!out)
         return NULL;
+    /* each model key where the configuration has it (a trace reduced at run time keeps its
+     * text), the others after it */
     size_t o = 0;
     for (const char *l = config; l && *l;) {
         const char *e = strchr(l, '\n');
         size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
-        int drop = 0;
-        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-            drop |= line_key_is(l, keys[k]);
-        if (!drop) {
+        int k = 0;
+        while (k < NKEYS && !line_key_is(l, keys[k]))
+            k++;
+        if (k == NKEYS) {
             memcpy(out + o, l, n);
             o += n;
             if (!e)
                 out[o++] = '\n';
+        } else if (!have[k]) {
+            o += (size_t)sprintf(out + o, "%s=%s\n", keys[k], vals[k]);
+            have[k] = 1;
         }
         l += n;
     }
-    snprintf(out + o, 512,
-             "VTRACE_THRESHOLD=%" PRId64 "ns\nVTRACE_CANDIDATES=%s\nVTRACE_MODEL_L=%" PRId64
-             "ns\nVTRACE_MODEL_G=%" PRId64 "ps\nVTRACE_MODEL_TRDV=%" PRId64 "\nVTRACE_MODEL_M=%d\nVTRACE_MODEL_K=%d\n",
-             p->theta, p->cand_calls ? "all" : "bursts", p->L, p->G_ps, p->T_rdv, p->m, p->K);
-    size_t used = strlen(out + o);
-    if (p->pbytes > 0 && used < 512)
-        snprintf(out + o + used, 512 - used, "VTRACE_MODEL_PBYTES=%d\n", p->pbytes);
+    for (int k = 0; k < NKEYS; k++)
+        if (!have[k])
+            o += (size_t)sprintf(out + o, "%s=%s\n", keys[k], vals[k]);
+    out[o] = '\0';
     return out;
 }
 
@@ -478,8 +464,7 @@ static int open_outputs(reducer *Z)
         free(funcs);
         if (rc)
             return -1;
-        Z->ro[r].buf = malloc(BLOCK_BYTES);
-        if (!Z->ro[r].buf)
+        if (vt_rrec_out_init(&Z->ro[r].out, Z->ro[r].fd, Z->o->zstd_level))
             return fail(Z->err, "out of memory");
     }
     return 0;
@@ -490,8 +475,9 @@ static int close_outputs(reducer *Z)
     const char *dir = Z->o->out_dir;
     for (uint32_t r = 0; r < Z->nranks; r++) {
         rank_out *ro = &Z->ro[r];
-        if (out_flush(ro))
-            return -1;
+        int frc = Z->failed ? 0 : vt_rrec_out_flush(&ro->out);
+        if (Z->failed || frc)
+            return frc ? out_failed(ro, frc) : -1;
         uint8_t *defs;
         size_t len;
         if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
@@ -589,7 +575,7 @@ out:
     for (uint32_t r = 0; Z.ro && r < Z.nranks; r++) {
         if (Z.ro[r].fd >= 0)
             close(Z.ro[r].fd);
-        free(Z.ro[r].buf);
+        vt_rrec_out_free(&Z.ro[r].out);
         vt_rr_free(&Z.ro[r].rr);
     }
     free(Z.ro);

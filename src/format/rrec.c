@@ -1,7 +1,59 @@
 /* Encoding of reduced records; see rrec.h and doc/format.md. */
 #include "vt_config.h"
 #include "format/rrec.h"
+#include "format/blockio.h"
 #include "util/codec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level)
+{
+    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = VT_RREC_BLOCK_BYTES};
+    o->buf = malloc(o->cap);
+    return o->buf ? 0 : -ENOMEM;
+}
+
+int vt_rrec_out_flush(vt_rrec_out *o)
+{
+    if (!o->len)
+        return 0;
+    int rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
+    o->len = 0;
+    o->nblock = 0;
+    return rc;
+}
+
+int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec)
+{
+    size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
+    if (o->len && o->len + need > VT_RREC_BLOCK_BYTES) {
+        int rc = vt_rrec_out_flush(o);
+        if (rc)
+            return rc;
+    }
+    if (need > o->cap) {
+        uint8_t *nb = realloc(o->buf, need);
+        if (!nb)
+            return -ENOMEM;
+        o->buf = nb;
+        o->cap = need;
+    }
+    if (!o->index)
+        o->prev_time = rec->enter; /* the first block's base time: the START record's */
+    if (!o->len)
+        o->len = (size_t)(vt_rrec_block_begin(o->buf, o->index, o->prev_time, o->prev_seq) - o->buf);
+    o->len = (size_t)(vt_rrec_encode(o->buf + o->len, rec, &o->prev_seq, &o->prev_time) - o->buf);
+    o->nblock++;
+    o->index++;
+    return 0;
+}
+
+void vt_rrec_out_free(vt_rrec_out *o)
+{
+    free(o->buf);
+    o->buf = NULL;
+}
 
 uint8_t *vt_rrec_block_begin(uint8_t *out, uint64_t first_index, int64_t base_time, uint64_t base_seq)
 {

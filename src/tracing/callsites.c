@@ -1,4 +1,5 @@
 #include "tracing/callsites.h"
+#include "tracing/buffer.h"
 
 #include <stdlib.h>
 
@@ -60,3 +61,11 @@ uint32_t vt__callsite_slow(const void *a)
 
 uint32_t vt_callsites_count(void) { return n; }
 const void *vt_callsite_addr(uint32_t i) { return i < n ? addrs[i] : NULL; }
+
+uint32_t vt_callsite_index_locked(const void *addr)
+{
+    vt_lock();
+    uint32_t i = vt_callsite_index(addr);
+    vt_unlock();
+    return i;
+}

@@ -15,7 +15,7 @@ extern VT_HIDDEN uint32_t vt__prev_site_index;
 
 /* Index of a call site. Loops call from a few sites (a Send's and a Recv's), so the
  * last two are checked before the table. */
-static inline uint32_t vt_callsite(const void *addr)
+static inline uint32_t vt_callsite_index(const void *addr)
 {
     if (VT_LIKELY(addr == vt__last_site))
         return vt__last_site_index;
@@ -30,6 +30,8 @@ static inline uint32_t vt_callsite(const void *addr)
     }
     return vt__callsite_slow(addr);
 }
+/* vt_callsite_index under the buffer's lock, for a caller that does not hold it. */
+VT_HIDDEN uint32_t vt_callsite_index_locked(const void *addr);
 VT_HIDDEN uint32_t vt_callsites_count(void);
 VT_HIDDEN const void *vt_callsite_addr(uint32_t i);
 

@@ -45,13 +45,13 @@ static inline uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
 {
     /* VTRACE_PERIODIC: iteration markers, and records of kept-enough iterations skipped
      * (never under MPI_THREAD_MULTIPLE) */
-    if (VT_UNLIKELY(vt__period_on) && vt_period_step(c->fn, vt_callsite(c->site), c->enter))
+    if (VT_UNLIKELY(vt__period_on) && vt_period_step(c->fn, vt_callsite_index(c->site), c->enter))
         return NULL;
     uint8_t *p = vt_rec_begin(4 * VT_UVAR_MAX + extra);
     if (VT_UNLIKELY(!p))
         return NULL;
     /* under the buffer's lock: the call-site table is shared by the threads */
-    uint64_t site = vt_callsite(c->site);
+    uint64_t site = vt_callsite_index(c->site);
     p = vt_put_uvar(p, VT_CODE_FIRST_FN + c->fn);
     p = vt_put_svar(p, c->enter - vt__buf.prev_exit);
     p = vt_put_uvar(p, (uint64_t)(exit - c->enter));
@@ -73,7 +73,7 @@ static inline void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t
     if (VT_LIKELY(p != NULL)) {
         profile_add(c->fn, exit - c->enter, bytes, 1);
         if (VT_UNLIKELY(vt__rt))
-            vt_rt_call(c, exit, vt_callsite(c->site));
+            vt_rt_call(c, exit, vt_callsite_index(c->site));
         vt__calls++;
         vt_rec_end(p, exit);
     } else {

@@ -341,12 +341,12 @@ static void record_call(unsigned fn, int64_t enter, int64_t exit, const void *si
         p = vt_put_uvar(p, VT_CODE_FIRST_FN + fn);
         p = vt_put_svar(p, enter - vt__buf.prev_exit);
         p = vt_put_uvar(p, (uint64_t)(exit - enter));
-        p = vt_put_uvar(p, vt_callsite(site));
+        p = vt_put_uvar(p, vt_callsite_index(site));
         vt__profile[fn].calls++;
         vt__profile[fn].time_ns += (uint64_t)(exit - enter);
         vt__profile[fn].records++;
         if (vt__rt)
-            vt_rt_call(&c, exit, vt_callsite(site));
+            vt_rt_call(&c, exit, vt_callsite_index(site));
         vt__calls++;
         vt_rec_end(p, exit);
     }

@@ -6,6 +6,7 @@
 #include "tracing/rtreduce.h"
 #include "format/blockio.h"
 #include "tracing/buffer.h"
+#include "tracing/callsites.h"
 #include "util/codec.h"
 #include "tracing/log.h"
 #include "model/model.h"
@@ -25,7 +26,6 @@ VT_HIDDEN int vt__rt;
 VT_HIDDEN uint8_t vt__rt_send_kind[VT_NFN];
 VT_HIDDEN vt_model_params vt__rt_params;
 
-#define BLOCK_BYTES (1u << 20)
 
 /* Where a staged message's difference is: copied only when its source changes. */
 enum rt_d_at { D_OWN, D_GOT, D_SENT };
@@ -84,11 +84,7 @@ static struct {
     /* the reduced trace */
     char path[4200];
     int fd;
-    uint8_t *buf;
-    size_t len;
-    uint32_t nblock;
-    uint64_t index, prev_seq;
-    int64_t prev_time;
+    vt_rrec_out out;
     int failed;
     uint64_t stop_at;
     int stale_d;
@@ -142,20 +138,11 @@ void vt_rt_unsupported(const char *what)
 
 /* ------------------------------------------------------------------ writing */
 
-static int flush_block(void)
+static void write_failed(int rc)
 {
-    if (!rt.len)
-        return 0;
-    int rc = vt_block_write(rt.fd, VT_BLOCK_REDUCED, rt.buf, rt.len, rt.nblock, 0);
-    rt.len = 0;
-    rt.nblock = 0;
-    if (rc) {
-        char why[4400];
-        snprintf(why, sizeof why, "writing %s failed (%s)", rt.path, strerror(-rc));
-        stop(why);
-        return -1;
-    }
-    return 0;
+    char why[4400];
+    snprintf(why, sizeof why, "writing %s failed (%s)", rt.path, strerror(-rc));
+    stop(why);
 }
 
 static int put_record(void *arg, const vt_rrec *rec)
@@ -163,22 +150,9 @@ static int put_record(void *arg, const vt_rrec *rec)
     (void)arg;
     if (rt.failed)
         return 0;
-    size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
-    if (rt.len && rt.len + need > BLOCK_BYTES && flush_block())
-        return 0;
-    if (need > BLOCK_BYTES) {
-        uint8_t *nb = realloc(rt.buf, need + BLOCK_BYTES);
-        if (!nb) {
-            stop("out of memory");
-            return 0;
-        }
-        rt.buf = nb;
-    }
-    if (!rt.len)
-        rt.len = (size_t)(vt_rrec_block_begin(rt.buf, rt.index, rt.prev_time, rt.prev_seq) - rt.buf);
-    rt.len = (size_t)(vt_rrec_encode(rt.buf + rt.len, rec, &rt.prev_seq, &rt.prev_time) - rt.buf);
-    rt.nblock++;
-    rt.index++;
+    int rc = vt_rrec_out_put(&rt.out, rec);
+    if (rc)
+        write_failed(rc);
     return 0;
 }
 
@@ -189,7 +163,7 @@ static int write_funcs(void)
     uint8_t *p = vt_funcs_payload(&len);
     if (!p)
         return -ENOMEM;
-    int rc = vt_block_write(rt.fd, VT_BLOCK_FUNCS, p, len, 0, 0);
+    int rc = vt_block_write(rt.fd, VT_BLOCK_FUNCS, p, len, 0, VT_RREC_ZSTD_LEVEL);
     free(p);
     return rc;
 }
@@ -226,9 +200,10 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
     }
     vt_sym_set_room(&rt.rr.sym, (unsigned)rt.p.pbytes);
     snprintf(rt.path, sizeof rt.path, "%s/rank-%06d.vte", dir, rank);
-    rt.buf = malloc(BLOCK_BYTES);
     rt.fd = open(rt.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int rc = rt.buf && rt.fd >= 0 ? vt_file_header_write(rt.fd, VT_MAGIC_RANK, (uint32_t)rank) : -errno;
+    int rc = rt.fd >= 0 ? vt_file_header_write(rt.fd, VT_MAGIC_RANK, (uint32_t)rank) : -errno;
+    if (!rc)
+        rc = vt_rrec_out_init(&rt.out, rt.fd, VT_RREC_ZSTD_LEVEL);
     if (!rc)
         rc = write_funcs();
     if (rc) {
@@ -254,7 +229,8 @@ static int feed(const vt_obs_event *e, uint32_t nbc_members)
 /* The burst before the call entering at `enter` (local): a local event, once. */
 /* The burst before call number callno as a model event (a candidate, or vt_rr_quiet
  * did not apply). */
-static __attribute__((noinline)) void burst_event(const vt_call *c, uint64_t callno, int64_t start, int64_t end)
+static __attribute__((noinline)) void burst_event(const vt_call *c, uint64_t callno, int64_t start, int64_t end,
+                                                   int64_t site)
 {
     /* (static: zeroing these large structs at every event cost more than the event) */
     static vt_event rec;
@@ -266,7 +242,10 @@ static __attribute__((noinline)) void burst_event(const vt_call *c, uint64_t cal
     e.seq = 2 * callno;
     e.rec = &rec;
     e.fn = -1;
-    e.callsite = -1;
+    /* a burst's call site is that of the call ending it (site: scenarios select by it) */
+    if (site < 0)
+        site = vt_callsite_index_locked(c->site);
+    e.callsite = site;
     e.kind = VT_MK_LOCAL;
     e.start = start;
     e.end = end;
@@ -275,8 +254,9 @@ static __attribute__((noinline)) void burst_event(const vt_call *c, uint64_t cal
 }
 
 /* The burst before the call c (from the previous call's exit to c's enter): a local
- * event, once per call. */
-static inline void burst(const vt_call *c)
+ * event, once per call. SITE: the call site index of c, -1 when the caller does not hold
+ * the buffer's lock (it is then looked up under it, if needed). */
+static inline void burst(const vt_call *c, int64_t site)
 {
     uint64_t callno = vt__calls;
     if (rt.burst_of == callno + 1)
@@ -288,7 +268,7 @@ static inline void burst(const vt_call *c)
     }
     int64_t start = rt.prev_exit + rt.offset, end = c->enter + rt.offset;
     if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, end - start >= rt.p.theta))
-        burst_event(c, callno, start, end);
+        burst_event(c, callno, start, end, site);
 }
 
 /* Staged messages whose difference is at `at` get their own copy (it is about to change). */
@@ -307,7 +287,7 @@ unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
         memset(out, 0, VT_RT_POLY_ROOM);
         return 0;
     }
-    burst(c);
+    burst(c, -1);
     /* what vt_rr_publish gives, encoded again only when d changed */
     if (rt.sent_version != rt.rr.d_version && !(VT_UNLIKELY(rt.stale_d) && rt.sent_len)) {
         if (!rt.sent_len || !vt_poly_equal(&rt.rr.sym.d, &rt.sent_d)) {
@@ -666,7 +646,7 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         vt_rt_discard();
         return;
     }
-    burst(c);
+    burst(c, (int64_t)site);
     uint64_t callno = vt__calls;
     if (VT_UNLIKELY(rt.stop_at) && callno == rt.stop_at) {
         vt_rt_discard();
@@ -693,9 +673,11 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
         return -1;
     if (vt__rt && vt_rr_finish(&rt.rr))
         stop("its last records could not be written");
-    int rc = rt.failed ? -1 : flush_block();
+    int rc = -1;
+    if (!rt.failed && (rc = vt_rrec_out_flush(&rt.out)))
+        write_failed(rc);
     if (!rc)
-        rc = vt_block_write(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, 0);
+        rc = vt_block_write(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, VT_RREC_ZSTD_LEVEL);
     if (!rc)
         rc = vt_block_write(rt.fd, VT_BLOCK_END, "", 0, 0, 0);
     if (close(rt.fd) && !rc)
@@ -703,7 +685,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
     rt.fd = -1;
     vt__rt = 0;
     vt_rr_free(&rt.rr);
-    free(rt.buf);
+    vt_rrec_out_free(&rt.out);
     free(rt.msgs);
     free(rt.other);
     free(rt.cons);

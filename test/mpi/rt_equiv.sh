@@ -5,7 +5,8 @@
 #      --json of both, line for line);
 #   2. on 1000 random scenarios and with every candidate eliminated alone, DIR/reduced
 #      predicts what DIR/full predicts: T' and every rank's end, to the nanosecond;
-#   3. `vtrace info` gives both the same per-function profile.
+#   3. `vtrace info` gives both the same per-function profile;
+#   4. DIR/reduced's files are byte for byte those `vtrace reduce DIR/full` writes.
 # usage: rt_equiv.sh VTRACE DIR WORKDIR. Exit 0 equal, 1 different.
 set -u
 vtrace=$1 dir=$2 work=$3
@@ -36,4 +37,11 @@ done
     fail "vtrace info --json"
 cmp -s "$work/prof.full" "$work/prof.red" || fail "the per-function profiles differ"
 echo "  profile: the same per rank and function"
+n=0
+for f in "$dir/reduced"/rank-*.vte "$dir/reduced/vtrace.defs"; do
+    cmp -s "$f" "$work/offline/${f##*/}" || fail "${f##*/} differs from vtrace reduce's (cmp: `cmp "$f" "$work/offline/${f##*/}" 2>&1`)"
+    n=$((n + 1))
+done
+[ "$(ls "$work/offline" | wc -l)" -eq "$n" ] || fail "vtrace reduce wrote `ls "$work/offline" | wc -l` files, the run time $n"
+echo "  files: $n, byte for byte those of vtrace reduce (`cat "$dir/reduced"/* | wc -c` bytes)"
 echo "PASS: rt_equiv $dir"
