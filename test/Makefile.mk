@@ -12,6 +12,7 @@ include test/report/Makefile.mk
 include test/unit/clockfix.mk
 include test/patterns/Makefile.mk
 include test/unit/dpd.mk
+include test/unit/evcols.mk
 include test/analysis/Makefile.mk
 
 # configure --disable-vtrace, in a build of its own.

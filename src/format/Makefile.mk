@@ -4,7 +4,8 @@
 vt_format_write_sources = \
 	src/format/blockio.c src/format/blockio.h \
 	src/format/reader.h \
-	src/format/rrec.c src/format/rrec.h
+	src/format/rrec.c src/format/rrec.h \
+	src/format/evcols.c src/format/evcols.h
 vt_format_sources = $(vt_format_write_sources) \
 	src/format/reader.c src/format/reader_priv.h \
 	src/format/match.c \

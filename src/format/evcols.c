@@ -1,0 +1,470 @@
+/* EVENTS_COLS packing and unpacking; see evcols.h and doc/format.md. */
+#include "vt_config.h"
+#include "format/evcols.h"
+#include "util/codec.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { COL_CODES, COL_SITES, COL_ENTERS, COL_DURS, COL_FIELDS, NCOLS };
+static const char *const col_name[NCOLS] = {"codes", "call sites", "enter times", "durations", "fields"};
+
+enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2 };
+
+/* ------------------------------------------------------------------ growable buffers */
+
+typedef struct buf {
+    uint8_t *p;
+    size_t len, cap, max;
+} buf;
+
+static int reserve(buf *b, size_t more)
+{
+    if (b->len + more <= b->cap)
+        return 0;
+    if (b->len + more > b->max)
+        return -1;
+    size_t nc = b->cap ? b->cap : 4096;
+    while (nc < b->len + more)
+        nc *= 2;
+    if (nc > b->max)
+        nc = b->max;
+    uint8_t *n = realloc(b->p, nc);
+    if (!n)
+        return -1;
+    b->p = n;
+    b->cap = nc;
+    return 0;
+}
+
+static int put_bytes(buf *b, const uint8_t *p, size_t n)
+{
+    if (reserve(b, n))
+        return -1;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static int put_u(buf *b, uint64_t v)
+{
+    if (reserve(b, VT_UVAR_MAX))
+        return -1;
+    b->len = (size_t)(vt_put_uvar(b->p + b->len, v) - b->p);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the last fields of each (code, call site) */
+
+typedef struct last {
+    uint64_t code, site;
+    uint64_t *v;
+    size_t n, cap;
+    int used;
+} last;
+
+typedef struct lasts {
+    last *e;
+    size_t cap, n;
+} lasts;
+
+static size_t home(uint64_t code, uint64_t site, size_t cap)
+{
+    uint64_t x = code * 0x9e3779b97f4a7c15u ^ (site + 0x632be59bd9b4e019u);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 29;
+    return (size_t)x & (cap - 1);
+}
+
+static last *lasts_get(lasts *t, uint64_t code, uint64_t site)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 64;
+        last *ne = calloc(nc, sizeof *ne);
+        if (!ne)
+            return NULL;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->e[i].used) {
+                size_t h = home(t->e[i].code, t->e[i].site, nc);
+                while (ne[h].used)
+                    h = (h + 1) & (nc - 1);
+                ne[h] = t->e[i];
+            }
+        free(t->e);
+        t->e = ne;
+        t->cap = nc;
+    }
+    size_t h = home(code, site, t->cap);
+    while (t->e[h].used && (t->e[h].code != code || t->e[h].site != site))
+        h = (h + 1) & (t->cap - 1);
+    if (!t->e[h].used) {
+        t->e[h] = (last){.code = code, .site = site, .used = 1};
+        t->n++;
+    }
+    return &t->e[h];
+}
+
+static void lasts_free(lasts *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->e[i].v);
+    free(t->e);
+}
+
+static int set_values(last *l, const uint64_t *v, size_t n)
+{
+    if (n > l->cap) {
+        uint64_t *nv = realloc(l->v, n * sizeof *nv);
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = n;
+    }
+    memcpy(l->v, v, n * sizeof *v);
+    l->n = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ a record's fields as values */
+
+typedef struct vals {
+    uint64_t *v;
+    size_t n, cap;
+} vals;
+
+static int vals_push(vals *a, uint64_t x)
+{
+    if (a->n == a->cap) {
+        size_t nc = a->cap ? 2 * a->cap : 64;
+        uint64_t *n = realloc(a->v, nc * sizeof *n);
+        if (!n)
+            return -1;
+        a->v = n;
+        a->cap = nc;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* The letters of a record's fields: a call's layout, or those of a special record. NULL
+ * for a code that is not known. */
+static const char *fields_of(uint64_t code, const vt_evcols_funcs *fn)
+{
+    switch (code) {
+    case VT_CODE_FLUSH: return "";
+    case VT_CODE_MARKER: return "uo"; /* uvar kind, svar value */
+    case VT_CODE_STOPPED: return "u";
+    default:
+        if (code >= VT_CODE_FIRST_FN && code - VT_CODE_FIRST_FN < fn->nfn)
+            return fn->layout[code - VT_CODE_FIRST_FN];
+        return NULL;
+    }
+}
+
+/* Reads the fields of LETTERS from [*p, end) into A, each as the uvar it is stored as
+ * (signed fields in their zigzag form). Returns 0, or -1 when they run past end or do
+ * not decode. */
+static int read_fields(const char *letters, const uint8_t **p, const uint8_t *end, vals *a)
+{
+    uint64_t u;
+    for (const char *l = letters; *l; l++) {
+        if (vt_get_uvar(p, end, &u) || vals_push(a, u))
+            return -1;
+        if (*l == 'R' || *l == 'k') {
+            uint64_t n = u, per = *l == 'R' ? 1 : 5;
+            if (n > (uint64_t)(end - *p))  /* each value takes a byte at least */
+                return -1;
+            for (uint64_t i = 0; i < n * per; i++)
+                if (vt_get_uvar(p, end, &u) || vals_push(a, u))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* Writes the values V[0..n) as the fields of LETTERS. Returns 0, or -1 when the values
+ * do not fit the letters (too few, too many, or no room). Signed fields were read as
+ * their zigzag encoding, so every value is written as a uvar. */
+static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *out)
+{
+    size_t i = 0;
+    for (const char *l = letters; *l; l++) {
+        if (i >= n || put_u(out, v[i]))
+            return -1;
+        uint64_t k = v[i++];
+        if (*l == 'R' || *l == 'k') {
+            uint64_t more = k * (*l == 'R' ? 1 : 5);
+            if (k > n || more > n - i)
+                return -1;
+            for (uint64_t j = 0; j < more; j++)
+                if (put_u(out, v[i++]))
+                    return -1;
+        }
+    }
+    return i == n ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ packing */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Copies one varint from [*p, end) to B. */
+static int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
+{
+    const uint8_t *s = *p;
+    uint64_t u;
+    if (vt_get_uvar(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
+        return -1;
+    if (v)
+        *v = u;
+    return 0;
+}
+
+int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
+                   size_t *outlen, char *err, size_t errlen)
+{
+    const uint8_t *p = in, *end = in + len;
+    buf col[NCOLS] = {{0}}, hdr = {0};
+    for (int c = 0; c < NCOLS; c++)
+        col[c].max = (size_t)VT_BLOCK_MAX_RAW;
+    hdr.max = 4 * VT_UVAR_MAX + NCOLS * VT_UVAR_MAX;
+    lasts t = {0};
+    vals a = {0};
+    int rc = -1;
+    uint64_t first;
+    int64_t base;
+    if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base)) {
+        fail(err, errlen, "the EVENTS header does not decode");
+        goto out;
+    }
+    for (uint32_t r = 0; r < nrec; r++) {
+        uint64_t code, site = 0;
+        if (copy_var(&p, end, &col[COL_CODES], &code) || copy_var(&p, end, &col[COL_ENTERS], NULL) ||
+            copy_var(&p, end, &col[COL_DURS], NULL) ||
+            (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site))) {
+            fail(err, errlen, "record %u does not decode", r);
+            goto out;
+        }
+        const char *letters = fields_of(code, fn);
+        const uint8_t *fstart = p;
+        a.n = 0;
+        if (!letters || read_fields(letters, &p, end, &a)) {
+            fail(err, errlen, "the fields of record %u (code %llu) do not decode", r, (unsigned long long)code);
+            goto out;
+        }
+        if (!a.n)
+            continue;
+        last *l = lasts_get(&t, code, site);
+        if (!l)
+            goto nomem;
+        buf *f = &col[COL_FIELDS];
+        if (l->n == a.n && !memcmp(l->v, a.v, a.n * sizeof *a.v)) {
+            if (put_u(f, TAG_SAME))
+                goto nomem;
+        } else if (l->n == a.n) {
+            if (put_u(f, TAG_DELTA))
+                goto nomem;
+            for (size_t i = 0; i < a.n; i++)
+                if (reserve(f, VT_UVAR_MAX))
+                    goto nomem;
+                else
+                    f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a.v[i] - l->v[i])) - f->p);
+        } else if (put_u(f, TAG_LITERAL) || put_bytes(f, fstart, (size_t)(p - fstart))) {
+            goto nomem;
+        }
+        if (set_values(l, a.v, a.n))
+            goto nomem;
+    }
+    if (p != end) {
+        fail(err, errlen, "%zu bytes after the last record", (size_t)(end - p));
+        goto out;
+    }
+    if (reserve(&hdr, hdr.max))
+        goto nomem;
+    hdr.len = (size_t)(vt_put_svar(vt_put_uvar(hdr.p, first), base) - hdr.p);
+    size_t total = 0;
+    for (int c = 0; c < NCOLS; c++) {
+        hdr.len = (size_t)(vt_put_uvar(hdr.p + hdr.len, col[c].len) - hdr.p);
+        total += col[c].len;
+    }
+    uint8_t *o = malloc(hdr.len + total + 1);
+    if (!o)
+        goto nomem;
+    memcpy(o, hdr.p, hdr.len);
+    size_t at = hdr.len;
+    for (int c = 0; c < NCOLS; c++) {
+        if (col[c].len)
+            memcpy(o + at, col[c].p, col[c].len);
+        at += col[c].len;
+    }
+    *out = o;
+    *outlen = at;
+    rc = 0;
+    goto out;
+nomem:
+    fail(err, errlen, "out of memory");
+out:
+    for (int c = 0; c < NCOLS; c++)
+        free(col[c].p);
+    free(hdr.p);
+    free(a.v);
+    lasts_free(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ unpacking */
+
+typedef struct cursor {
+    const uint8_t *p, *end;
+} cursor;
+
+int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
+                     uint8_t **out, size_t *outlen, char *err, size_t errlen)
+{
+    const uint8_t *p = in, *end = in + len;
+    buf o = {.max = max_out};
+    lasts t = {0};
+    vals a = {0};
+    cursor c[NCOLS];
+    uint64_t first, clen[NCOLS];
+    int64_t base;
+    int rc = -1;
+    if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base)) {
+        fail(err, errlen, "expected the EVENTS_COLS header at byte 0");
+        goto out;
+    }
+    for (int k = 0; k < NCOLS; k++)
+        if (vt_get_uvar(&p, end, &clen[k])) {
+            fail(err, errlen, "expected the length of the %s column at byte %zu", col_name[k], (size_t)(p - in));
+            goto out;
+        }
+    for (int k = 0; k < NCOLS; k++) {
+        if (clen[k] > (uint64_t)(end - p)) {
+            fail(err, errlen, "expected %llu bytes of the %s column at byte %zu, found %zu",
+                 (unsigned long long)clen[k], col_name[k], (size_t)(p - in), (size_t)(end - p));
+            goto out;
+        }
+        c[k] = (cursor){p, p + clen[k]};
+        p += clen[k];
+    }
+    if (p != end) {
+        fail(err, errlen, "expected the payload to end after the columns at byte %zu, found %zu more bytes",
+             (size_t)(p - in), (size_t)(end - p));
+        goto out;
+    }
+    if (put_u(&o, first) || reserve(&o, VT_UVAR_MAX))
+        goto room;
+    o.len = (size_t)(vt_put_svar(o.p + o.len, base) - o.p);
+    for (uint32_t r = 0; r < nrec; r++) {
+        uint64_t code, site = 0, u;
+        int k = -1;
+        if (vt_get_uvar(&c[COL_CODES].p, c[COL_CODES].end, &code))
+            k = COL_CODES;
+        else if (put_u(&o, code))
+            goto room;
+        else if (vt_get_uvar(&c[COL_ENTERS].p, c[COL_ENTERS].end, &u))
+            k = COL_ENTERS;
+        else if (put_u(&o, u))
+            goto room;
+        else if (vt_get_uvar(&c[COL_DURS].p, c[COL_DURS].end, &u))
+            k = COL_DURS;
+        else if (put_u(&o, u))
+            goto room;
+        else if (code >= VT_CODE_FIRST_FN && vt_get_uvar(&c[COL_SITES].p, c[COL_SITES].end, &site))
+            k = COL_SITES;
+        else if (code >= VT_CODE_FIRST_FN && put_u(&o, site))
+            goto room;
+        if (k >= 0) {
+            fail(err, errlen, "record %u: expected a value in the %s column at byte %zu", r, col_name[k],
+                 (size_t)(c[k].p - in));
+            goto out;
+        }
+        const char *letters = fields_of(code, fn);
+        if (!letters) {
+            fail(err, errlen, "record %u: expected a known record code, found %llu", r, (unsigned long long)code);
+            goto out;
+        }
+        if (!*letters)
+            continue;
+        cursor *f = &c[COL_FIELDS];
+        const uint8_t *at = f->p;
+        uint64_t tag;
+        if (vt_get_uvar(&f->p, f->end, &tag) || tag > TAG_DELTA) {
+            fail(err, errlen, "record %u: expected a tag 0-2 in the fields column at byte %zu", r, (size_t)(at - in));
+            goto out;
+        }
+        last *l = lasts_get(&t, code, site);
+        if (!l)
+            goto nomem;
+        a.n = 0;
+        if (tag == TAG_LITERAL) {
+            const uint8_t *s = f->p;
+            if (read_fields(letters, &f->p, f->end, &a)) {
+                fail(err, errlen, "record %u: expected the fields of code %llu in the fields column at byte %zu", r,
+                     (unsigned long long)code, (size_t)(s - in));
+                goto out;
+            }
+            if (put_bytes(&o, s, (size_t)(f->p - s)))
+                goto room;
+        } else {
+            if (!l->n) {
+                fail(err, errlen, "record %u: fields given as %s an earlier record of code %llu at byte %zu, found none",
+                     r, tag == TAG_SAME ? "those of" : "differences to", (unsigned long long)code, (size_t)(at - in));
+                goto out;
+            }
+            for (size_t i = 0; i < l->n; i++) {
+                int64_t d = 0;
+                if (tag == TAG_DELTA && vt_get_svar(&f->p, f->end, &d)) {
+                    fail(err, errlen, "record %u: expected %zu differences in the fields column at byte %zu", r, l->n,
+                         (size_t)(at - in));
+                    goto out;
+                }
+                if (vals_push(&a, l->v[i] + (uint64_t)d))
+                    goto nomem;
+            }
+            if (write_fields(letters, a.v, a.n, &o)) {
+                if (o.len + VT_UVAR_MAX > o.max)
+                    goto room;
+                fail(err, errlen, "record %u: the values at byte %zu of the fields column do not fit the layout \"%s\"",
+                     r, (size_t)(at - in), letters);
+                goto out;
+            }
+        }
+        if (set_values(l, a.v, a.n))
+            goto nomem;
+    }
+    for (int k = 0; k < NCOLS; k++)
+        if (c[k].p != c[k].end) {
+            fail(err, errlen, "expected the %s column to end after record %u at byte %zu, found %zu more bytes",
+                 col_name[k], nrec, (size_t)(c[k].p - in), (size_t)(c[k].end - c[k].p));
+            goto out;
+        }
+    *out = o.p;
+    *outlen = o.len;
+    o.p = NULL;
+    rc = 0;
+    goto out;
+room:
+    fail(err, errlen, "expected the unpacked records to fit in %zu bytes", max_out);
+    goto out;
+nomem:
+    fail(err, errlen, "out of memory");
+out:
+    free(o.p);
+    free(a.v);
+    lasts_free(&t);
+    return rc;
+}
