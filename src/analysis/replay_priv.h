@@ -7,7 +7,7 @@
 
 #include "analysis/replay.h"
 #include "util/codec.h"
-#include "format/reader_priv.h"
+#include "format/reader.h"
 
 #include <stddef.h>
 #include <stdint.h>

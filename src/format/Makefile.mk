@@ -6,6 +6,7 @@ vt_format_write_sources = \
 	src/format/reader.h \
 	src/format/rrec.c src/format/rrec.h
 vt_format_sources = $(vt_format_write_sources) \
-	src/format/reader.c src/format/reader_priv.h \
+	src/format/reader_io.c src/format/reader_rank.c src/format/reader.c src/format/reader_cursor.c \
+	src/format/reader_priv.h \
 	src/format/match.c \
 	src/format/clockfix.c src/format/clockfix.h
