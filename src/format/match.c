@@ -50,6 +50,7 @@
  */
 #include "vt_config.h"
 #include "format/reader.h"
+#include "format/match_keys.h"
 #include "format/reader_priv.h"
 #include "util/codec.h"
 
@@ -163,145 +164,6 @@ static void map_clear(map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* ------------------------------------------------------------------ key table */
-
-/* Receive keys that are not (yet) a key. */
-#define KEY_PENDING UINT32_MAX       /* source and tag not resolved yet */
-#define KEY_SKIP (UINT32_MAX - 1)    /* cancelled, MPI_PROC_NULL, unknown source */
-#define KEY_MAX (UINT32_MAX - 2)     /* number of keys must stay below */
-#define POS_MAX (VT_MPOS_NONE - 1u)  /* entries per rank must stay below */
-
-typedef struct keytab {
-    vt_match_key *k;
-    size_t n, cap;
-    uint32_t *slot; /* key id + 1, 0 empty */
-    size_t scap;    /* power of two */
-    uint32_t last;  /* last key found (a one-entry cache), KEY_PENDING none */
-} keytab;
-
-static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    uint64_t h = comm * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)src << 32 | dst);
-    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4fULL;
-    h ^= h >> 31;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static int key_same(const vt_match_key *k, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    return k->comm_id == comm && k->src == src && k->dst == dst && k->tag == tag;
-}
-
-/* The key id of (comm, src, dst, tag), added when new; KEY_PENDING without memory or
- * past KEY_MAX keys. */
-static uint32_t key_intern(keytab *t, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    if (t->last != KEY_PENDING && key_same(&t->k[t->last], comm, src, dst, tag))
-        return t->last;
-    if ((t->n + 1) * 2 > t->scap) {
-        size_t cap = t->scap ? t->scap * 2 : 256;
-        uint32_t *s = calloc(cap, sizeof *s);
-        if (!s)
-            return KEY_PENDING;
-        for (size_t i = 0; i < t->n; i++) {
-            const vt_match_key *k = &t->k[i];
-            size_t j = key_hash(k->comm_id, k->src, k->dst, k->tag) & (cap - 1);
-            while (s[j])
-                j = (j + 1) & (cap - 1);
-            s[j] = (uint32_t)i + 1;
-        }
-        free(t->slot);
-        t->slot = s;
-        t->scap = cap;
-    }
-    size_t j = key_hash(comm, src, dst, tag) & (t->scap - 1);
-    while (t->slot[j]) {
-        uint32_t id = t->slot[j] - 1;
-        if (key_same(&t->k[id], comm, src, dst, tag))
-            return t->last = id;
-        j = (j + 1) & (t->scap - 1);
-    }
-    if (t->n >= KEY_MAX)
-        return KEY_PENDING;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        vt_match_key *k = realloc(t->k, cap * sizeof *k);
-        if (!k)
-            return KEY_PENDING;
-        t->k = k;
-        t->cap = cap;
-    }
-    t->k[t->n] = (vt_match_key){comm, tag, src, dst};
-    t->slot[j] = (uint32_t)t->n + 1;
-    return t->last = (uint32_t)t->n++;
-}
-
-static void keytab_free(keytab *t)
-{
-    free(t->k);
-    free(t->slot);
-    memset(t, 0, sizeof *t);
-    t->last = KEY_PENDING;
-}
-
-/* Order of the former sort: communicator, source, destination, tag. */
-static int key_less(const vt_match_key *a, const vt_match_key *b)
-{
-    if (a->comm_id != b->comm_id)
-        return a->comm_id < b->comm_id;
-    if (a->src != b->src)
-        return a->src < b->src;
-    if (a->dst != b->dst)
-        return a->dst < b->dst;
-    return a->tag < b->tag;
-}
-
-/* ------------------------------------------------------------------ function kinds */
-
-enum fkind {
-    K_OTHER,
-    K_RECV,      /* MPI_Recv, MPI_Sendrecv(_replace): posting at the record, P/T/B */
-    K_IRECV,     /* MPI_Irecv, MPI_Isendrecv(_replace): resolved by the completion */
-    K_RECV_INIT, /* persistent receive template */
-    K_SEND_INIT, /* persistent send template (any other *_init with a send peer) */
-    K_START,     /* MPI_Start, MPI_Startall */
-    K_MPROBE,    /* MPI_Mprobe, MPI_Improbe */
-    K_MRECV,     /* MPI_Mrecv */
-    K_IMRECV,    /* MPI_Imrecv */
-};
-
-static int name_is(const char *name, const char *base)
-{
-    size_t n = strlen(base);
-    if (strncmp(name, base, n) != 0)
-        return 0;
-    return name[n] == 0 || strcmp(name + n, "_c") == 0;
-}
-
-static uint8_t classify(const vt_function *f, uint8_t *is_init)
-{
-    *is_init = strstr(f->name, "_init") != NULL;
-    if (name_is(f->name, "MPI_Recv") || name_is(f->name, "MPI_Sendrecv") || name_is(f->name, "MPI_Sendrecv_replace"))
-        return (f->fields & VT_F_RPEER) ? K_RECV : K_OTHER;
-    if (name_is(f->name, "MPI_Irecv") || name_is(f->name, "MPI_Isendrecv") || name_is(f->name, "MPI_Isendrecv_replace"))
-        return (f->fields & VT_F_REQUEST) ? K_IRECV : K_OTHER;
-    if (name_is(f->name, "MPI_Recv_init") || name_is(f->name, "MPI_Precv_init"))
-        return (f->fields & VT_F_REQUEST) ? K_RECV_INIT : K_OTHER;
-    if (*is_init && (f->fields & VT_F_PEER) && (f->fields & VT_F_REQUEST))
-        return K_SEND_INIT;
-    if (name_is(f->name, "MPI_Start") || name_is(f->name, "MPI_Startall"))
-        return (f->fields & VT_F_STARTED) ? K_START : K_OTHER;
-    if (name_is(f->name, "MPI_Mprobe") || name_is(f->name, "MPI_Improbe"))
-        return (f->fields & VT_F_MSG) ? K_MPROBE : K_OTHER;
-    if (name_is(f->name, "MPI_Mrecv"))
-        return (f->fields & VT_F_MSG) ? K_MRECV : K_OTHER;
-    if (name_is(f->name, "MPI_Imrecv"))
-        return (f->fields & VT_F_MSG) ? K_IMRECV : K_OTHER;
-    return K_OTHER;
-}
-
 /* ------------------------------------------------------------------ the pass over a rank */
 
 typedef struct tmpl {
@@ -318,9 +180,7 @@ typedef struct probe {
     uint64_t bytes;
 } probe;
 
-/* active request values: a = pos << 2 | kind, b = communicator id (pending receives) */
-enum { A_RECV = 1, A_SEND = 2, A_IMRECV = 3 };
-
+/* active request values: a = pos << 2 | kind (A_*), b = communicator id (pending receives) */
 typedef struct orphan {
     size_t pos;       /* a pending receive whose request entry a later call replaced */
     uint64_t request, comm_id;
@@ -331,7 +191,7 @@ typedef struct rank_state {
     const vt_rank *rk;
     uint32_t rank;
     unsigned flags;
-    keytab *keys;
+    vt_keytab *keys;
     vt_match_csend *sends;
     vt_match_crecv *recvs;
     size_t ns, nr, caps, capr;
@@ -366,11 +226,6 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
-static uint64_t comm_id_of(const vt_rank *rk, int64_t comm)
-{
-    return comm >= 0 && (uint64_t)comm < rk->ncomms ? rk->comms[comm].id : 0;
-}
-
 static int nomem(rank_state *s, const vt_event *ev)
 {
     return vt__seterr(s->err, s->rk->path, ev->block_offset, "expected memory to match record %llu, found none",
@@ -392,7 +247,7 @@ static int add_send(rank_state *s, const vt_event *ev, uint64_t comm_id, int64_t
         return toomany(s, ev, "sends");
     if (grow((void **)&s->sends, &s->caps, s->ns, sizeof *s->sends))
         return nomem(s, ev);
-    uint32_t key = key_intern(s->keys, comm_id, s->rank, (uint32_t)peer, tag);
+    uint32_t key = vt__key_intern(s->keys, comm_id, s->rank, (uint32_t)peer, tag);
     if (key == KEY_PENDING)
         return s->keys->n >= KEY_MAX ? toomany(s, ev, "sends") : nomem(s, ev);
     s->sends[s->ns++] = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
@@ -446,7 +301,7 @@ static int resolve_recv(rank_state *s, const vt_event *ev, size_t pos, uint64_t 
         e->key = KEY_SKIP;
         return 0;
     }
-    uint32_t key = key_intern(s->keys, comm_id, (uint32_t)src, s->rank, tag);
+    uint32_t key = vt__key_intern(s->keys, comm_id, (uint32_t)src, s->rank, tag);
     if (key == KEY_PENDING)
         return s->keys->n >= KEY_MAX ? toomany(s, ev, "receives") : nomem(s, ev);
     e->key = key;
@@ -481,7 +336,7 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
     if (ev->fn < 0)
         return 0;
     uint8_t k = kinds[ev->fn];
-    uint64_t comm_id = comm_id_of(rk, ev->comm);
+    uint64_t comm_id = vt__comm_id_of(rk, ev->comm);
     int64_t tag = (ev->fields & VT_F_TAG) ? ev->tag : -1;
 
     /* the send side of any call with a send peer (not a persistent template) */
@@ -616,25 +471,6 @@ static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, con
     return 0;
 }
 
-/* File offset of the block holding record INDEX of RANK (for messages), 0 unknown. */
-static uint64_t block_of(const vt_trace *t, uint32_t rank, uint64_t index)
-{
-    vt_cursor *c;
-    vt_error e;
-    vt_event ev;
-    uint64_t off = 0;
-    if (vt_cursor_open(t, rank, &c, &e))
-        return 0;
-    while (vt_cursor_next(c, &ev, &e) == 1) {
-        if (ev.index == index) {
-            off = ev.block_offset;
-            break;
-        }
-    }
-    vt_cursor_close(c);
-    return off;
-}
-
 /* The request and communicator of pending receive POS, for the message. */
 static void pending_info(const rank_state *s, size_t pos, uint64_t *req, uint64_t *comm)
 {
@@ -695,7 +531,7 @@ static int scan_rank(rank_state *s)
         goto out;
     }
     for (size_t i = 0; i < rk->nfuncs; i++)
-        kinds[i] = classify(&rk->funcs[i], &inits[i]);
+        kinds[i] = vt__match_classify(&rk->funcs[i], &inits[i]);
     if (vt_cursor_open(s->t, s->rank, &c, s->err))
         goto out;
     int got;
@@ -714,10 +550,7 @@ static int scan_rank(rank_state *s)
             pending_info(s, i, &req, &comm);
             vt_cursor_close(c);
             c = NULL;
-            vt__seterr(s->err, rk->path, block_of(s->t, s->rank, e->index),
-                       "expected a completion of request %llu of receive record %llu (rank %u, communicator 0x%llx), "
-                       "found none in the rank's records",
-                       (unsigned long long)req, (unsigned long long)e->index, s->rank, (unsigned long long)comm);
+            vt__match_err_unresolved(s->err, s->t, s->rank, e->index, req, comm);
             goto out;
         }
         e->key = KEY_SKIP;
@@ -888,29 +721,15 @@ typedef struct first_unmatched {
 static void note_unmatched(first_unmatched *u, const vt_match_key *keys, int is_send, uint32_t key, uint32_t rank,
                            uint32_t pos)
 {
-    if (u->have && !key_less(&keys[key], &keys[u->key]))
+    if (u->have && !vt__key_less(&keys[key], &keys[u->key]))
         return;
     *u = (first_unmatched){1, is_send, key, rank, pos};
 }
 
 static int report_unmatched(const vt_trace *t, const vt_matches *m, const first_unmatched *u, vt_error *err)
 {
-    const vt_rank *rk = vt_trace_rank(t, u->rank);
-    const vt_match_key *k = &m->keys[u->key];
-    if (u->is_send) {
-        uint64_t index = m->sends[u->rank][u->pos].index;
-        return vt__seterr(err, rk->path, block_of(t, u->rank, index),
-                          "expected a receive matching send record %llu of rank %u (to %u, tag %lld, communicator "
-                          "0x%llx), found none",
-                          (unsigned long long)index, u->rank, k->dst, (long long)k->tag,
-                          (unsigned long long)k->comm_id);
-    }
-    uint64_t index = m->recvs[u->rank][u->pos].index;
-    return vt__seterr(
-        err, rk->path, block_of(t, u->rank, index),
-        "expected a send matching receive record %llu of rank %u (from %u, tag %lld, communicator 0x%llx), "
-        "found none",
-        (unsigned long long)index, u->rank, k->src, (long long)k->tag, (unsigned long long)k->comm_id);
+    uint64_t index = u->is_send ? m->sends[u->rank][u->pos].index : m->recvs[u->rank][u->pos].index;
+    return vt__match_err_unmatched(err, t, &m->keys[u->key], u->is_send, index);
 }
 
 /* Pairs the k-th send of every key with its k-th receive. */
@@ -981,7 +800,8 @@ int vt_trace_match(const vt_trace *t, unsigned flags, vt_matches **out, vt_error
         return vt__seterr(err, "(match)", 0, "expected an open trace, found none");
     const char *path0 = vt_trace_rank(t, 0)->path;
     int rc = -1;
-    keytab keys = {.last = KEY_PENDING};
+    vt_keytab keys;
+    vt__keytab_init(&keys);
     vt_matches *m = calloc(1, sizeof *m);
     if (!m)
         goto nomem;
@@ -1025,7 +845,7 @@ int vt_trace_match(const vt_trace *t, unsigned flags, vt_matches **out, vt_error
 nomem:
     vt__seterr(err, path0, 0, "expected memory to match messages, found none");
 out:
-    keytab_free(&keys);
+    vt__keytab_free(&keys);
     if (rc == 0)
         *out = m;
     else
@@ -1043,7 +863,8 @@ static full_view *build_full(const vt_matches *m)
     full_view *f = calloc(1, sizeof *f);
     uint64_t **rb = calloc(n, sizeof *rb);
     uint32_t **rs = calloc(n, sizeof *rs);
-    keytab scratch = {.last = KEY_PENDING};
+    vt_keytab scratch;
+    vt__keytab_init(&scratch);
     int ok = 0;
     if (!f || !rb || !rs)
         goto out;
@@ -1139,7 +960,7 @@ out:
     }
     free(rb);
     free(rs);
-    keytab_free(&scratch);
+    vt__keytab_free(&scratch);
     if (!ok) {
         full_free(f, n);
         return NULL;
