@@ -75,35 +75,15 @@ static int open_defs(vt_trace *t, const src_t *s, vt_error *err)
     if (nranks == 0)
         return vt__seterr(err, s->path, 12, "expected a number of ranks of at least 1, found 0");
     uint64_t off = VT_FILE_HEADER_SIZE;
-    if (vt__read_block_header(s, off, &h, err))
-        goto out;
-    if (h.type != VT_BLOCK_GLOBAL) {
-        vt__seterr(err, s->path, off + 4, "expected a GLOBAL block, found a %s block (type %u)",
-                   vt__block_type_name(h.type), h.type);
-        goto out;
-    }
-    if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
+    if (vt__load_block(s, off, VT_BLOCK_GLOBAL, &h, &stored, &raw, &data, err))
         goto out;
     pp r;
     pp_init(&r, data, h.raw_len, s->path, off, h.codec != VT_CODEC_RAW, err);
     if (parse_global(t, &r, nranks))
         goto out;
     off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
-    if (vt__read_block_header(s, off, &h, err))
+    if (vt__read_end(s, off, &stored, &raw, err))
         goto out;
-    if (h.type != VT_BLOCK_END) {
-        vt__seterr(err, s->path, off + 4, "expected an END block, found a %s block (type %u)",
-                   vt__block_type_name(h.type), h.type);
-        goto out;
-    }
-    if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err)) /* CRC and codec of the empty payload */
-        goto out;
-    off += VT_BLOCK_HEADER_SIZE;
-    if (off != s->size) {
-        vt__seterr(err, s->path, off, "expected end of file after END, found %llu more bytes",
-                   (unsigned long long)(s->size - off));
-        goto out;
-    }
     t->bytes += s->size;
     rc = 0;
 out:

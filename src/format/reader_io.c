@@ -440,6 +440,34 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
 #endif
 }
 
+/* Reads the header of the block at off, which must be a TYPE block, and loads its
+ * payload into *data. */
+int vt__load_block(const src_t *s, uint64_t off, unsigned type, vt_block_header *h, buf *stored, buf *raw,
+                   const uint8_t **data, vt_error *err)
+{
+    if (vt__read_block_header(s, off, h, err))
+        return -1;
+    if (h->type != type)
+        return vt__seterr(err, s->path, off + 4, "expected %s %s block, found a %s block (type %u)",
+                          type == VT_BLOCK_END ? "an" : "a", vt__block_type_name(type), vt__block_type_name(h->type),
+                          h->type);
+    return vt__load_payload(s, off, h, stored, raw, NULL, data, err);
+}
+
+/* The END block at off that closes a file, and the end of the file right after it. */
+int vt__read_end(const src_t *s, uint64_t off, buf *stored, buf *raw, vt_error *err)
+{
+    vt_block_header h;
+    const uint8_t *data;
+    if (vt__load_block(s, off, VT_BLOCK_END, &h, stored, raw, &data, err)) /* CRC and codec of the empty payload */
+        return -1;
+    off += VT_BLOCK_HEADER_SIZE;
+    if (off != s->size)
+        return vt__seterr(err, s->path, off, "expected end of file after END, found %llu more bytes",
+                          (unsigned long long)(s->size - off));
+    return 0;
+}
+
 int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *minor,
                          uint32_t *value, vt_error *err)
 {

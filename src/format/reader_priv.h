@@ -82,6 +82,9 @@ void vt__rank_file_name(char out[32], uint32_t rank);
 int vt__read_block_header(const src_t *s, uint64_t off, vt_block_header *h, vt_error *err);
 int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf *stored, buf *raw, void *dctx,
                      const uint8_t **data, vt_error *err);
+int vt__load_block(const src_t *s, uint64_t off, unsigned type, vt_block_header *h, buf *stored, buf *raw,
+                   const uint8_t **data, vt_error *err);
+int vt__read_end(const src_t *s, uint64_t off, buf *stored, buf *raw, vt_error *err);
 int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *minor,
                          uint32_t *value, vt_error *err);
 

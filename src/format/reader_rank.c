@@ -237,14 +237,7 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
         return vt__seterr(err, s->path, 12, "expected rank %u in the file header, found %u", rank, value);
 
     uint64_t off = VT_FILE_HEADER_SIZE;
-    if (vt__read_block_header(s, off, &h, err))
-        goto out;
-    if (h.type != VT_BLOCK_FUNCS) {
-        vt__seterr(err, s->path, off + 4, "expected a FUNCS block, found a %s block (type %u)",
-                   vt__block_type_name(h.type), h.type);
-        goto out;
-    }
-    if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
+    if (vt__load_block(s, off, VT_BLOCK_FUNCS, &h, &stored, &raw, &data, err))
         goto out;
     if (fc->funcs && fc->len == h.raw_len && memcmp(fc->payload, data, h.raw_len) == 0) {
         rk->nfuncs = fc->nfuncs;
@@ -292,21 +285,8 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
     if (parse_rankdefs(t, rk, &r))
         goto out;
     off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
-    if (vt__read_block_header(s, off, &h, err))
+    if (vt__read_end(s, off, &stored, &raw, err))
         goto out;
-    if (h.type != VT_BLOCK_END) {
-        vt__seterr(err, s->path, off + 4, "expected an END block, found a %s block (type %u)",
-                   vt__block_type_name(h.type), h.type);
-        goto out;
-    }
-    if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err)) /* CRC and codec of the empty payload */
-        goto out;
-    off += VT_BLOCK_HEADER_SIZE;
-    if (off != s->size) {
-        vt__seterr(err, s->path, off, "expected end of file after END, found %llu more bytes",
-                   (unsigned long long)(s->size - off));
-        goto out;
-    }
     t->bytes += s->size;
     t->nrecords += rk->nrecords;
     rc = 0;
@@ -339,14 +319,7 @@ int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t 
     vt_block_header h;
     int rc = -1;
     uint64_t off = type == VT_BLOCK_RANKDEFS ? t->priv[rank].ev_end : VT_FILE_HEADER_SIZE;
-    if (vt__read_block_header(&s, off, &h, err))
-        goto out;
-    if (h.type != type) {
-        vt__seterr(err, s.path, off + 4, "expected a %s block, found a %s block (type %u)", vt__block_type_name(type),
-                   vt__block_type_name(h.type), h.type);
-        goto out;
-    }
-    if (vt__load_payload(&s, off, &h, &stored, &raw, NULL, &data, err))
+    if (vt__load_block(&s, off, type, &h, &stored, &raw, &data, err))
         goto out;
     *payload = malloc(h.raw_len ? h.raw_len : 1);
     if (!*payload) {
