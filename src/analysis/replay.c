@@ -15,17 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int key_less(const vt_match_key *a, const vt_match_key *b)
-{
-    if (a->comm_id != b->comm_id)
-        return a->comm_id < b->comm_id;
-    if (a->src != b->src)
-        return a->src < b->src;
-    if (a->dst != b->dst)
-        return a->dst < b->dst;
-    return a->tag < b->tag;
-}
-
 /* Streaming: reads every rank to its end (DRAIN) and reports the first unmatched send or
  * receive left in a FIFO, in (communicator, source, destination, tag) order, as
  * vt_trace_match does. 0 when there is none. */
@@ -39,24 +28,18 @@ static int stream_unmatched(replay *R, int drain)
             return -1;
     }
     size_t best = SIZE_MAX;
-    for (size_t k = 0; k < R->nkt; k++)
-        if (R->kq_side[k] && (best == SIZE_MAX || key_less(&R->kt[k], &R->kt[best])))
+    for (size_t k = 0; k < R->kt.n; k++)
+        if (R->kq_side[k] && (best == SIZE_MAX || vt__key_less(&R->kt.k[k], &R->kt.k[best])))
             best = k;
     if (best == SIZE_MAX)
         return 0;
-    const vt_match_key *k = &R->kt[best];
-    if (R->kq_side[best] == 2) {
-        uint64_t index = SE(&R->rs[k->src], R->kq_head[best])->index;
-        return vt__rp_sm_err(R, vt_trace_rank(R->t, k->src)->path, vt__rp_block_of(R->t, k->src, index),
-                      "expected a receive matching send record %" PRIu64 " of rank %u (to %u, tag %lld, communicator "
-                      "0x%llx), found none",
-                      index, k->src, k->dst, (long long)k->tag, (unsigned long long)k->comm_id);
-    }
-    uint64_t index = RV(&R->rs[k->dst], R->kq_head[best])->index;
-    return vt__rp_sm_err(R, vt_trace_rank(R->t, k->dst)->path, vt__rp_block_of(R->t, k->dst, index),
-                  "expected a send matching receive record %" PRIu64 " of rank %u (from %u, tag %lld, communicator "
-                  "0x%llx), found none",
-                  index, k->dst, k->src, (long long)k->tag, (unsigned long long)k->comm_id);
+    const vt_match_key *k = &R->kt.k[best];
+    int is_send = R->kq_side[best] == 2;
+    uint64_t index = is_send ? SE(&R->rs[k->src], R->kq_head[best])->index
+                             : RV(&R->rs[k->dst], R->kq_head[best])->index;
+    vt__match_err_unmatched(R->err, R->t, k, is_send, index);
+    R->failed = 1;
+    return -1;
 }
 
 /* A scenario naming an event that is not there or not a candidate is an error. */
@@ -127,8 +110,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     R.nranks = vt_trace_nranks(t);
     /* without a vt_matches, a full trace is matched while it is replayed */
     R.stream = !m && !vt_trace_is_reduced(t);
-    for (int c = 0; c < 4; c++)
-        R.kcache[c] = KEY_PENDING;
+    vt__keytab_init(&R.kt);
     res->nscen = nsc;
     res->nranks = R.nranks;
     res->ends = calloc(nsc * R.nranks + 1, sizeof(int64_t));
@@ -266,8 +248,7 @@ out:
     vt__rp_map_free(&R.pub);
     vt__rp_map_free(&R.syncinfo);
     free(R.sinfo);
-    free(R.kt);
-    free(R.kslot);
+    vt__keytab_free(&R.kt);
     free(R.kq_head);
     free(R.kq_tail);
     free(R.kq_side);

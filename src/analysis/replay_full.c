@@ -652,7 +652,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
             return -1;
         }
         for (size_t i = 0; i < rk->nfuncs; i++)
-            s->sm->kinds[i] = vt__rp_classify(&rk->funcs[i], &s->sm->inits[i]);
+            s->sm->kinds[i] = vt__match_classify(&rk->funcs[i], &s->sm->inits[i]);
     } else {
         s->recvs = vt_matches_crecvs(R->m, r, &s->nrecvs);
         s->sends = vt_matches_csends(R->m, r, &s->nsends);

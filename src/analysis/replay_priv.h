@@ -7,7 +7,7 @@
 
 #include "analysis/replay.h"
 #include "util/codec.h"
-#include "format/reader_priv.h"
+#include "format/match_keys.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -170,13 +170,10 @@ typedef struct replay {
     /* Streaming matching: message keys, and per key the entries waiting for their other
      * end (receives or sends, in order, linked through their rx/sx.next) */
     int stream;
-    vt_match_key *kt;
-    size_t nkt, capkt;
-    uint32_t *kslot;          /* hash of kt: key id + 1, 0 empty */
-    size_t capkslot;
-    uint32_t kcache[4], klast;  /* recent key ids (KEY_PENDING: none), next to replace */
+    vt_keytab kt;             /* the message keys (format/match_keys.h) */
     uint32_t *kq_head, *kq_tail;
     uint8_t *kq_side;         /* 0 none waiting, 1 receives, 2 sends */
+    size_t capkq;             /* keys the kq_* arrays have room for */
     uint64_t *used_sends;     /* rank << 32 | send position read by the record being processed */
     size_t nused_sends, capused_sends;
     /* Reduced traces */
@@ -212,13 +209,8 @@ typedef struct replay {
  * in flight and the reading ahead, not the trace length. Unmatched entries are what is
  * left in the FIFOs: the errors are vt_trace_match's. */
 
-enum { K_OTHER, K_RECV, K_IRECV, K_RECV_INIT, K_SEND_INIT, K_START, K_MPROBE, K_MRECV, K_IMRECV, K_FREE };
-enum { A_RECV = 1, A_SEND = 2, A_IMRECV = 3 };
-
-#define KEY_PENDING UINT32_MAX      /* source and tag not resolved yet */
-#define KEY_SKIP (UINT32_MAX - 1)   /* cancelled, MPI_PROC_NULL: no message */
-#define KEY_MAX (UINT32_MAX - 2)
-#define POS_MAX (VT_MPOS_NONE - 1u)
+/* The kinds of calls (K_*), of requests in flight (A_*) and the keys are match.c's
+ * (format/match_keys.h). */
 #define RQ_PH (UINT64_C(1) << 63)   /* posting queue: an MPI_Mprobe's receive, not read yet */
 #define RQ_DROP UINT64_MAX          /* ... that never came */
 
@@ -330,8 +322,6 @@ int vt__rp_note_gate(replay *R, uint64_t id);
 int vt__rp_note_used(replay *R, uint32_t sl);
 
 /* replay_stream.c: matching while replaying (calls replay_core.c only) */
-uint64_t vt__rp_block_of(const vt_trace *t, uint32_t rank, uint64_t index);
-uint8_t vt__rp_classify(const vt_function *f, uint8_t *is_init);
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_recv(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_send(replay *R, rstate *s, size_t i);

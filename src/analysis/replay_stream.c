@@ -21,92 +21,16 @@ static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_
     return n;
 }
 
-static int name_is(const char *name, const char *base)
-{
-    size_t n = strlen(base);
-    if (strncmp(name, base, n) != 0)
-        return 0;
-    return name[n] == 0 || strcmp(name + n, "_c") == 0;
-}
-
-/* match.c's vt__rp_classify(), plus MPI_Request_free (a send it frees is never cancelled). */
-uint8_t vt__rp_classify(const vt_function *f, uint8_t *is_init)
-{
-    *is_init = strstr(f->name, "_init") != NULL;
-    if (name_is(f->name, "MPI_Recv") || name_is(f->name, "MPI_Sendrecv") || name_is(f->name, "MPI_Sendrecv_replace"))
-        return (f->fields & VT_F_RPEER) ? K_RECV : K_OTHER;
-    if (name_is(f->name, "MPI_Irecv") || name_is(f->name, "MPI_Isendrecv") || name_is(f->name, "MPI_Isendrecv_replace"))
-        return (f->fields & VT_F_REQUEST) ? K_IRECV : K_OTHER;
-    if (name_is(f->name, "MPI_Recv_init") || name_is(f->name, "MPI_Precv_init"))
-        return (f->fields & VT_F_REQUEST) ? K_RECV_INIT : K_OTHER;
-    if (*is_init && (f->fields & VT_F_PEER) && (f->fields & VT_F_REQUEST))
-        return K_SEND_INIT;
-    if (name_is(f->name, "MPI_Start") || name_is(f->name, "MPI_Startall"))
-        return (f->fields & VT_F_STARTED) ? K_START : K_OTHER;
-    if (name_is(f->name, "MPI_Mprobe") || name_is(f->name, "MPI_Improbe"))
-        return (f->fields & VT_F_MSG) ? K_MPROBE : K_OTHER;
-    if (name_is(f->name, "MPI_Mrecv"))
-        return (f->fields & VT_F_MSG) ? K_MRECV : K_OTHER;
-    if (name_is(f->name, "MPI_Imrecv"))
-        return (f->fields & VT_F_MSG) ? K_IMRECV : K_OTHER;
-    if (!strcmp(f->name, "MPI_Request_free"))
-        return (f->fields & VT_F_REQUEST) ? K_FREE : K_OTHER;
-    return K_OTHER;
-}
-
-static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    uint64_t h = comm * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)src << 32 | dst);
-    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4fULL;
-    h ^= h >> 31;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static int key_same(const vt_match_key *k, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    return k->comm_id == comm && k->src == src && k->dst == dst && k->tag == tag;
-}
-
-/* The key id of (comm, src, dst, tag), added when new; KEY_PENDING without memory. */
+/* The key id of (comm, src, dst, tag), added when new, with room for it in the FIFO
+ * arrays; KEY_PENDING without memory. */
 static uint32_t key_intern(replay *R, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
 {
-    /* a few recent keys first (a halo alternates between a handful) */
-    for (int c = 0; c < 4; c++)
-        if (R->kcache[c] != KEY_PENDING && key_same(&R->kt[R->kcache[c]], comm, src, dst, tag))
-            return R->kcache[c];
-    if ((R->nkt + 1) * 2 > R->capkslot) {
-        size_t cap = R->capkslot ? R->capkslot * 2 : 256;
-        uint32_t *sl = calloc(cap, sizeof *sl);
-        if (!sl)
-            return KEY_PENDING;
-        for (size_t i = 0; i < R->nkt; i++) {
-            const vt_match_key *k = &R->kt[i];
-            size_t j = key_hash(k->comm_id, k->src, k->dst, k->tag) & (cap - 1);
-            while (sl[j])
-                j = (j + 1) & (cap - 1);
-            sl[j] = (uint32_t)i + 1;
-        }
-        free(R->kslot);
-        R->kslot = sl;
-        R->capkslot = cap;
-    }
-    size_t j = key_hash(comm, src, dst, tag) & (R->capkslot - 1);
-    while (R->kslot[j]) {
-        uint32_t id = R->kslot[j] - 1;
-        if (key_same(&R->kt[id], comm, src, dst, tag))
-            return R->kcache[R->klast++ & 3] = id;
-        j = (j + 1) & (R->capkslot - 1);
-    }
-    if (R->nkt >= KEY_MAX)
+    uint32_t id = vt__key_intern(&R->kt, comm, src, dst, tag);
+    if (id == KEY_PENDING)
         return KEY_PENDING;
-    if (R->nkt == R->capkt) {
-        size_t cap = R->capkt ? R->capkt * 2 : 64;
-        vt_match_key *k = realloc(R->kt, cap * sizeof *k);
-        if (!k)
-            return KEY_PENDING;
-        R->kt = k;
+    R->keys = R->kt.k;
+    if (id >= R->capkq) {
+        size_t cap = R->kt.cap;
         uint32_t *h = realloc(R->kq_head, cap * sizeof *h);
         if (h)
             R->kq_head = h;
@@ -116,14 +40,11 @@ static uint32_t key_intern(replay *R, uint64_t comm, uint32_t src, uint32_t dst,
         uint8_t *sd = t ? realloc(R->kq_side, cap) : NULL;
         if (!sd)
             return KEY_PENDING;
+        memset(sd + R->capkq, 0, cap - R->capkq); /* no entry waits for a new key */
         R->kq_side = sd;
-        R->capkt = cap;
+        R->capkq = cap;
     }
-    R->kt[R->nkt] = (vt_match_key){comm, tag, src, dst};
-    R->kq_side[R->nkt] = 0;
-    R->kslot[j] = (uint32_t)R->nkt + 1;
-    R->keys = R->kt;
-    return R->kcache[R->klast++ & 3] = (uint32_t)R->nkt++;
+    return id;
 }
 
 int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
@@ -152,37 +73,13 @@ static int sm_toomany(replay *R, rstate *s, const vt_event *ev, const char *what
                   (unsigned)POS_MAX, what, s->rank, (unsigned)KEY_MAX, ev->index);
 }
 
-/* File offset of the block holding record INDEX of RANK (for messages), 0 unknown. */
-uint64_t vt__rp_block_of(const vt_trace *t, uint32_t rank, uint64_t index)
-{
-    vt_cursor *c;
-    vt_error e;
-    vt_event ev;
-    uint64_t off = 0;
-    if (vt_cursor_open(t, rank, &c, &e))
-        return 0;
-    while (vt_cursor_next(c, &ev, &e) == 1) {
-        if (ev.index == index) {
-            off = ev.block_offset;
-            break;
-        }
-    }
-    vt_cursor_close(c);
-    return off;
-}
-
-static uint64_t comm_id_of(const vt_rank *rk, int64_t comm)
-{
-    return comm >= 0 && (uint64_t)comm < rk->ncomms ? rk->comms[comm].id : 0;
-}
-
 /* Pairs a released send or receive with the head of its key's FIFO of the other side,
  * or queues it there. */
 static void pair_recv(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = RV(s, pos)->key;
     if (R->kq_side[k] == 2) {
-        rstate *o = &R->rs[R->kt[k].src];
+        rstate *o = &R->rs[R->kt.k[k].src];
         uint32_t h = R->kq_head[k];
         SE(o, h)->recv_pos = pos;
         RV(s, pos)->send_pos = h;
@@ -205,7 +102,7 @@ static void pair_send(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = SE(s, pos)->key;
     if (R->kq_side[k] == 1) {
-        rstate *o = &R->rs[R->kt[k].dst];
+        rstate *o = &R->rs[R->kt.k[k].dst];
         uint32_t h = R->kq_head[k];
         RV(o, h)->send_pos = pos;
         SE(s, pos)->recv_pos = h;
@@ -299,7 +196,7 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
     }
     uint32_t key = key_intern(R, comm, s->rank, (uint32_t)peer, tag);
     if (key == KEY_PENDING)
-        return R->nkt >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
+        return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
     enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
     *SE(s, m->shi) = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
     *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p))};
@@ -342,7 +239,7 @@ static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, ui
     }
     uint32_t key = key_intern(R, comm, (uint32_t)src, s->rank, tag);
     if (key == KEY_PENDING)
-        return R->nkt >= KEY_MAX ? sm_toomany(R, s, ev, "receives") : sm_nomem(R, s, ev);
+        return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "receives") : sm_nomem(R, s, ev);
     RV(s, pos)->key = key;
     return 0;
 }
@@ -390,7 +287,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
         return 0;
     const vt_rank *rk = s->rk;
     uint8_t k = m->kinds[ev->fn];
-    uint64_t comm_id = comm_id_of(rk, ev->comm);
+    uint64_t comm_id = vt__comm_id_of(rk, ev->comm);
     int64_t tag = (ev->fields & VT_F_TAG) ? ev->tag : -1;
     uint64_t pos;
 
@@ -580,11 +477,9 @@ static int sm_finish(replay *R, rstate *s)
                 req = m->orph[j].req;
                 comm = m->orph[j].comm;
             }
-        const vt_rank *rk = vt_trace_rank(R->t, s->rank);
-        return vt__rp_sm_err(R, rk->path, vt__rp_block_of(R->t, s->rank, RV(s, i)->index),
-                      "expected a completion of request %" PRIu64 " of receive record %" PRIu64
-                      " (rank %u, communicator 0x%" PRIx64 "), found none in the rank's records",
-                      req, RV(s, i)->index, s->rank, comm);
+        vt__match_err_unresolved(R->err, R->t, s->rank, RV(s, i)->index, req, comm);
+        R->failed = 1;
+        return -1;
     }
     for (uint64_t q = m->qrel; q < m->qhi; q++)
         if (m->rq[q & (m->qcap - 1)] & RQ_PH)
@@ -807,8 +702,8 @@ size_t vt__rp_probe_target_stream(replay *R, rstate *s)
             continue;
         if (post == x)
             return (size_t)e;
-        if (can_match && R->kt[rv->key].comm_id == c->id && R->kt[rv->key].src == (uint32_t)ev->rpeer &&
-            R->kt[rv->key].tag == ev->rtag)
+        if (can_match && R->kt.k[rv->key].comm_id == c->id && R->kt.k[rv->key].src == (uint32_t)ev->rpeer &&
+            R->kt.k[rv->key].tag == ev->rtag)
             return (size_t)e;
     }
 }

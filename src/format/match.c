@@ -15,11 +15,15 @@
  * vt_match_recv / vt_match_send arrays of the older interface are built only when a
  * caller asks for them (build_full()).
  *
+ * Files: match_keys.c (the key table, the kinds of calls, the errors: shared with the
+ * replay), match_scan.c (the pass over a rank, on_event()), this file (pairing, the
+ * result and its views); match_priv.h.
+ *
  * Memory: 72 bytes per message (both ends) plus the key table, against about 490 for
  * the former two-pass, sort-based version; the per-rank request, template and probe
  * maps hold only what is in flight.
  *
- * Streaming together with the replay (done: replay.c, "streaming matching"). vt_replay
+ * Streaming together with the replay (done: src/analysis/replay_stream.c). vt_replay
  * given no vt_matches matches while it replays, in its one pass over the records, with
  * these rules on per-rank windows instead of whole arrays (the commands whatif, domino,
  * critical-path and reduce do so; info, dump and the clock repair use vt_trace_match):
@@ -44,725 +48,17 @@
  *     when the message turns out not synchronous;
  *   - entries leave the windows once the replay is done with them, so memory follows the
  *     messages in flight, the reading ahead and the block buffers, not the trace length;
- *   - what is left in the FIFOs are the unmatched entries, reported with this file's
- *     messages (first in key order), as are receives never completed.
+ *   - what is left in the FIFOs are the unmatched entries, reported with the same
+ *     messages (match_keys.c; first in key order), as are receives never completed.
  * Results are the same, bit for bit, as replaying with vt_trace_match's result.
  */
 #include "vt_config.h"
-#include "format/reader.h"
+#include "format/match_priv.h"
 #include "format/reader_priv.h"
-#include "util/codec.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ u64 -> (u64, u64) map */
-
-typedef struct ment {
-    uint64_t key; /* 0: empty */
-    uint64_t a, b;
-} ment;
-
-typedef struct map {
-    ment *e;
-    size_t cap, n; /* cap: power of two */
-} map;
-
-static size_t map_slot(uint64_t k, size_t cap)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    return (size_t)k & (cap - 1);
-}
-
-static int map_grow(map *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    ment *e = calloc(cap, sizeof *e);
-    if (!e)
-        return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->e[i].key)
-            continue;
-        size_t j = map_slot(m->e[i].key, cap);
-        while (e[j].key)
-            j = (j + 1) & (cap - 1);
-        e[j] = m->e[i];
-    }
-    free(m->e);
-    m->e = e;
-    m->cap = cap;
-    return 0;
-}
-
-static size_t map_find(const map *m, uint64_t key)
-{
-    if (!m->cap || !key)
-        return SIZE_MAX;
-    size_t j = map_slot(key, m->cap);
-    while (m->e[j].key) {
-        if (m->e[j].key == key)
-            return j;
-        j = (j + 1) & (m->cap - 1);
-    }
-    return SIZE_MAX;
-}
-
-/* key != 0. Returns the slot (its previous values still there when it existed, *had
- * set), or SIZE_MAX without memory. */
-static size_t map_slot_for(map *m, uint64_t key, int *had)
-{
-    if ((m->n + 1) * 2 > m->cap && map_grow(m))
-        return SIZE_MAX;
-    size_t j = map_slot(key, m->cap);
-    while (m->e[j].key && m->e[j].key != key)
-        j = (j + 1) & (m->cap - 1);
-    *had = m->e[j].key != 0;
-    if (!*had) {
-        m->n++;
-        m->e[j].key = key;
-    }
-    return j;
-}
-
-static int map_put(map *m, uint64_t key, uint64_t a, uint64_t b)
-{
-    int had;
-    size_t j = map_slot_for(m, key, &had);
-    if (j == SIZE_MAX)
-        return -1;
-    m->e[j].a = a;
-    m->e[j].b = b;
-    return 0;
-}
-
-static void map_del_slot(map *m, size_t j)
-{
-    /* backward-shift deletion keeps probe chains intact */
-    size_t mask = m->cap - 1;
-    m->e[j].key = 0;
-    m->n--;
-    size_t i = (j + 1) & mask;
-    while (m->e[i].key) {
-        size_t home = map_slot(m->e[i].key, m->cap);
-        /* move entry i to the hole j when j lies cyclically in [home, i) */
-        if (((i - home) & mask) >= ((i - j) & mask)) {
-            m->e[j] = m->e[i];
-            m->e[i].key = 0;
-            j = i;
-        }
-        i = (i + 1) & mask;
-    }
-}
-
-static void map_clear(map *m)
-{
-    free(m->e);
-    memset(m, 0, sizeof *m);
-}
-
-/* ------------------------------------------------------------------ key table */
-
-/* Receive keys that are not (yet) a key. */
-#define KEY_PENDING UINT32_MAX       /* source and tag not resolved yet */
-#define KEY_SKIP (UINT32_MAX - 1)    /* cancelled, MPI_PROC_NULL, unknown source */
-#define KEY_MAX (UINT32_MAX - 2)     /* number of keys must stay below */
-#define POS_MAX (VT_MPOS_NONE - 1u)  /* entries per rank must stay below */
-
-typedef struct keytab {
-    vt_match_key *k;
-    size_t n, cap;
-    uint32_t *slot; /* key id + 1, 0 empty */
-    size_t scap;    /* power of two */
-    uint32_t last;  /* last key found (a one-entry cache), KEY_PENDING none */
-} keytab;
-
-static uint64_t key_hash(uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    uint64_t h = comm * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)src << 32 | dst);
-    h ^= (uint64_t)tag * 0xc2b2ae3d27d4eb4fULL;
-    h ^= h >> 31;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
-
-static int key_same(const vt_match_key *k, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    return k->comm_id == comm && k->src == src && k->dst == dst && k->tag == tag;
-}
-
-/* The key id of (comm, src, dst, tag), added when new; KEY_PENDING without memory or
- * past KEY_MAX keys. */
-static uint32_t key_intern(keytab *t, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
-{
-    if (t->last != KEY_PENDING && key_same(&t->k[t->last], comm, src, dst, tag))
-        return t->last;
-    if ((t->n + 1) * 2 > t->scap) {
-        size_t cap = t->scap ? t->scap * 2 : 256;
-        uint32_t *s = calloc(cap, sizeof *s);
-        if (!s)
-            return KEY_PENDING;
-        for (size_t i = 0; i < t->n; i++) {
-            const vt_match_key *k = &t->k[i];
-            size_t j = key_hash(k->comm_id, k->src, k->dst, k->tag) & (cap - 1);
-            while (s[j])
-                j = (j + 1) & (cap - 1);
-            s[j] = (uint32_t)i + 1;
-        }
-        free(t->slot);
-        t->slot = s;
-        t->scap = cap;
-    }
-    size_t j = key_hash(comm, src, dst, tag) & (t->scap - 1);
-    while (t->slot[j]) {
-        uint32_t id = t->slot[j] - 1;
-        if (key_same(&t->k[id], comm, src, dst, tag))
-            return t->last = id;
-        j = (j + 1) & (t->scap - 1);
-    }
-    if (t->n >= KEY_MAX)
-        return KEY_PENDING;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        vt_match_key *k = realloc(t->k, cap * sizeof *k);
-        if (!k)
-            return KEY_PENDING;
-        t->k = k;
-        t->cap = cap;
-    }
-    t->k[t->n] = (vt_match_key){comm, tag, src, dst};
-    t->slot[j] = (uint32_t)t->n + 1;
-    return t->last = (uint32_t)t->n++;
-}
-
-static void keytab_free(keytab *t)
-{
-    free(t->k);
-    free(t->slot);
-    memset(t, 0, sizeof *t);
-    t->last = KEY_PENDING;
-}
-
-/* Order of the former sort: communicator, source, destination, tag. */
-static int key_less(const vt_match_key *a, const vt_match_key *b)
-{
-    if (a->comm_id != b->comm_id)
-        return a->comm_id < b->comm_id;
-    if (a->src != b->src)
-        return a->src < b->src;
-    if (a->dst != b->dst)
-        return a->dst < b->dst;
-    return a->tag < b->tag;
-}
-
-/* ------------------------------------------------------------------ function kinds */
-
-enum fkind {
-    K_OTHER,
-    K_RECV,      /* MPI_Recv, MPI_Sendrecv(_replace): posting at the record, P/T/B */
-    K_IRECV,     /* MPI_Irecv, MPI_Isendrecv(_replace): resolved by the completion */
-    K_RECV_INIT, /* persistent receive template */
-    K_SEND_INIT, /* persistent send template (any other *_init with a send peer) */
-    K_START,     /* MPI_Start, MPI_Startall */
-    K_MPROBE,    /* MPI_Mprobe, MPI_Improbe */
-    K_MRECV,     /* MPI_Mrecv */
-    K_IMRECV,    /* MPI_Imrecv */
-};
-
-static int name_is(const char *name, const char *base)
-{
-    size_t n = strlen(base);
-    if (strncmp(name, base, n) != 0)
-        return 0;
-    return name[n] == 0 || strcmp(name + n, "_c") == 0;
-}
-
-static uint8_t classify(const vt_function *f, uint8_t *is_init)
-{
-    *is_init = strstr(f->name, "_init") != NULL;
-    if (name_is(f->name, "MPI_Recv") || name_is(f->name, "MPI_Sendrecv") || name_is(f->name, "MPI_Sendrecv_replace"))
-        return (f->fields & VT_F_RPEER) ? K_RECV : K_OTHER;
-    if (name_is(f->name, "MPI_Irecv") || name_is(f->name, "MPI_Isendrecv") || name_is(f->name, "MPI_Isendrecv_replace"))
-        return (f->fields & VT_F_REQUEST) ? K_IRECV : K_OTHER;
-    if (name_is(f->name, "MPI_Recv_init") || name_is(f->name, "MPI_Precv_init"))
-        return (f->fields & VT_F_REQUEST) ? K_RECV_INIT : K_OTHER;
-    if (*is_init && (f->fields & VT_F_PEER) && (f->fields & VT_F_REQUEST))
-        return K_SEND_INIT;
-    if (name_is(f->name, "MPI_Start") || name_is(f->name, "MPI_Startall"))
-        return (f->fields & VT_F_STARTED) ? K_START : K_OTHER;
-    if (name_is(f->name, "MPI_Mprobe") || name_is(f->name, "MPI_Improbe"))
-        return (f->fields & VT_F_MSG) ? K_MPROBE : K_OTHER;
-    if (name_is(f->name, "MPI_Mrecv"))
-        return (f->fields & VT_F_MSG) ? K_MRECV : K_OTHER;
-    if (name_is(f->name, "MPI_Imrecv"))
-        return (f->fields & VT_F_MSG) ? K_IMRECV : K_OTHER;
-    return K_OTHER;
-}
-
-/* ------------------------------------------------------------------ the pass over a rank */
-
-typedef struct tmpl {
-    uint8_t recv; /* 1 receive template, 0 send template */
-    int64_t fn;   /* the *_init function */
-    uint64_t comm_id;
-    int64_t peer, tag;
-    uint64_t bytes;
-} tmpl;
-
-typedef struct probe {
-    uint64_t index, comm_id;
-    int64_t peer, tag;
-    uint64_t bytes;
-} probe;
-
-/* active request values: a = pos << 2 | kind, b = communicator id (pending receives) */
-enum { A_RECV = 1, A_SEND = 2, A_IMRECV = 3 };
-
-typedef struct orphan {
-    size_t pos;       /* a pending receive whose request entry a later call replaced */
-    uint64_t request, comm_id;
-} orphan;
-
-typedef struct rank_state {
-    const vt_trace *t;
-    const vt_rank *rk;
-    uint32_t rank;
-    unsigned flags;
-    keytab *keys;
-    vt_match_csend *sends;
-    vt_match_crecv *recvs;
-    size_t ns, nr, caps, capr;
-    /* Only when building the full view: per receive, its bytes and sub. */
-    int extras;
-    uint64_t *rbytes;
-    uint32_t *rsub;
-    size_t capx;
-    tmpl *tmpls;
-    size_t ntmpls, captmpls;
-    probe *probes;
-    size_t nprobes, capprobes;
-    orphan *orphans;
-    size_t norphans, caporphans;
-    map active, templates, probe_map;
-    uint64_t unmatched;
-    vt_error *err;
-} rank_state;
-
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 256;
-    if (c > SIZE_MAX / size)
-        return -1;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-static uint64_t comm_id_of(const vt_rank *rk, int64_t comm)
-{
-    return comm >= 0 && (uint64_t)comm < rk->ncomms ? rk->comms[comm].id : 0;
-}
-
-static int nomem(rank_state *s, const vt_event *ev)
-{
-    return vt__seterr(s->err, s->rk->path, ev->block_offset, "expected memory to match record %llu, found none",
-                      (unsigned long long)ev->index);
-}
-
-static int toomany(rank_state *s, const vt_event *ev, const char *what)
-{
-    return vt__seterr(s->err, s->rk->path, ev->block_offset,
-                      "expected at most %u %s on rank %u (or %u message keys), found more at record %llu",
-                      (unsigned)POS_MAX, what, s->rank, (unsigned)KEY_MAX, (unsigned long long)ev->index);
-}
-
-/* 0, or -1 with the error set */
-static int add_send(rank_state *s, const vt_event *ev, uint64_t comm_id, int64_t peer, int64_t tag, uint64_t bytes,
-                    uint32_t sub, int64_t fn)
-{
-    if (s->ns >= POS_MAX)
-        return toomany(s, ev, "sends");
-    if (grow((void **)&s->sends, &s->caps, s->ns, sizeof *s->sends))
-        return nomem(s, ev);
-    uint32_t key = key_intern(s->keys, comm_id, s->rank, (uint32_t)peer, tag);
-    if (key == KEY_PENDING)
-        return s->keys->n >= KEY_MAX ? toomany(s, ev, "sends") : nomem(s, ev);
-    s->sends[s->ns++] = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
-    return 0;
-}
-
-static vt_match_crecv *add_recv(rank_state *s, const vt_event *ev, uint64_t post, uint32_t sub)
-{
-    if (s->nr >= POS_MAX) {
-        toomany(s, ev, "receives");
-        return NULL;
-    }
-    if (grow((void **)&s->recvs, &s->capr, s->nr, sizeof *s->recvs)) {
-        nomem(s, ev);
-        return NULL;
-    }
-    if (s->extras) {
-        if (s->nr >= s->capx) {
-            uint64_t *b = realloc(s->rbytes, s->capr * sizeof *b);
-            if (b)
-                s->rbytes = b;
-            uint32_t *u = b ? realloc(s->rsub, s->capr * sizeof *u) : NULL;
-            if (u)
-                s->rsub = u;
-            if (!b || !u) {
-                nomem(s, ev);
-                return NULL;
-            }
-            s->capx = s->capr;
-        }
-        s->rbytes[s->nr] = 0;
-        s->rsub[s->nr] = sub;
-    }
-    vt_match_crecv *e = &s->recvs[s->nr++];
-    *e = (vt_match_crecv){ev->index, post, ev->index, ev->exit, KEY_PENDING, VT_MPOS_NONE};
-    return e;
-}
-
-static void set_bytes(rank_state *s, size_t pos, uint64_t bytes)
-{
-    if (s->extras)
-        s->rbytes[pos] = bytes;
-}
-
-/* 0, or -1 with the error set */
-static int resolve_recv(rank_state *s, const vt_event *ev, size_t pos, uint64_t comm_id, int64_t src, int64_t tag,
-                        uint64_t bytes)
-{
-    vt_match_crecv *e = &s->recvs[pos];
-    if (src < 0) { /* MPI_PROC_NULL or unknown (cancelled) */
-        e->key = KEY_SKIP;
-        return 0;
-    }
-    uint32_t key = key_intern(s->keys, comm_id, (uint32_t)src, s->rank, tag);
-    if (key == KEY_PENDING)
-        return s->keys->n >= KEY_MAX ? toomany(s, ev, "receives") : nomem(s, ev);
-    e->key = key;
-    set_bytes(s, pos, bytes);
-    return 0;
-}
-
-static int set_active(rank_state *s, const vt_event *ev, uint64_t req, size_t pos, unsigned kind, uint64_t comm)
-{
-    if (req == 0)
-        return 0;
-    int had;
-    size_t j = map_slot_for(&s->active, req, &had);
-    if (j == SIZE_MAX)
-        return nomem(s, ev);
-    if (had && (s->active.e[j].a & 3) == A_RECV) {
-        size_t old = (size_t)(s->active.e[j].a >> 2);
-        if (s->recvs[old].key == KEY_PENDING) { /* it can never be resolved now */
-            if (grow((void **)&s->orphans, &s->caporphans, s->norphans, sizeof *s->orphans))
-                return nomem(s, ev);
-            s->orphans[s->norphans++] = (orphan){old, req, s->active.e[j].b};
-        }
-    }
-    s->active.e[j].a = ((uint64_t)pos << 2) | kind;
-    s->active.e[j].b = comm;
-    return 0;
-}
-
-static int on_event(rank_state *s, const vt_event *ev, const uint8_t *kinds, const uint8_t *inits)
-{
-    const vt_rank *rk = s->rk;
-    if (ev->fn < 0)
-        return 0;
-    uint8_t k = kinds[ev->fn];
-    uint64_t comm_id = comm_id_of(rk, ev->comm);
-    int64_t tag = (ev->fields & VT_F_TAG) ? ev->tag : -1;
-
-    /* the send side of any call with a send peer (not a persistent template) */
-    if ((ev->fields & VT_F_PEER) && ev->peer >= 0 && !inits[ev->fn]) {
-        if (add_send(s, ev, comm_id, ev->peer, tag, ev->bytes, 0, ev->fn))
-            return -1;
-        if (k != K_IRECV && set_active(s, ev, ev->request, s->ns - 1, A_SEND, 0))
-            return -1;
-    }
-
-    switch (k) {
-    case K_RECV:
-        if (!add_recv(s, ev, ev->index, 0))
-            return -1;
-        if (resolve_recv(s, ev, s->nr - 1, comm_id, ev->rpeer, (ev->fields & VT_F_RTAG) ? ev->rtag : -1, ev->rbytes))
-            return -1;
-        break;
-    case K_IRECV:
-        if (ev->request) {
-            if (!add_recv(s, ev, ev->index, 0))
-                return -1;
-            if (set_active(s, ev, ev->request, s->nr - 1, A_RECV, comm_id))
-                return -1;
-        }
-        break;
-    case K_RECV_INIT:
-    case K_SEND_INIT:
-        if (ev->request) {
-            if (grow((void **)&s->tmpls, &s->captmpls, s->ntmpls, sizeof *s->tmpls))
-                return nomem(s, ev);
-            s->tmpls[s->ntmpls++] = (tmpl){k == K_RECV_INIT, ev->fn, comm_id, ev->peer, tag, ev->bytes};
-            if (map_put(&s->templates, ev->request, s->ntmpls - 1, 0))
-                return nomem(s, ev);
-        }
-        break;
-    case K_START: {
-        uint32_t nsend = 0, nrecv = 0;
-        for (size_t i = 0; i < ev->nstarted; i++) {
-            uint64_t req = ev->started[i];
-            size_t slot = map_find(&s->templates, req);
-            if (slot == SIZE_MAX)
-                continue; /* persistent collective, or a request we know nothing of */
-            const tmpl *tp = &s->tmpls[s->templates.e[slot].a];
-            if (tp->recv) {
-                if (!add_recv(s, ev, ev->index, nrecv++))
-                    return -1;
-                if (set_active(s, ev, req, s->nr - 1, A_RECV, tp->comm_id))
-                    return -1;
-            } else if (tp->peer >= 0) {
-                if (add_send(s, ev, tp->comm_id, tp->peer, tp->tag, tp->bytes, nsend++, tp->fn))
-                    return -1;
-                if (set_active(s, ev, req, s->ns - 1, A_SEND, 0))
-                    return -1;
-            }
-        }
-        break;
-    }
-    case K_MPROBE:
-        if (ev->msg) {
-            if (grow((void **)&s->probes, &s->capprobes, s->nprobes, sizeof *s->probes))
-                return nomem(s, ev);
-            s->probes[s->nprobes++] =
-                (probe){ev->index, comm_id, (ev->fields & VT_F_RPEER) ? ev->rpeer : VT_PEER_UNKNOWN,
-                        (ev->fields & VT_F_RTAG) ? ev->rtag : -1, ev->rbytes};
-            if (map_put(&s->probe_map, ev->msg, s->nprobes - 1, 0))
-                return nomem(s, ev);
-        }
-        break;
-    case K_MRECV:
-    case K_IMRECV: {
-        if (!ev->msg)
-            break; /* MPI_MESSAGE_NO_PROC */
-        size_t slot = map_find(&s->probe_map, ev->msg);
-        if (slot == SIZE_MAX) {
-            if (s->flags & VT_MATCH_PARTIAL) {
-                s->unmatched++;
-                break;
-            }
-            return vt__seterr(
-                s->err, rk->path, ev->block_offset,
-                "expected an MPI_Mprobe or MPI_Improbe of message id %llu before record %llu (rank %u), found none",
-                (unsigned long long)ev->msg, (unsigned long long)ev->index, s->rank);
-        }
-        const probe p = s->probes[s->probe_map.e[slot].a];
-        map_del_slot(&s->probe_map, slot);
-        /* source and tag from the probe's status; the receive's own as a fallback */
-        int64_t src = p.peer, rtag = p.tag;
-        if (src == VT_PEER_UNKNOWN && (ev->fields & VT_F_RPEER)) {
-            src = ev->rpeer;
-            rtag = (ev->fields & VT_F_RTAG) ? ev->rtag : rtag;
-        }
-        uint64_t comm = p.comm_id ? p.comm_id : comm_id;
-        if (!add_recv(s, ev, p.index, 0))
-            return -1;
-        if (resolve_recv(s, ev, s->nr - 1, comm, src, rtag, (ev->fields & VT_F_RBYTES) ? ev->rbytes : p.bytes))
-            return -1;
-        if (k == K_IMRECV && s->recvs[s->nr - 1].key != KEY_SKIP &&
-            set_active(s, ev, ev->request, s->nr - 1, A_IMRECV, 0))
-            return -1;
-        break;
-    }
-    default:
-        break;
-    }
-
-    /* completions */
-    for (size_t i = 0; i < ev->ndone; i++) {
-        const vt_completion *d = &ev->done[i];
-        size_t slot = map_find(&s->active, d->request);
-        if (slot == SIZE_MAX)
-            continue;
-        uint64_t v = s->active.e[slot].a, comm = s->active.e[slot].b;
-        map_del_slot(&s->active, slot);
-        size_t pos = (size_t)(v >> 2);
-        unsigned kind = (unsigned)(v & 3);
-        if (kind == A_SEND) {
-            if (d->flags & VT_COMPL_CANCELLED)
-                s->sends[pos].key = KEY_SKIP;
-        } else {
-            vt_match_crecv *e = &s->recvs[pos];
-            e->done_index = ev->index;
-            e->done_exit = ev->exit;
-            if (d->flags & VT_COMPL_CANCELLED)
-                e->key = KEY_SKIP;
-            else if (kind == A_RECV) {
-                if (resolve_recv(s, ev, pos, comm, d->peer, d->tag, d->bytes))
-                    return -1;
-            } else if (d->flags & VT_COMPL_RECV)
-                set_bytes(s, pos, d->bytes);
-        }
-    }
-    return 0;
-}
-
-/* File offset of the block holding record INDEX of RANK (for messages), 0 unknown. */
-static uint64_t block_of(const vt_trace *t, uint32_t rank, uint64_t index)
-{
-    vt_cursor *c;
-    vt_error e;
-    vt_event ev;
-    uint64_t off = 0;
-    if (vt_cursor_open(t, rank, &c, &e))
-        return 0;
-    while (vt_cursor_next(c, &ev, &e) == 1) {
-        if (ev.index == index) {
-            off = ev.block_offset;
-            break;
-        }
-    }
-    vt_cursor_close(c);
-    return off;
-}
-
-/* The request and communicator of pending receive POS, for the message. */
-static void pending_info(const rank_state *s, size_t pos, uint64_t *req, uint64_t *comm)
-{
-    *req = *comm = 0;
-    for (size_t i = 0; i < s->active.cap; i++) {
-        if (s->active.e[i].key && (s->active.e[i].a & 3) == A_RECV && (s->active.e[i].a >> 2) == pos) {
-            *req = s->active.e[i].key;
-            *comm = s->active.e[i].b;
-            return;
-        }
-    }
-    for (size_t i = 0; i < s->norphans; i++) {
-        if (s->orphans[i].pos == pos) {
-            *req = s->orphans[i].request;
-            *comm = s->orphans[i].comm_id;
-            return;
-        }
-    }
-}
-
-static void rank_state_free_temp(rank_state *s)
-{
-    map_clear(&s->active);
-    map_clear(&s->templates);
-    map_clear(&s->probe_map);
-    free(s->tmpls);
-    free(s->probes);
-    free(s->orphans);
-    s->tmpls = NULL;
-    s->probes = NULL;
-    s->orphans = NULL;
-}
-
-static void rank_state_free(rank_state *s)
-{
-    rank_state_free_temp(s);
-    free(s->sends);
-    free(s->recvs);
-    free(s->rbytes);
-    free(s->rsub);
-    s->sends = NULL;
-    s->recvs = NULL;
-    s->rbytes = NULL;
-    s->rsub = NULL;
-}
-
-/* Streams one rank; leaves its entries (skipped ones dropped) in s. */
-static int scan_rank(rank_state *s)
-{
-    const vt_rank *rk = s->rk;
-    vt_cursor *c = NULL;
-    vt_event ev;
-    int rc = -1;
-    uint8_t *kinds = malloc(rk->nfuncs ? rk->nfuncs : 1);
-    uint8_t *inits = malloc(rk->nfuncs ? rk->nfuncs : 1);
-    if (!kinds || !inits) {
-        vt__seterr(s->err, rk->path, 0, "expected memory to match messages, found none");
-        goto out;
-    }
-    for (size_t i = 0; i < rk->nfuncs; i++)
-        kinds[i] = classify(&rk->funcs[i], &inits[i]);
-    if (vt_cursor_open(s->t, s->rank, &c, s->err))
-        goto out;
-    int got;
-    while ((got = vt_cursor_next(c, &ev, s->err)) == 1)
-        if (on_event(s, &ev, kinds, inits))
-            goto out;
-    if (got < 0)
-        goto out;
-    /* receives never resolved */
-    for (size_t i = 0; i < s->nr; i++) {
-        vt_match_crecv *e = &s->recvs[i];
-        if (e->key != KEY_PENDING)
-            continue;
-        if (!(s->flags & VT_MATCH_PARTIAL)) {
-            uint64_t req, comm;
-            pending_info(s, i, &req, &comm);
-            vt_cursor_close(c);
-            c = NULL;
-            vt__seterr(s->err, rk->path, block_of(s->t, s->rank, e->index),
-                       "expected a completion of request %llu of receive record %llu (rank %u, communicator 0x%llx), "
-                       "found none in the rank's records",
-                       (unsigned long long)req, (unsigned long long)e->index, s->rank, (unsigned long long)comm);
-            goto out;
-        }
-        e->key = KEY_SKIP;
-        s->unmatched++;
-    }
-    /* drop skipped entries (order is kept) */
-    size_t o = 0;
-    for (size_t i = 0; i < s->ns; i++)
-        if (s->sends[i].key != KEY_SKIP)
-            s->sends[o++] = s->sends[i];
-    s->ns = o;
-    o = 0;
-    for (size_t i = 0; i < s->nr; i++) {
-        if (s->recvs[i].key >= KEY_SKIP)
-            continue;
-        if (s->extras) {
-            s->rbytes[o] = s->rbytes[i];
-            s->rsub[o] = s->rsub[i];
-        }
-        s->recvs[o++] = s->recvs[i];
-    }
-    s->nr = o;
-    /* give back the slack of the doubling */
-    if (s->ns && s->ns < s->caps) {
-        vt_match_csend *p = realloc(s->sends, s->ns * sizeof *p);
-        if (p) {
-            s->sends = p;
-            s->caps = s->ns;
-        }
-    }
-    if (s->nr && s->nr < s->capr && !s->extras) {
-        vt_match_crecv *p = realloc(s->recvs, s->nr * sizeof *p);
-        if (p) {
-            s->recvs = p;
-            s->capr = s->nr;
-        }
-    }
-    rc = 0;
-out:
-    vt_cursor_close(c);
-    free(kinds);
-    free(inits);
-    rank_state_free_temp(s);
-    return rc;
-}
 
 /* ------------------------------------------------------------------ the result */
 
@@ -888,29 +184,15 @@ typedef struct first_unmatched {
 static void note_unmatched(first_unmatched *u, const vt_match_key *keys, int is_send, uint32_t key, uint32_t rank,
                            uint32_t pos)
 {
-    if (u->have && !key_less(&keys[key], &keys[u->key]))
+    if (u->have && !vt__key_less(&keys[key], &keys[u->key]))
         return;
     *u = (first_unmatched){1, is_send, key, rank, pos};
 }
 
 static int report_unmatched(const vt_trace *t, const vt_matches *m, const first_unmatched *u, vt_error *err)
 {
-    const vt_rank *rk = vt_trace_rank(t, u->rank);
-    const vt_match_key *k = &m->keys[u->key];
-    if (u->is_send) {
-        uint64_t index = m->sends[u->rank][u->pos].index;
-        return vt__seterr(err, rk->path, block_of(t, u->rank, index),
-                          "expected a receive matching send record %llu of rank %u (to %u, tag %lld, communicator "
-                          "0x%llx), found none",
-                          (unsigned long long)index, u->rank, k->dst, (long long)k->tag,
-                          (unsigned long long)k->comm_id);
-    }
-    uint64_t index = m->recvs[u->rank][u->pos].index;
-    return vt__seterr(
-        err, rk->path, block_of(t, u->rank, index),
-        "expected a send matching receive record %llu of rank %u (from %u, tag %lld, communicator 0x%llx), "
-        "found none",
-        (unsigned long long)index, u->rank, k->src, (long long)k->tag, (unsigned long long)k->comm_id);
+    uint64_t index = u->is_send ? m->sends[u->rank][u->pos].index : m->recvs[u->rank][u->pos].index;
+    return vt__match_err_unmatched(err, t, &m->keys[u->key], u->is_send, index);
 }
 
 /* Pairs the k-th send of every key with its k-th receive. */
@@ -981,7 +263,8 @@ int vt_trace_match(const vt_trace *t, unsigned flags, vt_matches **out, vt_error
         return vt__seterr(err, "(match)", 0, "expected an open trace, found none");
     const char *path0 = vt_trace_rank(t, 0)->path;
     int rc = -1;
-    keytab keys = {.last = KEY_PENDING};
+    vt_keytab keys;
+    vt__keytab_init(&keys);
     vt_matches *m = calloc(1, sizeof *m);
     if (!m)
         goto nomem;
@@ -1006,7 +289,7 @@ int vt_trace_match(const vt_trace *t, unsigned flags, vt_matches **out, vt_error
         s.err = err;
         s.keys = &keys;
         /* a reduced trace names its messages in its records: nothing to match */
-        int bad = s.rk->reduced ? 0 : scan_rank(&s);
+        int bad = s.rk->reduced ? 0 : vt__match_scan_rank(&s);
         m->sends[r] = s.sends;
         m->recvs[r] = s.recvs;
         m->nsends[r] = s.ns;
@@ -1025,7 +308,7 @@ int vt_trace_match(const vt_trace *t, unsigned flags, vt_matches **out, vt_error
 nomem:
     vt__seterr(err, path0, 0, "expected memory to match messages, found none");
 out:
-    keytab_free(&keys);
+    vt__keytab_free(&keys);
     if (rc == 0)
         *out = m;
     else
@@ -1043,7 +326,8 @@ static full_view *build_full(const vt_matches *m)
     full_view *f = calloc(1, sizeof *f);
     uint64_t **rb = calloc(n, sizeof *rb);
     uint32_t **rs = calloc(n, sizeof *rs);
-    keytab scratch = {.last = KEY_PENDING};
+    vt_keytab scratch;
+    vt__keytab_init(&scratch);
     int ok = 0;
     if (!f || !rb || !rs)
         goto out;
@@ -1062,7 +346,7 @@ static full_view *build_full(const vt_matches *m)
         s.err = &e;
         s.keys = &scratch;
         s.extras = 1;
-        int bad = scan_rank(&s) || s.nr != m->nrecvs[r] || s.ns != m->nsends[r];
+        int bad = vt__match_scan_rank(&s) || s.nr != m->nrecvs[r] || s.ns != m->nsends[r];
         for (size_t i = 0; !bad && i < s.nr; i++)
             bad = s.recvs[i].index != m->recvs[r][i].index;
         if (!bad && s.nr == 0) {
@@ -1075,7 +359,7 @@ static full_view *build_full(const vt_matches *m)
             s.rbytes = NULL;
             s.rsub = NULL;
         }
-        rank_state_free(&s);
+        vt__match_rank_free(&s);
         if (bad)
             goto out;
     }
@@ -1139,7 +423,7 @@ out:
     }
     free(rb);
     free(rs);
-    keytab_free(&scratch);
+    vt__keytab_free(&scratch);
     if (!ok) {
         full_free(f, n);
         return NULL;
@@ -1244,3 +528,4 @@ const vt_match_send *vt_matches_find_send(const vt_matches *m, uint32_t rank, ui
         return NULL;
     FIND_BODY(a, n)
 }
+

@@ -1,14 +1,204 @@
-/* Internal helpers shared by reader.c and match.c (not installed). */
+/* Internals of the reader shared by its files (src/format only; not installed). Each
+ * file calls only those listed before it:
+ *   reader_io.c      errors, the arena, buffers, reading a file, the payload parser's
+ *                    out-of-line parts, block and file headers, loading a payload
+ *   reader_rank.c    one rank file at open time (function table, index of its event
+ *                    blocks, RANKDEFS) and vt_trace_raw_block (calls reader_io.c)
+ *   reader.c         opening and closing a trace, vtrace.defs, the accessors and the
+ *                    global clock (calls reader_io.c and reader_rank.c)
+ *   reader_cursor.c  the cursor: full and reduced records (calls reader_io.c only)
+ * The matching (match_keys.c, match_scan.c, match.c) and the clock repair (clockfix.c)
+ * stand above them and use vt__seterr() and the API of reader.h only. */
 #ifndef VT_READER_PRIV_H
 #define VT_READER_PRIV_H
 
 #include "format/reader.h"
+#include "util/codec.h"
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* ------------------------------------------------------------------ reader_io.c */
 
 /* Sets err to "PATH: offset OFF: " followed by the formatted text (which should read
  * "expected X, found Y"). Always returns -1. err may be NULL. */
 int vt__seterr(vt_error *err, const char *path, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+const char *vt__escape_bytes(char *out, size_t cap, const uint8_t *p, size_t n);
+const char *vt__block_type_name(unsigned type);
+
+/* Memory of the definitions, freed at once with the trace. */
+typedef struct arena {
+    struct chunk *head;
+} arena;
+
+void *vt__arena_alloc(arena *a, size_t n);
+void *vt__arena_calloc(arena *a, size_t n, size_t size);
+char *vt__arena_strndup(arena *a, const void *s, size_t len);
+void vt__arena_free(arena *a);
+
+typedef struct buf {
+    uint8_t *p;
+    size_t cap;
+} buf;
+
+/* A file to read: a descriptor or a memory buffer. */
+typedef struct src {
+    const char *path;
+    int fd;
+    const uint8_t *mem;
+    uint64_t size;
+} src_t;
+
+typedef struct rank_priv {
+    uint64_t ev_begin, ev_end; /* offsets of the first EVENTS block and of RANKDEFS */
+} rank_priv;
+
+struct vt_trace {
+    arena ar;
+    char *dir;              /* "" in memory */
+    const vt_mem_file *mem; /* memory files, or NULL */
+    size_t nmem;
+    const char *defs_path;
+    char *version, *mpi_version, *config;
+    uint64_t flags;
+    uint32_t nranks;
+    uint32_t defs_minor;
+    uint64_t bytes;
+    uint64_t nrecords;
+    vt_rank *ranks;
+    rank_priv *priv;
+    vt_time_shift_fn shift;      /* vt_trace_set_time_shift(), NULL none */
+    const void *shift_arg;
+    int init_clock;             /* VTRACE_MODEL_CLOCK=init: offsets of the first synchronisation only */
+};
+
+void vt__src_close(src_t *s);
+int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
+                       vt_error *err);
+void vt__rank_file_name(char out[32], uint32_t rank);
+
+int vt__read_block_header(const src_t *s, uint64_t off, vt_block_header *h, vt_error *err);
+int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf *stored, buf *raw, void *dctx,
+                     const uint8_t **data, vt_error *err);
+int vt__load_block(const src_t *s, uint64_t off, unsigned type, vt_block_header *h, buf *stored, buf *raw,
+                   const uint8_t **data, vt_error *err);
+int vt__read_end(const src_t *s, uint64_t off, buf *stored, buf *raw, vt_error *err);
+int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *minor,
+                         uint32_t *value, vt_error *err);
+
+/* ------------------------------------------------------------------ payload parser */
+
+/* A payload being parsed; its errors name the file offset of the byte at fault (or the
+ * byte of the decoded payload of a zstd block). */
+typedef struct pp {
+    const uint8_t *begin, *p, *end;
+    const char *path;
+    uint64_t file_off;  /* file offset of begin (raw blocks) */
+    uint64_t block_off; /* offset of the block header */
+    int compressed;
+    vt_error *err;
+} pp;
+
+int vt__pp_err(pp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vt__pp_uvar_slow(pp *r, uint64_t *v, const char *what);
+int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what);
+int vt__pp_str(pp *r, arena *a, char **out, const char *what);
+int vt__pp_finish(pp *r, uint32_t minor, const char *what);
+int vt__pp_nomem(pp *r, const char *what);
+
+/* The parser's inline parts: every record's fields go through them. */
+
+static inline void pp_init(pp *r, const uint8_t *data, size_t len, const char *path, uint64_t block_off,
+                           int compressed, vt_error *err)
+{
+    r->begin = r->p = data;
+    r->end = data + len;
+    r->path = path;
+    r->block_off = block_off;
+    r->file_off = block_off + VT_BLOCK_HEADER_SIZE;
+    r->compressed = compressed;
+    r->err = err;
+}
+
+static inline size_t pp_left(const pp *r) { return (size_t)(r->end - r->p); }
+
+/* Varints: most are one byte (deltas, small ids), decoded inline; the rest, and the
+ * errors, out of line. */
+static inline int pp_uvar(pp *r, uint64_t *v, const char *what)
+{
+    const uint8_t *p = r->p;
+    if (r->end - p >= 3) {
+        if (p[0] < 0x80) {
+            *v = p[0];
+            r->p = p + 1;
+            return 0;
+        }
+        if (p[1] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            r->p = p + 2;
+            return 0;
+        }
+        if (p[2] < 0x80) {
+            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+            r->p = p + 3;
+            return 0;
+        }
+    }
+    return vt__pp_uvar_slow(r, v, what);
+}
+
+static inline int pp_svar(pp *r, int64_t *v, const char *what)
+{
+    uint64_t u;
+    if (pp_uvar(r, &u, what))
+        return -1;
+    *v = vt_unzigzag(u);
+    return 0;
+}
+
+/* uvar that must be below limit. */
+static inline int pp_index(pp *r, uint64_t *v, uint64_t limit, const char *what)
+{
+    const uint8_t *at = r->p;
+    if (pp_uvar(r, v, what))
+        return -1;
+    if (*v >= limit) {
+        r->p = at;
+        return vt__pp_err(r, "expected %s below %llu, found %llu", what, (unsigned long long)limit,
+                          (unsigned long long)*v);
+    }
+    return 0;
+}
+
+/* Element count: each element takes at least min_bytes of the payload. */
+static inline int pp_count(pp *r, uint64_t *n, size_t min_bytes, const char *what)
+{
+    const uint8_t *at = r->p;
+    if (pp_uvar(r, n, what))
+        return -1;
+    size_t most = pp_left(r) / (min_bytes ? min_bytes : 1);
+    if (*n > most) {
+        r->p = at;
+        return vt__pp_err(r, "expected %s at most %zu (bytes left in the payload), found %llu", what, most,
+                          (unsigned long long)*n);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ reader_rank.c */
+
+/* Function tables are usually identical on every rank: share the last one. */
+typedef struct funcs_cache {
+    uint8_t *payload;
+    size_t len;
+    size_t nfuncs;
+    const vt_function *funcs;
+} funcs_cache;
+
+/* Opens the rank file s of RANK: its function table, the index of its event blocks,
+ * its RANKDEFS. */
+int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, vt_error *err);
 
 #endif

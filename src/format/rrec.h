@@ -1,5 +1,5 @@
 /* Encoding of reduced records (doc/format.md, REDUCED blocks), shared by the run time
- * (VTRACE_MODE=reduced) and `vtrace reduce`; the reader decodes them (reader.c). */
+ * (VTRACE_MODE=reduced) and `vtrace reduce`; the reader decodes them (reader_cursor.c). */
 #ifndef VT_RREC_H
 #define VT_RREC_H
 

@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifdef VT_FUZZ_STANDALONE
 /* Without libFuzzer: runs each file given (a corpus entry or a crash) once, e.g. under
- * valgrind: cc -DVT_FUZZ_STANDALONE fuzz_reader.c reader.c match.c -lz -lzstd */
+ * valgrind: cc -DVT_FUZZ_STANDALONE with the sources run-fuzz.sh names -lz -lzstd */
 #include <stdlib.h>
 
 int main(int argc, char **argv)

@@ -28,8 +28,10 @@ mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -DVT_READER_MAX_RAW='(16u << 20)' $mode $inc \
-    "$top/test/reader/fuzz_reader.c" "$top/src/format/reader.c" "$top/src/format/match.c" \
-    "$top/src/format/clockfix.c" -o "$work/fuzz_reader" $zlibs
+    "$top/test/reader/fuzz_reader.c" "$top/src/format/reader_io.c" "$top/src/format/reader_rank.c" \
+    "$top/src/format/reader.c" "$top/src/format/reader_cursor.c" "$top/src/format/match_keys.c" \
+    "$top/src/format/match_scan.c" "$top/src/format/match.c" "$top/src/format/clockfix.c" \
+    -o "$work/fuzz_reader" $zlibs
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/synth.c" \
     "$top/src/format/blockio.c" -o "$work/synth" $zlibs

@@ -1,0 +1,599 @@
+/* The event cursor (doc/format.md, "Records"): streams one rank's event blocks, loading
+ * each in turn, and decodes their records, full (EVENTS: vt_cursor_next) or reduced
+ * (REDUCED: vt_cursor_next_reduced), with the framing both share. Calls reader_io.c
+ * only. */
+#include "vt_config.h"
+#include "format/reader.h"
+#include "format/reader_priv.h"
+#include "util/codec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+/* svar holding a world rank or one of the negative peer values -1 to -4. */
+static int pp_peer(pp *r, int64_t *v, uint32_t nranks, const char *what)
+{
+    const uint8_t *at = r->p;
+    if (pp_svar(r, v, what))
+        return -1;
+    if (*v < VT_PEER_ROOT || *v >= (int64_t)nranks) {
+        r->p = at;
+        return vt__pp_err(r, "expected %s (world rank below %u, or -1 to -4), found %lld", what, nranks, (long long)*v);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ cursor */
+
+struct vt_cursor {
+    const vt_trace *t;
+    const vt_rank *rk;
+    src_t src;
+    uint64_t pos, end;
+    buf stored, raw;
+    void *dctx;
+    pp r;
+    uint64_t block_off;
+    uint32_t left;   /* records left in the current block */
+    uint32_t inblock;
+    uint64_t next_index;
+    uint64_t next_callno; /* call records so far */
+    uint64_t prev;   /* previous exit (two's complement) */
+    uint64_t *started;
+    size_t started_cap;
+    vt_completion *done;
+    size_t done_cap;
+    /* reduced records */
+    uint64_t prev_seq;
+    vt_rmsg *rmsgs;
+    size_t rmsgs_cap;
+    vt_rssend *rssends;
+    size_t rssends_cap;
+    vt_rgate *rgates;
+    size_t rgates_cap;
+    int state; /* 0 reading, 1 end, -1 error */
+    vt_error last;
+};
+
+int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
+{
+    if (!out)
+        return vt__seterr(err, "(cursor)", 0, "expected an output pointer, found NULL");
+    *out = NULL;
+    if (!t || rank >= t->nranks)
+        return vt__seterr(err, t ? t->dir : "(null)", 0, "expected a rank below %u, found %u", t ? t->nranks : 0, rank);
+    vt_cursor *c = calloc(1, sizeof *c);
+    if (!c)
+        return vt__seterr(err, t->ranks[rank].path, 0, "expected a cursor, found no memory for it");
+    c->t = t;
+    c->rk = &t->ranks[rank];
+    c->src.fd = -1;
+    char name[32];
+    vt__rank_file_name(name, rank);
+    if (vt__trace_src_open(t, c->rk->path, name, &c->src, "the rank file", err)) {
+        free(c);
+        return -1;
+    }
+    if (c->src.size != c->rk->file_bytes) {
+        vt__seterr(err, c->rk->path, 0, "expected a file of %llu bytes (as when opened), found %llu bytes",
+                   (unsigned long long)c->rk->file_bytes, (unsigned long long)c->src.size);
+        vt_cursor_close(c);
+        return -1;
+    }
+    c->pos = t->priv[rank].ev_begin;
+    c->end = t->priv[rank].ev_end;
+    pp_init(&c->r, (const uint8_t *)"", 0, c->rk->path, 0, 0, err);
+#ifdef HAVE_ZSTD
+    c->dctx = ZSTD_createDCtx();
+    if (!c->dctx) {
+        vt__seterr(err, c->rk->path, 0, "expected a zstd context, found no memory for it");
+        vt_cursor_close(c);
+        return -1;
+    }
+#endif
+    *out = c;
+    return 0;
+}
+
+void vt_cursor_close(vt_cursor *c)
+{
+    if (!c)
+        return;
+    vt__src_close(&c->src);
+#ifdef HAVE_ZSTD
+    ZSTD_freeDCtx(c->dctx);
+#endif
+    free(c->stored.p);
+    free(c->raw.p);
+    free(c->started);
+    free(c->done);
+    free(c->rmsgs);
+    free(c->rssends);
+    free(c->rgates);
+    free(c);
+}
+
+/* Loads the next EVENTS block. 1: loaded, 0: no more blocks, -1: error. */
+static int cursor_block(vt_cursor *c, vt_error *err)
+{
+    vt_block_header h;
+    const uint8_t *data;
+    if (c->pos >= c->end)
+        return 0;
+    if (vt__read_block_header(&c->src, c->pos, &h, err))
+        return -1;
+    unsigned want = c->rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
+    if (h.type != want)
+        return vt__seterr(err, c->src.path, c->pos + 4, "expected an %s block, found a %s block (type %u)",
+                          vt__block_type_name(want), vt__block_type_name(h.type), h.type);
+    uint64_t next = c->pos + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    if (next > c->end)
+        return vt__seterr(err, c->src.path, c->pos,
+                          "expected EVENTS blocks ending at offset %llu, found a block ending at %llu",
+                          (unsigned long long)c->end, (unsigned long long)next);
+    if (vt__load_payload(&c->src, c->pos, &h, &c->stored, &c->raw, c->dctx, &data, err))
+        return -1;
+    pp_init(&c->r, data, h.raw_len, c->src.path, c->pos, h.codec != VT_CODEC_RAW, err);
+    c->block_off = c->pos;
+    c->pos = next;
+    uint64_t first;
+    int64_t base;
+    const uint8_t *at = c->r.p;
+    if (pp_uvar(&c->r, &first, "first record index"))
+        return -1;
+    if (first != c->next_index) {
+        c->r.p = at;
+        return vt__pp_err(&c->r, "expected first record index %llu, found %llu", (unsigned long long)c->next_index,
+                          (unsigned long long)first);
+    }
+    if (pp_svar(&c->r, &base, "base time"))
+        return -1;
+    c->prev = (uint64_t)base;
+    if (c->rk->reduced && pp_uvar(&c->r, &c->prev_seq, "base sequence number"))
+        return -1;
+    c->left = h.nrecords;
+    c->inblock = 0;
+    return 1;
+}
+
+static int decode_record(vt_cursor *c, vt_event *ev)
+{
+    pp *r = &c->r;
+    const vt_rank *rk = c->rk;
+    uint32_t nranks = c->t->nranks;
+    uint64_t code, u;
+    int64_t s;
+    const uint8_t *at;
+
+    /* a template copy: cheaper than memset and a dozen stores */
+    static const vt_event none = {.fn = -1, .callsite = -1, .comm = -1, .newcomm = -1, .peer = VT_PEER_NONE,
+                                  .tag = -1, .rpeer = VT_PEER_NONE, .rtag = -1, .root = VT_PEER_NONE,
+                                  .collseq = VT_SEQ_NONE, .file = -1, .offset = -1};
+    *ev = none;
+    ev->index = c->next_index;
+    ev->callno = c->next_callno;
+    ev->block_offset = c->block_off;
+
+    at = r->p;
+    if (pp_uvar(r, &code, "record code"))
+        return -1;
+    ev->code = code;
+    if (code < VT_CODE_FIRST_FN) {
+        if (code != VT_CODE_FLUSH && code != VT_CODE_MARKER && code != VT_CODE_STOPPED) {
+            r->p = at;
+            return vt__pp_err(r, "expected record code 1, 2, 3 or 16 and above, found %llu", (unsigned long long)code);
+        }
+    } else if (code - VT_CODE_FIRST_FN >= rk->nfuncs) {
+        r->p = at;
+        return vt__pp_err(r, "expected a function id below %zu (record code below %llu), found code %llu", rk->nfuncs,
+                          (unsigned long long)rk->nfuncs + VT_CODE_FIRST_FN, (unsigned long long)code);
+    } else {
+        ev->fn = (int64_t)(code - VT_CODE_FIRST_FN);
+    }
+    if (pp_svar(r, &s, "enter time delta") || pp_uvar(r, &u, "duration"))
+        return -1;
+    uint64_t enter = c->prev + (uint64_t)s;
+    uint64_t exit_ = enter + u;
+    ev->enter = (int64_t)enter;
+    ev->exit = (int64_t)exit_;
+    c->prev = exit_;
+
+    if (ev->fn < 0) {
+        if (code == VT_CODE_MARKER) {
+            if (pp_uvar(r, &ev->marker_kind, "marker kind") || pp_svar(r, &ev->marker_value, "marker value"))
+                return -1;
+        } else if (code == VT_CODE_STOPPED) {
+            if (pp_uvar(r, &ev->stop_reason, "stop reason"))
+                return -1;
+        }
+        return 0;
+    }
+
+    const vt_function *f = &rk->funcs[ev->fn];
+    if (rk->ncallsites == 0) {
+        at = r->p;
+        if (pp_uvar(r, &u, "call-site index"))
+            return -1;
+        if (u != 0) {
+            r->p = at;
+            return vt__pp_err(r, "expected call-site index 0 (the rank has no call sites), found %llu",
+                              (unsigned long long)u);
+        }
+    } else {
+        if (pp_index(r, &u, rk->ncallsites, "call-site index"))
+            return -1;
+        ev->callsite = (int64_t)u;
+    }
+    ev->fields = f->fields | VT_F_CALLSITE;
+
+    for (const char *l = f->layout; *l; l++) {
+        switch (*l) {
+        case 'c':
+            if (pp_index(r, &u, rk->ncomms, "communicator index"))
+                return -1;
+            ev->comm = (int64_t)u;
+            break;
+        case 'n':
+            at = r->p;
+            if (pp_svar(r, &s, "created communicator index"))
+                return -1;
+            if (s < -1 || s >= (int64_t)rk->ncomms) {
+                r->p = at;
+                return vt__pp_err(r, "expected created communicator index -1 to %lld, found %lld",
+                                  (long long)rk->ncomms - 1, (long long)s);
+            }
+            ev->newcomm = s;
+            break;
+        case 'p':
+            if (pp_peer(r, &ev->peer, nranks, "send peer"))
+                return -1;
+            break;
+        case 't':
+            if (pp_svar(r, &ev->tag, "send tag"))
+                return -1;
+            break;
+        case 'b':
+            if (pp_uvar(r, &ev->bytes, "send bytes"))
+                return -1;
+            break;
+        case 'P':
+            if (pp_peer(r, &ev->rpeer, nranks, "receive peer"))
+                return -1;
+            break;
+        case 'T':
+            if (pp_svar(r, &ev->rtag, "receive tag"))
+                return -1;
+            break;
+        case 'B':
+            if (pp_uvar(r, &ev->rbytes, "receive bytes"))
+                return -1;
+            break;
+        case 'o':
+            if (pp_peer(r, &ev->root, nranks, "root"))
+                return -1;
+            break;
+        case 'q':
+            if (pp_uvar(r, &ev->collseq, "collective sequence number"))
+                return -1;
+            break;
+        case 'r':
+            if (pp_uvar(r, &ev->request, "request id"))
+                return -1;
+            break;
+        case 'R': {
+            uint64_t n;
+            if (pp_count(r, &n, 1, "number of started requests"))
+                return -1;
+            if (n > c->started_cap) {
+                uint64_t *p = realloc(c->started, (size_t)n * sizeof *p);
+                if (!p)
+                    return vt__pp_nomem(r, "the started requests");
+                c->started = p;
+                c->started_cap = (size_t)n;
+            }
+            for (uint64_t i = 0; i < n; i++)
+                if (pp_uvar(r, &c->started[i], "started request id"))
+                    return -1;
+            ev->nstarted = (size_t)n;
+            ev->started = n ? c->started : NULL;
+            break;
+        }
+        case 'k': {
+            uint64_t n;
+            if (pp_count(r, &n, 5, "number of completions"))
+                return -1;
+            if (n > c->done_cap) {
+                vt_completion *p = realloc(c->done, (size_t)n * sizeof *p);
+                if (!p)
+                    return vt__pp_nomem(r, "the completions");
+                c->done = p;
+                c->done_cap = (size_t)n;
+            }
+            for (uint64_t i = 0; i < n; i++) {
+                vt_completion *d = &c->done[i];
+                if (pp_uvar(r, &d->request, "completed request id") || pp_uvar(r, &d->flags, "completion flags"))
+                    return -1;
+                if (pp_peer(r, &d->peer, nranks, "completion peer") || pp_svar(r, &d->tag, "completion tag") ||
+                    pp_uvar(r, &d->bytes, "completion bytes"))
+                    return -1;
+            }
+            ev->ndone = (size_t)n;
+            ev->done = n ? c->done : NULL;
+            break;
+        }
+        case 'm':
+            if (pp_uvar(r, &ev->msg, "matched-message id"))
+                return -1;
+            break;
+        case 'f':
+            if (pp_index(r, &u, rk->nfiles, "file index"))
+                return -1;
+            ev->file = (int64_t)u;
+            break;
+        case 'O':
+            if (pp_svar(r, &ev->offset, "file offset"))
+                return -1;
+            break;
+        default:
+            return vt__pp_err(r, "expected a known layout letter, found '%c'", *l);
+        }
+    }
+    return 0;
+}
+
+/* The framing both kinds of records share: the next record's payload position, across
+ * blocks. 1: a record is next (decode it, then call cursor_advance); 0: end; -1: error
+ * (in c->last). */
+static int cursor_ready(vt_cursor *c, const char *payload)
+{
+    if (c->state < 0)
+        return -1;
+    if (c->state > 0)
+        return 0;
+    c->r.err = &c->last;
+    while (c->left == 0) {
+        if (c->r.p != c->r.end) {
+            vt__pp_err(&c->r, "expected end of the %s payload after %u records (block header), found %zu more bytes",
+                       payload, c->inblock, pp_left(&c->r));
+            c->state = -1;
+            return -1;
+        }
+        int rc = cursor_block(c, &c->last);
+        if (rc < 0) {
+            c->state = -1;
+            return -1;
+        }
+        if (rc == 0) {
+            c->state = 1;
+            return 0;
+        }
+        c->r.err = &c->last;
+    }
+    if (c->r.p == c->r.end) {
+        vt__pp_err(&c->r, "expected %u more records (block header), found end of payload", c->left);
+        c->state = -1;
+        return -1;
+    }
+    return 1;
+}
+
+/* After a record was decoded (ok == 0) or failed to (ok != 0): the cursor's result. */
+static int cursor_advance(vt_cursor *c, int ok, vt_error *err)
+{
+    if (ok != 0) {
+        c->state = -1;
+        if (err)
+            *err = c->last;
+        return -1;
+    }
+    c->left--;
+    c->inblock++;
+    c->next_index++;
+    return 1;
+}
+
+static int cursor_fail(vt_cursor *c, vt_error *err)
+{
+    if (err)
+        *err = c->last;
+    return -1;
+}
+
+int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
+{
+    if (!c || !ev)
+        return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
+    if (c->rk->reduced)
+        return vt__seterr(err, c->rk->path, 0, "expected a full trace (EVENTS blocks), found a reduced trace: "
+                          "this tool needs every event");
+    int rc = cursor_ready(c, "EVENTS");
+    if (rc <= 0)
+        return rc < 0 ? cursor_fail(c, err) : 0;
+    if (cursor_advance(c, decode_record(c, ev), err) < 0)
+        return -1;
+    c->next_callno += ev->fn >= 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ reduced records */
+
+/* Grows an array of the cursor to hold n elements of size sz. */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < n)
+        nc *= 2;
+    void *q = realloc(*p, nc * sz);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+static int decode_rrec(vt_cursor *c, vt_rrec *rec)
+{
+    pp *r = &c->r;
+    const vt_rank *rk = c->rk;
+    uint32_t nranks = c->t->nranks;
+    uint64_t u, kind, n;
+    int64_t sv;
+    const uint8_t *at;
+
+    memset(rec, 0, sizeof *rec);
+    rec->index = c->next_index;
+    rec->fn = -1;
+    rec->callsite = -1;
+    rec->block_offset = c->block_off;
+    at = r->p;
+    if (pp_uvar(r, &kind, "reduced record kind"))
+        return -1;
+    if (kind < VT_RREC_START || kind > VT_RREC_END) {
+        r->p = at;
+        return vt__pp_err(r, "expected reduced record kind 1 to 5, found %llu", (unsigned long long)kind);
+    }
+    rec->kind = (unsigned)kind;
+    if (pp_uvar(r, &u, "sequence number delta"))
+        return -1;
+    if (u > UINT64_MAX - c->prev_seq) {
+        r->p = at;
+        return vt__pp_err(r, "expected a sequence number below 2^64, found an overflow");
+    }
+    rec->seq = c->prev_seq + u;
+    c->prev_seq = rec->seq;
+    if (pp_svar(r, &sv, "enter time delta") || pp_uvar(r, &u, "duration"))
+        return -1;
+    uint64_t enter = c->prev + (uint64_t)sv;
+    rec->enter = (int64_t)enter;
+    rec->exit = (int64_t)(enter + u);
+    c->prev = enter + u;
+    rec->rstar = rec->enter;
+    if (kind == VT_RREC_START || kind == VT_RREC_END)
+        return 0;
+    at = r->p;
+    if (pp_uvar(r, &u, "function id + 1"))
+        return -1;
+    if (u > rk->nfuncs) {
+        r->p = at;
+        return vt__pp_err(r, "expected a function id + 1 of at most %zu, found %llu", rk->nfuncs,
+                          (unsigned long long)u);
+    }
+    rec->fn = (int64_t)u - 1;
+    at = r->p;
+    if (pp_uvar(r, &u, "call-site index + 1"))
+        return -1;
+    if (u > rk->ncallsites) {
+        r->p = at;
+        return vt__pp_err(r, "expected a call-site index + 1 of at most %zu, found %llu", rk->ncallsites,
+                          (unsigned long long)u);
+    }
+    rec->callsite = (int64_t)u - 1;
+    if (kind == VT_RREC_CAND)
+        return 0;
+    if (kind == VT_RREC_NBCINIT) {
+        if (grow((void **)&c->rgates, &c->rgates_cap, 1, sizeof *c->rgates))
+            return vt__pp_nomem(r, "a gate");
+        vt_rgate *g = &c->rgates[0];
+        memset(g, 0, sizeof *g);
+        at = r->p;
+        if (pp_uvar(r, &u, "initiation flags"))
+            return -1;
+        if (u > VT_RREC_F_CAND) {
+            r->p = at;
+            return vt__pp_err(r, "expected initiation flags 0 or 1, found %llu", (unsigned long long)u);
+        }
+        rec->flags = (unsigned)u;
+        if (pp_uvar(r, &g->comm, "communicator id") || pp_uvar(r, &g->collseq, "collective sequence number") ||
+            pp_index(r, &u, (uint64_t)nranks + 1, "number of members"))
+            return -1;
+        g->nmembers = (uint32_t)u;
+        g->nonblocking = 1;
+        rec->gates = g;
+        rec->ngates = 1;
+        return 0;
+    }
+    /* COMP */
+    at = r->p;
+    if (pp_uvar(r, &u, "completion flags"))
+        return -1;
+    if (u > 7) {
+        r->p = at;
+        return vt__pp_err(r, "expected completion flags 0 to 7, found %llu", (unsigned long long)u);
+    }
+    rec->flags = (unsigned)u;
+    if (pp_uvar(r, &u, "R* - enter"))
+        return -1;
+    rec->rstar = rec->enter + (int64_t)u;
+    if (pp_count(r, &n, 5, "number of messages"))
+        return -1;
+    if (grow((void **)&c->rmsgs, &c->rmsgs_cap, n, sizeof *c->rmsgs))
+        return vt__pp_nomem(r, "the messages of a record");
+    for (uint64_t i = 0; i < n; i++) {
+        vt_rmsg *m = &c->rmsgs[i];
+        memset(m, 0, sizeof *m);
+        uint64_t src, sync;
+        if (pp_index(r, &src, nranks, "sender rank") || pp_uvar(r, &m->send_seq, "send sequence number") ||
+            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &m->bytes, "message bytes") ||
+            pp_index(r, &sync, 2, "synchronous flag"))
+            return -1;
+        m->src = (uint32_t)src;
+        m->S = rec->enter + sv;
+        m->sync = (int)sync;
+        if (sync) {
+            if (pp_uvar(r, &m->post_seq, "posting call's sequence number") || pp_svar(r, &sv, "posting time - enter"))
+                return -1;
+            m->P = rec->enter + sv;
+        }
+    }
+    rec->msgs = c->rmsgs;
+    rec->nmsgs = (size_t)n;
+    if (pp_count(r, &n, 4, "number of synchronous sends"))
+        return -1;
+    if (grow((void **)&c->rssends, &c->rssends_cap, n, sizeof *c->rssends))
+        return vt__pp_nomem(r, "the synchronous sends of a record");
+    for (uint64_t i = 0; i < n; i++) {
+        vt_rssend *x = &c->rssends[i];
+        uint64_t dst;
+        if (pp_index(r, &dst, nranks, "receiver rank") || pp_uvar(r, &x->send_seq, "send sequence number") ||
+            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &x->bytes, "message bytes"))
+            return -1;
+        x->dst = (uint32_t)dst;
+        x->S = rec->enter + sv;
+    }
+    rec->ssends = c->rssends;
+    rec->nssends = (size_t)n;
+    if (pp_count(r, &n, 4, "number of gates"))
+        return -1;
+    if (grow((void **)&c->rgates, &c->rgates_cap, n, sizeof *c->rgates))
+        return vt__pp_nomem(r, "the gates of a record");
+    for (uint64_t i = 0; i < n; i++) {
+        vt_rgate *g = &c->rgates[i];
+        uint64_t nb;
+        if (pp_uvar(r, &g->comm, "communicator id") || pp_uvar(r, &g->collseq, "collective sequence number") ||
+            pp_index(r, &u, (uint64_t)nranks + 1, "number of members") || pp_index(r, &nb, 2, "non-blocking flag"))
+            return -1;
+        g->nmembers = (uint32_t)u;
+        g->nonblocking = (int)nb;
+    }
+    rec->gates = c->rgates;
+    rec->ngates = (size_t)n;
+    return 0;
+}
+
+int vt_cursor_next_reduced(vt_cursor *c, vt_rrec *rec, vt_error *err)
+{
+    if (!c || !rec)
+        return vt__seterr(err, "(cursor)", 0, "expected a cursor and a record, found NULL");
+    if (!c->rk->reduced)
+        return vt__seterr(err, c->rk->path, 0, "expected a reduced trace (REDUCED blocks), found a full trace");
+    int rc = cursor_ready(c, "REDUCED");
+    if (rc <= 0)
+        return rc < 0 ? cursor_fail(c, err) : 0;
+    return cursor_advance(c, decode_rrec(c, rec), err);
+}
+

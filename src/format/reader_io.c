@@ -1,0 +1,491 @@
+/* The reader's lowest layer (doc/format.md, "Files" and "Blocks"): error messages, the
+ * arena holding the definitions, growable buffers, reading a trace file (a descriptor or
+ * a memory buffer), the payload parser's out-of-line parts, block and file headers, and
+ * loading a block's payload (CRC check, zstd). Calls no other reader file. */
+#include "vt_config.h"
+#include "format/reader.h"
+#include "format/reader_priv.h"
+#include "util/codec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+/* Largest raw block accepted; the format's limit. The fuzz build lowers it so that a
+ * tiny input cannot make every run allocate a gigabyte. */
+#ifndef VT_READER_MAX_RAW
+#define VT_READER_MAX_RAW VT_BLOCK_MAX_RAW
+#endif
+#define VT_STR_MAX 65535u
+
+/* ------------------------------------------------------------------ errors */
+
+int vt__seterr(vt_error *err, const char *path, uint64_t off, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    int n = snprintf(err->msg, sizeof err->msg, "%s: offset %llu: ", path ? path : "?", (unsigned long long)off);
+    if (n < 0 || (size_t)n >= sizeof err->msg)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Printable rendering of raw bytes ("VTRACE\0E"), for messages. */
+const char *vt__escape_bytes(char *out, size_t cap, const uint8_t *p, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 5 < cap; i++) {
+        uint8_t c = p[i];
+        if (c == 0) {
+            out[o++] = '\\';
+            out[o++] = '0';
+        } else if (c >= 0x20 && c < 0x7f && c != '\\') {
+            out[o++] = (char)c;
+        } else {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        }
+    }
+    out[o] = 0;
+    return out;
+}
+
+const char *vt__block_type_name(unsigned type)
+{
+    switch (type) {
+    case VT_BLOCK_FUNCS: return "FUNCS";
+    case VT_BLOCK_EVENTS: return "EVENTS";
+    case VT_BLOCK_RANKDEFS: return "RANKDEFS";
+    case VT_BLOCK_GLOBAL: return "GLOBAL";
+    case VT_BLOCK_REDUCED: return "REDUCED";
+    case VT_BLOCK_END: return "END";
+    default: return "unknown";
+    }
+}
+
+/* ------------------------------------------------------------------ arena */
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t cap, used;
+    alignas(max_align_t) unsigned char data[];
+} chunk;
+
+#define ARENA_CHUNK 65536u
+
+void *vt__arena_alloc(arena *a, size_t n)
+{
+    if (n > SIZE_MAX / 2)
+        return NULL;
+    n = (n + 15u) & ~(size_t)15u;
+    if (n == 0)
+        n = 16;
+    if (!a->head || a->head->cap - a->head->used < n) {
+        size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        chunk *c = malloc(sizeof *c + cap);
+        if (!c)
+            return NULL;
+        c->cap = cap;
+        c->used = 0;
+        if (n > ARENA_CHUNK && a->head) {
+            /* a big block of its own: keep filling the current chunk */
+            c->next = a->head->next;
+            a->head->next = c;
+            c->used = n;
+            return c->data;
+        }
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = a->head->data + a->head->used;
+    a->head->used += n;
+    return p;
+}
+
+void *vt__arena_calloc(arena *a, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / 2 / size)
+        return NULL;
+    void *p = vt__arena_alloc(a, n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+
+char *vt__arena_strndup(arena *a, const void *s, size_t len)
+{
+    char *p = vt__arena_alloc(a, len + 1);
+    if (p) {
+        if (len)
+            memcpy(p, s, len);
+        p[len] = 0;
+    }
+    return p;
+}
+
+void vt__arena_free(arena *a)
+{
+    chunk *c = a->head;
+    while (c) {
+        chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    a->head = NULL;
+}
+
+/* ------------------------------------------------------------------ growable buffer */
+
+static int buf_reserve(buf *b, size_t n)
+{
+    if (n <= b->cap && b->p)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < n)
+        cap = cap > SIZE_MAX / 2 ? n : cap * 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ sources */
+
+void vt__src_close(src_t *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}
+
+/* Reads len bytes at off (off + len <= s->size, checked by the caller). */
+static int src_read(const src_t *s, uint64_t off, void *out, size_t len, vt_error *err)
+{
+    if (off > s->size || len > s->size - off)
+        return vt__seterr(err, s->path, off, "expected %zu bytes, found end of file", len);
+    if (s->mem) {
+        if (len)
+            memcpy(out, s->mem + off, len);
+        return 0;
+    }
+    uint8_t *p = out;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pread(s->fd, p + done, len - done, (off_t)(off + done));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return vt__seterr(err, s->path, off + done, "expected %zu readable bytes, found a read error (%s)",
+                              len - done, strerror(errno));
+        }
+        if (n == 0)
+            return vt__seterr(err, s->path, off + done, "expected %zu bytes, found end of file (the file shrank)",
+                              len - done);
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* Opens the file NAME of the trace (path for messages: dir/NAME, or NAME in memory). */
+int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
+                       vt_error *err)
+{
+    s->path = path;
+    s->fd = -1;
+    s->mem = NULL;
+    s->size = 0;
+    if (t->mem) {
+        for (size_t i = 0; i < t->nmem; i++) {
+            if (t->mem[i].name && strcmp(t->mem[i].name, name) == 0) {
+                s->mem = t->mem[i].data ? t->mem[i].data : (const uint8_t *)"";
+                s->size = t->mem[i].data ? t->mem[i].size : 0;
+                return 0;
+            }
+        }
+        return vt__seterr(err, path, 0, "expected %s, found none (no such file)", what);
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return vt__seterr(err, path, 0, "expected %s, found an unreadable file (%s)", what, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return vt__seterr(err, path, 0, "expected %s (a regular file), found another kind of file", what);
+    }
+    s->fd = fd;
+    s->size = (uint64_t)st.st_size;
+    return 0;
+}
+
+void vt__rank_file_name(char out[32], uint32_t rank) { snprintf(out, 32, "rank-%06u.vte", rank); }
+
+/* ------------------------------------------------------------------ payload parser (out of line) */
+
+int vt__pp_err(pp *r, const char *fmt, ...)
+{
+    char msg[VT_ERROR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->compressed)
+        return vt__seterr(r->err, r->path, r->block_off,
+                          "%s (at byte %zu of the decoded payload of the zstd block at this offset)", msg,
+                          (size_t)(r->p - r->begin));
+    return vt__seterr(r->err, r->path, r->file_off + (uint64_t)(r->p - r->begin), "%s", msg);
+}
+
+static int pp_varint_err(pp *r, const char *what)
+{
+    size_t left = pp_left(r);
+    if (left == 0)
+        return vt__pp_err(r, "expected %s, found end of payload", what);
+    size_t i = 0;
+    while (i < left && i < VT_UVAR_MAX && (r->p[i] & 0x80))
+        i++;
+    if (i == left)
+        return vt__pp_err(r, "expected %s, found a varint running past the end of the payload", what);
+    return vt__pp_err(r, "expected %s, found a varint over 64 bits", what);
+}
+
+/* The varints pp_uvar() leaves (longer ones, the payload's last bytes), and the errors. */
+int vt__pp_uvar_slow(pp *r, uint64_t *v, const char *what)
+{
+    if (vt_get_uvar(&r->p, r->end, v) == 0)
+        return 0;
+    return pp_varint_err(r, what);
+}
+
+/* str: uvar length (<= 65535), bytes; copied NUL-terminated into the arena. */
+int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what)
+{
+    const uint8_t *at = r->p;
+    uint64_t len;
+    if (pp_uvar(r, &len, what))
+        return -1;
+    if (len > VT_STR_MAX) {
+        r->p = at;
+        return vt__pp_err(r, "expected %s of at most 65535 bytes, found length %llu", what, (unsigned long long)len);
+    }
+    if (len > pp_left(r)) {
+        r->p = at;
+        return vt__pp_err(r, "expected %s of %llu bytes, found %zu bytes left in the payload", what,
+                          (unsigned long long)len, pp_left(r) - (size_t)(r->p - at));
+    }
+    *out = vt__arena_strndup(a, r->p, (size_t)len);
+    if (!*out)
+        return vt__pp_err(r, "expected %s, found no memory to hold it", what);
+    r->p += len;
+    if (outlen)
+        *outlen = (size_t)len;
+    return 0;
+}
+
+int vt__pp_str(pp *r, arena *a, char **out, const char *what) { return vt__pp_strl(r, a, out, NULL, what); }
+
+int vt__pp_finish(pp *r, uint32_t minor, const char *what)
+{
+    /* A higher minor version may append fields at the end of a payload. */
+    if (r->p != r->end && minor <= VT_FORMAT_MINOR)
+        return vt__pp_err(r, "expected end of the %s payload, found %zu more bytes", what, pp_left(r));
+    return 0;
+}
+
+int vt__pp_nomem(pp *r, const char *what) { return vt__pp_err(r, "expected %s, found no memory to hold it", what); }
+
+/* ------------------------------------------------------------------ blocks */
+
+static int check_header_fields(const src_t *s, uint64_t off, const vt_block_header *h, vt_error *err)
+{
+    if (h->magic != VT_BLOCK_MAGIC)
+        return vt__seterr(err, s->path, off, "expected block magic VBLK, found 0x%08x", h->magic);
+    switch (h->type) {
+    case VT_BLOCK_FUNCS:
+    case VT_BLOCK_EVENTS:
+    case VT_BLOCK_RANKDEFS:
+    case VT_BLOCK_GLOBAL:
+    case VT_BLOCK_REDUCED:
+    case VT_BLOCK_END:
+        break;
+    default:
+        return vt__seterr(err, s->path, off + 4, "expected block type 1, 2, 3, 4, 5 or 15, found %u", h->type);
+    }
+    if (h->codec == VT_CODEC_ZSTD) {
+#ifndef HAVE_ZSTD
+        return vt__seterr(err, s->path, off + 5, "expected codec 0 (this reader was built without zstd), found 1");
+#endif
+    } else if (h->codec != VT_CODEC_RAW) {
+        return vt__seterr(err, s->path, off + 5, "expected codec 0 (raw) or 1 (zstd), found %u", h->codec);
+    }
+    if (h->reserved != 0)
+        return vt__seterr(err, s->path, off + 6, "expected reserved field 0, found %u", h->reserved);
+    if (h->raw_len > VT_READER_MAX_RAW)
+        return vt__seterr(err, s->path, off + 12, "expected raw length at most %u, found %u",
+                          (unsigned)VT_READER_MAX_RAW, h->raw_len);
+    if (h->codec == VT_CODEC_RAW && h->stored_len != h->raw_len)
+        return vt__seterr(err, s->path, off + 8,
+                          "expected stored length equal to the raw length %u (codec 0), found %u", h->raw_len,
+                          h->stored_len);
+    if (h->type != VT_BLOCK_EVENTS && h->type != VT_BLOCK_REDUCED && h->nrecords != 0)
+        return vt__seterr(err, s->path, off + 20, "expected record count 0 in a %s block, found %u",
+                          vt__block_type_name(h->type), h->nrecords);
+    if (h->type == VT_BLOCK_END && h->stored_len != 0)
+        return vt__seterr(err, s->path, off + 8, "expected an empty END block, found %u payload bytes", h->stored_len);
+    return 0;
+}
+
+/* Reads and checks the block header at off (<= s->size). A header or payload cut by
+ * the end of the file is reported as a truncated file at off. */
+int vt__read_block_header(const src_t *s, uint64_t off, vt_block_header *h, vt_error *err)
+{
+    uint64_t left = s->size - off;
+    if (left == 0)
+        return vt__seterr(err, s->path, off, "expected block header or END, found end of file (truncated file)");
+    if (left < VT_BLOCK_HEADER_SIZE)
+        return vt__seterr(
+            err, s->path, off,
+            "expected block header or END, found end of file (truncated file: %llu bytes of a block header)",
+            (unsigned long long)left);
+    uint8_t hb[VT_BLOCK_HEADER_SIZE];
+    if (src_read(s, off, hb, sizeof hb, err))
+        return -1;
+    vt_block_header_decode(hb, h);
+    if (check_header_fields(s, off, h, err))
+        return -1;
+    if (h->stored_len > left - VT_BLOCK_HEADER_SIZE)
+        return vt__seterr(err, s->path, off,
+                          "expected block header or END, found end of file (truncated file: a %s block of %u payload "
+                          "bytes, %llu present)",
+                          vt__block_type_name(h->type), h->stored_len,
+                          (unsigned long long)(left - VT_BLOCK_HEADER_SIZE));
+    return 0;
+}
+
+/* Loads, checks (CRC) and decodes the payload of the block at off into *data. */
+int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf *stored, buf *raw, void *dctx,
+                     const uint8_t **data, vt_error *err)
+{
+    const uint8_t *sp;
+    if (s->mem) {
+        sp = s->mem + off + VT_BLOCK_HEADER_SIZE;
+    } else {
+        if (buf_reserve(stored, h->stored_len ? h->stored_len : 1))
+            return vt__seterr(err, s->path, off, "expected a %s block of %u bytes, found no memory to hold it",
+                              vt__block_type_name(h->type), h->stored_len);
+        if (src_read(s, off + VT_BLOCK_HEADER_SIZE, stored->p, h->stored_len, err))
+            return -1;
+        sp = stored->p;
+    }
+    uint32_t crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), sp, h->stored_len);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    crc = h->crc; /* fuzz builds only: let mutated payloads reach the parsers */
+#endif
+    if (crc != h->crc)
+        return vt__seterr(err, s->path, off + 16, "expected CRC-32 0x%08x (block header), found 0x%08x (payload)",
+                          h->crc, crc);
+    if (h->codec == VT_CODEC_RAW) {
+        *data = sp;
+        (void)raw;
+        (void)dctx;
+        return 0;
+    }
+#ifdef HAVE_ZSTD
+    uint64_t pay = off + VT_BLOCK_HEADER_SIZE;
+    unsigned long long cs = ZSTD_getFrameContentSize(sp, h->stored_len);
+    if (cs == ZSTD_CONTENTSIZE_ERROR)
+        return vt__seterr(err, s->path, pay, "expected a zstd frame, found invalid data");
+    if (cs != ZSTD_CONTENTSIZE_UNKNOWN && cs != h->raw_len)
+        return vt__seterr(err, s->path, pay, "expected a zstd frame of %u bytes (raw length), found one of %llu bytes",
+                          h->raw_len, cs);
+    size_t fs = ZSTD_findFrameCompressedSize(sp, h->stored_len);
+    if (ZSTD_isError(fs) || fs != h->stored_len)
+        return vt__seterr(err, s->path, pay, "expected one zstd frame of %u bytes, found %s", h->stored_len,
+                          ZSTD_isError(fs) ? ZSTD_getErrorName(fs) : "a shorter frame followed by other data");
+    if (buf_reserve(raw, h->raw_len ? h->raw_len : 1))
+        return vt__seterr(err, s->path, off, "expected a %s block of %u decoded bytes, found no memory to hold it",
+                          vt__block_type_name(h->type), h->raw_len);
+    size_t n = dctx ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
+                    : ZSTD_decompress(raw->p, h->raw_len, sp, h->stored_len);
+    if (ZSTD_isError(n))
+        return vt__seterr(err, s->path, pay, "expected a valid zstd frame, found %s", ZSTD_getErrorName(n));
+    if (n != h->raw_len)
+        return vt__seterr(err, s->path, pay, "expected %u decoded bytes, found %zu", h->raw_len, n);
+    *data = raw->p;
+    return 0;
+#else
+    (void)raw;
+    (void)dctx;
+    return vt__seterr(err, s->path, off + 5, "expected codec 0 (this reader was built without zstd), found 1");
+#endif
+}
+
+/* Reads the header of the block at off, which must be a TYPE block, and loads its
+ * payload into *data. */
+int vt__load_block(const src_t *s, uint64_t off, unsigned type, vt_block_header *h, buf *stored, buf *raw,
+                   const uint8_t **data, vt_error *err)
+{
+    if (vt__read_block_header(s, off, h, err))
+        return -1;
+    if (h->type != type)
+        return vt__seterr(err, s->path, off + 4, "expected %s %s block, found a %s block (type %u)",
+                          type == VT_BLOCK_END ? "an" : "a", vt__block_type_name(type), vt__block_type_name(h->type),
+                          h->type);
+    return vt__load_payload(s, off, h, stored, raw, NULL, data, err);
+}
+
+/* The END block at off that closes a file, and the end of the file right after it. */
+int vt__read_end(const src_t *s, uint64_t off, buf *stored, buf *raw, vt_error *err)
+{
+    vt_block_header h;
+    const uint8_t *data;
+    if (vt__load_block(s, off, VT_BLOCK_END, &h, stored, raw, &data, err)) /* CRC and codec of the empty payload */
+        return -1;
+    off += VT_BLOCK_HEADER_SIZE;
+    if (off != s->size)
+        return vt__seterr(err, s->path, off, "expected end of file after END, found %llu more bytes",
+                          (unsigned long long)(s->size - off));
+    return 0;
+}
+
+int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *minor,
+                         uint32_t *value, vt_error *err)
+{
+    if (s->size < VT_FILE_HEADER_SIZE)
+        return vt__seterr(err, s->path, 0, "expected a file header of 16 bytes, found %llu bytes",
+                          (unsigned long long)s->size);
+    uint8_t h[VT_FILE_HEADER_SIZE];
+    if (src_read(s, 0, h, sizeof h, err))
+        return -1;
+    if (memcmp(h, magic, VT_MAGIC_LEN) != 0) {
+        char e[64];
+        return vt__seterr(err, s->path, 0, "expected magic %s, found %s", magic_text,
+                          vt__escape_bytes(e, sizeof e, h, 8));
+    }
+    unsigned major = vt_get_u16(h + 8);
+    if (major != VT_FORMAT_MAJOR)
+        return vt__seterr(err, s->path, 8, "expected major version %d, found %u", VT_FORMAT_MAJOR, major);
+    *minor = vt_get_u16(h + 10);
+    *value = vt_get_u32(h + 12);
+    return 0;
+}

@@ -1,0 +1,337 @@
+/* One rank file at open time (doc/format.md, "Rank files"): its header, its function
+ * table (the layout letters of each function, and one table shared by the ranks whose
+ * FUNCS payloads are the same), the index of its event blocks (where they begin and
+ * end, their count and records) and its RANKDEFS block (call sites, communicators,
+ * files, profile, placement); and a block's payload handed out raw (vt_trace_raw_block).
+ * Calls reader_io.c only. */
+#include "vt_config.h"
+#include "format/reader.h"
+#include "format/reader_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ function table */
+
+unsigned vt_layout_field(char letter)
+{
+    switch (letter) {
+    case 'c': return VT_F_COMM;
+    case 'n': return VT_F_NEWCOMM;
+    case 'p': return VT_F_PEER;
+    case 't': return VT_F_TAG;
+    case 'b': return VT_F_BYTES;
+    case 'P': return VT_F_RPEER;
+    case 'T': return VT_F_RTAG;
+    case 'B': return VT_F_RBYTES;
+    case 'o': return VT_F_ROOT;
+    case 'q': return VT_F_COLLSEQ;
+    case 'r': return VT_F_REQUEST;
+    case 'R': return VT_F_STARTED;
+    case 'k': return VT_F_DONE;
+    case 'm': return VT_F_MSG;
+    case 'f': return VT_F_FILE;
+    case 'O': return VT_F_OFFSET;
+    default: return 0;
+    }
+}
+
+/* The one-sided calls, whose p letter names a target rank and no message. */
+static int is_one_sided(const char *name)
+{
+    static const char *const rma[] = {"MPI_Put", "MPI_Rput", "MPI_Get", "MPI_Rget", "MPI_Accumulate",
+                                      "MPI_Raccumulate", "MPI_Get_accumulate", "MPI_Rget_accumulate",
+                                      "MPI_Fetch_and_op", "MPI_Compare_and_swap"};
+    for (size_t i = 0; i < sizeof rma / sizeof rma[0]; i++) {
+        size_t n = strlen(rma[i]);
+        if (!strncmp(name, rma[i], n) && (!name[n] || !strcmp(name + n, "_c")))
+            return 1;
+    }
+    return 0;
+}
+
+static int parse_funcs(vt_trace *t, vt_rank *rk, pp *r)
+{
+    uint64_t n;
+    if (pp_count(r, &n, 2, "number of functions"))
+        return -1;
+    vt_function *f = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *f);
+    if (!f)
+        return vt__pp_nomem(r, "the function table");
+    for (uint64_t i = 0; i < n; i++) {
+        char *name, *layout;
+        if (vt__pp_str(r, &t->ar, &name, "function name"))
+            return -1;
+        const uint8_t *at = r->p;
+        size_t len;
+        if (vt__pp_strl(r, &t->ar, &layout, &len, "function layout"))
+            return -1;
+        unsigned fields = 0;
+        for (size_t k = 0; k < len; k++) {
+            unsigned bit = vt_layout_field(layout[k]);
+            if (!bit) {
+                char e[16];
+                uint8_t c = (uint8_t)layout[k];
+                r->p = at;
+                return vt__pp_err(r, "expected layout letters from \"cnptbPTBoqrRkmfO\" for %s, found '%s'", name,
+                                  vt__escape_bytes(e, sizeof e, &c, 1));
+            }
+            if (fields & bit) {
+                r->p = at;
+                return vt__pp_err(r, "expected each layout letter once for %s, found '%c' twice", name, layout[k]);
+            }
+            fields |= bit;
+        }
+        if ((fields & VT_F_PEER) && is_one_sided(name))
+            fields = (fields & ~VT_F_PEER) | VT_F_TARGET;
+        f[i].name = name;
+        f[i].layout = layout;
+        f[i].fields = fields;
+    }
+    rk->nfuncs = (size_t)n;
+    rk->funcs = f;
+    return vt__pp_finish(r, rk->minor, "FUNCS");
+}
+
+static int parse_members(vt_trace *t, pp *r, uint32_t *size, const uint32_t **members, const char *what)
+{
+    uint64_t n;
+    const uint8_t *at = r->p;
+    if (pp_count(r, &n, 1, what))
+        return -1;
+    if (n > t->nranks) {
+        r->p = at;
+        return vt__pp_err(r, "expected %s at most %u (number of ranks), found %llu", what, t->nranks,
+                          (unsigned long long)n);
+    }
+    uint32_t *m = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *m);
+    if (!m)
+        return vt__pp_nomem(r, what);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v;
+        if (pp_index(r, &v, t->nranks, "member world rank"))
+            return -1;
+        m[i] = (uint32_t)v;
+    }
+    *size = (uint32_t)n;
+    *members = m;
+    return 0;
+}
+
+static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
+{
+    uint64_t n;
+    char *s;
+
+    if (pp_count(r, &n, 4, "number of call sites"))
+        return -1;
+    vt_callsite *cs = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *cs);
+    if (!cs)
+        return vt__pp_nomem(r, "the call-site table");
+    for (uint64_t i = 0; i < n; i++) {
+        if (pp_uvar(r, &cs[i].address, "call-site address") || vt__pp_str(r, &t->ar, &s, "call-site module path"))
+            return -1;
+        cs[i].module = s;
+        if (pp_uvar(r, &cs[i].offset, "call-site offset in module") || vt__pp_str(r, &t->ar, &s, "call-site symbol"))
+            return -1;
+        cs[i].symbol = s;
+    }
+    rk->ncallsites = (size_t)n;
+    rk->callsites = cs;
+
+    if (pp_count(r, &n, 6, "number of communicators"))
+        return -1;
+    vt_comm *cm = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *cm);
+    if (!cm)
+        return vt__pp_nomem(r, "the communicator table");
+    for (uint64_t i = 0; i < n; i++) {
+        if (pp_uvar(r, &cm[i].id, "communicator id") || pp_uvar(r, &cm[i].flags, "communicator flags") ||
+            parse_members(t, r, &cm[i].size, &cm[i].members, "communicator size") ||
+            parse_members(t, r, &cm[i].remote_size, &cm[i].remote_members, "communicator remote size"))
+            return -1;
+        const uint8_t *at = r->p;
+        if (pp_svar(r, &cm[i].parent, "parent communicator index"))
+            return -1;
+        if (cm[i].parent < -1 || cm[i].parent >= (int64_t)n) {
+            r->p = at;
+            return vt__pp_err(r, "expected parent communicator index -1 to %lld, found %lld", (long long)n - 1,
+                              (long long)cm[i].parent);
+        }
+        if (vt__pp_str(r, &t->ar, &s, "communicator origin"))
+            return -1;
+        cm[i].how = s;
+    }
+    rk->ncomms = (size_t)n;
+    rk->comms = cm;
+
+    if (pp_count(r, &n, 2, "number of files"))
+        return -1;
+    vt_file *fl = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *fl);
+    if (!fl)
+        return vt__pp_nomem(r, "the file table");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t c;
+        if (vt__pp_str(r, &t->ar, &s, "file name") || pp_index(r, &c, rk->ncomms, "file communicator index"))
+            return -1;
+        fl[i].name = s;
+        fl[i].comm = (uint32_t)c;
+    }
+    rk->nfiles = (size_t)n;
+    rk->files = fl;
+
+    if (pp_count(r, &n, 5, "number of profile entries"))
+        return -1;
+    vt_profile *pr = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *pr);
+    if (!pr)
+        return vt__pp_nomem(r, "the profile");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t fn;
+        if (pp_index(r, &fn, rk->nfuncs, "profile function id") || pp_uvar(r, &pr[i].calls, "profile calls") ||
+            pp_uvar(r, &pr[i].time_ns, "profile time") || pp_uvar(r, &pr[i].bytes, "profile bytes") ||
+            pp_uvar(r, &pr[i].records, "profile records written"))
+            return -1;
+        pr[i].fn = (uint32_t)fn;
+    }
+    rk->nprofile = (size_t)n;
+    rk->profile = pr;
+
+    char *host, *binding;
+    if (vt__pp_str(r, &t->ar, &host, "hostname") || pp_svar(r, &rk->core, "core") ||
+        pp_svar(r, &rk->numa, "NUMA node") || vt__pp_str(r, &t->ar, &binding, "binding") ||
+        pp_uvar(r, &rk->flags, "rank flags") || pp_uvar(r, &rk->records_written, "records written") ||
+        pp_uvar(r, &rk->calls_not_recorded, "calls not recorded") ||
+        pp_svar(r, &rk->init_time, "initialisation time") || pp_svar(r, &rk->fini_time, "finalisation time"))
+        return -1;
+    rk->hostname = host;
+    rk->binding = binding;
+    /* 1.2 appended the measured overhead; a 1.0/1.1 file (or one written without it)
+     * ends here and both stay 0. */
+    if (rk->minor >= 2 && r->p != r->end) {
+        if (pp_uvar(r, &rk->overhead_ps, "overhead per event (ps)") ||
+            pp_uvar(r, &rk->copy_ps_per_byte, "copy cost per byte (ps)"))
+            return -1;
+        rk->has_overhead = 1;
+    }
+    return vt__pp_finish(r, rk->minor, "RANKDEFS");
+}
+
+/* ------------------------------------------------------------------ the rank file */
+
+int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, vt_error *err)
+{
+    vt_rank *rk = &t->ranks[rank];
+    rank_priv *rp = &t->priv[rank];
+    buf stored = {0}, raw = {0};
+    const uint8_t *data;
+    vt_block_header h;
+    uint32_t value;
+    int rc = -1;
+    pp r;
+
+    rk->path = s->path;
+    rk->file_bytes = s->size;
+    if (vt__read_file_header(s, VT_MAGIC_RANK, "VTRACE\\0E", &rk->minor, &value, err))
+        return -1;
+    if (value != rank)
+        return vt__seterr(err, s->path, 12, "expected rank %u in the file header, found %u", rank, value);
+
+    uint64_t off = VT_FILE_HEADER_SIZE;
+    if (vt__load_block(s, off, VT_BLOCK_FUNCS, &h, &stored, &raw, &data, err))
+        goto out;
+    if (fc->funcs && fc->len == h.raw_len && memcmp(fc->payload, data, h.raw_len) == 0) {
+        rk->nfuncs = fc->nfuncs;
+        rk->funcs = fc->funcs;
+    } else {
+        pp_init(&r, data, h.raw_len, s->path, off, h.codec != VT_CODEC_RAW, err);
+        if (parse_funcs(t, rk, &r))
+            goto out;
+        /* cache tables parsed strictly (no trailing bytes of a higher minor) */
+        uint8_t *copy = rk->minor <= VT_FORMAT_MINOR ? malloc(h.raw_len ? h.raw_len : 1) : NULL;
+        if (copy) {
+            memcpy(copy, data, h.raw_len);
+            free(fc->payload);
+            fc->payload = copy;
+            fc->len = h.raw_len;
+            fc->nfuncs = rk->nfuncs;
+            fc->funcs = rk->funcs;
+        }
+    }
+    off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+
+    rp->ev_begin = off;
+    for (;;) {
+        if (vt__read_block_header(s, off, &h, err))
+            goto out;
+        if (h.type == VT_BLOCK_RANKDEFS)
+            break;
+        /* the first event block says which kind of trace this rank file is */
+        if (off == rp->ev_begin && h.type == VT_BLOCK_REDUCED)
+            rk->reduced = 1;
+        unsigned want = rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
+        if (h.type != want) {
+            vt__seterr(err, s->path, off + 4, "expected an %s or RANKDEFS block, found a %s block (type %u)",
+                       vt__block_type_name(want), vt__block_type_name(h.type), h.type);
+            goto out;
+        }
+        rk->nblocks++;
+        rk->nrecords += h.nrecords;
+        off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    }
+    rp->ev_end = off;
+    if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
+        goto out;
+    pp_init(&r, data, h.raw_len, s->path, off, h.codec != VT_CODEC_RAW, err);
+    if (parse_rankdefs(t, rk, &r))
+        goto out;
+    off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    if (vt__read_end(s, off, &stored, &raw, err))
+        goto out;
+    t->bytes += s->size;
+    t->nrecords += rk->nrecords;
+    rc = 0;
+out:
+    free(stored.p);
+    free(raw.p);
+    return rc;
+}
+
+int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t **payload, size_t *len, vt_error *err)
+{
+    *payload = NULL;
+    *len = 0;
+    if (!t)
+        return vt__seterr(err, "(trace)", 0, "expected an open trace, found none");
+    int defs = type == VT_BLOCK_GLOBAL;
+    if (!defs && rank >= t->nranks)
+        return vt__seterr(err, t->dir, 0, "expected a rank below %u, found %u", t->nranks, rank);
+    char name[32];
+    if (defs)
+        snprintf(name, sizeof name, "vtrace.defs");
+    else
+        vt__rank_file_name(name, rank);
+    const char *path = defs ? t->defs_path : t->ranks[rank].path;
+    src_t s;
+    if (vt__trace_src_open(t, path, name, &s, "a trace file", err))
+        return -1;
+    buf stored = {0}, raw = {0};
+    const uint8_t *data;
+    vt_block_header h;
+    int rc = -1;
+    uint64_t off = type == VT_BLOCK_RANKDEFS ? t->priv[rank].ev_end : VT_FILE_HEADER_SIZE;
+    if (vt__load_block(&s, off, type, &h, &stored, &raw, &data, err))
+        goto out;
+    *payload = malloc(h.raw_len ? h.raw_len : 1);
+    if (!*payload) {
+        vt__seterr(err, s.path, off, "expected memory for a %u-byte payload, found none", h.raw_len);
+        goto out;
+    }
+    memcpy(*payload, data, h.raw_len);
+    *len = h.raw_len;
+    rc = 0;
+out:
+    free(stored.p);
+    free(raw.p);
+    vt__src_close(&s);
+    return rc;
+}
