@@ -13,6 +13,16 @@ static const char *const col_name[NCOLS] = {"codes", "call sites", "enter times"
 
 enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2 };
 
+/* vt_get_uvar with the one-byte case first: most values in MPI traces are small. */
+static inline int get_u(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    if (*p < end && **p < 0x80) {
+        *v = *(*p)++;
+        return 0;
+    }
+    return vt_get_uvar(p, end, v);
+}
+
 /* ------------------------------------------------------------------ growable buffers */
 
 typedef struct buf {
@@ -20,10 +30,8 @@ typedef struct buf {
     size_t len, cap, max;
 } buf;
 
-static int reserve(buf *b, size_t more)
+static __attribute__((noinline)) int grow(buf *b, size_t more)
 {
-    if (b->len + more <= b->cap)
-        return 0;
     if (b->len + more > b->max)
         return -1;
     size_t nc = b->cap ? b->cap : 4096;
@@ -39,7 +47,9 @@ static int reserve(buf *b, size_t more)
     return 0;
 }
 
-static int put_bytes(buf *b, const uint8_t *p, size_t n)
+static inline int reserve(buf *b, size_t more) { return b->len + more <= b->cap ? 0 : grow(b, more); }
+
+static inline int put_bytes(buf *b, const uint8_t *p, size_t n)
 {
     if (reserve(b, n))
         return -1;
@@ -48,7 +58,7 @@ static int put_bytes(buf *b, const uint8_t *p, size_t n)
     return 0;
 }
 
-static int put_u(buf *b, uint64_t v)
+static inline int put_u(buf *b, uint64_t v)
 {
     if (reserve(b, VT_UVAR_MAX))
         return -1;
@@ -58,9 +68,13 @@ static int put_u(buf *b, uint64_t v)
 
 /* ------------------------------------------------------------------ the last fields of each (code, call site) */
 
+/* A (code, call site)'s last values and how much each moved from the one before: the
+ * next record's values are predicted as v + step (request ids that grow by the same
+ * amount, a tag that counts iterations, and unchanged peers and sizes are all "as
+ * predicted"). */
 typedef struct last {
     uint64_t code, site;
-    uint64_t *v;
+    uint64_t *v, *step;
     size_t n, cap;
     int used;
 } last;
@@ -79,53 +93,90 @@ static size_t home(uint64_t code, uint64_t site, size_t cap)
     return (size_t)x & (cap - 1);
 }
 
-static last *lasts_get(lasts *t, uint64_t code, uint64_t site)
+static __attribute__((noinline)) int lasts_grow(lasts *t)
 {
-    if (2 * (t->n + 1) > t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 64;
-        last *ne = calloc(nc, sizeof *ne);
-        if (!ne)
-            return NULL;
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->e[i].used) {
-                size_t h = home(t->e[i].code, t->e[i].site, nc);
-                while (ne[h].used)
-                    h = (h + 1) & (nc - 1);
-                ne[h] = t->e[i];
-            }
-        free(t->e);
-        t->e = ne;
-        t->cap = nc;
+    size_t nc = t->cap ? 2 * t->cap : 64;
+    last *ne = calloc(nc, sizeof *ne);
+    if (!ne)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->e[i].used) {
+            size_t h = home(t->e[i].code, t->e[i].site, nc);
+            while (ne[h].used)
+                h = (h + 1) & (nc - 1);
+            ne[h] = t->e[i];
+        }
+    free(t->e);
+    t->e = ne;
+    t->cap = nc;
+    return 0;
+}
+
+/* The entry of (code, site), made empty when new; NULL without memory. */
+static inline last *lasts_get(lasts *t, uint64_t code, uint64_t site)
+{
+    if (t->cap) {
+        size_t h = home(code, site, t->cap);
+        for (; t->e[h].used; h = (h + 1) & (t->cap - 1))
+            if (t->e[h].code == code && t->e[h].site == site)
+                return &t->e[h];
     }
+    if (2 * (t->n + 1) > t->cap && lasts_grow(t))
+        return NULL;
     size_t h = home(code, site, t->cap);
-    while (t->e[h].used && (t->e[h].code != code || t->e[h].site != site))
+    while (t->e[h].used)
         h = (h + 1) & (t->cap - 1);
-    if (!t->e[h].used) {
-        t->e[h] = (last){.code = code, .site = site, .used = 1};
-        t->n++;
-    }
+    t->e[h] = (last){.code = code, .site = site, .used = 1};
+    t->n++;
     return &t->e[h];
 }
 
 static void lasts_free(lasts *t)
 {
-    for (size_t i = 0; i < t->cap; i++)
+    for (size_t i = 0; i < t->cap; i++) {
         free(t->e[i].v);
+        free(t->e[i].step);
+    }
     free(t->e);
 }
 
-static int set_values(last *l, const uint64_t *v, size_t n)
+/* Records V[0..n) as the last values; the steps are the differences to the values
+ * before when they had the same count, else 0. */
+static inline int set_values(last *l, const uint64_t *v, size_t n)
 {
     if (n > l->cap) {
         uint64_t *nv = realloc(l->v, n * sizeof *nv);
-        if (!nv)
+        if (nv)
+            l->v = nv;
+        uint64_t *ns = nv ? realloc(l->step, n * sizeof *ns) : NULL;
+        if (!ns)
             return -1;
-        l->v = nv;
+        l->step = ns;
         l->cap = n;
+        l->n = 0;
     }
-    memcpy(l->v, v, n * sizeof *v);
-    l->n = n;
+    if (l->n == n) {
+        for (size_t i = 0; i < n; i++) {
+            l->step[i] = v[i] - l->v[i];
+            l->v[i] = v[i];
+        }
+    } else {
+        memcpy(l->v, v, n * sizeof *v);
+        memset(l->step, 0, n * sizeof *l->step);
+        l->n = n;
+    }
     return 0;
+}
+
+/* Whether V[0..n) are the predicted values of L. */
+static inline int as_predicted(const last *l, const uint64_t *v, size_t n)
+{
+    if (l->n != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != l->v[i] + l->step[i])
+            return 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ a record's fields as values */
@@ -135,16 +186,21 @@ typedef struct vals {
     size_t n, cap;
 } vals;
 
-static int vals_push(vals *a, uint64_t x)
+static __attribute__((noinline)) int vals_grow(vals *a)
 {
-    if (a->n == a->cap) {
-        size_t nc = a->cap ? 2 * a->cap : 64;
-        uint64_t *n = realloc(a->v, nc * sizeof *n);
-        if (!n)
-            return -1;
-        a->v = n;
-        a->cap = nc;
-    }
+    size_t nc = a->cap ? 2 * a->cap : 64;
+    uint64_t *n = realloc(a->v, nc * sizeof *n);
+    if (!n)
+        return -1;
+    a->v = n;
+    a->cap = nc;
+    return 0;
+}
+
+static inline int vals_push(vals *a, uint64_t x)
+{
+    if (a->n == a->cap && vals_grow(a))
+        return -1;
     a->v[a->n++] = x;
     return 0;
 }
@@ -167,18 +223,18 @@ static const char *fields_of(uint64_t code, const vt_evcols_funcs *fn)
 /* Reads the fields of LETTERS from [*p, end) into A, each as the uvar it is stored as
  * (signed fields in their zigzag form). Returns 0, or -1 when they run past end or do
  * not decode. */
-static int read_fields(const char *letters, const uint8_t **p, const uint8_t *end, vals *a)
+static inline int read_fields(const char *letters, const uint8_t **p, const uint8_t *end, vals *a)
 {
     uint64_t u;
     for (const char *l = letters; *l; l++) {
-        if (vt_get_uvar(p, end, &u) || vals_push(a, u))
+        if (get_u(p, end, &u) || vals_push(a, u))
             return -1;
         if (*l == 'R' || *l == 'k') {
             uint64_t n = u, per = *l == 'R' ? 1 : 5;
             if (n > (uint64_t)(end - *p))  /* each value takes a byte at least */
                 return -1;
             for (uint64_t i = 0; i < n * per; i++)
-                if (vt_get_uvar(p, end, &u) || vals_push(a, u))
+                if (get_u(p, end, &u) || vals_push(a, u))
                     return -1;
         }
     }
@@ -222,11 +278,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* Copies one varint from [*p, end) to B. */
-static int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
+static inline int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
 {
     const uint8_t *s = *p;
     uint64_t u;
-    if (vt_get_uvar(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
+    if (get_u(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
         return -1;
     if (v)
         *v = u;
@@ -271,7 +327,7 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
         if (!l)
             goto nomem;
         buf *f = &col[COL_FIELDS];
-        if (l->n == a.n && !memcmp(l->v, a.v, a.n * sizeof *a.v)) {
+        if (as_predicted(l, a.v, a.n)) {
             if (put_u(f, TAG_SAME))
                 goto nomem;
         } else if (l->n == a.n) {
@@ -281,7 +337,7 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
                 if (reserve(f, VT_UVAR_MAX))
                     goto nomem;
                 else
-                    f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a.v[i] - l->v[i])) - f->p);
+                    f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a.v[i] - l->v[i] - l->step[i])) - f->p);
         } else if (put_u(f, TAG_LITERAL) || put_bytes(f, fstart, (size_t)(p - fstart))) {
             goto nomem;
         }
@@ -371,19 +427,19 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
     for (uint32_t r = 0; r < nrec; r++) {
         uint64_t code, site = 0, u;
         int k = -1;
-        if (vt_get_uvar(&c[COL_CODES].p, c[COL_CODES].end, &code))
+        if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code))
             k = COL_CODES;
         else if (put_u(&o, code))
             goto room;
-        else if (vt_get_uvar(&c[COL_ENTERS].p, c[COL_ENTERS].end, &u))
+        else if (get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &u))
             k = COL_ENTERS;
         else if (put_u(&o, u))
             goto room;
-        else if (vt_get_uvar(&c[COL_DURS].p, c[COL_DURS].end, &u))
+        else if (get_u(&c[COL_DURS].p, c[COL_DURS].end, &u))
             k = COL_DURS;
         else if (put_u(&o, u))
             goto room;
-        else if (code >= VT_CODE_FIRST_FN && vt_get_uvar(&c[COL_SITES].p, c[COL_SITES].end, &site))
+        else if (code >= VT_CODE_FIRST_FN && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site))
             k = COL_SITES;
         else if (code >= VT_CODE_FIRST_FN && put_u(&o, site))
             goto room;
@@ -402,7 +458,7 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
         cursor *f = &c[COL_FIELDS];
         const uint8_t *at = f->p;
         uint64_t tag;
-        if (vt_get_uvar(&f->p, f->end, &tag) || tag > TAG_DELTA) {
+        if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA) {
             fail(err, errlen, "record %u: expected a tag 0-2 in the fields column at byte %zu", r, (size_t)(at - in));
             goto out;
         }
@@ -432,7 +488,7 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
                          (size_t)(at - in));
                     goto out;
                 }
-                if (vals_push(&a, l->v[i] + (uint64_t)d))
+                if (vals_push(&a, l->v[i] + l->step[i] + (uint64_t)d))
                     goto nomem;
             }
             if (write_fields(letters, a.v, a.n, &o)) {

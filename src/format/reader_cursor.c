@@ -4,6 +4,7 @@
  * only. */
 #include "vt_config.h"
 #include "format/reader.h"
+#include "format/evcols.h"
 #include "format/reader_priv.h"
 #include "util/codec.h"
 
@@ -56,6 +57,9 @@ struct vt_cursor {
     size_t rgates_cap;
     int state; /* 0 reading, 1 end, -1 error */
     vt_error last;
+    /* EVENTS_COLS blocks: the payload unpacked, and the rank's layouts for it */
+    uint8_t *unpacked;
+    const char **layouts;
 };
 
 int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
@@ -108,12 +112,35 @@ void vt_cursor_close(vt_cursor *c)
 #endif
     free(c->stored.p);
     free(c->raw.p);
+    free(c->unpacked);
+    free(c->layouts);
     free(c->started);
     free(c->done);
     free(c->rmsgs);
     free(c->rssends);
     free(c->rgates);
     free(c);
+}
+
+/* An EVENTS_COLS block's payload DATA unpacked into c->unpacked (evcols.h). */
+static int unpack_block(vt_cursor *c, const uint8_t *data, const vt_block_header *h, size_t *len, vt_error *err)
+{
+    const vt_rank *rk = c->rk;
+    if (!c->layouts) {
+        c->layouts = malloc((rk->nfuncs ? rk->nfuncs : 1) * sizeof *c->layouts);
+        if (!c->layouts)
+            return vt__seterr(err, c->src.path, c->pos, "expected memory for the function table, found none");
+        for (size_t i = 0; i < rk->nfuncs; i++)
+            c->layouts[i] = rk->funcs[i].layout;
+    }
+    vt_evcols_funcs fn = {c->layouts, rk->nfuncs};
+    char msg[512];
+    free(c->unpacked);
+    c->unpacked = NULL;
+    if (vt_evcols_unpack(data, h->raw_len, h->nrecords, &fn, VT_READER_MAX_RAW, &c->unpacked, len, msg, sizeof msg))
+        return vt__seterr(err, c->src.path, c->pos, "%s (in the %spayload of the EVENTS_COLS block at this offset)",
+                          msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
+    return 0;
 }
 
 /* Loads the next EVENTS block. 1: loaded, 0: no more blocks, -1: error. */
@@ -126,7 +153,7 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     if (vt__read_block_header(&c->src, c->pos, &h, err))
         return -1;
     unsigned want = c->rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
-    if (h.type != want)
+    if (h.type != want && !(want == VT_BLOCK_EVENTS && h.type == VT_BLOCK_EVENTS_COLS))
         return vt__seterr(err, c->src.path, c->pos + 4, "expected an %s block, found a %s block (type %u)",
                           vt__block_type_name(want), vt__block_type_name(h.type), h.type);
     uint64_t next = c->pos + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
@@ -136,7 +163,14 @@ static int cursor_block(vt_cursor *c, vt_error *err)
                           (unsigned long long)c->end, (unsigned long long)next);
     if (vt__load_payload(&c->src, c->pos, &h, &c->stored, &c->raw, c->dctx, &data, err))
         return -1;
-    pp_init(&c->r, data, h.raw_len, c->src.path, c->pos, h.codec != VT_CODEC_RAW, err);
+    if (h.type == VT_BLOCK_EVENTS_COLS) {
+        size_t len;
+        if (unpack_block(c, data, &h, &len, err))
+            return -1;
+        pp_init(&c->r, c->unpacked, len, c->src.path, c->pos, PP_UNPACKED, err);
+    } else {
+        pp_init(&c->r, data, h.raw_len, c->src.path, c->pos, h.codec != VT_CODEC_RAW, err);
+    }
     c->block_off = c->pos;
     c->pos = next;
     uint64_t first;

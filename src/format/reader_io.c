@@ -22,11 +22,6 @@
 #include <zstd.h>
 #endif
 
-/* Largest raw block accepted; the format's limit. The fuzz build lowers it so that a
- * tiny input cannot make every run allocate a gigabyte. */
-#ifndef VT_READER_MAX_RAW
-#define VT_READER_MAX_RAW VT_BLOCK_MAX_RAW
-#endif
 #define VT_STR_MAX 65535u
 
 /* ------------------------------------------------------------------ errors */
@@ -72,6 +67,7 @@ const char *vt__block_type_name(unsigned type)
     case VT_BLOCK_RANKDEFS: return "RANKDEFS";
     case VT_BLOCK_GLOBAL: return "GLOBAL";
     case VT_BLOCK_REDUCED: return "REDUCED";
+    case VT_BLOCK_EVENTS_COLS: return "EVENTS_COLS";
     case VT_BLOCK_END: return "END";
     default: return "unknown";
     }
@@ -250,9 +246,9 @@ int vt__pp_err(pp *r, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (r->compressed)
-        return vt__seterr(r->err, r->path, r->block_off,
-                          "%s (at byte %zu of the decoded payload of the zstd block at this offset)", msg,
-                          (size_t)(r->p - r->begin));
+        return vt__seterr(r->err, r->path, r->block_off, "%s (at byte %zu of the %s payload of the %s block at this offset)",
+                          msg, (size_t)(r->p - r->begin), r->compressed == PP_UNPACKED ? "unpacked" : "decoded",
+                          r->compressed == PP_UNPACKED ? "EVENTS_COLS" : "zstd");
     return vt__seterr(r->err, r->path, r->file_off + (uint64_t)(r->p - r->begin), "%s", msg);
 }
 
@@ -326,10 +322,11 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
     case VT_BLOCK_RANKDEFS:
     case VT_BLOCK_GLOBAL:
     case VT_BLOCK_REDUCED:
+    case VT_BLOCK_EVENTS_COLS:
     case VT_BLOCK_END:
         break;
     default:
-        return vt__seterr(err, s->path, off + 4, "expected block type 1, 2, 3, 4, 5 or 15, found %u", h->type);
+        return vt__seterr(err, s->path, off + 4, "expected block type 1, 2, 3, 4, 5, 6 or 15, found %u", h->type);
     }
     if (h->codec == VT_CODEC_ZSTD) {
 #ifndef HAVE_ZSTD
@@ -347,7 +344,8 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
         return vt__seterr(err, s->path, off + 8,
                           "expected stored length equal to the raw length %u (codec 0), found %u", h->raw_len,
                           h->stored_len);
-    if (h->type != VT_BLOCK_EVENTS && h->type != VT_BLOCK_REDUCED && h->nrecords != 0)
+    if (h->type != VT_BLOCK_EVENTS && h->type != VT_BLOCK_EVENTS_COLS && h->type != VT_BLOCK_REDUCED &&
+        h->nrecords != 0)
         return vt__seterr(err, s->path, off + 20, "expected record count 0 in a %s block, found %u",
                           vt__block_type_name(h->type), h->nrecords);
     if (h->type == VT_BLOCK_END && h->stored_len != 0)

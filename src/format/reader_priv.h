@@ -90,16 +90,25 @@ int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const c
 
 /* ------------------------------------------------------------------ payload parser */
 
+/* Largest payload a block may decode (or an EVENTS_COLS block unpack) to; the format's
+ * limit. The fuzz build lowers it so that a tiny input cannot make every run allocate a
+ * gigabyte. */
+#ifndef VT_READER_MAX_RAW
+#define VT_READER_MAX_RAW VT_BLOCK_MAX_RAW
+#endif
+
 /* A payload being parsed; its errors name the file offset of the byte at fault (or the
- * byte of the decoded payload of a zstd block). */
+ * byte of the decoded payload of a zstd block, of the unpacked one of an EVENTS_COLS
+ * block). */
 typedef struct pp {
     const uint8_t *begin, *p, *end;
     const char *path;
     uint64_t file_off;  /* file offset of begin (raw blocks) */
     uint64_t block_off; /* offset of the block header */
-    int compressed;
+    int compressed;     /* PP_*: where error positions point */
     vt_error *err;
 } pp;
+enum { PP_RAW = 0, PP_DECODED = 1, PP_UNPACKED = 2 };
 
 int vt__pp_err(pp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vt__pp_uvar_slow(pp *r, uint64_t *v, const char *what);

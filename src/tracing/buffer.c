@@ -1,6 +1,7 @@
 #include "vt_config.h"
 #include "tracing/buffer.h"
 #include "format/blockio.h"
+#include "format/evcols.h"
 #include "tracing/log.h"
 
 #include <errno.h>
@@ -62,6 +63,32 @@ static int checked_block_write_level(uint8_t type, const void *payload, size_t l
 static int checked_block_write(uint8_t type, const void *payload, size_t len, uint32_t nrec)
 {
     return checked_block_write_level(type, payload, len, nrec, vt__buf.zstd_level);
+}
+
+/* The block of records in the buffer: packed in columns (EVENTS_COLS) when blocks are
+ * compressed, as zstd then finds what repeats in MPI traces (format/evcols.h); as it is
+ * (EVENTS) otherwise, or if packing fails. */
+static int write_events(void)
+{
+    vt_buffer *b = &vt__buf;
+    size_t len = (size_t)(b->pos - b->base);
+#ifdef HAVE_ZSTD
+    if (b->zstd_level > 0 && !b->lazy && !b->dropped) {
+        static const vt_evcols_funcs fn = {vt_fn_layout, VT_NFN};
+        uint8_t *packed;
+        size_t plen;
+        char err[256];
+        if (!vt_evcols_pack(b->base, len, b->nrec, &fn, &packed, &plen, err, sizeof err)) {
+            int rc = checked_block_write(VT_BLOCK_EVENTS_COLS, packed, plen, b->nrec);
+            free(packed);
+            return rc;
+        }
+        if (!b->pack_warned)
+            vt_warn("packing an event block in columns failed (%s); it is written as it is", err);
+        b->pack_warned = 1;
+    }
+#endif
+    return checked_block_write(VT_BLOCK_EVENTS, b->base, len, b->nrec);
 }
 
 uint8_t *vt_funcs_payload(size_t *len)
@@ -157,7 +184,7 @@ static int flush_locked(void)
     if (b->nrec == 0)
         return 0;
     int64_t t0 = vt_now();
-    int rc = checked_block_write(VT_BLOCK_EVENTS, b->base, (size_t)(b->pos - b->base), b->nrec);
+    int rc = write_events();
     b->first_index += b->nrec;
     if (rc) {
         vt_buffer_fail(rc);
@@ -222,7 +249,7 @@ int vt_buffer_write_block(uint8_t type, const void *payload, size_t len)
     vt_lock();
     int rc = b->stopped ? -EIO : 0;
     if (!rc && b->nrec) {
-        rc = checked_block_write(VT_BLOCK_EVENTS, b->base, (size_t)(b->pos - b->base), b->nrec);
+        rc = write_events();
         b->first_index += b->nrec;
         b->nrec = 0;
         block_start(b->prev_exit);

@@ -32,6 +32,7 @@ typedef struct vt_buffer {
     int rank;
     int lazy;                  /* the file is not open yet (vt_buffer_open's keep_file 0) */
     int dropped;               /* ... and was given up at the first block: blocks go nowhere */
+    int pack_warned;           /* packing an EVENTS_COLS block failed once */
 } vt_buffer;
 
 extern VT_HIDDEN vt_buffer vt__buf;

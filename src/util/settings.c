@@ -138,7 +138,7 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     cfg->mode = VT_MODE_FULL;
     cfg->buffer = 32u << 20;
     cfg->threshold_ns = 1000000;
-    cfg->compress = 0;
+    cfg->compress = 1; /* columns and zstd level 1: doc/format.md, EVENTS_COLS */
     cfg->candidates_all = 1;
     cfg->model_L = -1;
     cfg->model_G_ps = 0;

@@ -4,13 +4,14 @@
 #   test_reader      cmocka unit tests (varints, layout letters, definitions, matching)
 #   golden.sh        vtrace info/dump against test/reader/golden/
 #   corrupt_cli.sh   the vtrace command on damaged traces and bad command lines
+#   old_versions.sh  traces of earlier format versions (test/reader/v1.2/) read as they were
 # The libFuzzer target is built and run by test/reader/run-fuzz.sh (clang).
 check_PROGRAMS += test/reader/synth test/reader/test_corrupt
 test_reader_synth_SOURCES = test/reader/synth_main.c test/reader/synth.c test/reader/synth.h
 test_reader_synth_LDADD = libvtread.la $(ZLIB_LIBS)
 test_reader_test_corrupt_SOURCES = test/reader/test_corrupt.c test/reader/synth.c test/reader/synth.h
 test_reader_test_corrupt_LDADD = libvtread.la $(ZLIB_LIBS)
-TESTS += test/reader/test_corrupt test/reader/golden.sh test/reader/corrupt_cli.sh
+TESTS += test/reader/test_corrupt test/reader/golden.sh test/reader/corrupt_cli.sh test/reader/old_versions.sh
 
 if HAVE_CMOCKA
 check_PROGRAMS += test/reader/test_reader
@@ -25,4 +26,14 @@ endif
 EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh \
 	test/reader/fuzz_reader.c test/reader/run-fuzz.sh \
 	test/reader/golden/info.txt test/reader/golden/info.json \
-	test/reader/golden/dump.txt test/reader/golden/dump-rank1.jsonl
+	test/reader/golden/dump.txt test/reader/golden/dump-rank1.jsonl \
+	test/reader/old_versions.sh \
+	test/reader/v1.2/probe-full.dump test/reader/v1.2/probe-full.whatif \
+	test/reader/v1.2/probe-reduced.dump test/reader/v1.2/probe-reduced.whatif \
+	test/reader/v1.2/probe-full/config.txt \
+	test/reader/v1.2/probe-full/rank-000000.vte \
+	test/reader/v1.2/probe-full/rank-000001.vte \
+	test/reader/v1.2/probe-full/vtrace.defs \
+	test/reader/v1.2/probe-reduced/rank-000000.vte \
+	test/reader/v1.2/probe-reduced/rank-000001.vte \
+	test/reader/v1.2/probe-reduced/vtrace.defs

@@ -12,6 +12,8 @@ work=$top/test/reader/golden.work
 rm -rf "$work" && mkdir -p "$work" || exit 99
 "$synth" "$work/synth-trace" || exit 99
 "$synth" "$work/synth-zstd" --zstd 3 --per-block 1000 || exit 99
+"$synth" "$work/synth-cols" --cols --per-block 5 || exit 99
+"$synth" "$work/synth-cols-zstd" --cols --zstd 3 --per-block 1000 || exit 99
 cd "$work" || exit 99
 
 fail=0
@@ -45,6 +47,15 @@ if ! cmp -s "$golden/dump.txt" dump-zstd.txt; then
     diff -u "$golden/dump.txt" dump-zstd.txt | head -20
     fail=1
 fi
+# blocks packed in columns (EVENTS_COLS), raw and compressed, decode to the same records
+for t in synth-cols synth-cols-zstd; do
+    "$vtrace" dump "$t" >"dump-$t.txt" || fail=1
+    if ! cmp -s "$golden/dump.txt" "dump-$t.txt"; then
+        echo "FAIL: the dump of $t differs from the raw trace's"
+        diff -u "$golden/dump.txt" "dump-$t.txt" | head -20
+        fail=1
+    fi
+done
 # --no-match gives the same profile, without messages
 "$vtrace" info --no-match synth-trace | grep -q '^messages:  not matched' || { echo "FAIL: --no-match"; fail=1; }
 

@@ -31,14 +31,15 @@ $CC -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
     "$top/test/reader/fuzz_reader.c" "$top/src/format/reader_io.c" "$top/src/format/reader_rank.c" \
     "$top/src/format/reader.c" "$top/src/format/reader_cursor.c" "$top/src/format/match_keys.c" \
     "$top/src/format/match_scan.c" "$top/src/format/match.c" "$top/src/format/clockfix.c" \
-    -o "$work/fuzz_reader" $zlibs
+    "$top/src/format/evcols.c" -o "$work/fuzz_reader" $zlibs
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/synth.c" \
-    "$top/src/format/blockio.c" -o "$work/synth" $zlibs
+    "$top/src/format/blockio.c" "$top/src/format/evcols.c" -o "$work/synth" $zlibs
 
 # seeds: the synthetic trace in several shapes, each as one concatenated input
 i=0
-for opts in "" "--zstd 3 --per-block 1000" "--per-block 1" "--per-block 3" "--unmatched"; do
+for opts in "" "--zstd 3 --per-block 1000" "--per-block 1" "--per-block 3" "--unmatched" "--cols --per-block 5" \
+    "--cols --zstd 3 --per-block 1000"; do
     rm -rf "$work/seeds/t"
     # shellcheck disable=SC2086
     "$work/synth" "$work/seeds/t" $opts

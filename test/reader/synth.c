@@ -6,6 +6,7 @@
 #include "vt_config.h"
 #include "synth.h"
 #include "format/blockio.h"
+#include "format/evcols.h"
 #include "util/codec.h"
 
 #include <errno.h>
@@ -88,6 +89,8 @@ typedef struct rb {
     int rank;
     int fd;
     int zstd;
+    int cols;
+    const char *layouts[NFN]; /* by function id, for packing */
     int per_block;
     int order[NFN]; /* function id of table entry i -> index into fnames */
     int id_of[NFN]; /* fnames index -> function id */
@@ -104,8 +107,19 @@ static void flush_block(rb *w)
 {
     if (w->inblk == 0)
         return;
-    if (vt_block_write(w->fd, VT_BLOCK_EVENTS, w->blk.p, w->blk.n, w->inblk, w->zstd))
+    if (w->cols) {
+        vt_evcols_funcs fn = {w->layouts, NFN};
+        uint8_t *packed;
+        size_t plen;
+        char msg[256];
+        if (vt_evcols_pack(w->blk.p, w->blk.n, w->inblk, &fn, &packed, &plen, msg, sizeof msg) ||
+            vt_block_write(w->fd, VT_BLOCK_EVENTS_COLS, packed, plen, w->inblk, w->zstd))
+            w->err = 1;
+        else
+            free(packed);
+    } else if (vt_block_write(w->fd, VT_BLOCK_EVENTS, w->blk.p, w->blk.n, w->inblk, w->zstd)) {
         w->err = 1;
+    }
     w->blk.n = 0;
     w->inblk = 0;
 }
@@ -316,7 +330,9 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
         /* rank 2 lists the functions in reverse order: tables are per rank */
         w.order[i] = rank == 2 ? (int)(NFN - 1 - i) : (int)i;
         w.id_of[w.order[i]] = (int)i;
+        w.layouts[i] = fnames[w.order[i]][1];
     }
+    w.cols = o->cols;
     w.fd = open_out(dir, name, errbuf, errlen);
     if (w.fd < 0)
         return -1;

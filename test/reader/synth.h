@@ -8,6 +8,7 @@ typedef struct synth_opts {
     int zstd_level;        /* > 0: zstd blocks where they shrink (needs zstd) */
     int records_per_block; /* records per EVENTS block; 0: 8 */
     int unmatched;         /* 1: rank 1 leaves out its first MPI_Recv */
+    int cols;              /* 1: event blocks packed in columns (EVENTS_COLS) */
 } synth_opts;
 
 /* Creates DIR if needed and writes vtrace.defs, config.txt and rank-00000N.vte for

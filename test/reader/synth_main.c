@@ -1,4 +1,4 @@
-/* synth DIR [--zstd LEVEL] [--per-block N] [--unmatched]: writes the synthetic trace. */
+/* synth DIR [--zstd LEVEL] [--per-block N] [--unmatched] [--cols]: writes the synthetic trace. */
 #include "synth.h"
 
 #include <stdio.h>
@@ -16,13 +16,15 @@ int main(int argc, char **argv)
             o.records_per_block = atoi(argv[++i]);
         else if (strcmp(argv[i], "--unmatched") == 0)
             o.unmatched = 1;
+        else if (strcmp(argv[i], "--cols") == 0)
+            o.cols = 1;
         else if (argv[i][0] != '-' && !dir)
             dir = argv[i];
         else
             dir = NULL, i = argc;
     }
     if (!dir) {
-        fprintf(stderr, "usage: synth DIR [--zstd LEVEL] [--per-block N] [--unmatched]\n");
+        fprintf(stderr, "usage: synth DIR [--zstd LEVEL] [--per-block N] [--unmatched] [--cols]\n");
         return 2;
     }
     char err[4200];

@@ -448,7 +448,7 @@ int main(void)
     }
     file f[NFILES];
 
-    synth_opts raw = {0, 8, 0};
+    synth_opts raw = {.records_per_block = 8};
     if (synth_write(dir, &raw, emsg, sizeof emsg)) {
         fprintf(stderr, "%s\n", emsg);
         return 1;
@@ -460,7 +460,7 @@ int main(void)
     directory(dir, f);
     free_files(f);
 
-    synth_opts z = {3, 1000, 0};
+    synth_opts z = {.zstd_level = 3, .records_per_block = 1000};
     if (synth_write(dir, &z, emsg, sizeof emsg)) {
         fprintf(stderr, "%s\n", emsg);
         return 1;
@@ -470,8 +470,23 @@ int main(void)
     random_damage(f, 3000);
     free_files(f);
 
+    /* event blocks in columns (EVENTS_COLS), as they are and compressed */
+    synth_opts cols = {.records_per_block = 8, .cols = 1};
+    synth_opts colsz = {.zstd_level = 3, .records_per_block = 1000, .cols = 1};
+    const synth_opts *col_opts[] = {&cols, &colsz};
+    for (int k = 0; k < 2; k++) {
+        if (synth_write(dir, col_opts[k], emsg, sizeof emsg)) {
+            fprintf(stderr, "%s\n", emsg);
+            return 1;
+        }
+        load(dir, f);
+        truncations_and_flips(f, k ? "columns, zstd" : "columns");
+        random_damage(f, 3000);
+        free_files(f);
+    }
+
     /* the reduced trace of the raw synthetic trace */
-    synth_opts raw2 = {0, 8, 0};
+    synth_opts raw2 = {.records_per_block = 8};
     char rdir[80];
     snprintf(rdir, sizeof rdir, "%s/reduced", dir);
     if (synth_write(dir, &raw2, emsg, sizeof emsg) || reduce_synth(dir, rdir)) {
@@ -484,7 +499,7 @@ int main(void)
     free_files(f);
 
     /* an unmatched message */
-    synth_opts u = {0, 8, 1};
+    synth_opts u = {.records_per_block = 8, .unmatched = 1};
     if (synth_write(dir, &u, emsg, sizeof emsg)) {
         fprintf(stderr, "%s\n", emsg);
         return 1;

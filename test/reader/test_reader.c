@@ -639,7 +639,7 @@ static void test_zstd(void **state)
     char dir[64], emsg[4200];
     snprintf(dir, sizeof dir, "/tmp/vt-reader-zstd.XXXXXX");
     assert_non_null(mkdtemp(dir));
-    synth_opts o = {3, 1000, 0};
+    synth_opts o = {.zstd_level = 3, .records_per_block = 1000};
     assert_int_equal(synth_write(dir, &o, emsg, sizeof emsg), 0);
     vt_trace *z;
     vt_error err;
@@ -809,7 +809,7 @@ static void test_match_unmatched(void **state)
     char dir[64], emsg[4200];
     snprintf(dir, sizeof dir, "/tmp/vt-reader-unm.XXXXXX");
     assert_non_null(mkdtemp(dir));
-    synth_opts o = {0, 0, 1};
+    synth_opts o = {.unmatched = 1};
     assert_int_equal(synth_write(dir, &o, emsg, sizeof emsg), 0);
     vt_trace *t;
     vt_matches *m;
