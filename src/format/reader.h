@@ -252,6 +252,12 @@ enum vt_rrec_kind {
     VT_RREC_END = 5,        /* the rank's last call: seq and exit */
 };
 
+/* Bits of a stored record's kind (format 1.3): the reader gives the records they stand
+ * for as records of their own. */
+#define VT_RREC_K_BURST 8u    /* a candidate burst ends at this call: svar its start follows */
+#define VT_RREC_K_END 16u     /* the rank's END is at this record's seq and exit */
+#define VT_RREC_K_MASK 7u
+
 #define VT_RREC_F_CAND 1u     /* COMP: the completion is a candidate */
 #define VT_RREC_F_NOLOCAL 2u  /* COMP: a blocking synchronous send (no local contributor) */
 #define VT_RREC_F_PROBE 4u    /* COMP: a probe (it completes msgs[0]) */

@@ -57,6 +57,12 @@ struct vt_cursor {
     size_t rgates_cap;
     int state; /* 0 reading, 1 end, -1 error */
     vt_error last;
+    /* reduced records: what one stored record stands for (reduced_next) */
+    vt_rrec pend[4];
+    int npend, ipend;
+    uint64_t emitted;       /* records given */
+    unsigned kbits;         /* VT_RREC_K_* of the stored record */
+    int64_t burst_start;
     /* EVENTS_COLS blocks: the payload unpacked, and the rank's layouts for it */
     uint8_t *unpacked;
     const char **layouts;
@@ -487,10 +493,15 @@ static int decode_rrec(vt_cursor *c, vt_rrec *rec)
     at = r->p;
     if (pp_uvar(r, &kind, "reduced record kind"))
         return -1;
-    if (kind < VT_RREC_START || kind > VT_RREC_END) {
+    c->kbits = (unsigned)(kind & (VT_RREC_K_BURST | VT_RREC_K_END));
+    if (kind > (VT_RREC_K_MASK | VT_RREC_K_BURST | VT_RREC_K_END) || (kind & VT_RREC_K_MASK) < VT_RREC_START ||
+        (kind & VT_RREC_K_MASK) > VT_RREC_END ||
+        (c->kbits && ((kind & VT_RREC_K_MASK) == VT_RREC_START || (kind & VT_RREC_K_MASK) == VT_RREC_END))) {
         r->p = at;
-        return vt__pp_err(r, "expected reduced record kind 1 to 5, found %llu", (unsigned long long)kind);
+        return vt__pp_err(r, "expected reduced record kind 1 to 5 (2 to 4 with bits 8 and 16), found %llu",
+                          (unsigned long long)kind);
     }
+    kind &= VT_RREC_K_MASK;
     rec->kind = (unsigned)kind;
     if (pp_uvar(r, &u, "sequence number delta"))
         return -1;
@@ -502,11 +513,16 @@ static int decode_rrec(vt_cursor *c, vt_rrec *rec)
     c->prev_seq = rec->seq;
     if (pp_svar(r, &sv, "enter time delta") || pp_uvar(r, &u, "duration"))
         return -1;
-    uint64_t enter = c->prev + (uint64_t)sv;
+    uint64_t prev = c->prev, enter = c->prev + (uint64_t)sv;
     rec->enter = (int64_t)enter;
     rec->exit = (int64_t)(enter + u);
     c->prev = enter + u;
     rec->rstar = rec->enter;
+    if (c->kbits & VT_RREC_K_BURST) {
+        if (pp_svar(r, &sv, "start of the burst before the call"))
+            return -1;
+        c->burst_start = (int64_t)(prev + (uint64_t)sv);
+    }
     if (kind == VT_RREC_START || kind == VT_RREC_END)
         return 0;
     at = r->p;
@@ -518,6 +534,11 @@ static int decode_rrec(vt_cursor *c, vt_rrec *rec)
                           (unsigned long long)u);
     }
     rec->fn = (int64_t)u - 1;
+    if ((c->kbits & VT_RREC_K_BURST) && (rec->fn < 0 || rec->seq == 0)) {
+        r->p = at;
+        return vt__pp_err(r, "expected the call ending the burst before it, found %s",
+                          rec->fn < 0 ? "a burst" : "sequence number 0");
+    }
     at = r->p;
     if (pp_uvar(r, &u, "call-site index + 1"))
         return -1;
@@ -619,15 +640,56 @@ static int decode_rrec(vt_cursor *c, vt_rrec *rec)
     return 0;
 }
 
+/* The records one stored record stands for (rrec.h, vt_rrec_out): the rank's START
+ * before its first record when it was not stored, the candidate burst the call ends, the
+ * record, END at it. */
+static void unfold(vt_cursor *c, const vt_rrec *stored, uint64_t base)
+{
+    c->npend = c->ipend = 0;
+    vt_rrec plain = {.fn = -1, .callsite = -1, .block_offset = stored->block_offset};
+    if (c->emitted == 0 && stored->kind != VT_RREC_START) {
+        vt_rrec *s = &c->pend[c->npend++];
+        *s = plain;
+        s->kind = VT_RREC_START;
+        s->enter = s->exit = s->rstar = (int64_t)base;
+    }
+    if (c->kbits & VT_RREC_K_BURST) {
+        vt_rrec *b = &c->pend[c->npend++];
+        *b = plain;
+        b->kind = VT_RREC_CAND;
+        b->seq = stored->seq - 1;
+        b->exit = stored->enter;
+        b->enter = b->rstar = c->burst_start;
+        b->callsite = stored->callsite;
+    }
+    c->pend[c->npend++] = *stored;
+    if (c->kbits & VT_RREC_K_END) {
+        vt_rrec *e = &c->pend[c->npend++];
+        *e = plain;
+        e->kind = VT_RREC_END;
+        e->seq = stored->seq;
+        e->enter = e->exit = e->rstar = stored->exit;
+    }
+}
+
 int vt_cursor_next_reduced(vt_cursor *c, vt_rrec *rec, vt_error *err)
 {
     if (!c || !rec)
         return vt__seterr(err, "(cursor)", 0, "expected a cursor and a record, found NULL");
     if (!c->rk->reduced)
         return vt__seterr(err, c->rk->path, 0, "expected a reduced trace (REDUCED blocks), found a full trace");
-    int rc = cursor_ready(c, "REDUCED");
-    if (rc <= 0)
-        return rc < 0 ? cursor_fail(c, err) : 0;
-    return cursor_advance(c, decode_rrec(c, rec), err);
+    if (c->ipend == c->npend) {
+        int rc = cursor_ready(c, "REDUCED");
+        if (rc <= 0)
+            return rc < 0 ? cursor_fail(c, err) : 0;
+        uint64_t base = c->prev; /* before the rank's first record: its first enter */
+        vt_rrec stored;
+        if (cursor_advance(c, decode_rrec(c, &stored), err) < 0)
+            return -1;
+        unfold(c, &stored, base);
+    }
+    *rec = c->pend[c->ipend++];
+    rec->index = c->emitted++;
+    return 1;
 }
 

@@ -5,76 +5,38 @@
 #include "util/codec.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
-int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level)
-{
-    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = VT_RREC_BLOCK_BYTES};
-    o->buf = malloc(o->cap);
-    return o->buf ? 0 : -ENOMEM;
-}
-
-int vt_rrec_out_flush(vt_rrec_out *o)
-{
-    if (!o->len)
-        return 0;
-    int rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
-    o->len = 0;
-    o->nblock = 0;
-    return rc;
-}
-
-int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec)
-{
-    size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
-    if (o->len && o->len + need > VT_RREC_BLOCK_BYTES) {
-        int rc = vt_rrec_out_flush(o);
-        if (rc)
-            return rc;
-    }
-    if (need > o->cap) {
-        uint8_t *nb = realloc(o->buf, need);
-        if (!nb)
-            return -ENOMEM;
-        o->buf = nb;
-        o->cap = need;
-    }
-    if (!o->index)
-        o->prev_time = rec->enter; /* the first block's base time: the START record's */
-    if (!o->len)
-        o->len = (size_t)(vt_rrec_block_begin(o->buf, o->index, o->prev_time, o->prev_seq) - o->buf);
-    o->len = (size_t)(vt_rrec_encode(o->buf + o->len, rec, &o->prev_seq, &o->prev_time) - o->buf);
-    o->nblock++;
-    o->index++;
-    return 0;
-}
-
-void vt_rrec_out_free(vt_rrec_out *o)
-{
-    free(o->buf);
-    o->buf = NULL;
-}
-
-uint8_t *vt_rrec_block_begin(uint8_t *out, uint64_t first_index, int64_t base_time, uint64_t base_seq)
+static uint8_t *vt_rrec_block_begin(uint8_t *out, uint64_t first_index, int64_t base_time, uint64_t base_seq)
 {
     out = vt_put_uvar(out, first_index);
     out = vt_put_svar(out, base_time);
     return vt_put_uvar(out, base_seq);
 }
 
-size_t vt_rrec_size_max(const vt_rrec *rec)
+static size_t vt_rrec_size_max(const vt_rrec *rec)
 {
-    return VT_UVAR_MAX * (8 + 7 * rec->nmsgs + 4 * rec->nssends + 4 * rec->ngates + 4);
+    return VT_UVAR_MAX * (9 + 7 * rec->nmsgs + 4 * rec->nssends + 4 * rec->ngates + 4);
 }
 
-uint8_t *vt_rrec_encode(uint8_t *out, const vt_rrec *rec, uint64_t *prev_seq, int64_t *prev_time)
+/* Appends rec with the kind bits KBITS (VT_RREC_K_*; VT_RREC_K_BURST: the burst's start
+ * BURST_START follows, relative to the previous record's exit, which makes it 0 when
+ * the call before the burst is that record); *prev_seq and *prev_time are the previous
+ * record's sequence number and exit (the block's base values before its first record)
+ * and are updated. Returns the new end. */
+static uint8_t *vt_rrec_encode_folded(uint8_t *out, const vt_rrec *rec, unsigned kbits, int64_t burst_start,
+                                      uint64_t *prev_seq, int64_t *prev_time)
 {
-    out = vt_put_uvar(out, rec->kind);
+    out = vt_put_uvar(out, rec->kind | kbits);
     out = vt_put_uvar(out, rec->seq - *prev_seq);
     *prev_seq = rec->seq;
-    out = vt_put_svar(out, rec->enter - *prev_time);
+    int64_t prev = *prev_time;
+    out = vt_put_svar(out, rec->enter - prev);
     out = vt_put_uvar(out, (uint64_t)(rec->exit - rec->enter));
     *prev_time = rec->exit;
+    if (kbits & VT_RREC_K_BURST)
+        out = vt_put_svar(out, burst_start - prev);
     if (rec->kind == VT_RREC_START || rec->kind == VT_RREC_END)
         return out;
     out = vt_put_uvar(out, (uint64_t)(rec->fn + 1));
@@ -120,3 +82,109 @@ uint8_t *vt_rrec_encode(uint8_t *out, const vt_rrec *rec, uint64_t *prev_seq, in
     }
     return out;
 }
+
+int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level)
+{
+    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = VT_RREC_BLOCK_BYTES, .last_at = SIZE_MAX};
+    o->buf = malloc(o->cap);
+    return o->buf ? 0 : -ENOMEM;
+}
+
+static int write_block(vt_rrec_out *o)
+{
+    if (!o->len)
+        return 0;
+    int rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
+    o->len = 0;
+    o->nblock = 0;
+    o->last_at = SIZE_MAX;
+    return rc;
+}
+
+/* Stores REC with the kind bits KBITS (VT_RREC_K_BURST: the burst starting at BURST_START
+ * goes into it). */
+static int store(vt_rrec_out *o, const vt_rrec *rec, unsigned kbits, int64_t burst_start)
+{
+    size_t need = vt_rrec_size_max(rec) + 3 * VT_UVAR_MAX;
+    if (o->len && o->len + need > VT_RREC_BLOCK_BYTES) {
+        int rc = write_block(o);
+        if (rc)
+            return rc;
+    }
+    if (need > o->cap) {
+        uint8_t *nb = realloc(o->buf, need);
+        if (!nb)
+            return -ENOMEM;
+        o->buf = nb;
+        o->cap = need;
+    }
+    if (!o->index && !o->started)
+        o->prev_time = rec->enter; /* no START: the first block's base time is the first record's */
+    if (!o->len)
+        o->len = (size_t)(vt_rrec_block_begin(o->buf, o->index, o->prev_time, o->prev_seq) - o->buf);
+    o->last_at = o->len;
+    o->len = (size_t)(vt_rrec_encode_folded(o->buf + o->len, rec, kbits, burst_start, &o->prev_seq, &o->prev_time) -
+                      o->buf);
+    o->last_seq = rec->seq;
+    o->last_exit = rec->exit;
+    o->nblock++;
+    o->index++;
+    return 0;
+}
+
+static int store_burst(vt_rrec_out *o)
+{
+    if (!o->have_burst)
+        return 0;
+    o->have_burst = 0;
+    return store(o, &o->burst, 0, 0);
+}
+
+int vt_rrec_out_flush(vt_rrec_out *o)
+{
+    int rc = store_burst(o);
+    return rc ? rc : write_block(o);
+}
+
+int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec)
+{
+    int rc;
+    if (rec->kind == VT_RREC_START && !o->index && !o->started && !o->have_burst && rec->seq == 0 &&
+        rec->enter == rec->exit) {
+        /* the first block's base time says it */
+        o->started = 1;
+        o->prev_time = rec->enter;
+        return 0;
+    }
+    if (rec->kind == VT_RREC_CAND && rec->fn < 0) {
+        /* a burst: kept until the next record says whether it is the call ending it */
+        if ((rc = store_burst(o)))
+            return rc;
+        o->burst = *rec;
+        o->burst.msgs = NULL, o->burst.ssends = NULL, o->burst.gates = NULL;
+        o->have_burst = 1;
+        return 0;
+    }
+    if (o->have_burst && rec->kind != VT_RREC_START && rec->kind != VT_RREC_END && rec->seq == o->burst.seq + 1 &&
+        rec->enter == o->burst.exit && o->burst.exit >= o->burst.enter && rec->callsite == o->burst.callsite) {
+        o->have_burst = 0;
+        return store(o, rec, VT_RREC_K_BURST, o->burst.enter);
+    }
+    if ((rc = store_burst(o)))
+        return rc;
+    if (rec->kind == VT_RREC_END && o->last_at != SIZE_MAX && o->last_seq == rec->seq &&
+        o->last_exit == rec->enter && rec->exit == rec->enter) {
+        /* the last record's kind is one byte (kinds and bits stay below 128) */
+        o->buf[o->last_at] |= VT_RREC_K_END;
+        o->last_at = SIZE_MAX;
+        return 0;
+    }
+    return store(o, rec, 0, 0);
+}
+
+void vt_rrec_out_free(vt_rrec_out *o)
+{
+    free(o->buf);
+    o->buf = NULL;
+}
+

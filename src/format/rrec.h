@@ -16,7 +16,10 @@
 #define VT_RREC_ZSTD_LEVEL 3
 
 /* The REDUCED blocks of one rank file, written as records come: vtrace reduce and the run
- * time both write through it. */
+ * time both write through it. It stores fewer records than it is given, as the full
+ * trace does: START is the first block's base time, a candidate burst goes into the
+ * record of the call it ends (VT_RREC_K_BURST), END into the record of the last call
+ * (VT_RREC_K_END); the reader gives them back as records of their own. */
 typedef struct vt_rrec_out {
     int fd;
     int zstd_level;
@@ -26,27 +29,22 @@ typedef struct vt_rrec_out {
     uint64_t index;         /* records written */
     uint64_t prev_seq;
     int64_t prev_time;
+    int started;            /* START was given */
+    int have_burst;         /* a candidate burst waits for the call it ends */
+    vt_rrec burst;
+    size_t last_at;         /* where the last record written begins in buf (SIZE_MAX: none) */
+    uint64_t last_seq;
+    int64_t last_exit;
 } vt_rrec_out;
 
 /* Returns 0, or -ENOMEM. FD is the rank file, positioned after its FUNCS block. */
 int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level);
-/* Appends REC, writing the open block first when REC does not fit. Returns 0 or -errno. */
+/* Appends REC (a burst, until the next record shows whether it goes into it), writing
+ * the open block first when REC does not fit. Returns 0 or -errno. */
 int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec);
-/* Writes the open block, if any. Returns 0 or -errno. */
+/* Writes what waits and the open block; at the end. Returns 0 or -errno. */
 int vt_rrec_out_flush(vt_rrec_out *o);
 /* Frees the buffer (not the file). */
 void vt_rrec_out_free(vt_rrec_out *o);
-
-/* REDUCED payload header: first record index, base time, base sequence number. At most
- * 3 * VT_UVAR_MAX bytes. Returns the new end. */
-uint8_t *vt_rrec_block_begin(uint8_t *out, uint64_t first_index, int64_t base_time, uint64_t base_seq);
-
-/* Bytes vt_rrec_encode may write for rec. */
-size_t vt_rrec_size_max(const vt_rrec *rec);
-
-/* Appends rec; *prev_seq and *prev_time are the previous record's sequence number and
- * exit (the block's base values before its first record) and are updated. rec->seq
- * must not be below *prev_seq. Returns the new end. */
-uint8_t *vt_rrec_encode(uint8_t *out, const vt_rrec *rec, uint64_t *prev_seq, int64_t *prev_time);
 
 #endif
