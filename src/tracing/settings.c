@@ -204,6 +204,116 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     return 0;
 }
 
+/* Every VTRACE_* name the project knows. Settings are read by the layer (vt_config_load;
+ * VTRACE_MODE also by src/mpid/pb_requests.c before MPI_Init, VTRACE_TEST_RT_BROKEN by
+ * rtreduce.c) and are the names offered for a typo; the others belong to vtrace's module
+ * file, compiler wrapper and scripts and may be in a traced program's environment. */
+static const struct {
+    const char *name;
+    int setting;
+} known[] = {
+    {"VTRACE_MODE", 1},
+    {"VTRACE_DIR", 1},
+    {"VTRACE_BUFFER", 1},
+    {"VTRACE_THRESHOLD", 1},
+    {"VTRACE_CANDIDATES", 1},
+    {"VTRACE_COMPRESS", 1},
+    {"VTRACE_VERBOSE", 1},
+    {"VTRACE_MODEL_L", 1},
+    {"VTRACE_MODEL_G", 1},
+    {"VTRACE_MODEL_TRDV", 1},
+    {"VTRACE_MODEL_M", 1},
+    {"VTRACE_MODEL_K", 1},
+    {"VTRACE_PERIODIC", 1},
+    {"VTRACE_PERIOD_WINDOW", 1},
+    {"VTRACE_PERIOD_MAX", 1},
+    {"VTRACE_TEST_FAIL_AFTER", 1},      /* test hooks */
+    {"VTRACE_TEST_RT_BROKEN", 1},
+    {"VTRACE_ROOT", 0},                 /* etc/modulefile.in */
+    {"VTRACE_LIB", 0},
+    {"VTRACE_WRAPPER_SHOW", 0},         /* src/wrappers/mpicc.in */
+    {"VTRACE_CONFIGURE_FLAGS", 0},      /* maint/run-tests.sh (CI sets it for the whole suite) */
+    {"VTRACE_TEST_JOBS", 0},
+    {"VTRACE_SKIP_DEPS", 0},            /* maint/quickstart.sh */
+    {"VTRACE_SHARED", 0},               /* test/model */
+};
+
+const char *vt_setting_at(size_t i, int *is_setting)
+{
+    if (i >= sizeof known / sizeof known[0])
+        return NULL;
+    if (is_setting)
+        *is_setting = known[i].setting;
+    return known[i].name;
+}
+
+int vt_setting_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(name, known[i].name))
+            return 1;
+    return 0;
+}
+
+size_t vt_edit_distance(const char *a, const char *b)
+{
+    /* Levenshtein, two rows, letters without case (VTRACE_buffer is one mistake from
+     * VTRACE_BUFFER, not six); names past 255 characters are compared on their start */
+    enum { MAX = 255 };
+    size_t la = strnlen(a, MAX), lb = strnlen(b, MAX);
+    size_t row[MAX + 1], prev[MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            size_t del = prev[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, row, (lb + 1) * sizeof row[0]);
+    }
+    return prev[lb];
+}
+
+const char *vt_setting_nearest(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (!known[i].setting)
+            continue;
+        size_t d = vt_edit_distance(name, known[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = known[i].name;
+        }
+    }
+    return best;
+}
+
+int vt_config_unknown(char *const *envp, void (*report)(const char *name, const char *nearest, void *arg), void *arg)
+{
+    int n = 0;
+    for (; envp && *envp; envp++) {
+        const char *e = *envp;
+        if (strncmp(e, "VTRACE_", 7))
+            continue;
+        char name[256];
+        size_t len = strcspn(e, "=");
+        if (len >= sizeof name)
+            len = sizeof name - 1;
+        memcpy(name, e, len);
+        name[len] = '\0';
+        if (vt_setting_known(name))
+            continue;
+        n++;
+        if (report)
+            report(name, vt_setting_nearest(name), arg);
+    }
+    return n;
+}
+
 int vt_config_format(const vt_config *cfg, char *out, size_t len)
 {
     int n = snprintf(out, len,
