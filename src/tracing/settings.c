@@ -132,6 +132,19 @@ int vt_parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* The test hook's forms, as rtreduce.c reads them. */
+static int rt_broken_ok(const char *v)
+{
+    if (!strcmp(v, "noR3") || !strcmp(v, "nofold") || !strcmp(v, "stale-d"))
+        return 1;
+    if (strncmp(v, "stop:", 5) || !v[5])
+        return 0;
+    for (const char *p = v + 5; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
 int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -154,26 +167,28 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         snprintf(err, errlen, "%s='%s' is invalid: expected %s", var, val, forms); \
         return -1; \
     } while (0)
-    if ((v = get("VTRACE_MODE")) && *v && vt_parse_mode(v, &cfg->mode))
+    if ((v = get("VTRACE_MODE")) && vt_parse_mode(v, &cfg->mode))
         BAD("VTRACE_MODE", v, "one of off, full, reduced, both");
-    if ((v = get("VTRACE_DIR")) && *v) {
+    if ((v = get("VTRACE_DIR"))) {
+        if (!*v)
+            BAD("VTRACE_DIR", v, "a directory path (unset it for the default name)");
         if (strlen(v) >= sizeof cfg->dir - 32)
             BAD("VTRACE_DIR", v, "a directory path shorter than 4000 characters");
         strcpy(cfg->dir, v);
     }
-    if ((v = get("VTRACE_BUFFER")) && *v) {
+    if ((v = get("VTRACE_BUFFER"))) {
         if (vt_parse_size(v, &cfg->buffer))
             BAD("VTRACE_BUFFER", v, "a size such as 32M, 512k or 1G (suffixes k, M, G; powers of 1024)");
         if (cfg->buffer < 65536 || cfg->buffer > (1u << 30))
             BAD("VTRACE_BUFFER", v, "a size from 64k to 1G");
     }
-    if ((v = get("VTRACE_THRESHOLD")) && *v && vt_parse_duration(v, &cfg->threshold_ns))
+    if ((v = get("VTRACE_THRESHOLD")) && vt_parse_duration(v, &cfg->threshold_ns))
         BAD("VTRACE_THRESHOLD", v, "a duration such as 500us, 2ms or 1s (units ns, us, ms, s)");
-    if ((v = get("VTRACE_COMPRESS")) && *v && vt_parse_int(v, 0, 19, &cfg->compress))
+    if ((v = get("VTRACE_COMPRESS")) && vt_parse_int(v, 0, 19, &cfg->compress))
         BAD("VTRACE_COMPRESS", v, "a zstd level from 0 (off) to 19");
-    if ((v = get("VTRACE_VERBOSE")) && *v && vt_parse_int(v, 0, 9, &cfg->verbose))
+    if ((v = get("VTRACE_VERBOSE")) && vt_parse_int(v, 0, 9, &cfg->verbose))
         BAD("VTRACE_VERBOSE", v, "0 or 1");
-    if ((v = get("VTRACE_CANDIDATES")) && *v) {
+    if ((v = get("VTRACE_CANDIDATES"))) {
         if (!strcmp(v, "all"))
             cfg->candidates_all = 1;
         else if (!strcmp(v, "bursts"))
@@ -181,25 +196,28 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         else
             BAD("VTRACE_CANDIDATES", v, "all or bursts");
     }
-    if ((v = get("VTRACE_MODEL_L")) && *v && vt_parse_duration(v, &cfg->model_L))
+    if ((v = get("VTRACE_MODEL_L")) && vt_parse_duration(v, &cfg->model_L))
         BAD("VTRACE_MODEL_L", v, "a duration such as 1500ns or 2us (the modelled message latency)");
-    if ((v = get("VTRACE_MODEL_G")) && *v && vt_parse_per_byte(v, &cfg->model_G_ps))
+    if ((v = get("VTRACE_MODEL_G")) && vt_parse_per_byte(v, &cfg->model_G_ps))
         BAD("VTRACE_MODEL_G", v, "a time per byte such as 0.1ns or 100ps");
-    if ((v = get("VTRACE_MODEL_TRDV")) && *v && vt_parse_size(v, &cfg->model_trdv))
+    if ((v = get("VTRACE_MODEL_TRDV")) && vt_parse_size(v, &cfg->model_trdv))
         BAD("VTRACE_MODEL_TRDV", v, "a size in bytes such as 8256 or 64k (the rendezvous threshold)");
-    if ((v = get("VTRACE_MODEL_M")) && *v && vt_parse_int(v, 1, 7, &cfg->model_m))
+    if ((v = get("VTRACE_MODEL_M")) && vt_parse_int(v, 1, 7, &cfg->model_m))
         BAD("VTRACE_MODEL_M", v, "an integer from 1 to 7");
-    if ((v = get("VTRACE_MODEL_K")) && *v && vt_parse_int(v, 1, 8, &cfg->model_K))
+    if ((v = get("VTRACE_MODEL_K")) && vt_parse_int(v, 1, 8, &cfg->model_K))
         BAD("VTRACE_MODEL_K", v, "an integer from 1 to 8");
-    if ((v = get("VTRACE_PERIODIC")) && *v && vt_parse_int(v, 0, 1000000, &cfg->periodic))
+    if ((v = get("VTRACE_PERIODIC")) && vt_parse_int(v, 0, 1000000, &cfg->periodic))
         BAD("VTRACE_PERIODIC", v, "0 (mark the iterations of periodic stretches) or N > 0 (also keep only N "
                                   "iterations of each in detail)");
-    if ((v = get("VTRACE_PERIOD_WINDOW")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_window))
+    if ((v = get("VTRACE_PERIOD_WINDOW")) && vt_parse_int(v, 1, 4096, &cfg->period_window))
         BAD("VTRACE_PERIOD_WINDOW", v, "an integer from 1 to 4096 (calls the periodicity detector compares)");
-    if ((v = get("VTRACE_PERIOD_MAX")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_max))
+    if ((v = get("VTRACE_PERIOD_MAX")) && vt_parse_int(v, 1, 4096, &cfg->period_max))
         BAD("VTRACE_PERIOD_MAX", v, "an integer from 1 to 4096 (the longest period looked for)");
-    if ((v = get("VTRACE_TEST_FAIL_AFTER")) && *v && vt_parse_size(v, &cfg->test_fail_after))
+    if ((v = get("VTRACE_TEST_FAIL_AFTER")) && vt_parse_size(v, &cfg->test_fail_after))
         BAD("VTRACE_TEST_FAIL_AFTER", v, "a size");
+    /* read where it is used (rtreduce.c); checked here like the others */
+    if ((v = get("VTRACE_TEST_RT_BROKEN")) && !rt_broken_ok(v))
+        BAD("VTRACE_TEST_RT_BROKEN", v, "noR3, nofold, stale-d or stop:N");
 #undef BAD
     return 0;
 }

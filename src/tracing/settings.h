@@ -36,7 +36,8 @@ int vt_parse_per_byte(const char *s, int64_t *ps);
 const char *vt_mode_name(enum vt_mode m);
 
 /* Reads the environment through getenv_fn (getenv in the library, a table in tests).
- * Returns 0, or -1 with a message naming the variable and the accepted forms. */
+ * Returns 0, or -1 with a message naming the variable and the accepted forms; a variable
+ * that is set but empty (VTRACE_BUFFER=) is invalid too. */
 int vt_config_load(vt_config *cfg, const char *(*getenv_fn)(const char *), char *err, size_t errlen);
 
 /* The VTRACE_* names the project knows (one table, settings.c): i-th name, NULL past the

@@ -282,7 +282,7 @@ test_mpi_bottom_reduced_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_bottom_both_SOURCES = test/mpi/bottom.c
 test_mpi_bottom_both_LDADD = libvtrace.la
 test_mpi_bottom_both_LDFLAGS = $(vt_mpi_ldflags)
-# an unknown VTRACE_* variable: one warning naming the nearest setting, the run goes on
-# (README.vtrace, section 3)
+# an unknown VTRACE_* variable: one warning naming the nearest setting, the run goes on;
+# an empty value ends it (README.vtrace, section 3)
 TESTS += test/mpi/unknown_setting.sh
 EXTRA_DIST += test/mpi/unknown_setting.sh

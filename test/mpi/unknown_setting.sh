@@ -1,7 +1,8 @@
 #!/bin/sh
 # Settings at MPI_Init (README.vtrace, section 3): an unknown VTRACE_* variable (a typo)
 # gets one warning from rank 0 naming the nearest setting, and the run goes on and writes
-# its trace; names of vtrace's own scripts and module file get none.
+# its trace; names of vtrace's own scripts and module file get none; a setting that is
+# set but empty (VTRACE_BUFFER=) ends the run like any invalid value.
 set -u
 me=unknown_setting.sh
 builddir=${VTEST_BUILDDIR:-$(pwd)}
@@ -37,6 +38,11 @@ n=`grep -c -F -x "$want" "$work/typo.err"`
 if [ -n "${VTEST_VTRACE:-}" ] && [ -f "$work/typo.trace/vtrace.defs" ]; then
     "$VTEST_VTRACE" info "$work/typo.trace" > "$work/info.out" 2>&1 || fail "a typo: vtrace info cannot read the trace"
 fi
+
+run empty VTRACE_BUFFER=
+[ "$rc" -ne 0 ] || fail "VTRACE_BUFFER= (empty): the run exited with 0, expected a failure"
+grep -q "VTRACE_BUFFER='' is invalid" "$work/empty.err" || fail "VTRACE_BUFFER= (empty): no message naming it"
+[ ! -e "$work/empty.trace" ] || fail "VTRACE_BUFFER= (empty): a trace was written"
 
 [ "$status" -eq 0 ] && rm -rf "$work" && echo "PASS: $me"
 exit $status

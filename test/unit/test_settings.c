@@ -148,6 +148,17 @@ static void load_and_errors(void **state)
     }
 }
 
+/* Every name vt_config_load asks for, in order (fake_getenv's table answers). */
+static const char *asked[64];
+static size_t nasked;
+
+static const char *recording_getenv(const char *name)
+{
+    if (nasked < sizeof asked / sizeof asked[0])
+        asked[nasked++] = name;
+    return fake_getenv(name);
+}
+
 static void edit_distances(void **state)
 {
     (void)state;
@@ -228,12 +239,66 @@ static void unknown_variables(void **state)
     assert_int_equal(vt_config_unknown(NULL, collect, NULL), 0);
 }
 
+/* The settings vt_config_load reads are the table's settings (no more, no fewer); set
+ * but empty, each is an error naming it. */
+static void empty_values(void **state)
+{
+    (void)state;
+    static const char *const none[] = {NULL};
+    fake_env = none;
+    vt_config c;
+    char err[256];
+    nasked = 0;
+    assert_int_equal(vt_config_load(&c, recording_getenv, err, sizeof err), 0);
+    assert_true(nasked > 10);
+    for (size_t i = 0; i < nasked; i++) {
+        int setting = 0;
+        int found = 0;
+        for (size_t k = 0; vt_setting_at(k, &setting); k++)
+            if (!strcmp(vt_setting_at(k, NULL), asked[i]))
+                found = setting;
+        assert_true(found);
+    }
+    int setting;
+    for (size_t k = 0; vt_setting_at(k, &setting); k++) {
+        const char *name = vt_setting_at(k, NULL);
+        int read = 0;
+        for (size_t i = 0; i < nasked; i++)
+            read |= !strcmp(asked[i], name);
+        assert_int_equal(read, setting);
+        if (!setting)
+            continue;
+        const char *env[] = {name, "", NULL};
+        fake_env = env;
+        err[0] = '\0';
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+        assert_non_null(strstr(err, name));
+        assert_non_null(strstr(err, "=''"));
+        assert_non_null(strstr(err, "expected"));
+    }
+    /* the test hook's forms */
+    static const char *const hooks[] = {"noR3", "nofold", "stale-d", "stop:5"};
+    for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
+        const char *env[] = {"VTRACE_TEST_RT_BROKEN", hooks[i], NULL};
+        fake_env = env;
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), 0);
+    }
+    static const char *const bad_hooks[] = {"stop:", "stop:x", "noR4"};
+    for (size_t i = 0; i < sizeof bad_hooks / sizeof bad_hooks[0]; i++) {
+        const char *env[] = {"VTRACE_TEST_RT_BROKEN", bad_hooks[i], NULL};
+        fake_env = env;
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+        assert_non_null(strstr(err, "VTRACE_TEST_RT_BROKEN"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(modes),
         cmocka_unit_test(defaults), cmocka_unit_test(load_and_errors), cmocka_unit_test(model_settings),
         cmocka_unit_test(edit_distances), cmocka_unit_test(nearest_names), cmocka_unit_test(unknown_variables),
+        cmocka_unit_test(empty_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
