@@ -61,8 +61,57 @@ int vt_pb_shape_derived(MPI_Datatype type, MPI_Count count, pb_shape *s)
  * may free that while a request is pending (a persistent send's later MPI_Start, a
  * receive completing after MPI_Comm_free), and the representation is this node's either
  * way. */
+/* A user buffer of MPI_BOTTOM (an absolute-address datatype) is legal for MPI_Pack and
+ * MPI_Unpack, but MPICH 4.0.2 refuses their NULL buffer ("Null pointer in parameter
+ * inbuf"). The same bytes, described from a base that is not NULL: *base is the type's
+ * true lower bound and *moved the count elements as one block moved down by it (free it).
+ * Only MPI_BOTTOM takes this way; other buffers cost the caller a pointer compare. */
+static int from_bottom(MPI_Count count, MPI_Datatype type, void **base, MPI_Datatype *moved)
+{
+    MPI_Count tlb, textent;
+    int rc = PMPI_Type_get_true_extent_c(type, &tlb, &textent);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (tlb == 0)
+        tlb = 1;        /* data at address 0 is no user's; any base that is not NULL will do */
+    MPI_Count disp = -tlb;
+    rc = PMPI_Type_create_hindexed_c(1, &count, &disp, type, moved);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(moved)) != MPI_SUCCESS)
+        PMPI_Type_free(moved);
+    *base = (void *)(uintptr_t)tlb;
+    return rc;
+}
+
+static int pack_bottom(MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out)
+{
+    void *base;
+    MPI_Datatype moved;
+    int rc = from_bottom(count, type, &base, &moved);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Count pos = 0;
+    rc = PMPI_Pack_c(base, 1, moved, out, s->bytes, &pos, MPI_COMM_SELF);
+    PMPI_Type_free(&moved);
+    return rc;
+}
+
+static int unpack_bottom(const uint8_t *in, MPI_Count n, MPI_Count count, MPI_Datatype type)
+{
+    void *base;
+    MPI_Datatype moved;
+    int rc = from_bottom(count, type, &base, &moved);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Count pos = 0;
+    rc = PMPI_Unpack_c(in, n, &pos, base, 1, moved, MPI_COMM_SELF);
+    PMPI_Type_free(&moved);
+    return rc;
+}
+
 int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out)
 {
+    if (VT_UNLIKELY(buf == MPI_BOTTOM))
+        return pack_bottom(count, type, s, out);
     MPI_Count pos = 0;
     return PMPI_Pack_c(buf, count, type, out, s->bytes, &pos, MPI_COMM_SELF);
 }
@@ -71,15 +120,20 @@ int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count co
 {
     /* MPICH's unpack stops where the bytes end, a trailing partial element included,
      * as a receive of a short message does */
+    if (VT_UNLIKELY(buf == MPI_BOTTOM))
+        return unpack_bottom(in, n, count, type);
     MPI_Count pos = 0;
     return PMPI_Unpack_c(in, n, &pos, buf, count, type, MPI_COMM_SELF);
 }
 
 int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Datatype type, MPI_Datatype *out)
 {
-    MPI_Aint a0, a1;
+    /* the struct lies over MPI_BOTTOM: the user's part starts at buf's address, which
+     * for buf == MPI_BOTTOM is 0 (the type's displacements are absolute addresses) */
+    MPI_Aint a0, a1 = 0;
     PMPI_Get_address(hdr, &a0);
-    PMPI_Get_address(buf, &a1);
+    if (buf != MPI_BOTTOM)
+        PMPI_Get_address(buf, &a1);
     MPI_Count bl[2] = {VT_PB_H, count}, disp[2] = {(MPI_Count)a0, (MPI_Count)a1};
     MPI_Datatype ty[2] = {MPI_BYTE, type};
     int rc = PMPI_Type_create_struct_c(2, bl, disp, ty, out);

@@ -37,17 +37,25 @@ static inline void vt_pb_copy(void *dst, const void *src, size_t n)
     }
 }
 
-/* Packs count elements of buf into out (s->bytes bytes). Returns an MPI error code. */
+/* Where a contiguous buffer's bytes start: buf + lb, computed on integers because buf may
+ * be MPI_BOTTOM (NULL) with lb an absolute address (no arithmetic on a null pointer). */
+static inline void *vt_pb_at(const void *buf, MPI_Count lb)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)lb);
+}
+
+/* Packs count elements of buf into out (s->bytes bytes). Returns an MPI error code.
+ * buf may be MPI_BOTTOM (absolute-address datatypes). */
 static inline int vt_pb_pack(const void *buf, MPI_Count count, MPI_Datatype type, const pb_shape *s, uint8_t *out)
 {
     if (!s->contiguous)
         return vt_pb_pack_derived(buf, count, type, s, out);
-    vt_pb_copy(out, (const char *)buf + s->lb, (size_t)s->bytes);
+    vt_pb_copy(out, vt_pb_at(buf, s->lb), (size_t)s->bytes);
     return MPI_SUCCESS;
 }
 
 /* Unpacks n payload bytes from in into buf (n <= the capacity; a trailing partial
- * element too). Returns an MPI error code. */
+ * element too; buf may be MPI_BOTTOM). Returns an MPI error code. */
 static inline int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type,
                                const pb_shape *s)
 {
@@ -55,7 +63,7 @@ static inline int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Co
         return MPI_SUCCESS;
     if (!s->contiguous)
         return vt_pb_unpack_derived(in, n, buf, count, type);
-    vt_pb_copy((char *)buf + s->lb, in, (size_t)n);
+    vt_pb_copy(vt_pb_at(buf, s->lb), in, (size_t)n);
     return MPI_SUCCESS;
 }
 

@@ -4,11 +4,11 @@
 #include "mpid/pb_priv.h"
 #include "tracing/log.h"
 #include "tracing/rtreduce.h"
+#include "util/settings.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 pb_req *vt_pb_orphans;
 
@@ -160,7 +160,9 @@ void vt_pb_poll_orphans(void) { poll_orphans(0); }
 
 static int mode_wants_headers(const char *m)
 {
-    return m && (!strcasecmp(m, "reduced") || !strcasecmp(m, "both"));
+    /* the parser of the configuration (an invalid value ends the run in MPI_Init) */
+    enum vt_mode mode;
+    return vt_parse_mode(m, &mode) == 0 && (mode == VT_MODE_REDUCED || mode == VT_MODE_BOTH);
 }
 
 void vt_pb_before_init(void)

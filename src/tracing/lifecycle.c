@@ -47,6 +47,14 @@ static uint64_t overhead_ps;            /* measured at MPI_Init (measure_overhea
 
 static const char *env(const char *name) { return getenv(name); }
 
+extern char **environ;
+
+static void unknown_setting(const char *name, const char *nearest, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "vtrace: warning: unknown setting %s (did you mean %s?)\n", name, nearest);
+}
+
 /* Offset of each rank's clock to rank 0's, from the ping-pong with the smallest round
  * trip. Rank 0 is the reference (offset 0). */
 static void clock_sync(int which)
@@ -239,6 +247,9 @@ static int start(int provided)
         PMPI_Finalize();
         exit(1);
     }
+    /* a misspelt setting is ignored: say so once (rank 0), whatever the mode */
+    if (rank == 0 && vt_config_unknown(environ, unknown_setting, NULL))
+        fflush(stderr);
     vt__verbose = cfg.verbose;
     if (cfg.mode == VT_MODE_OFF)
         return -1;

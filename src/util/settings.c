@@ -132,6 +132,19 @@ int vt_parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
+/* The test hook's forms, as rtreduce.c reads them. */
+static int rt_broken_ok(const char *v)
+{
+    if (!strcmp(v, "noR3") || !strcmp(v, "nofold") || !strcmp(v, "stale-d"))
+        return 1;
+    if (strncmp(v, "stop:", 5) || !v[5])
+        return 0;
+    for (const char *p = v + 5; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
 int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -154,26 +167,28 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         snprintf(err, errlen, "%s='%s' is invalid: expected %s", var, val, forms); \
         return -1; \
     } while (0)
-    if ((v = get("VTRACE_MODE")) && *v && vt_parse_mode(v, &cfg->mode))
+    if ((v = get("VTRACE_MODE")) && vt_parse_mode(v, &cfg->mode))
         BAD("VTRACE_MODE", v, "one of off, full, reduced, both");
-    if ((v = get("VTRACE_DIR")) && *v) {
+    if ((v = get("VTRACE_DIR"))) {
+        if (!*v)
+            BAD("VTRACE_DIR", v, "a directory path (unset it for the default name)");
         if (strlen(v) >= sizeof cfg->dir - 32)
             BAD("VTRACE_DIR", v, "a directory path shorter than 4000 characters");
         strcpy(cfg->dir, v);
     }
-    if ((v = get("VTRACE_BUFFER")) && *v) {
+    if ((v = get("VTRACE_BUFFER"))) {
         if (vt_parse_size(v, &cfg->buffer))
             BAD("VTRACE_BUFFER", v, "a size such as 32M, 512k or 1G (suffixes k, M, G; powers of 1024)");
         if (cfg->buffer < 65536 || cfg->buffer > (1u << 30))
             BAD("VTRACE_BUFFER", v, "a size from 64k to 1G");
     }
-    if ((v = get("VTRACE_THRESHOLD")) && *v && vt_parse_duration(v, &cfg->threshold_ns))
+    if ((v = get("VTRACE_THRESHOLD")) && vt_parse_duration(v, &cfg->threshold_ns))
         BAD("VTRACE_THRESHOLD", v, "a duration such as 500us, 2ms or 1s (units ns, us, ms, s)");
-    if ((v = get("VTRACE_COMPRESS")) && *v && vt_parse_int(v, 0, 19, &cfg->compress))
+    if ((v = get("VTRACE_COMPRESS")) && vt_parse_int(v, 0, 19, &cfg->compress))
         BAD("VTRACE_COMPRESS", v, "a zstd level from 0 (off) to 19");
-    if ((v = get("VTRACE_VERBOSE")) && *v && vt_parse_int(v, 0, 9, &cfg->verbose))
+    if ((v = get("VTRACE_VERBOSE")) && vt_parse_int(v, 0, 9, &cfg->verbose))
         BAD("VTRACE_VERBOSE", v, "0 or 1");
-    if ((v = get("VTRACE_CANDIDATES")) && *v) {
+    if ((v = get("VTRACE_CANDIDATES"))) {
         if (!strcmp(v, "all"))
             cfg->candidates_all = 1;
         else if (!strcmp(v, "bursts"))
@@ -181,27 +196,140 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         else
             BAD("VTRACE_CANDIDATES", v, "all or bursts");
     }
-    if ((v = get("VTRACE_MODEL_L")) && *v && vt_parse_duration(v, &cfg->model_L))
+    if ((v = get("VTRACE_MODEL_L")) && vt_parse_duration(v, &cfg->model_L))
         BAD("VTRACE_MODEL_L", v, "a duration such as 1500ns or 2us (the modelled message latency)");
-    if ((v = get("VTRACE_MODEL_G")) && *v && vt_parse_per_byte(v, &cfg->model_G_ps))
+    if ((v = get("VTRACE_MODEL_G")) && vt_parse_per_byte(v, &cfg->model_G_ps))
         BAD("VTRACE_MODEL_G", v, "a time per byte such as 0.1ns or 100ps");
-    if ((v = get("VTRACE_MODEL_TRDV")) && *v && vt_parse_size(v, &cfg->model_trdv))
+    if ((v = get("VTRACE_MODEL_TRDV")) && vt_parse_size(v, &cfg->model_trdv))
         BAD("VTRACE_MODEL_TRDV", v, "a size in bytes such as 8256 or 64k (the rendezvous threshold)");
-    if ((v = get("VTRACE_MODEL_M")) && *v && vt_parse_int(v, 1, 7, &cfg->model_m))
+    if ((v = get("VTRACE_MODEL_M")) && vt_parse_int(v, 1, 7, &cfg->model_m))
         BAD("VTRACE_MODEL_M", v, "an integer from 1 to 7");
-    if ((v = get("VTRACE_MODEL_K")) && *v && vt_parse_int(v, 1, 8, &cfg->model_K))
+    if ((v = get("VTRACE_MODEL_K")) && vt_parse_int(v, 1, 8, &cfg->model_K))
         BAD("VTRACE_MODEL_K", v, "an integer from 1 to 8");
-    if ((v = get("VTRACE_PERIODIC")) && *v && vt_parse_int(v, 0, 1000000, &cfg->periodic))
+    if ((v = get("VTRACE_PERIODIC")) && vt_parse_int(v, 0, 1000000, &cfg->periodic))
         BAD("VTRACE_PERIODIC", v, "0 (mark the iterations of periodic stretches) or N > 0 (also keep only N "
                                   "iterations of each in detail)");
-    if ((v = get("VTRACE_PERIOD_WINDOW")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_window))
+    if ((v = get("VTRACE_PERIOD_WINDOW")) && vt_parse_int(v, 1, 4096, &cfg->period_window))
         BAD("VTRACE_PERIOD_WINDOW", v, "an integer from 1 to 4096 (calls the periodicity detector compares)");
-    if ((v = get("VTRACE_PERIOD_MAX")) && *v && vt_parse_int(v, 1, 4096, &cfg->period_max))
+    if ((v = get("VTRACE_PERIOD_MAX")) && vt_parse_int(v, 1, 4096, &cfg->period_max))
         BAD("VTRACE_PERIOD_MAX", v, "an integer from 1 to 4096 (the longest period looked for)");
-    if ((v = get("VTRACE_TEST_FAIL_AFTER")) && *v && vt_parse_size(v, &cfg->test_fail_after))
+    if ((v = get("VTRACE_TEST_FAIL_AFTER")) && vt_parse_size(v, &cfg->test_fail_after))
         BAD("VTRACE_TEST_FAIL_AFTER", v, "a size");
+    /* read where it is used (rtreduce.c); checked here like the others */
+    if ((v = get("VTRACE_TEST_RT_BROKEN")) && !rt_broken_ok(v))
+        BAD("VTRACE_TEST_RT_BROKEN", v, "noR3, nofold, stale-d or stop:N");
 #undef BAD
     return 0;
+}
+
+/* Every VTRACE_* name the project knows. Settings are read by the layer (vt_config_load;
+ * VTRACE_MODE also by src/mpid/pb_requests.c before MPI_Init, VTRACE_TEST_RT_BROKEN by
+ * rtreduce.c) and are the names offered for a typo; the others belong to vtrace's module
+ * file, compiler wrapper and scripts and may be in a traced program's environment. */
+static const struct {
+    const char *name;
+    int setting;
+} known[] = {
+    {"VTRACE_MODE", 1},
+    {"VTRACE_DIR", 1},
+    {"VTRACE_BUFFER", 1},
+    {"VTRACE_THRESHOLD", 1},
+    {"VTRACE_CANDIDATES", 1},
+    {"VTRACE_COMPRESS", 1},
+    {"VTRACE_VERBOSE", 1},
+    {"VTRACE_MODEL_L", 1},
+    {"VTRACE_MODEL_G", 1},
+    {"VTRACE_MODEL_TRDV", 1},
+    {"VTRACE_MODEL_M", 1},
+    {"VTRACE_MODEL_K", 1},
+    {"VTRACE_PERIODIC", 1},
+    {"VTRACE_PERIOD_WINDOW", 1},
+    {"VTRACE_PERIOD_MAX", 1},
+    {"VTRACE_TEST_FAIL_AFTER", 1},      /* test hooks */
+    {"VTRACE_TEST_RT_BROKEN", 1},
+    {"VTRACE_ROOT", 0},                 /* etc/modulefile.in */
+    {"VTRACE_LIB", 0},
+    {"VTRACE_WRAPPER_SHOW", 0},         /* src/wrappers/mpicc.in */
+    {"VTRACE_CONFIGURE_FLAGS", 0},      /* maint/run-tests.sh (CI sets it for the whole suite) */
+    {"VTRACE_TEST_JOBS", 0},
+    {"VTRACE_SKIP_DEPS", 0},            /* maint/quickstart.sh */
+    {"VTRACE_SHARED", 0},               /* test/model */
+};
+
+const char *vt_setting_at(size_t i, int *is_setting)
+{
+    if (i >= sizeof known / sizeof known[0])
+        return NULL;
+    if (is_setting)
+        *is_setting = known[i].setting;
+    return known[i].name;
+}
+
+int vt_setting_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(name, known[i].name))
+            return 1;
+    return 0;
+}
+
+size_t vt_edit_distance(const char *a, const char *b)
+{
+    /* Levenshtein, two rows, letters without case (VTRACE_buffer is one mistake from
+     * VTRACE_BUFFER, not six); names past 255 characters are compared on their start */
+    enum { MAX = 255 };
+    size_t la = strnlen(a, MAX), lb = strnlen(b, MAX);
+    size_t row[MAX + 1], prev[MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            size_t del = prev[j] + 1, ins = row[j - 1] + 1;
+            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, row, (lb + 1) * sizeof row[0]);
+    }
+    return prev[lb];
+}
+
+const char *vt_setting_nearest(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (!known[i].setting)
+            continue;
+        size_t d = vt_edit_distance(name, known[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = known[i].name;
+        }
+    }
+    return best;
+}
+
+int vt_config_unknown(char *const *envp, void (*report)(const char *name, const char *nearest, void *arg), void *arg)
+{
+    int n = 0;
+    for (; envp && *envp; envp++) {
+        const char *e = *envp;
+        if (strncmp(e, "VTRACE_", 7))
+            continue;
+        char name[256];
+        size_t len = strcspn(e, "=");
+        if (len >= sizeof name)
+            len = sizeof name - 1;
+        memcpy(name, e, len);
+        name[len] = '\0';
+        if (vt_setting_known(name))
+            continue;
+        n++;
+        if (report)
+            report(name, vt_setting_nearest(name), arg);
+    }
+    return n;
 }
 
 int vt_config_format(const vt_config *cfg, char *out, size_t len)

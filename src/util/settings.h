@@ -36,8 +36,23 @@ int vt_parse_per_byte(const char *s, int64_t *ps);
 const char *vt_mode_name(enum vt_mode m);
 
 /* Reads the environment through getenv_fn (getenv in the library, a table in tests).
- * Returns 0, or -1 with a message naming the variable and the accepted forms. */
+ * Returns 0, or -1 with a message naming the variable and the accepted forms; a variable
+ * that is set but empty (VTRACE_BUFFER=) is invalid too. */
 int vt_config_load(vt_config *cfg, const char *(*getenv_fn)(const char *), char *err, size_t errlen);
+
+/* The VTRACE_* names the project knows (one table, settings.c): i-th name, NULL past the
+ * end; *is_setting (may be NULL): 1 for a setting the layer reads, 0 for a name of
+ * vtrace's scripts, module file or compiler wrapper. */
+const char *vt_setting_at(size_t i, int *is_setting);
+int vt_setting_known(const char *name);
+/* Levenshtein distance (insertions, deletions, substitutions), letters without case. */
+size_t vt_edit_distance(const char *a, const char *b);
+/* The setting nearest to name by edit distance (the first of the table on a tie). */
+const char *vt_setting_nearest(const char *name);
+/* Calls report for every VTRACE_* variable of envp ("NAME=value" strings, NULL-terminated)
+ * whose name is not known, with the nearest setting. Returns how many there were. */
+int vt_config_unknown(char *const *envp, void (*report)(const char *name, const char *nearest, void *arg),
+                      void *arg);
 
 /* The effective configuration as KEY=value lines. */
 int vt_config_format(const vt_config *cfg, char *out, size_t len);

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -147,11 +148,157 @@ static void load_and_errors(void **state)
     }
 }
 
+/* Every name vt_config_load asks for, in order (fake_getenv's table answers). */
+static const char *asked[64];
+static size_t nasked;
+
+static const char *recording_getenv(const char *name)
+{
+    if (nasked < sizeof asked / sizeof asked[0])
+        asked[nasked++] = name;
+    return fake_getenv(name);
+}
+
+static void edit_distances(void **state)
+{
+    (void)state;
+    assert_int_equal(vt_edit_distance("", ""), 0);
+    assert_int_equal(vt_edit_distance("", "abc"), 3);
+    assert_int_equal(vt_edit_distance("abc", ""), 3);
+    assert_int_equal(vt_edit_distance("kitten", "sitting"), 3);
+    assert_int_equal(vt_edit_distance("VTRACE_BUFER", "VTRACE_BUFFER"), 1);
+    assert_int_equal(vt_edit_distance("VTRACE_MODEL_TRVD", "VTRACE_MODEL_TRDV"), 2);
+    assert_int_equal(vt_edit_distance("VTRACE_MODE", "VTRACE_MODE"), 0);
+    assert_int_equal(vt_edit_distance("vtrace_mode", "VTRACE_MODE"), 0);
+}
+
+static void nearest_names(void **state)
+{
+    (void)state;
+    static const struct { const char *typo, *want; } cases[] = {
+        {"VTRACE_BUFER", "VTRACE_BUFFER"},        {"VTRACE_BUFFERS", "VTRACE_BUFFER"},
+        {"VTRACE_MOD", "VTRACE_MODE"},            {"VTRACE_MDOE", "VTRACE_MODE"},
+        {"VTRACE_THRESHOLDS", "VTRACE_THRESHOLD"}, {"VTRACE_TRESHOLD", "VTRACE_THRESHOLD"},
+        {"VTRACE_DIRECTORY", "VTRACE_DIR"},       {"VTRACE_MODEL_TRVD", "VTRACE_MODEL_TRDV"},
+        {"VTRACE_PERIOD_WINDWO", "VTRACE_PERIOD_WINDOW"}, {"VTRACE_PERIODICAL", "VTRACE_PERIODIC"},
+        {"VTRACE_COMPRES", "VTRACE_COMPRESS"},    {"VTRACE_TEST_FAIL_AFTR", "VTRACE_TEST_FAIL_AFTER"},
+        {"VTRACE_candidates", "VTRACE_CANDIDATES"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_false(vt_setting_known(cases[i].typo));
+        const char *got = vt_setting_nearest(cases[i].typo);
+        assert_non_null(got);
+        assert_string_equal(got, cases[i].want);
+    }
+    /* names of vtrace's scripts and module file are known, never offered */
+    assert_true(vt_setting_known("VTRACE_ROOT"));
+    assert_true(vt_setting_known("VTRACE_CONFIGURE_FLAGS"));
+    assert_true(vt_setting_known("VTRACE_TEST_RT_BROKEN"));
+    assert_string_not_equal(vt_setting_nearest("VTRACE_ROOTS"), "VTRACE_ROOT");
+    int setting = -1;
+    for (size_t i = 0; vt_setting_at(i, &setting); i++) {
+        const char *name = vt_setting_at(i, NULL);
+        assert_true(vt_setting_known(name));
+        if (setting)
+            assert_string_equal(vt_setting_nearest(name), name);
+        else
+            assert_string_not_equal(vt_setting_nearest(name), name);
+    }
+}
+
+struct seen_unknown {
+    int n;
+    char names[4][64], nearest[4][64];
+};
+
+static void collect(const char *name, const char *nearest, void *arg)
+{
+    struct seen_unknown *u = arg;
+    if (u->n < 4) {
+        snprintf(u->names[u->n], sizeof u->names[0], "%s", name);
+        snprintf(u->nearest[u->n], sizeof u->nearest[0], "%s", nearest);
+    }
+    u->n++;
+}
+
+static void unknown_variables(void **state)
+{
+    (void)state;
+    char *env[] = {"PATH=/bin", "VTRACE_BUFER=1M", "VTRACE_MODE=off", "VTRACE_ROOT=/opt/vtrace",
+                   "VTRACE_TEST_RT_BROKEN=noR3", "MY_VTRACE_X=1", "VTRACE_THRESHOLDS=2ms", "VTRACE_DIR",
+                   "VTRACE_=", NULL};
+    struct seen_unknown u = {0};
+    assert_int_equal(vt_config_unknown(env, collect, &u), 3);
+    assert_string_equal(u.names[0], "VTRACE_BUFER");
+    assert_string_equal(u.nearest[0], "VTRACE_BUFFER");
+    assert_string_equal(u.names[1], "VTRACE_THRESHOLDS");
+    assert_string_equal(u.nearest[1], "VTRACE_THRESHOLD");
+    assert_string_equal(u.names[2], "VTRACE_");
+    char *clean[] = {"VTRACE_MODE=both", "VTRACE_BUFFER=", "HOME=/", NULL};
+    assert_int_equal(vt_config_unknown(clean, collect, NULL), 0);
+    assert_int_equal(vt_config_unknown(NULL, collect, NULL), 0);
+}
+
+/* The settings vt_config_load reads are the table's settings (no more, no fewer); set
+ * but empty, each is an error naming it. */
+static void empty_values(void **state)
+{
+    (void)state;
+    static const char *const none[] = {NULL};
+    fake_env = none;
+    vt_config c;
+    char err[256];
+    nasked = 0;
+    assert_int_equal(vt_config_load(&c, recording_getenv, err, sizeof err), 0);
+    assert_true(nasked > 10);
+    for (size_t i = 0; i < nasked; i++) {
+        int setting = 0;
+        int found = 0;
+        for (size_t k = 0; vt_setting_at(k, &setting); k++)
+            if (!strcmp(vt_setting_at(k, NULL), asked[i]))
+                found = setting;
+        assert_true(found);
+    }
+    int setting;
+    for (size_t k = 0; vt_setting_at(k, &setting); k++) {
+        const char *name = vt_setting_at(k, NULL);
+        int read = 0;
+        for (size_t i = 0; i < nasked; i++)
+            read |= !strcmp(asked[i], name);
+        assert_int_equal(read, setting);
+        if (!setting)
+            continue;
+        const char *env[] = {name, "", NULL};
+        fake_env = env;
+        err[0] = '\0';
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+        assert_non_null(strstr(err, name));
+        assert_non_null(strstr(err, "=''"));
+        assert_non_null(strstr(err, "expected"));
+    }
+    /* the test hook's forms */
+    static const char *const hooks[] = {"noR3", "nofold", "stale-d", "stop:5"};
+    for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
+        const char *env[] = {"VTRACE_TEST_RT_BROKEN", hooks[i], NULL};
+        fake_env = env;
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), 0);
+    }
+    static const char *const bad_hooks[] = {"stop:", "stop:x", "noR4"};
+    for (size_t i = 0; i < sizeof bad_hooks / sizeof bad_hooks[0]; i++) {
+        const char *env[] = {"VTRACE_TEST_RT_BROKEN", bad_hooks[i], NULL};
+        fake_env = env;
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+        assert_non_null(strstr(err, "VTRACE_TEST_RT_BROKEN"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(modes),
         cmocka_unit_test(defaults), cmocka_unit_test(load_and_errors), cmocka_unit_test(model_settings),
+        cmocka_unit_test(edit_distances), cmocka_unit_test(nearest_names), cmocka_unit_test(unknown_variables),
+        cmocka_unit_test(empty_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
