@@ -1,6 +1,7 @@
 /* EVENTS_COLS packing and unpacking; see evcols.h and doc/format.md. */
 #include "vt_config.h"
 #include "format/evcols.h"
+#include "format/reader.h"
 #include "util/codec.h"
 
 #include <stdarg.h>
@@ -8,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COL_CODES, COL_SITES, COL_ENTERS, COL_DURS, COL_FIELDS, NCOLS };
-static const char *const col_name[NCOLS] = {"codes", "call sites", "enter times", "durations", "fields"};
+/* The columns, in their order in the payload; REDUCED_COLS blocks have all six,
+ * EVENTS_COLS blocks all but COL_SEQS. */
+enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_FIELDS, NCOLS };
+static const char *const col_name[NCOLS] = {"codes", "sequence numbers", "call sites", "enter times", "durations",
+                                            "fields"};
 
 enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2 };
 
@@ -263,6 +267,80 @@ static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *o
     return i == n ? 0 : -1;
 }
 
+/* ------------------------------------------------------------------ reduced records' values */
+
+/* The values after a reduced record's function and call site (doc/format.md, REDUCED). */
+static inline int read_rtail(unsigned kind, const uint8_t **p, const uint8_t *end, vals *a)
+{
+    uint64_t u;
+    size_t n0 = a->n;
+    if (kind == VT_RREC_NBCINIT) {
+        for (int i = 0; i < 4; i++)
+            if (get_u(p, end, &u) || vals_push(a, u))
+                return -1;
+        return 0;
+    }
+    if (kind != VT_RREC_COMP)
+        return 0;
+    /* flags, R* - enter, then three counted lists: messages (5 values, 7 when sync),
+     * synchronous sends (4), gates (4) */
+    for (int i = 0; i < 2; i++)
+        if (get_u(p, end, &u) || vals_push(a, u))
+            return -1;
+    for (int list = 0; list < 3; list++) {
+        uint64_t n;
+        if (get_u(p, end, &n) || vals_push(a, n) || n > (uint64_t)(end - *p))
+            return -1;
+        for (uint64_t k = 0; k < n; k++) {
+            unsigned per = list == 0 ? 5 : 4;
+            for (unsigned j = 0; j < per; j++)
+                if (get_u(p, end, &u) || vals_push(a, u))
+                    return -1;
+            if (list == 0 && u) /* sync: the posting call and its enter */
+                for (int j = 0; j < 2; j++)
+                    if (get_u(p, end, &u) || vals_push(a, u))
+                        return -1;
+        }
+    }
+    (void)n0;
+    return 0;
+}
+
+static int write_rtail(unsigned kind, const uint64_t *v, size_t n, buf *out)
+{
+    size_t i = 0;
+#define TAKE(x)                                                                                                        \
+    do {                                                                                                               \
+        if (i >= n || put_u(out, (x) = v[i++]))                                                                        \
+            return -1;                                                                                                 \
+    } while (0)
+    uint64_t u;
+    if (kind == VT_RREC_NBCINIT) {
+        for (int k = 0; k < 4; k++)
+            TAKE(u);
+    } else if (kind == VT_RREC_COMP) {
+        TAKE(u);
+        TAKE(u);
+        for (int list = 0; list < 3; list++) {
+            uint64_t cnt;
+            TAKE(cnt);
+            if (cnt > n)
+                return -1;
+            for (uint64_t k = 0; k < cnt; k++) {
+                unsigned per = list == 0 ? 5 : 4;
+                for (unsigned j = 0; j < per; j++)
+                    TAKE(u);
+                if (list == 0 && u) {
+                    TAKE(u);
+                    TAKE(u);
+                }
+            }
+        }
+    }
+#undef TAKE
+    return i == n ? 0 : -1;
+}
+
 /* ------------------------------------------------------------------ packing */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -289,8 +367,58 @@ static inline int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64
     return 0;
 }
 
-int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
-                   size_t *outlen, char *err, size_t errlen)
+/* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */
+static int rkind_ok(uint64_t kind)
+{
+    uint64_t k = kind & VT_RREC_K_MASK;
+    if (kind > (VT_RREC_K_MASK | VT_RREC_K_BURST | VT_RREC_K_END) || k < VT_RREC_START || k > VT_RREC_END)
+        return 0;
+    return !(kind & ~VT_RREC_K_MASK) || (k != VT_RREC_START && k != VT_RREC_END);
+}
+
+static int rkind_has_site(uint64_t kind)
+{
+    uint64_t k = kind & VT_RREC_K_MASK;
+    return k == VT_RREC_CAND || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
+}
+
+/* Whether a reduced record of KIND has values in the fields column. */
+static int rkind_has_values(uint64_t kind)
+{
+    uint64_t k = kind & VT_RREC_K_MASK;
+    return (kind & VT_RREC_K_BURST) || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
+}
+
+/* The values A of a record of KEY into the fields column F: "as predicted", the
+ * differences to the prediction, or the values themselves. */
+static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f)
+{
+    last *l = lasts_get(t, code, site);
+    if (!l)
+        return -1;
+    if (as_predicted(l, a->v, a->n)) {
+        if (put_u(f, TAG_SAME))
+            return -1;
+    } else if (l->n == a->n) {
+        if (put_u(f, TAG_DELTA))
+            return -1;
+        for (size_t i = 0; i < a->n; i++) {
+            if (reserve(f, VT_UVAR_MAX))
+                return -1;
+            f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a->v[i] - l->v[i] - l->step[i])) - f->p);
+        }
+    } else {
+        if (put_u(f, TAG_LITERAL))
+            return -1;
+        for (size_t i = 0; i < a->n; i++)
+            if (put_u(f, a->v[i]))
+                return -1;
+    }
+    return set_values(l, a->v, a->n);
+}
+
+static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
+                size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
     buf col[NCOLS] = {{0}}, hdr = {0};
@@ -300,48 +428,36 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
     lasts t = {0};
     vals a = {0};
     int rc = -1;
-    uint64_t first;
+    uint64_t first, base_seq = 0;
     int64_t base;
-    if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base)) {
-        fail(err, errlen, "the EVENTS header does not decode");
+    if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
+        (reduced && vt_get_uvar(&p, end, &base_seq))) {
+        fail(err, errlen, "the block header does not decode");
         goto out;
     }
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code, site = 0;
-        if (copy_var(&p, end, &col[COL_CODES], &code) || copy_var(&p, end, &col[COL_ENTERS], NULL) ||
-            copy_var(&p, end, &col[COL_DURS], NULL) ||
-            (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site))) {
+        uint64_t code = 0, site = 0, u;
+        int bad = copy_var(&p, end, &col[COL_CODES], &code) || (reduced && copy_var(&p, end, &col[COL_SEQS], NULL)) ||
+                  copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], NULL);
+        a.n = 0;
+        if (!bad && !reduced) {
+            const char *letters = fields_of(code, fn);
+            bad = (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site)) || !letters ||
+                  read_fields(letters, &p, end, &a);
+        } else if (!bad) {
+            bad = !rkind_ok(code) || ((code & VT_RREC_K_BURST) && (get_u(&p, end, &u) || vals_push(&a, u)));
+            if (!bad && rkind_has_site(code)) {
+                uint64_t fnp;
+                bad = copy_var(&p, end, &col[COL_SITES], &fnp) || copy_var(&p, end, &col[COL_SITES], &site);
+                code |= fnp << 8;
+            }
+            bad = bad || read_rtail((unsigned)(code & VT_RREC_K_MASK), &p, end, &a);
+        }
+        if (bad) {
             fail(err, errlen, "record %u does not decode", r);
             goto out;
         }
-        const char *letters = fields_of(code, fn);
-        const uint8_t *fstart = p;
-        a.n = 0;
-        if (!letters || read_fields(letters, &p, end, &a)) {
-            fail(err, errlen, "the fields of record %u (code %llu) do not decode", r, (unsigned long long)code);
-            goto out;
-        }
-        if (!a.n)
-            continue;
-        last *l = lasts_get(&t, code, site);
-        if (!l)
-            goto nomem;
-        buf *f = &col[COL_FIELDS];
-        if (as_predicted(l, a.v, a.n)) {
-            if (put_u(f, TAG_SAME))
-                goto nomem;
-        } else if (l->n == a.n) {
-            if (put_u(f, TAG_DELTA))
-                goto nomem;
-            for (size_t i = 0; i < a.n; i++)
-                if (reserve(f, VT_UVAR_MAX))
-                    goto nomem;
-                else
-                    f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a.v[i] - l->v[i] - l->step[i])) - f->p);
-        } else if (put_u(f, TAG_LITERAL) || put_bytes(f, fstart, (size_t)(p - fstart))) {
-            goto nomem;
-        }
-        if (set_values(l, a.v, a.n))
+        if (a.n && put_values(&t, code, site, &a, &col[COL_FIELDS]))
             goto nomem;
     }
     if (p != end) {
@@ -351,8 +467,12 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
     if (reserve(&hdr, hdr.max))
         goto nomem;
     hdr.len = (size_t)(vt_put_svar(vt_put_uvar(hdr.p, first), base) - hdr.p);
+    if (reduced)
+        hdr.len = (size_t)(vt_put_uvar(hdr.p + hdr.len, base_seq) - hdr.p);
     size_t total = 0;
     for (int c = 0; c < NCOLS; c++) {
+        if (c == COL_SEQS && !reduced)
+            continue;
         hdr.len = (size_t)(vt_put_uvar(hdr.p + hdr.len, col[c].len) - hdr.p);
         total += col[c].len;
     }
@@ -381,29 +501,41 @@ out:
     return rc;
 }
 
+int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
+                   size_t *outlen, char *err, size_t errlen)
+{
+    return pack(0, in, len, nrec, fn, out, outlen, err, errlen);
+}
+
+int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, uint8_t **out, size_t *outlen, char *err, size_t errlen)
+{
+    return pack(1, in, len, nrec, NULL, out, outlen, err, errlen);
+}
+
 /* ------------------------------------------------------------------ unpacking */
 
 typedef struct cursor {
     const uint8_t *p, *end;
 } cursor;
 
-int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
-                     uint8_t **out, size_t *outlen, char *err, size_t errlen)
+static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
+                  uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
     buf o = {.max = max_out};
     lasts t = {0};
     vals a = {0};
-    cursor c[NCOLS];
-    uint64_t first, clen[NCOLS];
+    cursor c[NCOLS] = {{0}};
+    uint64_t first, base_seq = 0, clen[NCOLS] = {0};
     int64_t base;
     int rc = -1;
-    if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base)) {
-        fail(err, errlen, "expected the EVENTS_COLS header at byte 0");
+    if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
+        (reduced && vt_get_uvar(&p, end, &base_seq))) {
+        fail(err, errlen, "expected the block header at byte 0");
         goto out;
     }
     for (int k = 0; k < NCOLS; k++)
-        if (vt_get_uvar(&p, end, &clen[k])) {
+        if ((k != COL_SEQS || reduced) && vt_get_uvar(&p, end, &clen[k])) {
             fail(err, errlen, "expected the length of the %s column at byte %zu", col_name[k], (size_t)(p - in));
             goto out;
         }
@@ -424,12 +556,18 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
     if (put_u(&o, first) || reserve(&o, VT_UVAR_MAX))
         goto room;
     o.len = (size_t)(vt_put_svar(o.p + o.len, base) - o.p);
+    if (reduced && put_u(&o, base_seq))
+        goto room;
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code, site = 0, u;
+        uint64_t code = 0, site = 0, fnp = 0, u = 0;
         int k = -1;
         if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code))
             k = COL_CODES;
         else if (put_u(&o, code))
+            goto room;
+        else if (reduced && get_u(&c[COL_SEQS].p, c[COL_SEQS].end, &u))
+            k = COL_SEQS;
+        else if (reduced && put_u(&o, u))
             goto room;
         else if (get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &u))
             k = COL_ENTERS;
@@ -439,68 +577,96 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
             k = COL_DURS;
         else if (put_u(&o, u))
             goto room;
-        else if (code >= VT_CODE_FIRST_FN && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site))
+        int sited = reduced ? rkind_ok(code) && rkind_has_site(code) : code >= VT_CODE_FIRST_FN;
+        if (k < 0 && sited && reduced && get_u(&c[COL_SITES].p, c[COL_SITES].end, &fnp))
             k = COL_SITES;
-        else if (code >= VT_CODE_FIRST_FN && put_u(&o, site))
-            goto room;
+        if (k < 0 && sited && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site))
+            k = COL_SITES;
         if (k >= 0) {
             fail(err, errlen, "record %u: expected a value in the %s column at byte %zu", r, col_name[k],
                  (size_t)(c[k].p - in));
             goto out;
         }
-        const char *letters = fields_of(code, fn);
-        if (!letters) {
-            fail(err, errlen, "record %u: expected a known record code, found %llu", r, (unsigned long long)code);
-            goto out;
-        }
-        if (!*letters)
-            continue;
-        cursor *f = &c[COL_FIELDS];
-        const uint8_t *at = f->p;
-        uint64_t tag;
-        if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA) {
-            fail(err, errlen, "record %u: expected a tag 0-2 in the fields column at byte %zu", r, (size_t)(at - in));
-            goto out;
-        }
-        last *l = lasts_get(&t, code, site);
-        if (!l)
-            goto nomem;
-        a.n = 0;
-        if (tag == TAG_LITERAL) {
-            const uint8_t *s = f->p;
-            if (read_fields(letters, &f->p, f->end, &a)) {
-                fail(err, errlen, "record %u: expected the fields of code %llu in the fields column at byte %zu", r,
-                     (unsigned long long)code, (size_t)(s - in));
+        const char *letters = NULL;
+        int has_values;
+        if (reduced) {
+            if (!rkind_ok(code)) {
+                fail(err, errlen, "record %u: expected a reduced record kind, found %llu", r, (unsigned long long)code);
                 goto out;
             }
-            if (put_bytes(&o, s, (size_t)(f->p - s)))
-                goto room;
+            has_values = rkind_has_values(code);
         } else {
-            if (!l->n) {
-                fail(err, errlen, "record %u: fields given as %s an earlier record of code %llu at byte %zu, found none",
-                     r, tag == TAG_SAME ? "those of" : "differences to", (unsigned long long)code, (size_t)(at - in));
+            if (!(letters = fields_of(code, fn))) {
+                fail(err, errlen, "record %u: expected a known record code, found %llu", r, (unsigned long long)code);
                 goto out;
             }
-            for (size_t i = 0; i < l->n; i++) {
-                int64_t d = 0;
-                if (tag == TAG_DELTA && vt_get_svar(&f->p, f->end, &d)) {
-                    fail(err, errlen, "record %u: expected %zu differences in the fields column at byte %zu", r, l->n,
-                         (size_t)(at - in));
+            if (sited && put_u(&o, site))
+                goto room;
+            has_values = *letters != 0;
+        }
+        a.n = 0;
+        uint64_t key = reduced ? code | fnp << 8 : code;
+        if (has_values) {
+            cursor *f = &c[COL_FIELDS];
+            const uint8_t *at = f->p;
+            uint64_t tag;
+            if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA) {
+                fail(err, errlen, "record %u: expected a tag 0-2 in the fields column at byte %zu", r,
+                     (size_t)(at - in));
+                goto out;
+            }
+            last *l = lasts_get(&t, key, site);
+            if (!l)
+                goto nomem;
+            if (tag == TAG_LITERAL) {
+                int bad = reduced ? ((code & VT_RREC_K_BURST) && (get_u(&f->p, f->end, &u) || vals_push(&a, u))) ||
+                                        read_rtail((unsigned)(code & VT_RREC_K_MASK), &f->p, f->end, &a)
+                                  : read_fields(letters, &f->p, f->end, &a);
+                if (bad) {
+                    fail(err, errlen, "record %u: expected the values of code %llu in the fields column at byte %zu", r,
+                         (unsigned long long)code, (size_t)(at - in));
                     goto out;
                 }
-                if (vals_push(&a, l->v[i] + l->step[i] + (uint64_t)d))
-                    goto nomem;
-            }
-            if (write_fields(letters, a.v, a.n, &o)) {
-                if (o.len + VT_UVAR_MAX > o.max)
-                    goto room;
-                fail(err, errlen, "record %u: the values at byte %zu of the fields column do not fit the layout \"%s\"",
-                     r, (size_t)(at - in), letters);
+            } else if (!l->n) {
+                fail(err, errlen, "record %u: values given as %s an earlier record of code %llu at byte %zu, found none",
+                     r, tag == TAG_SAME ? "those of" : "differences to", (unsigned long long)code, (size_t)(at - in));
                 goto out;
+            } else {
+                for (size_t i = 0; i < l->n; i++) {
+                    int64_t d = 0;
+                    if (tag == TAG_DELTA && vt_get_svar(&f->p, f->end, &d)) {
+                        fail(err, errlen, "record %u: expected %zu differences in the fields column at byte %zu", r,
+                             l->n, (size_t)(at - in));
+                        goto out;
+                    }
+                    if (vals_push(&a, l->v[i] + l->step[i] + (uint64_t)d))
+                        goto nomem;
+                }
             }
+            if (set_values(l, a.v, a.n))
+                goto nomem;
         }
-        if (set_values(l, a.v, a.n))
-            goto nomem;
+        /* the values where the record has them */
+        size_t skip = 0;
+        int bad;
+        if (reduced) {
+            if ((code & VT_RREC_K_BURST) && (a.n < 1 || put_u(&o, a.v[0])))
+                goto bad_values;
+            skip = (code & VT_RREC_K_BURST) ? 1 : 0;
+            if (sited && (put_u(&o, fnp) || put_u(&o, site)))
+                goto room;
+            bad = write_rtail((unsigned)(code & VT_RREC_K_MASK), a.v + skip, a.n - skip, &o);
+        } else {
+            bad = has_values && write_fields(letters, a.v, a.n, &o);
+        }
+        if (bad) {
+        bad_values:
+            if (o.len + VT_UVAR_MAX > o.max)
+                goto room;
+            fail(err, errlen, "record %u: its values in the fields column do not fit its code %llu", r,
+                 (unsigned long long)code);
+            goto out;
+        }
     }
     for (int k = 0; k < NCOLS; k++)
         if (c[k].p != c[k].end) {
@@ -523,4 +689,16 @@ out:
     free(a.v);
     lasts_free(&t);
     return rc;
+}
+
+int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
+                     uint8_t **out, size_t *outlen, char *err, size_t errlen)
+{
+    return unpack(0, in, len, nrec, fn, max_out, out, outlen, err, errlen);
+}
+
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, size_t max_out, uint8_t **out, size_t *outlen,
+                    char *err, size_t errlen)
+{
+    return unpack(1, in, len, nrec, NULL, max_out, out, outlen, err, errlen);
 }

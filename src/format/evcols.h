@@ -32,4 +32,11 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
 int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
                      uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
+/* The same for REDUCED payloads (REDUCED_COLS blocks): a sequence-number column more,
+ * the function and call site of a record in the call-sites column, and its other values
+ * predicted per kind, function and call site. */
+int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, uint8_t **out, size_t *outlen, char *err, size_t errlen);
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, size_t max_out, uint8_t **out, size_t *outlen,
+                    char *err, size_t errlen);
+
 #endif

@@ -128,10 +128,20 @@ void vt_cursor_close(vt_cursor *c)
     free(c);
 }
 
-/* An EVENTS_COLS block's payload DATA unpacked into c->unpacked (evcols.h). */
+/* An EVENTS_COLS or REDUCED_COLS block's payload DATA unpacked into c->unpacked
+ * (evcols.h). */
 static int unpack_block(vt_cursor *c, const uint8_t *data, const vt_block_header *h, size_t *len, vt_error *err)
 {
     const vt_rank *rk = c->rk;
+    char msg[512];
+    free(c->unpacked);
+    c->unpacked = NULL;
+    if (h->type == VT_BLOCK_REDUCED_COLS) {
+        if (vt_rcols_unpack(data, h->raw_len, h->nrecords, VT_READER_MAX_RAW, &c->unpacked, len, msg, sizeof msg))
+            return vt__seterr(err, c->src.path, c->pos, "%s (in the %spayload of the REDUCED_COLS block at this offset)",
+                              msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
+        return 0;
+    }
     if (!c->layouts) {
         c->layouts = malloc((rk->nfuncs ? rk->nfuncs : 1) * sizeof *c->layouts);
         if (!c->layouts)
@@ -140,9 +150,6 @@ static int unpack_block(vt_cursor *c, const uint8_t *data, const vt_block_header
             c->layouts[i] = rk->funcs[i].layout;
     }
     vt_evcols_funcs fn = {c->layouts, rk->nfuncs};
-    char msg[512];
-    free(c->unpacked);
-    c->unpacked = NULL;
     if (vt_evcols_unpack(data, h->raw_len, h->nrecords, &fn, VT_READER_MAX_RAW, &c->unpacked, len, msg, sizeof msg))
         return vt__seterr(err, c->src.path, c->pos, "%s (in the %spayload of the EVENTS_COLS block at this offset)",
                           msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
@@ -159,7 +166,7 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     if (vt__read_block_header(&c->src, c->pos, &h, err))
         return -1;
     unsigned want = c->rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
-    if (h.type != want && !(want == VT_BLOCK_EVENTS && h.type == VT_BLOCK_EVENTS_COLS))
+    if (h.type != want && h.type != (c->rk->reduced ? VT_BLOCK_REDUCED_COLS : VT_BLOCK_EVENTS_COLS))
         return vt__seterr(err, c->src.path, c->pos + 4, "expected an %s block, found a %s block (type %u)",
                           vt__block_type_name(want), vt__block_type_name(h.type), h.type);
     uint64_t next = c->pos + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
@@ -169,7 +176,7 @@ static int cursor_block(vt_cursor *c, vt_error *err)
                           (unsigned long long)c->end, (unsigned long long)next);
     if (vt__load_payload(&c->src, c->pos, &h, &c->stored, &c->raw, c->dctx, &data, err))
         return -1;
-    if (h.type == VT_BLOCK_EVENTS_COLS) {
+    if (h.type == VT_BLOCK_EVENTS_COLS || h.type == VT_BLOCK_REDUCED_COLS) {
         size_t len;
         if (unpack_block(c, data, &h, &len, err))
             return -1;

@@ -68,6 +68,7 @@ const char *vt__block_type_name(unsigned type)
     case VT_BLOCK_GLOBAL: return "GLOBAL";
     case VT_BLOCK_REDUCED: return "REDUCED";
     case VT_BLOCK_EVENTS_COLS: return "EVENTS_COLS";
+    case VT_BLOCK_REDUCED_COLS: return "REDUCED_COLS";
     case VT_BLOCK_END: return "END";
     default: return "unknown";
     }
@@ -248,7 +249,7 @@ int vt__pp_err(pp *r, const char *fmt, ...)
     if (r->compressed)
         return vt__seterr(r->err, r->path, r->block_off, "%s (at byte %zu of the %s payload of the %s block at this offset)",
                           msg, (size_t)(r->p - r->begin), r->compressed == PP_UNPACKED ? "unpacked" : "decoded",
-                          r->compressed == PP_UNPACKED ? "EVENTS_COLS" : "zstd");
+                          r->compressed == PP_UNPACKED ? "columns" : "zstd");
     return vt__seterr(r->err, r->path, r->file_off + (uint64_t)(r->p - r->begin), "%s", msg);
 }
 
@@ -323,10 +324,11 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
     case VT_BLOCK_GLOBAL:
     case VT_BLOCK_REDUCED:
     case VT_BLOCK_EVENTS_COLS:
+    case VT_BLOCK_REDUCED_COLS:
     case VT_BLOCK_END:
         break;
     default:
-        return vt__seterr(err, s->path, off + 4, "expected block type 1, 2, 3, 4, 5, 6 or 15, found %u", h->type);
+        return vt__seterr(err, s->path, off + 4, "expected block type 1 to 7 or 15, found %u", h->type);
     }
     if (h->codec == VT_CODEC_ZSTD) {
 #ifndef HAVE_ZSTD
@@ -345,7 +347,7 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
                           "expected stored length equal to the raw length %u (codec 0), found %u", h->raw_len,
                           h->stored_len);
     if (h->type != VT_BLOCK_EVENTS && h->type != VT_BLOCK_EVENTS_COLS && h->type != VT_BLOCK_REDUCED &&
-        h->nrecords != 0)
+        h->type != VT_BLOCK_REDUCED_COLS && h->nrecords != 0)
         return vt__seterr(err, s->path, off + 20, "expected record count 0 in a %s block, found %u",
                           vt__block_type_name(h->type), h->nrecords);
     if (h->type == VT_BLOCK_END && h->stored_len != 0)

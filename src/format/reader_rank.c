@@ -266,10 +266,10 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
         if (h.type == VT_BLOCK_RANKDEFS)
             break;
         /* the first event block says which kind of trace this rank file is */
-        if (off == rp->ev_begin && h.type == VT_BLOCK_REDUCED)
+        if (off == rp->ev_begin && (h.type == VT_BLOCK_REDUCED || h.type == VT_BLOCK_REDUCED_COLS))
             rk->reduced = 1;
         unsigned want = rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
-        if (h.type != want && !(want == VT_BLOCK_EVENTS && h.type == VT_BLOCK_EVENTS_COLS)) {
+        if (h.type != want && h.type != (rk->reduced ? VT_BLOCK_REDUCED_COLS : VT_BLOCK_EVENTS_COLS)) {
             vt__seterr(err, s->path, off + 4, "expected an %s or RANKDEFS block, found a %s block (type %u)",
                        vt__block_type_name(want), vt__block_type_name(h.type), h.type);
             goto out;

@@ -2,6 +2,7 @@
 #include "vt_config.h"
 #include "format/rrec.h"
 #include "format/blockio.h"
+#include "format/evcols.h"
 #include "util/codec.h"
 
 #include <errno.h>
@@ -90,11 +91,24 @@ int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level)
     return o->buf ? 0 : -ENOMEM;
 }
 
+/* The open block: packed in columns (REDUCED_COLS) when blocks are compressed, as the
+ * full trace's events are (evcols.h), as it is otherwise or if packing fails. */
 static int write_block(vt_rrec_out *o)
 {
     if (!o->len)
         return 0;
-    int rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
+    int rc = 1;
+#ifdef HAVE_ZSTD
+    uint8_t *packed;
+    size_t plen;
+    char err[256];
+    if (o->zstd_level > 0 && !vt_rcols_pack(o->buf, o->len, o->nblock, &packed, &plen, err, sizeof err)) {
+        rc = vt_block_write(o->fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock, o->zstd_level);
+        free(packed);
+    }
+#endif
+    if (rc == 1)
+        rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
     o->len = 0;
     o->nblock = 0;
     o->last_at = SIZE_MAX;

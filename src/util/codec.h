@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define VT_FORMAT_MAJOR 1
-#define VT_FORMAT_MINOR 3 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: EVENTS_COLS blocks */
+#define VT_FORMAT_MINOR 3 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks */
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"
@@ -26,6 +26,7 @@ enum vt_block_type {
     VT_BLOCK_GLOBAL = 4,
     VT_BLOCK_REDUCED = 5,
     VT_BLOCK_EVENTS_COLS = 6, /* an EVENTS payload in columns (format/evcols.h) */
+    VT_BLOCK_REDUCED_COLS = 7, /* a REDUCED payload in columns */
     VT_BLOCK_END = 15,
 };
 
