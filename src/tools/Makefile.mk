@@ -1,7 +1,7 @@
 # src/tools: the vtrace command (one file per subcommand), linked with the reader.
 bin_PROGRAMS += vtrace
 vtrace_SOURCES = \
-	src/tools/vtrace.c src/tools/tools.h \
+	src/tools/vtrace.c src/tools/tools.h src/tools/args.c src/tools/args.h \
 	src/tools/cmd_info.c src/tools/cmd_dump.c src/tools/cmd_whatif.c src/tools/cmd_domino.c \
 	src/tools/cmd_critpath.c \
 	src/tools/cmd_reduce.c src/tools/scenarios.c src/tools/clockrepair.c \

@@ -38,35 +38,20 @@ int vt__cmd_domino(int argc, char **argv)
     int quiet = 0;
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_domino(stdout);
-            return VT_EXIT_OK;
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--top")) && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &top) || top == 0)
-                return vt__usage_error(vt__usage_domino, "--top takes a positive count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--max-candidates") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &maxc) || maxc == 0)
-                return vt__usage_error(vt__usage_domino, "--max-candidates takes a positive count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
-            threshold = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--clock-repair")) {
-            repair = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_domino, "unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return vt__usage_error(vt__usage_domino, "one trace directory only ('%s')", a);
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_domino, "missing trace directory");
+    const vt__opt opts[] = {
+        {"-k", "--top", VT_OPT_POSITIVE, .dest = &top},
+        {NULL, "--max-candidates", VT_OPT_POSITIVE, .dest = &maxc},
+        {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {NULL, "--clock-repair", VT_OPT_FLAG, .dest = &repair},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_domino, .opts = opts, .pos = {&dir},
+                           .missing = "missing trace directory"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
     vt_trace *t = NULL;
     vt_matches *m = NULL;
     vt_error err;

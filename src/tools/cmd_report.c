@@ -1043,40 +1043,20 @@ int vt__cmd_report(int argc, char **argv)
     R.nwhatif = 10;
     R.maxc = 400;
     R.measured = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_report(stdout);
-            return VT_EXIT_OK;
-        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strncmp(a, "--output=", 9)) {
-            out = a + 9;
-        } else if (!strcmp(a, "--max-events") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &R.max_events))
-                return vt__usage_error(vt__usage_report, "--max-events takes a count, not '%s'", argv[i]);
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--top")) && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &R.top))
-                return vt__usage_error(vt__usage_report, "--top takes a count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--whatif") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &R.nwhatif))
-                return vt__usage_error(vt__usage_report, "--whatif takes a count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--max-candidates") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &R.maxc) || R.maxc == 0)
-                return vt__usage_error(vt__usage_report, "--max-candidates takes a positive count, not '%s'",
-                                       argv[i]);
-        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
-            threshold = argv[++i];
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_report, "unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return vt__usage_error(vt__usage_report, "one trace directory only ('%s')", a);
-        }
-    }
+    const vt__opt opts[] = {
+        {"-o", "--output", VT_OPT_STRING, .dest = &out, .flags = VT_OPT_EQ},
+        {NULL, "--max-events", VT_OPT_COUNT, .dest = &R.max_events},
+        {"-k", "--top", VT_OPT_COUNT, .dest = &R.top},
+        {NULL, "--whatif", VT_OPT_COUNT, .dest = &R.nwhatif},
+        {NULL, "--max-candidates", VT_OPT_POSITIVE, .dest = &R.maxc},
+        {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_report, .opts = opts, .pos = {&dir}};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
     if (!out)
         return vt__usage_error(vt__usage_report, "missing -o FILE (the HTML page to write)");
     if (!dir)
