@@ -1,11 +1,29 @@
-/* The clock-condition check and repair of the analysis commands (doc/clock-repair.md):
- * the replay counts receives that end before their send started (for free, it sees
- * both times); --clock-repair computes and installs the repair before the replay. */
+/* What the analysis commands do before a replay: the model's parameters (the trace's
+ * configuration, --threshold), and the clock-condition check and repair
+ * (doc/clock-repair.md): the replay counts receives that end before their send started
+ * (for free, it sees both times); --clock-repair computes and installs the repair before
+ * the replay. */
 #include "vt_config.h"
 #include "tools/tools.h"
 #include "format/clockfix.h"
+#include "model/model.h"
+#include "util/settings.h"
 
 #include <inttypes.h>
+
+int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, void (*usage)(FILE *),
+                     vt_model_params *p)
+{
+    char msg[1024];
+    vt_model_defaults(p);
+    if (vt_model_params_parse(p, vt_trace_config(t), msg, sizeof msg)) {
+        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
+        return VT_EXIT_ERROR;
+    }
+    if (threshold && vt_parse_duration(threshold, &p->theta))
+        return vt__usage_error(usage, "--threshold takes a duration such as 500us, not '%s'", threshold);
+    return VT_ARGS_GO;
+}
 
 int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, vt_clockfix **fix, vt_error *err)
 {

@@ -272,13 +272,8 @@ int vt__cmd_critpath(int argc, char **argv)
     vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
     vt__progress_replays(&pr);
     vt_model_params p;
-    vt_model_defaults(&p);
-    if (vt_model_params_parse(&p, vt_trace_config(t), msg, sizeof msg)) {
-        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
-        goto out;
-    }
-    if (threshold && vt_parse_duration(threshold, &p.theta)) {
-        rc = vt__usage_error(vt__usage_critpath, "--threshold takes a duration such as 500us, not '%s'", threshold);
+    if ((go = vt__model_params(t, dir, threshold, vt__usage_critpath, &p)) != VT_ARGS_GO) {
+        rc = go;
         goto out;
     }
     /* the replay matches messages as it goes; the clock repair needs the whole matching */

@@ -109,13 +109,8 @@ int vt__cmd_reduce(int argc, char **argv)
         goto out;
     }
     vt_model_params p;
-    vt_model_defaults(&p);
-    if (vt_model_params_parse(&p, vt_trace_config(t), err, sizeof err)) {
-        fprintf(stderr, "vtrace: %s: %s\n", in, err);
-        goto out;
-    }
-    if (threshold && vt_parse_duration(threshold, &p.theta)) {
-        rc = vt__usage_error(vt__usage_reduce, "--threshold takes a duration such as 500us, not '%s'", threshold);
+    if ((go = vt__model_params(t, in, threshold, vt__usage_reduce, &p)) != VT_ARGS_GO) {
+        rc = go;
         goto out;
     }
     if (cands_opt) {

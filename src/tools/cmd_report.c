@@ -1096,7 +1096,6 @@ int vt__cmd_report(int argc, char **argv)
     }
 
     vt_error err;
-    char msg[512];
     R.dir = dir;
     if (vt_trace_open(dir, &R.t, &err)) {
         rc = vt__fail(&err);
@@ -1104,11 +1103,8 @@ int vt__cmd_report(int argc, char **argv)
     }
     R.nranks = vt_trace_nranks(R.t);
     R.reduced = vt_trace_is_reduced(R.t);
-    vt_model_defaults(&R.p);
-    if (vt_model_params_parse(&R.p, vt_trace_config(R.t), msg, sizeof msg)) {
-        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
+    if (vt__model_params(R.t, dir, NULL, vt__usage_report, &R.p) != VT_ARGS_GO)
         goto out;
-    }
     if (threshold)
         R.p.theta = theta;
     if (build_fnmap(&R) || heap_init(&R.ev, R.max_events, sizeof(rev)) ||

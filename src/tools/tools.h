@@ -76,6 +76,12 @@ void vt__scenarios_free(vt__scenarios *l);
 int vt__opt_scenario(void *list, const char *text, char *msg, size_t len);
 int vt__opt_scenario_file(void *list, const char *path, char *msg, size_t len);
 
+/* The model's parameters for a replay of T (directory DIR): its configuration's, with
+ * THRESHOLD (--threshold, or NULL) as the candidate threshold. VT_ARGS_GO, or the exit
+ * status after saying why (a usage error of USAGE for a bad threshold). */
+int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, void (*usage)(FILE *),
+                     vt_model_params *p);
+
 /* Before a replay of a full trace: finds receives that end before their send started
  * and, when ENABLED, installs the repair (clockfix.h) on T, reporting on stderr. *FIX
  * (NULL when nothing was repaired) must outlive T's use; free it after closing T. */
