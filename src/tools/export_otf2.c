@@ -190,21 +190,6 @@ static int oom(ex *x)
             return fail(x, what, rc_);                                                                                 \
     } while (0)
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *nv = realloc(*v, n * elem);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = n;
-    return 0;
-}
-
 /* String ref of S (linear search: the definitions are few). */
 static int str_ref(ex *x, const char *s, uint32_t *ref)
 {
@@ -213,7 +198,7 @@ static int str_ref(ex *x, const char *s, uint32_t *ref)
             *ref = (uint32_t)i;
             return 0;
         }
-    if (grow((void **)&x->strs, &x->capstrs, x->nstrs + 1, sizeof *x->strs))
+    if (vt__export_grow((void **)&x->strs, &x->capstrs, x->nstrs + 1, sizeof *x->strs))
         return oom(x);
     if (!(x->strs[x->nstrs] = strdup(s)))
         return oom(x);
@@ -228,7 +213,7 @@ static int region_ref(ex *x, const char *name, uint32_t *ref)
             *ref = (uint32_t)i;
             return 0;
         }
-    if (grow((void **)&x->rnames, &x->capregions, x->nregions + 1, sizeof *x->rnames))
+    if (vt__export_grow((void **)&x->rnames, &x->capregions, x->nregions + 1, sizeof *x->rnames))
         return oom(x);
     x->rnames[x->nregions] = name;
     *ref = (uint32_t)x->nregions++;
@@ -353,7 +338,7 @@ static int collect_defs(ex *x)
             while (k < x->ncomms && x->comms[k].id != vc->id)
                 k++;
             if (k == x->ncomms) {
-                if (grow((void **)&x->comms, &x->capcomms, x->ncomms + 1, sizeof *x->comms))
+                if (vt__export_grow((void **)&x->comms, &x->capcomms, x->ncomms + 1, sizeof *x->comms))
                     return oom(x);
                 gcomm *g = &x->comms[x->ncomms++];
                 g->id = vc->id;
@@ -418,11 +403,9 @@ static int write_global_defs(ex *x)
         if (str_ref(x, x->rnames[i], &rname[i]))
             goto out;
     for (uint32_t r = 0; r < x->nranks; r++) {
-        const vt_rank *rk = vt_trace_rank(x->t, r);
-        const char *h = rk->hostname && rk->hostname[0] ? rk->hostname : rk->global_hostname;
         char b[64];
         snprintf(b, sizeof b, "MPI Rank %" PRIu32, r);
-        if (str_ref(x, h && h[0] ? h : "unknown host", &host[r]) || str_ref(x, b, &lname[r]))
+        if (str_ref(x, vt__export_host(x->t, r), &host[r]) || str_ref(x, b, &lname[r]))
             goto out;
     }
     for (size_t k = 0; k < x->ncomms; k++) {
@@ -789,8 +772,28 @@ out:
 }
 
 /* Reduced traces, first pass: every message a COMP record keeps, by sender. */
+typedef struct rsend_lists {
+    ex *x;
+    size_t *cap;
+} rsend_lists;
+
+static int add_rsend(void *arg, uint32_t r, const vt_rrec *rr, const vt_rmsg *m, uint64_t id)
+{
+    rsend_lists *L = arg;
+    ex *x = L->x;
+    if (vt__export_grow((void **)&x->rsends[m->src], &L->cap[m->src], x->nrsends[m->src] + 1, sizeof **x->rsends))
+        return oom(x);
+    struct rsend *s = &x->rsends[m->src][x->nrsends[m->src]++];
+    s->S = m->S;
+    s->seq = m->send_seq;
+    s->dst = r;
+    s->bytes = m->bytes;
+    return 0;
+}
+
 static int collect_rsends(ex *x)
 {
+    static const vt__xrrec_ops ops = {NULL, add_rsend};
     size_t *cap = calloc(x->nranks, sizeof *cap);
     x->rsends = calloc(x->nranks, sizeof *x->rsends);
     x->nrsends = calloc(x->nranks, sizeof *x->nrsends);
@@ -798,37 +801,8 @@ static int collect_rsends(ex *x)
         free(cap);
         return oom(x);
     }
-    int rc = 0;
-    for (uint32_t r = 0; r < x->nranks && !rc; r++) {
-        vt_cursor *cur;
-        if (vt_cursor_open(x->t, r, &cur, x->err)) {
-            rc = -1;
-            break;
-        }
-        vt_rrec rr;
-        int got;
-        while ((got = vt_cursor_next_reduced(cur, &rr, x->err)) == 1 && !rc) {
-            if (rr.kind != VT_RREC_COMP)
-                continue;
-            for (size_t i = 0; i < rr.nmsgs; i++) {
-                const vt_rmsg *m = &rr.msgs[i];
-                if (m->src >= x->nranks)
-                    continue;
-                if (grow((void **)&x->rsends[m->src], &cap[m->src], x->nrsends[m->src] + 1, sizeof **x->rsends)) {
-                    rc = oom(x);
-                    break;
-                }
-                struct rsend *s = &x->rsends[m->src][x->nrsends[m->src]++];
-                s->S = m->S;
-                s->seq = m->send_seq;
-                s->dst = r;
-                s->bytes = m->bytes;
-            }
-        }
-        if (got < 0)
-            rc = -1;
-        vt_cursor_close(cur);
-    }
+    rsend_lists L = {x, cap};
+    int rc = vt__xrrecs_walk(x->t, &ops, &L, x->err);
     free(cap);
     return rc;
 }
