@@ -9,10 +9,11 @@ vtrace_SOURCES = \
 	src/tools/cmd_period.c \
 	src/tools/json.c src/tools/cmd_report.c
 vtrace_LDADD = libvtread.la
-# OTF2 export (export_otf2.c; built without OTF2, --format=otf2 says how to get it), in a
-# library of its own so that only it gets OTF2_CFLAGS and vtrace's objects keep their names.
+# OTF2 export (export_otf2.c, export_otf2_events.c; built without OTF2, --format=otf2 says
+# how to get it), in a library of its own so that only it gets OTF2_CFLAGS and vtrace's
+# objects keep their names.
 noinst_LTLIBRARIES += libvtexport_otf2.la
-libvtexport_otf2_la_SOURCES = src/tools/export_otf2.c
+libvtexport_otf2_la_SOURCES = src/tools/export_otf2.c src/tools/export_otf2_events.c src/tools/export_otf2.h
 libvtexport_otf2_la_CPPFLAGS = $(AM_CPPFLAGS) $(OTF2_CFLAGS)
 vtrace_LDADD += libvtexport_otf2.la $(OTF2_LIBS)
 # vtrace patterns (wait states; plug-ins loaded with dlopen: -ldl comes with LIBS, configure.ac)
