@@ -7,7 +7,7 @@ vtrace_SOURCES = \
 	src/tools/cmd_reduce.c src/tools/scenarios.c src/tools/clockrepair.c \
 	src/tools/cmd_export.c src/tools/export.h src/tools/export_paraver.c src/tools/export_perfetto.c src/tools/export_walk.c src/tools/progress.c src/tools/progress.h \
 	src/tools/cmd_period.c \
-	src/tools/json.c src/tools/cmd_report.c
+	src/tools/json.c src/tools/cmd_report.c src/tools/report.h src/tools/report_collect.c src/tools/report_write.c
 vtrace_LDADD = libvtread.la
 # OTF2 export (export_otf2.c, export_otf2_events.c; built without OTF2, --format=otf2 says
 # how to get it), in a library of its own so that only it gets OTF2_CFLAGS and vtrace's
@@ -28,6 +28,6 @@ src/tools/report_assets.h: $(top_srcdir)/src/tools/report/report.css $(top_srcdi
 	$(AM_V_GEN)$(MKDIR_P) src/tools && $(SHELL) $(top_srcdir)/src/tools/report/embed.sh \
 		vt__report_css $(top_srcdir)/src/tools/report/report.css \
 		vt__report_js $(top_srcdir)/src/tools/report/report.js > $@.tmp && mv $@.tmp $@
-src/tools/cmd_report.$(OBJEXT): src/tools/report_assets.h
+src/tools/report_write.$(OBJEXT): src/tools/report_assets.h
 CLEANFILES += src/tools/report_assets.h
 EXTRA_DIST += src/tools/report/report.css src/tools/report/report.js src/tools/report/embed.sh
