@@ -265,19 +265,12 @@ int vt__cmd_critpath(int argc, char **argv)
     vt_error err;
     vt_replay_result res;
     int have_res = 0;
-    if (vt_trace_open(dir, &t, &err)) {
-        rc = vt__fail(&err);
-        goto out;
-    }
-    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
-    vt__progress_replays(&pr);
     vt_model_params p;
-    if ((go = vt__model_params(t, dir, threshold, vt__usage_critpath, &p)) != VT_ARGS_GO) {
+    if ((go = vt__replay_open(dir, threshold, quiet, vt__usage_critpath, &t, &pr, &p)) != VT_ARGS_GO) {
         rc = go;
         goto out;
     }
-    /* the replay matches messages as it goes; the clock repair needs the whole matching */
-    if ((repair && vt_trace_match(t, 0, &m, &err)) || vt__clock_repair(t, m, repair, &fix, &err)) {
+    if (vt__clock_repair(t, repair, &m, &fix, &err)) {
         rc = vt__fail(&err);
         goto out;
     }

@@ -81,14 +81,8 @@ int vt__cmd_whatif(int argc, char **argv)
             goto out;
         }
     }
-    if (vt_trace_open(dir, &t, &verr)) {
-        rc = vt__fail(&verr);
-        goto out;
-    }
-    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
-    vt__progress_replays(&pr);
     vt_model_params p;
-    if ((go = vt__model_params(t, dir, threshold, vt__usage_whatif, &p)) != VT_ARGS_GO) {
+    if ((go = vt__replay_open(dir, threshold, quiet, vt__usage_whatif, &t, &pr, &p)) != VT_ARGS_GO) {
         rc = go;
         goto out;
     }
@@ -110,8 +104,7 @@ int vt__cmd_whatif(int argc, char **argv)
     }
     if (sc.n == 0 && vt__scenario_add(&sc, "", err, sizeof err))
         goto out;
-    /* the replay matches messages as it goes; the clock repair needs the whole matching */
-    if ((repair && vt_trace_match(t, 0, &m, &verr)) || vt__clock_repair(t, m, repair, &fix, &verr)) {
+    if (vt__clock_repair(t, repair, &m, &fix, &verr)) {
         rc = vt__fail(&verr);
         goto out;
     }

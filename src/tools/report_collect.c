@@ -298,6 +298,22 @@ static void add_msg(report *R, uint32_t src, int64_t s, uint32_t dst, int64_t r,
     vt__report_heap_push(&R->msg, &m, r - s);
 }
 
+/* The walkers of rank R's wanted events and path segments, and its cursor; 0, or -1
+ * with err. */
+static int rank_open(report *R, uint32_t r, segwalk *sw, walker *wk, vt_cursor **c, vt_error *err)
+{
+    if (segwalk_init(R, sw, r)) {
+        snprintf(err->msg, sizeof err->msg, "out of memory");
+        return -1;
+    }
+    walker_init(R, wk, r);
+    if (vt_cursor_open(R->t, r, c, err)) {
+        free(sw->v);
+        return -1;
+    }
+    return 0;
+}
+
 static int timeline_full(report *R, uint32_t r, const vt_matches *m, int64_t **send_t, vt_error *err)
 {
     vt_cursor *c;
@@ -306,15 +322,8 @@ static int timeline_full(report *R, uint32_t r, const vt_matches *m, int64_t **s
     segwalk sw;
     size_t ns = 0, sp = 0;
     const vt_match_csend *cs = m ? vt_matches_csends(m, r, &ns) : NULL;
-    if (segwalk_init(R, &sw, r)) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+    if (rank_open(R, r, &sw, &wk, &c, err))
         return -1;
-    }
-    walker_init(R, &wk, r);
-    if (vt_cursor_open(R->t, r, &c, err)) {
-        free(sw.v);
-        return -1;
-    }
     int got;
     int64_t prev_exit = INT64_MIN;
     while ((got = vt_cursor_next(c, &ev, err)) == 1) {
@@ -346,15 +355,8 @@ static int timeline_reduced(report *R, uint32_t r, vt_error *err)
     vt_rrec rec;
     walker wk;
     segwalk sw;
-    if (segwalk_init(R, &sw, r)) {
-        snprintf(err->msg, sizeof err->msg, "out of memory");
+    if (rank_open(R, r, &sw, &wk, &c, err))
         return -1;
-    }
-    walker_init(R, &wk, r);
-    if (vt_cursor_open(R->t, r, &c, err)) {
-        free(sw.v);
-        return -1;
-    }
     int got, have_prev = 0;
     uint64_t prev_seq = 0;
     int64_t prev_exit = 0;

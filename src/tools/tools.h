@@ -82,11 +82,19 @@ int vt__opt_scenario_file(void *list, const char *path, char *msg, size_t len);
 int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, void (*usage)(FILE *),
                      vt_model_params *p);
 
-/* Before a replay of a full trace: finds receives that end before their send started
- * and, when ENABLED, installs the repair (clockfix.h) on T, reporting on stderr. *FIX
- * (NULL when nothing was repaired) must outlive T's use; free it after closing T. */
+/* The start of a replaying command: opens DIR (*T: the caller closes it, also after a
+ * failure), shows the replays' progress on PR unless QUIET, and sets the model's
+ * parameters (vt__model_params). VT_ARGS_GO, or the exit status after saying why. */
+struct vt__progress;
+int vt__replay_open(const char *dir, const char *threshold, int quiet, void (*usage)(FILE *), vt_trace **t,
+                    struct vt__progress *pr, vt_model_params *p);
+
+/* Before a replay of a full trace, when ENABLED (--clock-repair): matches its messages
+ * (*M, for the caller to free), finds receives that end before their send started and
+ * installs the repair (clockfix.h) on T, reporting on stderr. *FIX (NULL when nothing
+ * was repaired) must outlive T's use; free it after closing T. 0, or -1 with err. */
 struct vt_clockfix;
-int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, struct vt_clockfix **fix, vt_error *err);
+int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, struct vt_clockfix **fix, vt_error *err);
 /* After a replay without a repair: the warning, when receives end before their send. */
 void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
 
