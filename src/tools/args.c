@@ -106,13 +106,14 @@ static int take(const vt__opt *o, const char *val, int argc, char *msg, size_t l
 static int bad_value(const vt__args *a, const vt__opt *o, const char *val)
 {
     const char *pre = a->prefix ? a->prefix : "";
-    char what[64];
-    if (o->what)
-        snprintf(what, sizeof what, "%s", o->what);
-    else if (o->kind == VT_OPT_INT || (o->kind == VT_OPT_COUNT && o->hi > 0))
-        snprintf(what, sizeof what, "%s%.0f to %.0f", o->kind == VT_OPT_INT ? "an integer from " : "", o->lo, o->hi);
-    else
-        snprintf(what, sizeof what, "%s", o->kind == VT_OPT_POSITIVE || o->lo >= 1 ? "a positive count" : "a count");
+    char range[64];
+    const char *what = o->what;
+    if (!what && (o->kind == VT_OPT_INT || (o->kind == VT_OPT_COUNT && o->hi > 0))) {
+        snprintf(range, sizeof range, "%s%.0f to %.0f", o->kind == VT_OPT_INT ? "an integer from " : "", o->lo, o->hi);
+        what = range;
+    } else if (!what) {
+        what = o->kind == VT_OPT_POSITIVE || o->lo >= 1 ? "a positive count" : "a count";
+    }
     if (o->flags & VT_OPT_NEEDS)
         return vt__usage_error(a->usage, "%s%s needs %s", pre, o->lname, what);
     return vt__usage_error(a->usage, "%s%s takes %s, not '%s'", pre, o->lname, what, val);
