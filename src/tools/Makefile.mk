@@ -1,18 +1,19 @@
 # src/tools: the vtrace command (one file per subcommand), linked with the reader.
 bin_PROGRAMS += vtrace
 vtrace_SOURCES = \
-	src/tools/vtrace.c src/tools/tools.h \
+	src/tools/vtrace.c src/tools/tools.h src/tools/args.c src/tools/args.h \
 	src/tools/cmd_info.c src/tools/cmd_dump.c src/tools/cmd_whatif.c src/tools/cmd_domino.c \
 	src/tools/cmd_critpath.c \
 	src/tools/cmd_reduce.c src/tools/scenarios.c src/tools/clockrepair.c \
-	src/tools/cmd_export.c src/tools/export.h src/tools/export_paraver.c src/tools/export_perfetto.c src/tools/progress.c src/tools/progress.h \
+	src/tools/cmd_export.c src/tools/export.h src/tools/export_paraver.c src/tools/export_perfetto.c src/tools/export_walk.c src/tools/progress.c src/tools/progress.h \
 	src/tools/cmd_period.c \
-	src/tools/json.c src/tools/cmd_report.c
+	src/tools/json.c src/tools/cmd_report.c src/tools/report.h src/tools/report_collect.c src/tools/report_write.c
 vtrace_LDADD = libvtread.la
-# OTF2 export (export_otf2.c; built without OTF2, --format=otf2 says how to get it), in a
-# library of its own so that only it gets OTF2_CFLAGS and vtrace's objects keep their names.
+# OTF2 export (export_otf2.c, export_otf2_events.c; built without OTF2, --format=otf2 says
+# how to get it), in a library of its own so that only it gets OTF2_CFLAGS and vtrace's
+# objects keep their names.
 noinst_LTLIBRARIES += libvtexport_otf2.la
-libvtexport_otf2_la_SOURCES = src/tools/export_otf2.c
+libvtexport_otf2_la_SOURCES = src/tools/export_otf2.c src/tools/export_otf2_events.c src/tools/export_otf2.h
 libvtexport_otf2_la_CPPFLAGS = $(AM_CPPFLAGS) $(OTF2_CFLAGS)
 vtrace_LDADD += libvtexport_otf2.la $(OTF2_LIBS)
 # vtrace patterns (wait states; plug-ins loaded with dlopen: -ldl comes with LIBS, configure.ac)
@@ -27,6 +28,6 @@ src/tools/report_assets.h: $(top_srcdir)/src/tools/report/report.css $(top_srcdi
 	$(AM_V_GEN)$(MKDIR_P) src/tools && $(SHELL) $(top_srcdir)/src/tools/report/embed.sh \
 		vt__report_css $(top_srcdir)/src/tools/report/report.css \
 		vt__report_js $(top_srcdir)/src/tools/report/report.js > $@.tmp && mv $@.tmp $@
-src/tools/cmd_report.$(OBJEXT): src/tools/report_assets.h
+src/tools/report_write.$(OBJEXT): src/tools/report_assets.h
 CLEANFILES += src/tools/report_assets.h
 EXTRA_DIST += src/tools/report/report.css src/tools/report/report.js src/tools/report/embed.sh

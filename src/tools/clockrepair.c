@@ -1,21 +1,55 @@
-/* The clock-condition check and repair of the analysis commands (doc/clock-repair.md):
- * the replay counts receives that end before their send started (for free, it sees
- * both times); --clock-repair computes and installs the repair before the replay. */
+/* What the analysis commands do before a replay: the trace opened with a progress
+ * display, the model's parameters (the trace's configuration, --threshold), and the
+ * clock-condition check and repair
+ * (doc/clock-repair.md): the replay counts receives that end before their send started
+ * (for free, it sees both times); --clock-repair computes and installs the repair before
+ * the replay. */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "tools/progress.h"
 #include "format/clockfix.h"
+#include "model/model.h"
+#include "util/settings.h"
 
 #include <inttypes.h>
 
-int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, vt_clockfix **fix, vt_error *err)
+int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, void (*usage)(FILE *),
+                     vt_model_params *p)
+{
+    char msg[1024];
+    vt_model_defaults(p);
+    if (vt_model_params_parse(p, vt_trace_config(t), msg, sizeof msg)) {
+        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
+        return VT_EXIT_ERROR;
+    }
+    if (threshold && vt_parse_duration(threshold, &p->theta))
+        return vt__usage_error(usage, "--threshold takes a duration such as 500us, not '%s'", threshold);
+    return VT_ARGS_GO;
+}
+
+int vt__replay_open(const char *dir, const char *threshold, int quiet, void (*usage)(FILE *), vt_trace **t,
+                    vt__progress *pr, vt_model_params *p)
+{
+    vt_error err;
+    if (vt_trace_open(dir, t, &err))
+        return vt__fail(&err);
+    vt__progress_start(pr, "replay", vt_trace_nrecords(*t), quiet);
+    vt__progress_replays(pr);
+    return vt__model_params(*t, dir, threshold, usage, p);
+}
+
+int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, vt_clockfix **fix, vt_error *err)
 {
     *fix = NULL;
+    /* the replay matches messages as it goes; the repair needs the whole matching */
+    if (enabled && vt_trace_match(t, 0, m, err))
+        return -1;
     /* a reduced trace lacks the merged messages, and its run-time decisions were made
      * with the raw times: it is replayed as it is */
     if (!enabled || vt_trace_is_reduced(t))
         return 0;
     vt_clockfix_stats st;
-    if (vt_clockfix_compute(t, m, 0, fix, &st, err))
+    if (vt_clockfix_compute(t, *m, 0, fix, &st, err))
         return -1;
     if (!st.violations) {
         vt_clockfix_free(*fix);

@@ -37,18 +37,6 @@ void vt__usage_clusters(FILE *out)
                  "  --quiet         no progress display\n");
 }
 
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-    if (!s || !*s)
-        return -1;
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || !isfinite(v) || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static void progress_cb(void *arg, uint64_t n)
 {
     vt__progress_update(arg, n);
@@ -300,61 +288,34 @@ int vt__cmd_clusters(int argc, char **argv)
     vt_cl_params p;
     vt_cl_defaults(&p);
     int json = 0, quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        double v;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_clusters(stdout);
-            return VT_EXIT_OK;
-        } else if (!strcmp(a, "--eps")) {
-            if (i + 1 >= argc || parse_double(argv[++i], 1e-9, 10, &v))
-                return vt__usage_error(vt__usage_clusters, "--eps takes a number of decades in (0, 10], not '%s'",
-                                       i < argc ? argv[i] : "");
-            p.eps = v;
-        } else if (!strcmp(a, "--min-points")) {
-            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.min_points) || p.min_points < 1)
-                return vt__usage_error(vt__usage_clusters, "--min-points takes a positive count, not '%s'",
-                                       i < argc ? argv[i] : "");
-        } else if (!strcmp(a, "--windows")) {
-            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.windows) || p.windows < 2 || p.windows > 100000)
-                return vt__usage_error(vt__usage_clusters, "--windows takes 2 to 100000, not '%s'",
-                                       i < argc ? argv[i] : "");
-        } else if (!strcmp(a, "--timeline")) {
-            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.timeline) || p.timeline < 1 || p.timeline > 10000)
-                return vt__usage_error(vt__usage_clusters, "--timeline takes 1 to 10000, not '%s'",
-                                       i < argc ? argv[i] : "");
-        } else if (!strcmp(a, "--threshold")) {
-            if (i + 1 >= argc || parse_double(argv[++i], 0, 100, &v) || v >= 100)
-                return vt__usage_error(vt__usage_clusters, "--threshold takes a percentage in [0, 100), not '%s'",
-                                       i < argc ? argv[i] : "");
-            p.threshold = v / 100;
-        } else if (!strcmp(a, "--tolerance")) {
-            if (i + 1 >= argc || parse_double(argv[++i], 0, 1000, &v))
-                return vt__usage_error(vt__usage_clusters, "--tolerance takes a percentage in [0, 1000], not '%s'",
-                                       i < argc ? argv[i] : "");
-            p.tolerance = v / 100;
-        } else if (!strcmp(a, "--stable")) {
-            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.min_stable) || p.min_stable < 1)
-                return vt__usage_error(vt__usage_clusters, "--stable takes a positive count, not '%s'",
-                                       i < argc ? argv[i] : "");
-        } else if (!strcmp(a, "--floor")) {
-            if (i + 1 >= argc || vt__parse_u32(argv[++i], &p.floor_ns))
-                return vt__usage_error(vt__usage_clusters, "--floor takes a duration in ns, not '%s'",
-                                       i < argc ? argv[i] : "");
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_clusters, "unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return vt__usage_error(vt__usage_clusters, "one trace directory only ('%s')", a);
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_clusters, "missing trace directory");
+    /* a missing value is a bad one, shown as the option's name */
+    const unsigned m = VT_OPT_MISSING_SELF;
+    double threshold = -1, tolerance = -1; /* percentages */
+    const vt__opt opts[] = {
+        {NULL, "--eps", VT_OPT_NUMBER, .dest = &p.eps, .what = "a number of decades in (0, 10]", .lo = 1e-9, .hi = 10,
+         .flags = m},
+        {NULL, "--min-points", VT_OPT_POSITIVE, .dest = &p.min_points, .flags = m},
+        {NULL, "--windows", VT_OPT_COUNT, .dest = &p.windows, .lo = 2, .hi = 100000, .flags = m},
+        {NULL, "--timeline", VT_OPT_COUNT, .dest = &p.timeline, .lo = 1, .hi = 10000, .flags = m},
+        {NULL, "--threshold", VT_OPT_NUMBER, .dest = &threshold, .what = "a percentage in [0, 100)", .lo = 0,
+         .hi = 100, .flags = m | VT_OPT_BELOW},
+        {NULL, "--tolerance", VT_OPT_NUMBER, .dest = &tolerance, .what = "a percentage in [0, 1000]", .lo = 0,
+         .hi = 1000, .flags = m},
+        {NULL, "--stable", VT_OPT_POSITIVE, .dest = &p.min_stable, .flags = m},
+        {NULL, "--floor", VT_OPT_COUNT, .dest = &p.floor_ns, .what = "a duration in ns", .flags = m},
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_clusters, .opts = opts, .pos = {&dir},
+                           .missing = "missing trace directory"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
+    if (threshold >= 0)
+        p.threshold = threshold / 100;
+    if (tolerance >= 0)
+        p.tolerance = tolerance / 100;
     if (p.min_stable >= p.windows)
         return vt__usage_error(vt__usage_clusters, "--stable %u needs more than %u --windows", p.min_stable,
                                p.windows);

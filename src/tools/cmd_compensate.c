@@ -27,15 +27,12 @@ void vt__usage_compensate(FILE *out)
             "Reduced traces are refused.\n");
 }
 
-static int parse_ns(const char *s, double max, double *out)
+/* --m2 lower|upper */
+static int m2_bound(void *dest, const char *val, char *msg, size_t len)
 {
-    char *end;
-    if (!s || !*s)
+    if (strcmp(val, "lower") && strcmp(val, "upper"))
         return -1;
-    double v = strtod(s, &end);
-    if (*end || !(v >= 0) || v > max || isnan(v))
-        return -1;
-    *out = v;
+    *(int *)dest = !strcmp(val, "upper");
     return 0;
 }
 
@@ -43,40 +40,27 @@ int vt__cmd_compensate(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     vt_comp_opts o = {.overhead_ps = -1, .latency_ns = -1, .zstd_level = 0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_compensate(stdout);
-            return VT_EXIT_OK;
-        } else if (!strcmp(a, "--overhead") || !strcmp(a, "--latency")) {
-            double v;
-            double max = !strcmp(a, "--overhead") ? 1e6 : 1e9;
-            if (i + 1 >= argc || parse_ns(argv[i + 1], max, &v))
-                return vt__usage_error(vt__usage_compensate, "%s takes a duration in ns from 0 to %.0f, not '%s'", a,
-                                       max, i + 1 < argc ? argv[i + 1] : "");
-            i++;
-            if (!strcmp(a, "--overhead"))
-                o.overhead_ps = (int64_t)llround(v * 1000.0);
-            else
-                o.latency_ns = (int64_t)llround(v);
-        } else if (!strcmp(a, "--m2") && i + 1 < argc) {
-            if (strcmp(argv[i + 1], "lower") && strcmp(argv[i + 1], "upper"))
-                return vt__usage_error(vt__usage_compensate, "--m2 takes lower or upper, not '%s'", argv[i + 1]);
-            o.m2_upper = !strcmp(argv[++i], "upper");
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_compensate, "unknown option '%s'", a);
-        } else if (!in) {
-            in = a;
-        } else if (!out) {
-            out = a;
-        } else {
-            return vt__usage_error(vt__usage_compensate, "one trace directory and one output directory only");
-        }
-    }
-    if (!in)
-        return vt__usage_error(vt__usage_compensate, "missing trace directory");
+    double overhead = -1, latency = -1; /* ns */
+    const vt__opt opts[] = {
+        {NULL, "--overhead", VT_OPT_NUMBER, .dest = &overhead, .what = "a duration in ns from 0 to 1000000",
+         .hi = 1e6, .flags = VT_OPT_MISSING_EMPTY},
+        {NULL, "--latency", VT_OPT_NUMBER, .dest = &latency, .what = "a duration in ns from 0 to 1000000000",
+         .hi = 1e9, .flags = VT_OPT_MISSING_EMPTY},
+        {NULL, "--m2", VT_OPT_CALL, .dest = &o.m2_upper, .what = "lower or upper", .call = m2_bound},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_compensate, .opts = opts, .pos = {&in, &out},
+                           .missing = "missing trace directory",
+                           .extra = "one trace directory and one output directory only", .extra_plain = 1};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
     if (!out)
         return vt__usage_error(vt__usage_compensate, "missing output directory OUT");
+    if (overhead >= 0)
+        o.overhead_ps = (int64_t)llround(overhead * 1000.0);
+    if (latency >= 0)
+        o.latency_ns = (int64_t)llround(latency);
     vt_error err;
     vt_trace *t = NULL;
     vt_matches *m = NULL;

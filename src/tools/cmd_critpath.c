@@ -219,6 +219,18 @@ static void print_text(const vt_critpath_result *r, const char *dir, const char 
     }
 }
 
+/* -s TEXT, once. */
+static int one_scenario(void *dest, const char *val, char *msg, size_t len)
+{
+    const char **text = dest;
+    if (*text) {
+        snprintf(msg, len, "one scenario only");
+        return VT_EXIT_USAGE;
+    }
+    *text = val;
+    return 0;
+}
+
 int vt__cmd_critpath(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL, *scen_text = NULL;
@@ -227,36 +239,20 @@ int vt__cmd_critpath(int argc, char **argv)
     int quiet = 0;
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_critpath(stdout);
-            return VT_EXIT_OK;
-        } else if ((!strcmp(a, "-s") || !strcmp(a, "--scenario")) && i + 1 < argc) {
-            if (scen_text)
-                return vt__usage_error(vt__usage_critpath, "one scenario only");
-            scen_text = argv[++i];
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--top")) && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &top))
-                return vt__usage_error(vt__usage_critpath, "--top takes a count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
-            threshold = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--clock-repair")) {
-            repair = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_critpath, "unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return vt__usage_error(vt__usage_critpath, "one trace directory only ('%s')", a);
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_critpath, "missing trace directory");
+    const vt__opt opts[] = {
+        {"-s", "--scenario", VT_OPT_CALL, .dest = &scen_text, .call = one_scenario},
+        {"-k", "--top", VT_OPT_COUNT, .dest = &top},
+        {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {NULL, "--clock-repair", VT_OPT_FLAG, .dest = &repair},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_critpath, .opts = opts, .pos = {&dir},
+                           .missing = "missing trace directory"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
     vt_scenario sc;
     char msg[1024];
     if (vt_scenario_parse(scen_text ? scen_text : "", &sc, msg, sizeof msg))
@@ -269,24 +265,12 @@ int vt__cmd_critpath(int argc, char **argv)
     vt_error err;
     vt_replay_result res;
     int have_res = 0;
-    if (vt_trace_open(dir, &t, &err)) {
-        rc = vt__fail(&err);
-        goto out;
-    }
-    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
-    vt__progress_replays(&pr);
     vt_model_params p;
-    vt_model_defaults(&p);
-    if (vt_model_params_parse(&p, vt_trace_config(t), msg, sizeof msg)) {
-        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
+    if ((go = vt__replay_open(dir, threshold, quiet, vt__usage_critpath, &t, &pr, &p)) != VT_ARGS_GO) {
+        rc = go;
         goto out;
     }
-    if (threshold && vt_parse_duration(threshold, &p.theta)) {
-        rc = vt__usage_error(vt__usage_critpath, "--threshold takes a duration such as 500us, not '%s'", threshold);
-        goto out;
-    }
-    /* the replay matches messages as it goes; the clock repair needs the whole matching */
-    if ((repair && vt_trace_match(t, 0, &m, &err)) || vt__clock_repair(t, m, repair, &fix, &err)) {
+    if (vt__clock_repair(t, repair, &m, &fix, &err)) {
         rc = vt__fail(&err);
         goto out;
     }

@@ -38,58 +38,30 @@ int vt__cmd_domino(int argc, char **argv)
     int quiet = 0;
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_domino(stdout);
-            return VT_EXIT_OK;
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--top")) && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &top) || top == 0)
-                return vt__usage_error(vt__usage_domino, "--top takes a positive count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--max-candidates") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &maxc) || maxc == 0)
-                return vt__usage_error(vt__usage_domino, "--max-candidates takes a positive count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
-            threshold = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--clock-repair")) {
-            repair = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_domino, "unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return vt__usage_error(vt__usage_domino, "one trace directory only ('%s')", a);
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_domino, "missing trace directory");
+    const vt__opt opts[] = {
+        {"-k", "--top", VT_OPT_POSITIVE, .dest = &top},
+        {NULL, "--max-candidates", VT_OPT_POSITIVE, .dest = &maxc},
+        {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {NULL, "--clock-repair", VT_OPT_FLAG, .dest = &repair},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_domino, .opts = opts, .pos = {&dir},
+                           .missing = "missing trace directory"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
     vt_trace *t = NULL;
     vt_matches *m = NULL;
     vt_error err;
     vt_domino d = {0};
-    if (vt_trace_open(dir, &t, &err)) {
-        rc = vt__fail(&err);
-        goto out;
-    }
-    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
-    vt__progress_replays(&pr);
     vt_model_params p;
-    vt_model_defaults(&p);
-    char msg[512];
-    if (vt_model_params_parse(&p, vt_trace_config(t), msg, sizeof msg)) {
-        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
+    if ((go = vt__replay_open(dir, threshold, quiet, vt__usage_domino, &t, &pr, &p)) != VT_ARGS_GO) {
+        rc = go;
         goto out;
     }
-    if (threshold && vt_parse_duration(threshold, &p.theta)) {
-        rc = vt__usage_error(vt__usage_domino, "--threshold takes a duration such as 500us, not '%s'", threshold);
-        goto out;
-    }
-    /* the replay matches messages as it goes; the clock repair needs the whole matching */
-    if ((repair && vt_trace_match(t, 0, &m, &err)) || vt__clock_repair(t, m, repair, &fix, &err) ||
+    if (vt__clock_repair(t, repair, &m, &fix, &err) ||
         vt_domino_run(t, &p, top, maxc, &d, &err)) {
         rc = vt__fail(&err);
         goto out;

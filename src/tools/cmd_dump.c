@@ -250,37 +250,40 @@ static void print_rrec(const vt_trace *t, uint32_t rank, const vt_rrec *rr, int 
     putchar('\n');
 }
 
+/* --rank R: only rank R. */
+typedef struct one_rank {
+    uint32_t rank;
+    int one;
+} one_rank;
+
+static int rank_option(void *dest, const char *val, char *msg, size_t len)
+{
+    one_rank *sel = dest;
+    if (vt__parse_u32(val, &sel->rank))
+        return -1;
+    sel->one = 1;
+    return 0;
+}
+
 int vt__cmd_dump(int argc, char **argv)
 {
-    int json = 0, only_args = 0, one = 0;
-    uint32_t rank = 0;
+    int json = 0;
+    one_rank sel = {0, 0};
     const char *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_args && a[0] == '-' && a[1]) {
-            if (strcmp(a, "--") == 0) {
-                only_args = 1;
-            } else if (strcmp(a, "--json") == 0) {
-                json = 1;
-            } else if (strcmp(a, "--rank") == 0 || strncmp(a, "--rank=", 7) == 0) {
-                const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-                if (!v || vt__parse_u32(v, &rank))
-                    return vt__usage_error(vt__usage_dump, "dump: --rank needs a rank number");
-                one = 1;
-            } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                vt__usage_dump(stdout);
-                return VT_EXIT_OK;
-            } else {
-                return vt__usage_error(vt__usage_dump, "dump: unknown option '%s'", a);
-            }
-        } else if (dir) {
-            return vt__usage_error(vt__usage_dump, "dump: more than one trace directory");
-        } else {
-            dir = a;
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_dump, "dump: missing trace directory");
+    const vt__opt opts[] = {
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {NULL, "--rank", VT_OPT_CALL, .dest = &sel, .what = "a rank number", .flags = VT_OPT_EQ | VT_OPT_NEEDS,
+         .call = rank_option},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_dump, .opts = opts, .pos = {&dir}, .missing = "missing trace directory",
+                           .extra = "more than one trace directory", .extra_plain = 1, .prefix = "dump: ",
+                           .dashdash = 1};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
+    uint32_t rank = sel.rank;
+    int one = sel.one;
 
     vt_error err;
     vt_trace *t;

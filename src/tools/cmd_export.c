@@ -38,27 +38,15 @@ int vt__cmd_export(int argc, char **argv)
 {
     const char *fmt = NULL, *dir = NULL, *out = NULL;
     int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_export(stdout);
-            return VT_EXIT_OK;
-        } else if (!strncmp(a, "--format=", 9)) {
-            fmt = a + 9;
-        } else if ((!strcmp(a, "--format") || !strcmp(a, "-F")) && i + 1 < argc) {
-            fmt = argv[++i];
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_export, "unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else if (!out) {
-            out = a;
-        } else {
-            return vt__usage_error(vt__usage_export, "too many arguments ('%s')", a);
-        }
-    }
+    const vt__opt opts[] = {
+        {"-F", "--format", VT_OPT_STRING, .dest = &fmt, .flags = VT_OPT_EQ},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_export, .opts = opts, .pos = {&dir, &out}, .extra = "too many arguments"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
     if (!fmt)
         return vt__usage_error(vt__usage_export, "missing --format");
     const format *f = formats;

@@ -132,34 +132,21 @@ static void text_int(FILE *out, int width, int64_t v)
 
 int vt__cmd_info(int argc, char **argv)
 {
-    int json = 0, match = 1, quiet = 0;
+    int json = 0, no_match = 0, quiet = 0;
     const char *dir = NULL;
     vt__progress pr = {0};
-    int only_args = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_args && a[0] == '-' && a[1]) {
-            if (strcmp(a, "--") == 0)
-                only_args = 1;
-            else if (strcmp(a, "--json") == 0)
-                json = 1;
-            else if (strcmp(a, "--no-match") == 0)
-                match = 0;
-            else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
-                quiet = 1;
-            else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                vt__usage_info(stdout);
-                return VT_EXIT_OK;
-            } else
-                return vt__usage_error(vt__usage_info, "info: unknown option '%s'", a);
-        } else if (dir) {
-            return vt__usage_error(vt__usage_info, "info: more than one trace directory");
-        } else {
-            dir = a;
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_info, "info: missing trace directory");
+    const vt__opt opts[] = {
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {NULL, "--no-match", VT_OPT_FLAG, .dest = &no_match},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_info, .opts = opts, .pos = {&dir}, .missing = "missing trace directory",
+                           .extra = "more than one trace directory", .extra_plain = 1, .prefix = "info: ",
+                           .dashdash = 1};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
 
     vt_error err;
     vt_trace *t;
@@ -224,7 +211,7 @@ int vt__cmd_info(int argc, char **argv)
     }
     vt__progress_end(&pr);
     /* a scaled trace lacks records too: match what is there */
-    if (match && vt_trace_match(t, incomplete || scaled ? VT_MATCH_PARTIAL : 0, &m, &err)) {
+    if (!no_match && vt_trace_match(t, incomplete || scaled ? VT_MATCH_PARTIAL : 0, &m, &err)) {
         vt__fail(&err);
         goto out;
     }

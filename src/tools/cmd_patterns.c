@@ -183,48 +183,46 @@ static void print_text(const vt_trace *t, const char *dir, const vt_patterns *p)
     }
 }
 
+/* --plugin FILE: up to MAX_PLUGINS. */
+typedef struct plugin_files {
+    const char *v[MAX_PLUGINS];
+    size_t n;
+} plugin_files;
+
+static int plugin_file(void *dest, const char *val, char *msg, size_t len)
+{
+    plugin_files *pf = dest;
+    if (!*val)
+        return -1;
+    if (pf->n == MAX_PLUGINS) {
+        snprintf(msg, len, "more than %d plug-ins", MAX_PLUGINS);
+        return VT_EXIT_USAGE;
+    }
+    pf->v[pf->n++] = val;
+    return 0;
+}
+
 int vt__cmd_patterns(int argc, char **argv)
 {
-    int json = 0, only_args = 0;
+    int json = 0;
     const char *dir = NULL;
-    const char *paths[MAX_PLUGINS];
-    size_t npaths = 0;
-    const char **names = calloc((size_t)argc + 1, sizeof *names);
-    size_t nnames = 0;
-    if (!names) {
-        fprintf(stderr, "vtrace: out of memory\n");
-        return VT_EXIT_ERROR;
-    }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_args && a[0] == '-' && a[1]) {
-            if (strcmp(a, "--") == 0) {
-                only_args = 1;
-            } else if (strcmp(a, "--json") == 0) {
-                json = 1;
-            } else if (strcmp(a, "--pattern") == 0 && i + 1 < argc) {
-                names[nnames++] = argv[++i];
-            } else if (strcmp(a, "--plugin") == 0 || strncmp(a, "--plugin=", 9) == 0) {
-                const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-                if (!v || !*v)
-                    return vt__usage_error(vt__usage_patterns, "patterns: --plugin needs a file");
-                if (npaths == MAX_PLUGINS)
-                    return vt__usage_error(vt__usage_patterns, "patterns: more than %d plug-ins", MAX_PLUGINS);
-                paths[npaths++] = v;
-            } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                vt__usage_patterns(stdout);
-                return VT_EXIT_OK;
-            } else {
-                return vt__usage_error(vt__usage_patterns, "patterns: unknown option '%s'", a);
-            }
-        } else if (dir) {
-            return vt__usage_error(vt__usage_patterns, "patterns: more than one trace directory");
-        } else {
-            dir = a;
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_patterns, "patterns: missing trace directory");
+    plugin_files pf = {.n = 0};
+    vt__strlist names = {0};
+    const vt__opt opts[] = {
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {NULL, "--pattern", VT_OPT_LIST, .dest = &names},
+        {NULL, "--plugin", VT_OPT_CALL, .dest = &pf, .what = "a file", .flags = VT_OPT_EQ | VT_OPT_NEEDS,
+         .call = plugin_file},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_patterns, .opts = opts, .pos = {&dir},
+                           .missing = "missing trace directory", .extra = "more than one trace directory",
+                           .extra_plain = 1, .prefix = "patterns: ", .dashdash = 1};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
+    const char *const *paths = pf.v;
+    size_t npaths = pf.n;
 
     void *handles[MAX_PLUGINS];
     const vtrace_pattern *plugins[MAX_PLUGINS];
@@ -262,14 +260,14 @@ int vt__cmd_patterns(int argc, char **argv)
         }
     }
     /* every --pattern names a built-in pattern or a loaded plug-in's */
-    for (size_t k = 0; k < nnames && rc == VT_EXIT_OK; k++) {
+    for (size_t k = 0; k < names.n && rc == VT_EXIT_OK; k++) {
         int known = 0;
         for (int b = 0; b < VT_PAT_NBUILTIN && !known; b++)
-            known = same_name(names[k], vt_pattern_name((enum vt_pattern_id)b));
+            known = same_name(names.v[k], vt_pattern_name((enum vt_pattern_id)b));
         for (size_t q = 0; q < npaths && !known; q++)
-            known = same_name(names[k], plugins[q]->name);
+            known = same_name(names.v[k], plugins[q]->name);
         if (!known) {
-            fprintf(stderr, "vtrace: patterns: unknown pattern '%s'; the patterns are:", names[k]);
+            fprintf(stderr, "vtrace: patterns: unknown pattern '%s'; the patterns are:", names.v[k]);
             for (int b = 0; b < VT_PAT_NBUILTIN; b++)
                 fprintf(stderr, "%s '%s'", b ? "," : "", vt_pattern_name((enum vt_pattern_id)b));
             for (size_t q = 0; q < npaths; q++)
@@ -278,8 +276,8 @@ int vt__cmd_patterns(int argc, char **argv)
             rc = VT_EXIT_USAGE;
         }
     }
-    selected = names;
-    nselected = nnames;
+    selected = names.v;
+    nselected = names.n;
     if (rc == VT_EXIT_OK) {
         vt_error err;
         vt_trace *t;
@@ -300,6 +298,6 @@ int vt__cmd_patterns(int argc, char **argv)
     fflush(stdout);
     for (size_t k = nh; k > 0; k--)
         dlclose(handles[k - 1]);
-    free(names);
+    free(names.v);
     return rc;
 }

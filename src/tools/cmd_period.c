@@ -143,34 +143,19 @@ int vt__cmd_period(int argc, char **argv)
     const char *dir = NULL;
     uint32_t N = 64, M = 256, miniter = 3;
     int json = 0, quiet = 0, rc = VT_EXIT_ERROR;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_period(stdout);
-            return VT_EXIT_OK;
-        } else if (!strcmp(a, "--window") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &N) || N < 1 || N > 65536)
-                return vt__usage_error(vt__usage_period, "--window takes 1 to 65536, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--max-period") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &M) || M < 1 || M > 65536)
-                return vt__usage_error(vt__usage_period, "--max-period takes 1 to 65536, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--min-iterations") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &miniter) || miniter < 1)
-                return vt__usage_error(vt__usage_period, "--min-iterations takes a positive count, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return vt__usage_error(vt__usage_period, "unknown option '%s'", a);
-        } else if (!dir) {
-            dir = a;
-        } else {
-            return vt__usage_error(vt__usage_period, "one trace directory only ('%s')", a);
-        }
-    }
-    if (!dir)
-        return vt__usage_error(vt__usage_period, "missing trace directory");
+    const vt__opt opts[] = {
+        {NULL, "--window", VT_OPT_COUNT, .dest = &N, .lo = 1, .hi = 65536},
+        {NULL, "--max-period", VT_OPT_COUNT, .dest = &M, .lo = 1, .hi = 65536},
+        {NULL, "--min-iterations", VT_OPT_POSITIVE, .dest = &miniter},
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_period, .opts = opts, .pos = {&dir},
+                           .missing = "missing trace directory"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO)
+        return go;
     vt_trace *t = NULL;
     vt_error err;
     if (vt_trace_open(dir, &t, &err))

@@ -40,97 +40,49 @@ int vt__cmd_reduce(int argc, char **argv)
 {
     const char *in = NULL, *outdir = NULL, *threshold = NULL, *cands_opt = NULL, *broken = NULL, *polys_path = NULL;
     FILE *polys = NULL;
-    int json = 0, check = 0, nowrite = 0, compress = 1, m_opt = 0, k_opt = 0, room_opt = -1;
+    int json = 0, check = 0, nowrite = 0, nocompress = 0, m_opt = 0, k_opt = 0, room_opt = -1;
     int quiet = 0;
     vt__progress pr = {0};
     uint32_t nrandom = 0, seed = 1;
-    vt_scenario *sc = NULL;
-    size_t nsc = 0;
+    vt__scenarios sc = {0};
     char err[1024];
     int rc = VT_EXIT_ERROR;
     vt_trace *t = NULL;
     vt_matches *m = NULL;
     vt__cands cs = {0};
     vt_error verr;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_reduce(stdout);
-            rc = VT_EXIT_OK;
-            goto out;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--check")) {
-            check = 1;
-        } else if (!strcmp(a, "--no-write")) {
-            nowrite = 1;
-        } else if (!strcmp(a, "--no-compress")) {
-            compress = 0;
-        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
-            threshold = argv[++i];
-        } else if (!strcmp(a, "--candidates") && i + 1 < argc) {
-            cands_opt = argv[++i];
-        } else if ((!strcmp(a, "--m") || !strcmp(a, "--K")) && i + 1 < argc) {
-            int v;
-            if (vt_parse_int(argv[++i], 1, a[2] == 'm' ? 7 : 8, &v)) {
-                rc = vt__usage_error(vt__usage_reduce, "%s takes an integer from 1 to %d, not '%s'", a,
-                                     a[2] == 'm' ? 7 : 8, argv[i]);
-                goto out;
-            }
-            if (a[2] == 'm')
-                m_opt = v;
-            else
-                k_opt = v;
-        } else if (!strcmp(a, "--header-bytes") && i + 1 < argc) {
-            if (vt_parse_int(argv[++i], 0, 4096, &room_opt)) {
-                rc = vt__usage_error(vt__usage_reduce, "--header-bytes takes an integer from 0 to 4096, not '%s'",
-                                     argv[i]);
-                goto out;
-            }
-        } else if (!strcmp(a, "--polys") && i + 1 < argc) {
-            polys_path = argv[++i];
-        } else if (!strcmp(a, "--broken-rule") && i + 1 < argc) {
-            /* for the tests that prove the checks can fail (model.md §7.6) */
-            broken = argv[++i];
-        } else if ((!strcmp(a, "-s") || !strcmp(a, "--scenario")) && i + 1 < argc) {
-            if (vt__scenario_add(&sc, &nsc, argv[++i], err, sizeof err)) {
-                rc = vt__usage_error(vt__usage_reduce, "scenario %s", err);
-                goto out;
-            }
-        } else if ((!strcmp(a, "-f") || !strcmp(a, "--scenario-file")) && i + 1 < argc) {
-            if (vt__scenario_read_file(argv[++i], &sc, &nsc, err, sizeof err)) {
-                fprintf(stderr, "vtrace: %s\n", err);
-                goto out;
-            }
-        } else if ((!strcmp(a, "-r") || !strcmp(a, "--random")) && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &nrandom)) {
-                rc = vt__usage_error(vt__usage_reduce, "--random takes a count, not '%s'", argv[i]);
-                goto out;
-            }
-        } else if (!strcmp(a, "--seed") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &seed)) {
-                rc = vt__usage_error(vt__usage_reduce, "--seed takes a number, not '%s'", argv[i]);
-                goto out;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            rc = vt__usage_error(vt__usage_reduce, "unknown option '%s'", a);
-            goto out;
-        } else if (!in) {
-            in = a;
-        } else if (!outdir) {
-            outdir = a;
-        } else {
-            rc = vt__usage_error(vt__usage_reduce, "too many arguments ('%s')", a);
-            goto out;
-        }
+    const vt__opt opts[] = {
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {NULL, "--check", VT_OPT_FLAG, .dest = &check},
+        {NULL, "--no-write", VT_OPT_FLAG, .dest = &nowrite},
+        {NULL, "--no-compress", VT_OPT_FLAG, .dest = &nocompress},
+        {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        {NULL, "--candidates", VT_OPT_STRING, .dest = &cands_opt},
+        {NULL, "--m", VT_OPT_INT, .dest = &m_opt, .lo = 1, .hi = 7},
+        {NULL, "--K", VT_OPT_INT, .dest = &k_opt, .lo = 1, .hi = 8},
+        {NULL, "--header-bytes", VT_OPT_INT, .dest = &room_opt, .lo = 0, .hi = 4096},
+        {NULL, "--polys", VT_OPT_STRING, .dest = &polys_path},
+        /* for the tests that prove the checks can fail (model.md §7.6) */
+        {NULL, "--broken-rule", VT_OPT_STRING, .dest = &broken},
+        {"-s", "--scenario", VT_OPT_CALL, .dest = &sc, .call = vt__opt_scenario},
+        {"-f", "--scenario-file", VT_OPT_CALL, .dest = &sc, .call = vt__opt_scenario_file},
+        {"-r", "--random", VT_OPT_COUNT, .dest = &nrandom},
+        {NULL, "--seed", VT_OPT_COUNT, .dest = &seed, .what = "a number"},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_reduce, .opts = opts, .pos = {&in, &outdir},
+                           .extra = "too many arguments"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO) {
+        rc = go;
+        goto out;
     }
     if (!in || (!outdir && !nowrite)) {
         rc = vt__usage_error(vt__usage_reduce, "expected FULL and OUT directories");
         goto out;
     }
-    vt_reduce_opts o = {.out_dir = nowrite ? NULL : outdir, .check = check, .zstd_level = compress ? 3 : 0};
+    vt_reduce_opts o = {.out_dir = nowrite ? NULL : outdir, .check = check, .zstd_level = nocompress ? 0 : 3};
     if (broken) {
         if (!strcmp(broken, "nofold"))
             o.broken = VT_SYM_BROKEN_NOFOLD;
@@ -157,13 +109,8 @@ int vt__cmd_reduce(int argc, char **argv)
         goto out;
     }
     vt_model_params p;
-    vt_model_defaults(&p);
-    if (vt_model_params_parse(&p, vt_trace_config(t), err, sizeof err)) {
-        fprintf(stderr, "vtrace: %s: %s\n", in, err);
-        goto out;
-    }
-    if (threshold && vt_parse_duration(threshold, &p.theta)) {
-        rc = vt__usage_error(vt__usage_reduce, "--threshold takes a duration such as 500us, not '%s'", threshold);
+    if ((go = vt__model_params(t, in, threshold, vt__usage_reduce, &p)) != VT_ARGS_GO) {
+        rc = go;
         goto out;
     }
     if (cands_opt) {
@@ -184,16 +131,16 @@ int vt__cmd_reduce(int argc, char **argv)
             rc = vt__fail(&verr);
             goto out;
         }
-        if (vt__scenario_random(&cs, nrandom, seed, &sc, &nsc, err, sizeof err)) {
+        if (vt__scenario_random(&cs, nrandom, seed, &sc, err, sizeof err)) {
             fprintf(stderr, "vtrace: %s\n", err);
             goto out;
         }
     }
-    if (check && nsc == 0 && vt__scenario_add(&sc, &nsc, "", err, sizeof err))
+    if (check && sc.n == 0 && vt__scenario_add(&sc, "", err, sizeof err))
         goto out;
     /* m stays NULL: the replay under vt_reduce matches messages as it goes */
     vt_reduce_stats st;
-    if (vt_reduce(t, m, &p, sc, nsc, &o, &st, &verr)) {
+    if (vt_reduce(t, m, &p, sc.v, sc.n, &o, &st, &verr)) {
         rc = vt__fail(&verr);
         goto out;
     }
@@ -237,7 +184,7 @@ int vt__cmd_reduce(int argc, char **argv)
         printf("completions %" PRIu64 ", recorded %" PRIu64 "; overflow atoms %" PRIu64 "\n", st.completions,
                st.completions_kept, st.overflows);
         if (check)
-            printf("check    %" PRIu64 " (event, scenario) pairs over %zu scenarios: %s%s\n", st.checked, nsc,
+            printf("check    %" PRIu64 " (event, scenario) pairs over %zu scenarios: %s%s\n", st.checked, sc.n,
                    st.check_failures ? "FAILED: " : "all equal", st.check_failures ? st.first_failure : "");
     }
     rc = check && st.check_failures ? VT_EXIT_ERROR : VT_EXIT_OK;
@@ -247,9 +194,7 @@ out:
         fprintf(stderr, "vtrace: %s: cannot write the polynomial file\n", polys_path);
         rc = VT_EXIT_ERROR;
     }
-    for (size_t i = 0; i < nsc; i++)
-        vt_scenario_free(&sc[i]);
-    free(sc);
+    vt__scenarios_free(&sc);
     free(cs.v);
     vt_matches_free(m);
     vt_trace_close(t);

@@ -48,83 +48,42 @@ int vt__cmd_whatif(int argc, char **argv)
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
     uint32_t nrandom = 0, seed = 1;
-    vt_scenario *sc = NULL;
-    size_t nsc = 0;
+    vt__scenarios sc = {0};
+    vt__strlist files = {0}; /* read once the arguments are all valid */
     char err[1024];
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    size_t nfiles = 0;
     int rc = VT_EXIT_ERROR;
     vt_trace *t = NULL;
     vt_matches *m = NULL;
     vt__cands cs = {0};
     vt_error verr;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            vt__usage_whatif(stdout);
-            rc = VT_EXIT_OK;
-            goto out;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--clock-repair")) {
-            repair = 1;
-        } else if (!strcmp(a, "-l") || !strcmp(a, "--list-candidates")) {
-            list = 1;
-        } else if ((!strcmp(a, "-s") || !strcmp(a, "--scenario")) && i + 1 < argc) {
-            if (vt__scenario_add(&sc, &nsc, argv[++i], err, sizeof err)) {
-                rc = vt__usage_error(vt__usage_whatif, "scenario %s", err);
-                goto out;
-            }
-        } else if ((!strcmp(a, "-f") || !strcmp(a, "--scenario-file")) && i + 1 < argc) {
-            files[nfiles++] = argv[++i];
-        } else if ((!strcmp(a, "-r") || !strcmp(a, "--random")) && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &nrandom)) {
-                rc = vt__usage_error(vt__usage_whatif, "--random takes a count, not '%s'", argv[i]);
-                goto out;
-            }
-        } else if (!strcmp(a, "--seed") && i + 1 < argc) {
-            if (vt__parse_u32(argv[++i], &seed)) {
-                rc = vt__usage_error(vt__usage_whatif, "--seed takes a number, not '%s'", argv[i]);
-                goto out;
-            }
-        } else if (!strcmp(a, "--threshold") && i + 1 < argc) {
-            threshold = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            rc = vt__usage_error(vt__usage_whatif, "unknown option '%s'", a);
-            goto out;
-        } else if (!dir) {
-            dir = a;
-        } else {
-            rc = vt__usage_error(vt__usage_whatif, "one trace directory only ('%s')", a);
-            goto out;
-        }
-    }
-    if (!dir) {
-        rc = vt__usage_error(vt__usage_whatif, "missing trace directory");
+    const vt__opt opts[] = {
+        {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        {NULL, "--clock-repair", VT_OPT_FLAG, .dest = &repair},
+        {"-l", "--list-candidates", VT_OPT_FLAG, .dest = &list},
+        {"-s", "--scenario", VT_OPT_CALL, .dest = &sc, .call = vt__opt_scenario},
+        {"-f", "--scenario-file", VT_OPT_LIST, .dest = &files},
+        {"-r", "--random", VT_OPT_COUNT, .dest = &nrandom},
+        {NULL, "--seed", VT_OPT_COUNT, .dest = &seed, .what = "a number"},
+        {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        {0},
+    };
+    const vt__args args = {.usage = vt__usage_whatif, .opts = opts, .pos = {&dir},
+                           .missing = "missing trace directory"};
+    int go = vt__args_parse(&args, argc, argv);
+    if (go != VT_ARGS_GO) {
+        rc = go;
         goto out;
     }
-    for (size_t i = 0; i < nfiles; i++) {
-        if (vt__scenario_read_file(files[i], &sc, &nsc, err, sizeof err)) {
+    for (size_t i = 0; i < files.n; i++) {
+        if (vt__scenario_read_file(files.v[i], &sc, err, sizeof err)) {
             fprintf(stderr, "vtrace: %s\n", err);
             goto out;
         }
     }
-    if (vt_trace_open(dir, &t, &verr)) {
-        rc = vt__fail(&verr);
-        goto out;
-    }
-    vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
-    vt__progress_replays(&pr);
     vt_model_params p;
-    vt_model_defaults(&p);
-    if (vt_model_params_parse(&p, vt_trace_config(t), err, sizeof err)) {
-        fprintf(stderr, "vtrace: %s: %s\n", dir, err);
-        goto out;
-    }
-    if (threshold && vt_parse_duration(threshold, &p.theta)) {
-        rc = vt__usage_error(vt__usage_whatif, "--threshold takes a duration such as 500us, not '%s'", threshold);
+    if ((go = vt__replay_open(dir, threshold, quiet, vt__usage_whatif, &t, &pr, &p)) != VT_ARGS_GO) {
+        rc = go;
         goto out;
     }
     if (list || nrandom) {
@@ -139,19 +98,18 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = VT_EXIT_OK;
         goto out;
     }
-    if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, &nsc, err, sizeof err)) {
+    if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, err, sizeof err)) {
         fprintf(stderr, "vtrace: %s\n", err);
         goto out;
     }
-    if (nsc == 0 && vt__scenario_add(&sc, &nsc, "", err, sizeof err))
+    if (sc.n == 0 && vt__scenario_add(&sc, "", err, sizeof err))
         goto out;
-    /* the replay matches messages as it goes; the clock repair needs the whole matching */
-    if ((repair && vt_trace_match(t, 0, &m, &verr)) || vt__clock_repair(t, m, repair, &fix, &verr)) {
+    if (vt__clock_repair(t, repair, &m, &fix, &verr)) {
         rc = vt__fail(&verr);
         goto out;
     }
     vt_replay_result res;
-    if (vt_replay(t, NULL, &p, sc, nsc, &res, &verr)) {
+    if (vt_replay(t, NULL, &p, sc.v, sc.n, &res, &verr)) {
         rc = vt__fail(&verr);
         goto out;
     }
@@ -160,13 +118,13 @@ int vt__cmd_whatif(int argc, char **argv)
     for (uint32_t r = 0; r < res.nranks; r++)
         if (r == 0 || res.measured[r] > measured)
             measured = res.measured[r];
-    for (size_t k = 0; k < nsc; k++) {
+    for (size_t k = 0; k < sc.n; k++) {
         int64_t pred = res.total[k] - res.start, meas = measured - res.start;
         if (json) {
             int first = 1;
             fputc('{', stdout);
             vt__json_key(stdout, &first, "scenario");
-            vt__json_str(stdout, sc[k].text);
+            vt__json_str(stdout, sc.v[k].text);
             vt__json_key(stdout, &first, "predicted_ns");
             printf("%" PRId64, pred);
             vt__json_key(stdout, &first, "measured_ns");
@@ -183,7 +141,7 @@ int vt__cmd_whatif(int argc, char **argv)
                 printf("%s%" PRId64, r ? "," : "", res.ends[k * res.nranks + r]);
             fputs("]}\n", stdout);
         } else {
-            printf("scenario: %s\n", sc[k].text[0] ? sc[k].text : "(measured run)");
+            printf("scenario: %s\n", sc.v[k].text[0] ? sc.v[k].text : "(measured run)");
             printf("  predicted %.6f s, measured %.6f s, gain %.6f s (%.2f%%)\n", pred / 1e9, meas / 1e9,
                    (meas - pred) / 1e9, meas > 0 ? 100.0 * (double)(meas - pred) / (double)meas : 0.0);
             printf("  rank ends (s from start):");
@@ -196,10 +154,8 @@ int vt__cmd_whatif(int argc, char **argv)
     rc = VT_EXIT_OK;
 out:
     vt__progress_end(&pr);
-    for (size_t i = 0; i < nsc; i++)
-        vt_scenario_free(&sc[i]);
-    free(sc);
-    free(files);
+    vt__scenarios_free(&sc);
+    free(files.v);
     free(cs.v);
     vt_matches_free(m);
     vt_trace_close(t);

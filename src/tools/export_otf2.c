@@ -16,11 +16,11 @@
  * between records as "vtrace:aggregated", an MpiRecv for each message a COMP record keeps
  * and its MpiSend on the sender at its enter S. A reduced trace keeps neither the tag nor
  * the communicator of a message: they are MPI_COMM_WORLD and the send's sequence number
- * (low 32 bits), which pairs every send with its receive. */
+ * (low 32 bits), which pairs every send with its receive.
+ * This file writes the definitions and the archive; export_otf2_events.c the events
+ * (export_otf2.h). */
 #include "vt_config.h"
 #include "tools/export.h"
-#include "tools/progress.h"
-#include "util/codec.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -40,170 +40,17 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
 
 #else
 
-#include <otf2/otf2.h>
+#include "tools/export_otf2.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define ARCHIVE "traces"
 
-/* ------------------------------------------------------------------ small tables */
-
-typedef struct req_ent {
-    uint64_t key; /* request id (0: empty slot) */
-    int used;
-    int send, persistent, active, coll;
-    uint32_t comm;    /* OTF2 comm ref */
-    int64_t peer, tag;
-    uint64_t bytes;
-} req_ent;
-
-typedef struct req_map {
-    req_ent *v;
-    size_t cap, n;
-} req_map;
-
-static req_ent *req_find(req_map *m, uint64_t key, int create)
-{
-    if (create && (m->n + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 64;
-        req_ent *nv = calloc(ncap, sizeof *nv);
-        if (!nv)
-            return NULL;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->v[i].used)
-                continue;
-            size_t j = (m->v[i].key * 0x9e3779b97f4a7c15u) & (ncap - 1);
-            while (nv[j].used)
-                j = (j + 1) & (ncap - 1);
-            nv[j] = m->v[i];
-        }
-        free(m->v);
-        m->v = nv;
-        m->cap = ncap;
-    }
-    if (!m->cap)
-        return NULL;
-    size_t j = (key * 0x9e3779b97f4a7c15u) & (m->cap - 1);
-    while (m->v[j].used) {
-        if (m->v[j].key == key)
-            return &m->v[j];
-        j = (j + 1) & (m->cap - 1);
-    }
-    if (!create)
-        return NULL;
-    memset(&m->v[j], 0, sizeof m->v[j]);
-    m->v[j].used = 1;
-    m->v[j].key = key;
-    m->n++;
-    return &m->v[j];
-}
-
-/* Deletion by marking: the entry stays as a tombstone with active 0 and no side. */
-static void req_forget(req_ent *e)
-{
-    e->active = 0;
-    e->send = e->coll = 0;
-    e->persistent = 0;
-    e->comm = OTF2_UNDEFINED_COMM;
-}
-
-typedef struct gcomm {
-    uint64_t id;
-    uint32_t size;
-    const uint32_t *members;
-    int64_t parent_id; /* -1 none */
-    const char *how;
-} gcomm;
-
-typedef struct ex {
-    const vt_trace *t;
-    const vt__export_opts *o;
-    vt_error *err;
-    OTF2_Archive *ar;
-    uint32_t nranks;
-    int reduced;
-    /* strings */
-    char **strs;
-    size_t nstrs, capstrs;
-    /* regions: name string refs, one per distinct name */
-    const char **rnames;
-    size_t nregions, capregions;
-    uint32_t **rank_region; /* [rank][fn] -> region ref */
-    uint32_t r_flush, r_comp, r_aggr;
-    /* communicators */
-    gcomm *comms;
-    size_t ncomms, capcomms;
-    uint32_t **rank_comm; /* [rank][comm index] -> comm ref */
-    uint32_t world;       /* comm ref of MPI_COMM_WORLD, OTF2_UNDEFINED_COMM if none */
-    /* time range (global ns) and per-location first/last local time */
-    int64_t gmin, gmax;
-    int64_t *first, *last;
-    uint64_t *nevents;
-    /* reduced traces: messages by sender */
-    struct rsend {
-        int64_t S;
-        uint64_t seq;
-        uint32_t dst;
-        uint64_t bytes;
-    } **rsends;
-    size_t *nrsends;
-} ex;
-
-static char otf2_msg[512];
-
-static OTF2_ErrorCode otf2_error_cb(void *ud, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode code,
-                                    const char *fmt, va_list va)
-{
-    (void)ud;
-    (void)file;
-    (void)line;
-    (void)fn;
-    if (fmt)
-        vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
-    else
-        otf2_msg[0] = 0;
-    return code;
-}
-
-static int fail(ex *x, const char *what, OTF2_ErrorCode rc)
-{
-    snprintf(x->err->msg, sizeof x->err->msg, "%s: OTF2 error in %s: %s%s%s", x->o->out, what, OTF2_Error_GetName(rc),
-             otf2_msg[0] ? ": " : "", otf2_msg);
-    return -1;
-}
-
-static int oom(ex *x)
-{
-    snprintf(x->err->msg, sizeof x->err->msg, "%s: out of memory", x->o->out);
-    return -1;
-}
-
-#define CHECK(x, what, call)                                                                                           \
-    do {                                                                                                               \
-        OTF2_ErrorCode rc_ = (call);                                                                                   \
-        if (rc_ != OTF2_SUCCESS)                                                                                       \
-            return fail(x, what, rc_);                                                                                 \
-    } while (0)
-
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *nv = realloc(*v, n * elem);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = n;
-    return 0;
-}
+/* ------------------------------------------------------------------ definitions */
 
 /* String ref of S (linear search: the definitions are few). */
 static int str_ref(ex *x, const char *s, uint32_t *ref)
@@ -213,10 +60,10 @@ static int str_ref(ex *x, const char *s, uint32_t *ref)
             *ref = (uint32_t)i;
             return 0;
         }
-    if (grow((void **)&x->strs, &x->capstrs, x->nstrs + 1, sizeof *x->strs))
-        return oom(x);
+    if (vt__export_grow((void **)&x->strs, &x->capstrs, x->nstrs + 1, sizeof *x->strs))
+        return vt__otf2_oom(x);
     if (!(x->strs[x->nstrs] = strdup(s)))
-        return oom(x);
+        return vt__otf2_oom(x);
     *ref = (uint32_t)x->nstrs++;
     return 0;
 }
@@ -228,76 +75,17 @@ static int region_ref(ex *x, const char *name, uint32_t *ref)
             *ref = (uint32_t)i;
             return 0;
         }
-    if (grow((void **)&x->rnames, &x->capregions, x->nregions + 1, sizeof *x->rnames))
-        return oom(x);
+    if (vt__export_grow((void **)&x->rnames, &x->capregions, x->nregions + 1, sizeof *x->rnames))
+        return vt__otf2_oom(x);
     x->rnames[x->nregions] = name;
     *ref = (uint32_t)x->nregions++;
     return 0;
 }
 
-/* Name without "MPI_" and the large-count "_c" suffix, for classification. */
-static void base_name(const char *name, char *buf, size_t len)
-{
-    if (!strncmp(name, "MPI_", 4))
-        name += 4;
-    snprintf(buf, len, "%s", name);
-    size_t n = strlen(buf);
-    if (n > 2 && !strcmp(buf + n - 2, "_c"))
-        buf[n - 2] = 0;
-}
-
-static OTF2_CollectiveOp coll_op(const char *name, int *known)
-{
-    static const struct {
-        const char *n;
-        OTF2_CollectiveOp op;
-    } ops[] = {
-        {"Barrier", OTF2_COLLECTIVE_OP_BARRIER},
-        {"Bcast", OTF2_COLLECTIVE_OP_BCAST},
-        {"Gather", OTF2_COLLECTIVE_OP_GATHER},
-        {"Gatherv", OTF2_COLLECTIVE_OP_GATHERV},
-        {"Scatter", OTF2_COLLECTIVE_OP_SCATTER},
-        {"Scatterv", OTF2_COLLECTIVE_OP_SCATTERV},
-        {"Allgather", OTF2_COLLECTIVE_OP_ALLGATHER},
-        {"Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
-        {"Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
-        {"Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
-        {"Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW},
-        {"Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
-        {"Reduce", OTF2_COLLECTIVE_OP_REDUCE},
-        {"Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
-        {"Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK},
-        {"Scan", OTF2_COLLECTIVE_OP_SCAN},
-        {"Exscan", OTF2_COLLECTIVE_OP_EXSCAN},
-        {"Neighbor_allgather", OTF2_COLLECTIVE_OP_ALLGATHER},
-        {"Neighbor_allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
-        {"Neighbor_alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
-        {"Neighbor_alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
-        {"Neighbor_alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW},
-    };
-    char b[64];
-    base_name(name, b, sizeof b);
-    const char *n = b;
-    if (n[0] == 'I' && strcmp(n, "Init") && strncmp(n, "Intercomm", 9))
-        n++; /* non-blocking collectives: the role of their blocking form */
-    size_t l = strlen(n);
-    char c[64];
-    snprintf(c, sizeof c, "%s", n);
-    if (l > 5 && !strcmp(c + l - 5, "_init"))
-        c[l - 5] = 0; /* persistent collectives */
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(ops[i].n, c)) {
-            *known = 1;
-            return ops[i].op;
-        }
-    *known = 0;
-    return OTF2_COLLECTIVE_OP_BARRIER;
-}
-
 static OTF2_RegionRole region_role(const char *name)
 {
     int known;
-    OTF2_CollectiveOp op = coll_op(name, &known);
+    OTF2_CollectiveOp op = vt__otf2_coll_op(name, &known);
     if (known) {
         switch (op) {
         case OTF2_COLLECTIVE_OP_BARRIER: return OTF2_REGION_ROLE_BARRIER;
@@ -313,7 +101,7 @@ static OTF2_RegionRole region_role(const char *name)
         }
     }
     char b[64];
-    base_name(name, b, sizeof b);
+    vt__otf2_base_name(name, b, sizeof b);
     static const char *const p2p[] = {"Send", "Ssend", "Bsend", "Rsend", "Recv", "Isend", "Issend", "Ibsend",
                                       "Irsend", "Irecv", "Sendrecv", "Sendrecv_replace", "Isendrecv",
                                       "Isendrecv_replace", "Probe", "Iprobe", "Mprobe", "Improbe", "Mrecv", "Imrecv",
@@ -330,20 +118,18 @@ static OTF2_RegionRole region_role(const char *name)
     return OTF2_REGION_ROLE_FUNCTION;
 }
 
-/* ------------------------------------------------------------------ definitions */
-
 static int collect_defs(ex *x)
 {
     x->rank_region = calloc(x->nranks, sizeof *x->rank_region);
     x->rank_comm = calloc(x->nranks, sizeof *x->rank_comm);
     if (!x->rank_region || !x->rank_comm)
-        return oom(x);
+        return vt__otf2_oom(x);
     for (uint32_t r = 0; r < x->nranks; r++) {
         const vt_rank *rk = vt_trace_rank(x->t, r);
         x->rank_region[r] = calloc(rk->nfuncs + 1, sizeof **x->rank_region);
         x->rank_comm[r] = calloc(rk->ncomms + 1, sizeof **x->rank_comm);
         if (!x->rank_region[r] || !x->rank_comm[r])
-            return oom(x);
+            return vt__otf2_oom(x);
         for (size_t f = 0; f < rk->nfuncs; f++)
             if (region_ref(x, rk->funcs[f].name, &x->rank_region[r][f]))
                 return -1;
@@ -353,8 +139,8 @@ static int collect_defs(ex *x)
             while (k < x->ncomms && x->comms[k].id != vc->id)
                 k++;
             if (k == x->ncomms) {
-                if (grow((void **)&x->comms, &x->capcomms, x->ncomms + 1, sizeof *x->comms))
-                    return oom(x);
+                if (vt__export_grow((void **)&x->comms, &x->capcomms, x->ncomms + 1, sizeof *x->comms))
+                    return vt__otf2_oom(x);
                 gcomm *g = &x->comms[x->ncomms++];
                 g->id = vc->id;
                 g->size = vc->size;
@@ -376,25 +162,11 @@ static int collect_defs(ex *x)
     return 0;
 }
 
-/* Rank of world rank W in communicator C; OTF2_UNDEFINED_UINT32 when not a member. */
-static uint32_t comm_rank(const ex *x, uint32_t c, int64_t w)
-{
-    if (w < 0 || c >= x->ncomms)
-        return OTF2_UNDEFINED_UINT32;
-    const gcomm *g = &x->comms[c];
-    if ((uint64_t)w < g->size && g->members[w] == (uint32_t)w)
-        return (uint32_t)w;
-    for (uint32_t i = 0; i < g->size; i++)
-        if (g->members[i] == (uint32_t)w)
-            return i;
-    return OTF2_UNDEFINED_UINT32;
-}
-
 static int write_global_defs(ex *x)
 {
     OTF2_GlobalDefWriter *w = OTF2_Archive_GetGlobalDefWriter(x->ar);
     if (!w)
-        return fail(x, "OTF2_Archive_GetGlobalDefWriter", OTF2_ERROR_INVALID);
+        return vt__otf2_fail(x, "OTF2_Archive_GetGlobalDefWriter", OTF2_ERROR_INVALID);
     uint64_t goff = x->gmin > 0 ? (uint64_t)x->gmin : 0;
     uint64_t glen = x->gmax > x->gmin ? (uint64_t)(x->gmax - x->gmin) : 0;
     CHECK(x, "WriteClockProperties",
@@ -411,18 +183,16 @@ static int write_global_defs(ex *x)
     uint32_t *cname = calloc(x->ncomms + 1, sizeof *cname);
     int rc = -1;
     if (!rname || !host || !lname || !cname) {
-        oom(x);
+        vt__otf2_oom(x);
         goto out;
     }
     for (size_t i = 0; i < x->nregions; i++)
         if (str_ref(x, x->rnames[i], &rname[i]))
             goto out;
     for (uint32_t r = 0; r < x->nranks; r++) {
-        const vt_rank *rk = vt_trace_rank(x->t, r);
-        const char *h = rk->hostname && rk->hostname[0] ? rk->hostname : rk->global_hostname;
         char b[64];
         snprintf(b, sizeof b, "MPI Rank %" PRIu32, r);
-        if (str_ref(x, h && h[0] ? h : "unknown host", &host[r]) || str_ref(x, b, &lname[r]))
+        if (str_ref(x, vt__export_host(x->t, r), &host[r]) || str_ref(x, b, &lname[r]))
             goto out;
     }
     for (size_t k = 0; k < x->ncomms; k++) {
@@ -439,7 +209,7 @@ static int write_global_defs(ex *x)
     }
     for (size_t i = 0; i < x->nstrs; i++)
         if ((rc = OTF2_GlobalDefWriter_WriteString(w, (uint32_t)i, x->strs[i])) != OTF2_SUCCESS) {
-            rc = fail(x, "WriteString", (OTF2_ErrorCode)rc);
+            rc = vt__otf2_fail(x, "WriteString", (OTF2_ErrorCode)rc);
             goto out;
         }
     rc = -1;
@@ -454,7 +224,7 @@ static int write_global_defs(ex *x)
         OTF2_ErrorCode e = OTF2_GlobalDefWriter_WriteRegion(w, (uint32_t)i, rname[i], rname[i], s_empty, role, par,
                                                             OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0);
         if (e != OTF2_SUCCESS) {
-            fail(x, "WriteRegion", e);
+            vt__otf2_fail(x, "WriteRegion", e);
             goto out;
         }
     }
@@ -463,12 +233,12 @@ static int write_global_defs(ex *x)
     OTF2_ErrorCode e =
         OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, s_machine, s_mclass, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     if (e != OTF2_SUCCESS) {
-        fail(x, "WriteSystemTreeNode", e);
+        vt__otf2_fail(x, "WriteSystemTreeNode", e);
         goto out;
     }
     uint32_t *node = calloc(x->nranks, sizeof *node);
     if (!node) {
-        oom(x);
+        vt__otf2_oom(x);
         goto out;
     }
     uint32_t nnodes = 0;
@@ -490,7 +260,7 @@ static int write_global_defs(ex *x)
         e = OTF2_GlobalDefWriter_WriteLocation(w, r, lname[r], OTF2_LOCATION_TYPE_CPU_THREAD, x->nevents[r], r);
     free(node);
     if (e != OTF2_SUCCESS) {
-        fail(x, "WriteSystemTreeNode/LocationGroup/Location", e);
+        vt__otf2_fail(x, "WriteSystemTreeNode/LocationGroup/Location", e);
         goto out;
     }
 
@@ -498,7 +268,7 @@ static int write_global_defs(ex *x)
      * ranks per communicator (group k + 1 for communicator k). */
     uint64_t *mem = malloc(((size_t)x->nranks + 1) * sizeof *mem);
     if (!mem) {
-        oom(x);
+        vt__otf2_oom(x);
         goto out;
     }
     for (uint32_t r = 0; r < x->nranks; r++)
@@ -510,7 +280,7 @@ static int write_global_defs(ex *x)
         const gcomm *g = &x->comms[k];
         uint64_t *m = malloc(((size_t)g->size + 1) * sizeof *m);
         if (!m) {
-            oom(x);
+            vt__otf2_oom(x);
             goto out;
         }
         for (uint32_t i = 0; i < g->size; i++)
@@ -529,7 +299,7 @@ static int write_global_defs(ex *x)
         e = OTF2_GlobalDefWriter_WriteComm(w, (uint32_t)k, cname[k], (uint32_t)k + 1, parent, OTF2_COMM_FLAG_NONE);
     }
     if (e != OTF2_SUCCESS) {
-        fail(x, "WriteGroup/WriteComm", e);
+        vt__otf2_fail(x, "WriteGroup/WriteComm", e);
         goto out;
     }
     rc = 0;
@@ -548,7 +318,7 @@ static int write_local_defs(ex *x)
     for (uint32_t r = 0; r < x->nranks; r++) {
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(x->ar, r);
         if (!dw)
-            return fail(x, "OTF2_Archive_GetDefWriter", OTF2_ERROR_INVALID);
+            return vt__otf2_fail(x, "OTF2_Archive_GetDefWriter", OTF2_ERROR_INVALID);
         const vt_rank *rk = vt_trace_rank(x->t, r);
         const vt_clock *c = &rk->clock;
         /* vtrace's offset: linear between the two synchronisations, constant outside. */
@@ -569,340 +339,6 @@ static int write_local_defs(ex *x)
         CHECK(x, "OTF2_Archive_CloseDefWriter", OTF2_Archive_CloseDefWriter(x->ar, dw));
     }
     CHECK(x, "OTF2_Archive_CloseDefFiles", OTF2_Archive_CloseDefFiles(x->ar));
-    return 0;
-}
-
-/* ------------------------------------------------------------------ events */
-
-typedef struct loc {
-    ex *x;
-    uint32_t rank;
-    OTF2_EvtWriter *w;
-    int64_t last; /* last local time written */
-    int any;
-} loc;
-
-/* Local time, never before the previous one of the location (OTF2 wants them ordered). */
-static OTF2_TimeStamp ts(loc *l, int64_t t)
-{
-    if (l->any && t < l->last)
-        t = l->last;
-    if (t < 0)
-        t = 0;
-    if (!l->any) {
-        l->x->first[l->rank] = t;
-        l->any = 1;
-    }
-    l->last = t;
-    int64_t g = vt_global_time(l->x->t, l->rank, t);
-    if (g < l->x->gmin)
-        l->x->gmin = g;
-    if (g > l->x->gmax)
-        l->x->gmax = g;
-    return (OTF2_TimeStamp)t;
-}
-
-#define EV(l, what, call) CHECK((l)->x, what, call)
-
-static int ev_comm(loc *l, int64_t index, uint32_t *c)
-{
-    const vt_rank *rk = vt_trace_rank(l->x->t, l->rank);
-    if (index < 0 || (size_t)index >= rk->ncomms)
-        return 0;
-    *c = l->x->rank_comm[l->rank][index];
-    return 1;
-}
-
-static int full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
-{
-    const vt_trace *t = x->t;
-    uint32_t r = l->rank;
-    vt_cursor *cur;
-    if (vt_cursor_open(t, r, &cur, x->err))
-        return -1;
-    req_map reqs = {0}, msgs = {0};
-    vt_event ev;
-    int got, rc = -1;
-    while ((got = vt_cursor_next(cur, &ev, x->err)) == 1) {
-        if (++*done % 4096 == 0)
-            vt__progress_update(p, *done);
-        OTF2_EvtWriter *w = l->w;
-        if (ev.fn < 0) {
-            if (ev.code != VT_CODE_FLUSH)
-                continue;
-            if (OTF2_EvtWriter_Enter(w, NULL, ts(l, ev.enter), x->r_flush) != OTF2_SUCCESS ||
-                OTF2_EvtWriter_Leave(w, NULL, ts(l, ev.exit), x->r_flush) != OTF2_SUCCESS) {
-                fail(x, "EvtWriter_Enter/Leave", OTF2_ERROR_INVALID);
-                goto out;
-            }
-            continue;
-        }
-        const vt_function *f = vt_trace_function(t, r, ev.fn);
-        uint32_t region = x->rank_region[r][ev.fn];
-        unsigned fl = ev.fields;
-        char b[64];
-        base_name(f->name, b, sizeof b);
-        size_t bl = strlen(b);
-        int is_init = bl > 5 && !strcmp(b + bl - 5, "_init");
-        int is_probe = strstr(b, "probe") || strstr(b, "Probe"); /* Probe, Iprobe, Mprobe, Improbe */
-        uint32_t comm = OTF2_UNDEFINED_COMM;
-        int has_comm = (fl & VT_F_COMM) && ev_comm(l, ev.comm, &comm);
-        OTF2_ErrorCode e = OTF2_SUCCESS;
-        OTF2_TimeStamp t0 = ts(l, ev.enter);
-        e = OTF2_EvtWriter_Enter(w, NULL, t0, region);
-
-        int coll = (fl & VT_F_COLLSEQ) && !(fl & (VT_F_REQUEST | VT_F_NEWCOMM)) && has_comm;
-        int known = 0;
-        OTF2_CollectiveOp op = coll ? coll_op(f->name, &known) : OTF2_COLLECTIVE_OP_BARRIER;
-        coll = coll && known;
-        if (coll && e == OTF2_SUCCESS)
-            e = OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t0);
-
-        /* Send side at the enter. */
-        if ((fl & VT_F_PEER) && has_comm && e == OTF2_SUCCESS) {
-            if (fl & VT_F_REQUEST) {
-                req_ent *q = req_find(&reqs, ev.request, 1);
-                if (!q) {
-                    oom(x);
-                    goto out;
-                }
-                q->send = 1;
-                q->coll = 0;
-                q->comm = comm;
-                q->peer = ev.peer;
-                q->tag = ev.tag;
-                q->bytes = ev.bytes;
-                q->persistent = is_init;
-                q->active = !is_init && ev.peer >= 0;
-                if (q->active)
-                    e = OTF2_EvtWriter_MpiIsend(w, NULL, t0, comm_rank(x, comm, ev.peer), comm, (uint32_t)ev.tag,
-                                                ev.bytes, ev.request);
-            } else if (ev.peer >= 0) {
-                e = OTF2_EvtWriter_MpiSend(w, NULL, t0, comm_rank(x, comm, ev.peer), comm, (uint32_t)ev.tag, ev.bytes);
-            }
-        }
-        /* Non-blocking and persistent receives: their request. */
-        if ((fl & VT_F_REQUEST) && !(fl & (VT_F_PEER | VT_F_COLLSEQ | VT_F_NEWCOMM | VT_F_FILE)) &&
-            (has_comm || (fl & VT_F_MSG)) && e == OTF2_SUCCESS && ev.request) {
-            uint32_t c = comm;
-            if (!has_comm) { /* MPI_Imrecv: the communicator of its probe */
-                req_ent *m = req_find(&msgs, ev.msg, 0);
-                c = m ? m->comm : OTF2_UNDEFINED_COMM;
-            }
-            if (c != OTF2_UNDEFINED_COMM) {
-                req_ent *q = req_find(&reqs, ev.request, 1);
-                if (!q) {
-                    oom(x);
-                    goto out;
-                }
-                q->send = 0;
-                q->coll = 0;
-                q->comm = c;
-                q->persistent = is_init;
-                q->active = !is_init;
-                if (q->active)
-                    e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t0, ev.request);
-            }
-        } else if ((fl & VT_F_REQUEST) && (fl & (VT_F_COLLSEQ | VT_F_NEWCOMM | VT_F_FILE)) && ev.request) {
-            req_ent *q = req_find(&reqs, ev.request, 0); /* an id reused by another kind of request */
-            if (q)
-                req_forget(q);
-        }
-        /* Persistent requests started. */
-        for (size_t i = 0; i < ev.nstarted && e == OTF2_SUCCESS; i++) {
-            req_ent *q = req_find(&reqs, ev.started[i], 0);
-            if (!q || !q->persistent || q->comm == OTF2_UNDEFINED_COMM)
-                continue;
-            if (q->send && q->peer >= 0) {
-                q->active = 1;
-                e = OTF2_EvtWriter_MpiIsend(w, NULL, t0, comm_rank(x, q->comm, q->peer), q->comm, (uint32_t)q->tag,
-                                            q->bytes, ev.started[i]);
-            } else if (!q->send) {
-                q->active = 1;
-                e = OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t0, ev.started[i]);
-            }
-        }
-
-        OTF2_TimeStamp t1 = ts(l, ev.exit);
-        /* Blocking receives (probes receive nothing) at the exit. */
-        if ((fl & VT_F_RPEER) && !is_probe && e == OTF2_SUCCESS && ev.rpeer >= 0) {
-            uint32_t c = comm;
-            if (!has_comm) { /* MPI_Mrecv */
-                req_ent *m = req_find(&msgs, ev.msg, 0);
-                c = m ? m->comm : OTF2_UNDEFINED_COMM;
-            }
-            if (c != OTF2_UNDEFINED_COMM)
-                e = OTF2_EvtWriter_MpiRecv(w, NULL, t1, comm_rank(x, c, ev.rpeer), c, (uint32_t)ev.rtag, ev.rbytes);
-        }
-        if (is_probe && (fl & VT_F_MSG) && has_comm) { /* a matched message: its communicator */
-            req_ent *m = req_find(&msgs, ev.msg, 1);
-            if (!m) {
-                oom(x);
-                goto out;
-            }
-            m->comm = comm;
-        }
-        /* Completions. */
-        for (size_t i = 0; i < ev.ndone && e == OTF2_SUCCESS; i++) {
-            const vt_completion *d = &ev.done[i];
-            req_ent *q = req_find(&reqs, d->request, 0);
-            if (!q || !q->active || q->comm == OTF2_UNDEFINED_COMM)
-                continue;
-            if (d->flags & 2u)
-                e = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t1, d->request);
-            else if (q->send)
-                e = OTF2_EvtWriter_MpiIsendComplete(w, NULL, t1, d->request);
-            else if (d->peer >= 0)
-                e = OTF2_EvtWriter_MpiIrecv(w, NULL, t1, comm_rank(x, q->comm, d->peer), q->comm, (uint32_t)d->tag,
-                                            d->bytes, d->request);
-            else /* from MPI_PROC_NULL: no message, the request ends */
-                e = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t1, d->request);
-            q->active = 0;
-            if (!q->persistent)
-                req_forget(q);
-        }
-        if (!strcmp(b, "Request_free") && (fl & VT_F_REQUEST)) {
-            req_ent *q = req_find(&reqs, ev.request, 0);
-            if (q && !q->active)
-                req_forget(q);
-        }
-        if (coll && e == OTF2_SUCCESS) {
-            uint32_t root = OTF2_UNDEFINED_UINT32;
-            if ((fl & VT_F_ROOT) && ev.root >= 0)
-                root = comm_rank(x, comm, ev.root);
-            e = OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t1, op, comm, root, ev.bytes, ev.rbytes);
-        }
-        if (e == OTF2_SUCCESS)
-            e = OTF2_EvtWriter_Leave(w, NULL, t1, region);
-        if (e != OTF2_SUCCESS) {
-            fail(x, "an OTF2_EvtWriter call", e);
-            goto out;
-        }
-    }
-    if (got == 0)
-        rc = 0;
-out:
-    free(reqs.v);
-    free(msgs.v);
-    vt_cursor_close(cur);
-    return rc;
-}
-
-/* Reduced traces, first pass: every message a COMP record keeps, by sender. */
-static int collect_rsends(ex *x)
-{
-    size_t *cap = calloc(x->nranks, sizeof *cap);
-    x->rsends = calloc(x->nranks, sizeof *x->rsends);
-    x->nrsends = calloc(x->nranks, sizeof *x->nrsends);
-    if (!cap || !x->rsends || !x->nrsends) {
-        free(cap);
-        return oom(x);
-    }
-    int rc = 0;
-    for (uint32_t r = 0; r < x->nranks && !rc; r++) {
-        vt_cursor *cur;
-        if (vt_cursor_open(x->t, r, &cur, x->err)) {
-            rc = -1;
-            break;
-        }
-        vt_rrec rr;
-        int got;
-        while ((got = vt_cursor_next_reduced(cur, &rr, x->err)) == 1 && !rc) {
-            if (rr.kind != VT_RREC_COMP)
-                continue;
-            for (size_t i = 0; i < rr.nmsgs; i++) {
-                const vt_rmsg *m = &rr.msgs[i];
-                if (m->src >= x->nranks)
-                    continue;
-                if (grow((void **)&x->rsends[m->src], &cap[m->src], x->nrsends[m->src] + 1, sizeof **x->rsends)) {
-                    rc = oom(x);
-                    break;
-                }
-                struct rsend *s = &x->rsends[m->src][x->nrsends[m->src]++];
-                s->S = m->S;
-                s->seq = m->send_seq;
-                s->dst = r;
-                s->bytes = m->bytes;
-            }
-        }
-        if (got < 0)
-            rc = -1;
-        vt_cursor_close(cur);
-    }
-    free(cap);
-    return rc;
-}
-
-static int rsend_cmp(const void *a, const void *b)
-{
-    const struct rsend *p = a, *q = b;
-    if (p->seq != q->seq)
-        return p->seq < q->seq ? -1 : 1;
-    return p->dst < q->dst ? -1 : p->dst > q->dst;
-}
-
-/* The sends of the location with S before END, inside the span [.., END] just entered. */
-static OTF2_ErrorCode emit_rsends(ex *x, loc *l, size_t *next, int64_t end, int all)
-{
-    uint32_t r = l->rank;
-    OTF2_ErrorCode e = OTF2_SUCCESS;
-    while (*next < x->nrsends[r] && e == OTF2_SUCCESS && (all || x->rsends[r][*next].S < end)) {
-        const struct rsend *s = &x->rsends[r][(*next)++];
-        e = OTF2_EvtWriter_MpiSend(l->w, NULL, ts(l, s->S), s->dst, x->world, (uint32_t)s->seq, s->bytes);
-    }
-    return e;
-}
-
-static int reduced_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
-{
-    uint32_t r = l->rank;
-    vt_cursor *cur;
-    if (vt_cursor_open(x->t, r, &cur, x->err))
-        return -1;
-    vt_rrec rr;
-    int got, have_prev = 0;
-    int64_t prev_exit = 0;
-    size_t next = 0;
-    OTF2_ErrorCode e = OTF2_SUCCESS;
-    while (e == OTF2_SUCCESS && (got = vt_cursor_next_reduced(cur, &rr, x->err)) == 1) {
-        if (++*done % 4096 == 0)
-            vt__progress_update(p, *done);
-        /* The implicit stretch since the previous record. */
-        if (have_prev && rr.enter > prev_exit) {
-            e = OTF2_EvtWriter_Enter(l->w, NULL, ts(l, prev_exit), x->r_aggr);
-            if (e == OTF2_SUCCESS)
-                e = emit_rsends(x, l, &next, rr.enter, 0);
-            if (e == OTF2_SUCCESS)
-                e = OTF2_EvtWriter_Leave(l->w, NULL, ts(l, rr.enter), x->r_aggr);
-        }
-        have_prev = 1;
-        if (rr.exit > prev_exit || rr.kind == VT_RREC_START)
-            prev_exit = rr.exit;
-        if (e != OTF2_SUCCESS || rr.kind == VT_RREC_START || rr.kind == VT_RREC_END)
-            continue;
-        uint32_t region = x->r_comp;
-        if (rr.fn >= 0) {
-            if ((size_t)rr.fn >= vt_trace_rank(x->t, r)->nfuncs)
-                continue;
-            region = x->rank_region[r][rr.fn];
-        }
-        e = OTF2_EvtWriter_Enter(l->w, NULL, ts(l, rr.enter), region);
-        if (e == OTF2_SUCCESS)
-            e = emit_rsends(x, l, &next, rr.exit, 0);
-        if (rr.kind == VT_RREC_COMP)
-            for (size_t i = 0; i < rr.nmsgs && e == OTF2_SUCCESS; i++)
-                e = OTF2_EvtWriter_MpiRecv(l->w, NULL, ts(l, rr.exit), rr.msgs[i].src, x->world,
-                                           (uint32_t)rr.msgs[i].send_seq, rr.msgs[i].bytes);
-        if (e == OTF2_SUCCESS)
-            e = OTF2_EvtWriter_Leave(l->w, NULL, ts(l, rr.exit), region);
-    }
-    if (e == OTF2_SUCCESS && got >= 0) /* sends after the last record (none in a sound trace) */
-        e = emit_rsends(x, l, &next, 0, 1);
-    vt_cursor_close(cur);
-    if (got < 0)
-        return -1;
-    if (e != OTF2_SUCCESS)
-        return fail(x, "an OTF2_EvtWriter call", e);
     return 0;
 }
 
@@ -959,16 +395,13 @@ static int export_all(ex *x)
         snprintf(x->err->msg, sizeof x->err->msg, "%s: no rank defines MPI_COMM_WORLD", vt_trace_dir(x->t));
         return -1;
     }
-    if (x->reduced && collect_rsends(x))
+    if (x->reduced && vt__otf2_collect_rsends(x))
         return -1;
-    if (x->reduced)
-        for (uint32_t r = 0; r < x->nranks; r++)
-            qsort(x->rsends[r], x->nrsends[r], sizeof **x->rsends, rsend_cmp);
 
     x->ar = OTF2_Archive_Open(x->o->out, ARCHIVE, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!x->ar)
-        return fail(x, "OTF2_Archive_Open", OTF2_ERROR_INVALID);
+        return vt__otf2_fail(x, "OTF2_Archive_Open", OTF2_ERROR_INVALID);
     CHECK(x, "OTF2_Archive_SetFlushCallbacks", OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL));
     CHECK(x, "OTF2_Archive_SetSerialCollectiveCallbacks", OTF2_Archive_SetSerialCollectiveCallbacks(x->ar));
     CHECK(x, "OTF2_Archive_SetCreator", OTF2_Archive_SetCreator(x->ar, "vtrace export " PACKAGE_VERSION));
@@ -985,16 +418,16 @@ static int export_all(ex *x)
     for (uint32_t r = 0; r < x->nranks && !rc; r++) {
         loc l = {x, r, OTF2_Archive_GetEvtWriter(x->ar, r), 0, 0};
         if (!l.w) {
-            rc = fail(x, "OTF2_Archive_GetEvtWriter", OTF2_ERROR_INVALID);
+            rc = vt__otf2_fail(x, "OTF2_Archive_GetEvtWriter", OTF2_ERROR_INVALID);
             break;
         }
-        rc = x->reduced ? reduced_rank(x, &l, &p, &done) : full_rank(x, &l, &p, &done);
+        rc = x->reduced ? vt__otf2_reduced_rank(x, &l, &p, &done) : vt__otf2_full_rank(x, &l, &p, &done);
         x->last[r] = l.last;
         if (!rc && OTF2_EvtWriter_GetNumberOfEvents(l.w, &x->nevents[r]) != OTF2_SUCCESS)
-            rc = fail(x, "OTF2_EvtWriter_GetNumberOfEvents", OTF2_ERROR_INVALID);
+            rc = vt__otf2_fail(x, "OTF2_EvtWriter_GetNumberOfEvents", OTF2_ERROR_INVALID);
         OTF2_ErrorCode e = OTF2_Archive_CloseEvtWriter(x->ar, l.w);
         if (!rc && e != OTF2_SUCCESS)
-            rc = fail(x, "OTF2_Archive_CloseEvtWriter", e);
+            rc = vt__otf2_fail(x, "OTF2_Archive_CloseEvtWriter", e);
     }
     vt__progress_end(&p);
     if (rc)
@@ -1007,7 +440,7 @@ static int export_all(ex *x)
     OTF2_ErrorCode e = OTF2_Archive_Close(x->ar);
     x->ar = NULL;
     if (e != OTF2_SUCCESS)
-        return fail(x, "OTF2_Archive_Close", e);
+        return vt__otf2_fail(x, "OTF2_Archive_Close", e);
     return 0;
 }
 
@@ -1022,12 +455,11 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
     x.reduced = vt_trace_is_reduced(t);
     x.gmin = INT64_MAX;
     x.gmax = INT64_MIN;
-    otf2_msg[0] = 0;
-    OTF2_Error_RegisterCallback(otf2_error_cb, NULL);
+    vt__otf2_errors_init();
     x.first = calloc(x.nranks + 1, sizeof *x.first);
     x.last = calloc(x.nranks + 1, sizeof *x.last);
     x.nevents = calloc(x.nranks + 1, sizeof *x.nevents);
-    int rc = (!x.first || !x.last || !x.nevents) ? oom(&x) : export_all(&x);
+    int rc = (!x.first || !x.last || !x.nevents) ? vt__otf2_oom(&x) : export_all(&x);
     if (x.ar)
         OTF2_Archive_Close(x.ar);
     for (size_t i = 0; i < x.nstrs; i++)
@@ -1052,5 +484,4 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
     free(x.nevents);
     return rc;
 }
-
 #endif

@@ -162,14 +162,8 @@ static uint32_t intern(names *t, const char *s)
             return t->h[j];
         j = (j + 1) & (t->hcap - 1);
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        char **v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return 0;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (vt__export_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v))
+        return 0;
     char *c = strdup(s);
     if (!c)
         return 0;
@@ -278,16 +272,6 @@ static int close_out(pv *p, int rc)
     return rc;
 }
 
-static const char *host_of(const vt_trace *t, uint32_t r)
-{
-    const vt_rank *R = vt_trace_rank(t, r);
-    if (R && R->hostname && R->hostname[0])
-        return R->hostname;
-    if (R && R->global_hostname && R->global_hostname[0])
-        return R->global_hostname;
-    return "unknown host";
-}
-
 static int64_t gtime(const pv *p, uint32_t r, int64_t local)
 {
     return vt_global_time(p->t, r, local) - p->t0;
@@ -307,7 +291,7 @@ static int setup_defs(pv *p)
     if (!idx)
         return oom(p);
     for (uint32_t r = 0; r < p->nranks; r++) {
-        uint32_t node = intern(&p->hosts, host_of(p->t, r));
+        uint32_t node = intern(&p->hosts, vt__export_host(p->t, r));
         if (!node) {
             free(idx);
             return oom(p);
@@ -356,14 +340,8 @@ static int setup_defs(pv *p)
 static int comm_add(pv *p, uint32_t src, const comm *c)
 {
     comms *s = &p->cm[src];
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        comm *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return oom(p);
-        s->v = v;
-        s->cap = cap;
-    }
+    if (vt__export_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+        return oom(p);
     s->v[s->n++] = *c;
     return 0;
 }
@@ -392,69 +370,67 @@ typedef struct tpair {
     int64_t enter, exit;
 } tpair;
 
-typedef struct dref {
-    uint64_t done_index;
-    size_t pos;
-} dref;
+/* The full-trace prepass's state: per rank, the times of the call of every send and of
+ * the call that completed every receive; the times of the current record. */
+typedef struct prepass {
+    pv *p;
+    int have;
+    uint32_t rank;
+    tpair **st, **rt;
+    tpair cur;
+} prepass;
 
-static int cmp_dref(const void *a, const void *b)
+static int pre_record(void *arg, const vt_event *ev)
 {
-    const dref *x = a, *y = b;
-    if (x->done_index != y->done_index)
-        return x->done_index < y->done_index ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    prepass *q = arg;
+    q->cur = (tpair){vt_global_time(q->p->t, q->rank, ev->enter), vt_global_time(q->p->t, q->rank, ev->exit)};
+    extend(q->p, &q->have, q->cur.enter, q->cur.exit);
+    return 0;
+}
+
+static int pre_sent(void *arg, const vt_event *ev, size_t pos, uint64_t id)
+{
+    prepass *q = arg;
+    q->st[q->rank][pos] = q->cur;
+    return 0;
+}
+
+static int pre_completed(void *arg, const vt_event *ev, size_t pos, uint64_t id)
+{
+    prepass *q = arg;
+    q->rt[q->rank][pos] = q->cur;
+    return 0;
 }
 
 /* Full trace: one pass for the times of every send and of every receive's completing
  * call, then the messages per sender. */
 static int prepass_full(pv *p)
 {
-    vt_matches *m;
-    if (vt_trace_match(p->t, VT_MATCH_PARTIAL, &m, p->err))
+    static const vt__xcall_ops ops = {pre_record, pre_sent, pre_completed, NULL};
+    vt__xmsgs x;
+    if (vt__xmsgs_open(&x, p->t, p->prv, p->err))
         return -1;
-    int rc = -1, have = 0;
-    tpair **st = calloc(p->nranks + 1, sizeof *st), **rt = calloc(p->nranks + 1, sizeof *rt);
-    dref *dr = NULL;
-    if (!st || !rt) {
+    const vt_matches *m = x.m;
+    int rc = -1;
+    prepass q = {.p = p};
+    q.st = calloc(p->nranks + 1, sizeof *q.st);
+    q.rt = calloc(p->nranks + 1, sizeof *q.rt);
+    if (!q.st || !q.rt) {
         oom(p);
         goto out;
     }
     for (uint32_t r = 0; r < p->nranks; r++) {
         size_t ns, nr;
-        const vt_match_csend *cs = vt_matches_csends(m, r, &ns);
-        const vt_match_crecv *cr = vt_matches_crecvs(m, r, &nr);
-        st[r] = calloc(ns + 1, sizeof **st);
-        rt[r] = calloc(nr + 1, sizeof **rt);
-        dr = malloc((nr + 1) * sizeof *dr);
-        if (!st[r] || !rt[r] || !dr) {
+        vt_matches_csends(m, r, &ns);
+        vt_matches_crecvs(m, r, &nr);
+        q.st[r] = calloc(ns + 1, sizeof **q.st);
+        q.rt[r] = calloc(nr + 1, sizeof **q.rt);
+        if (!q.st[r] || !q.rt[r]) {
             oom(p);
             goto out;
         }
-        for (size_t j = 0; j < nr; j++)
-            dr[j] = (dref){cr[j].done_index, j};
-        qsort(dr, nr, sizeof *dr, cmp_dref);
-        vt_cursor *c;
-        if (vt_cursor_open(p->t, r, &c, p->err))
-            goto out;
-        vt_event ev;
-        int got;
-        size_t si = 0, di = 0;
-        while ((got = vt_cursor_next(c, &ev, p->err)) == 1) {
-            int64_t b = vt_global_time(p->t, r, ev.enter), e = vt_global_time(p->t, r, ev.exit);
-            extend(p, &have, b, e);
-            while (si < ns && cs[si].index < ev.index)
-                si++;
-            for (; si < ns && cs[si].index == ev.index; si++)
-                st[r][si] = (tpair){b, e};
-            while (di < nr && dr[di].done_index < ev.index)
-                di++;
-            for (; di < nr && dr[di].done_index == ev.index; di++)
-                rt[r][dr[di].pos] = (tpair){b, e};
-        }
-        vt_cursor_close(c);
-        free(dr);
-        dr = NULL;
-        if (got < 0)
+        q.rank = r;
+        if (vt__xmsgs_walk(&x, p->t, r, &ops, &q, p->prv, p->err))
             goto out;
     }
     size_t nkeys;
@@ -468,59 +444,52 @@ static int prepass_full(pv *p)
             const vt_match_key *k = &keys[cs[i].key];
             if (k->dst >= p->nranks)
                 continue;
-            const tpair *rx = &rt[k->dst][cs[i].recv_pos];
-            comm c = {st[s][i].enter, st[s][i].exit, rx->enter, rx->exit, s, k->dst, cs[i].bytes, k->tag};
+            const tpair *rx = &q.rt[k->dst][cs[i].recv_pos];
+            comm c = {q.st[s][i].enter, q.st[s][i].exit, rx->enter, rx->exit, s, k->dst, cs[i].bytes, k->tag};
             if (comm_add(p, s, &c))
                 goto out;
         }
     }
     rc = 0;
 out:
-    free(dr);
     for (uint32_t r = 0; r < p->nranks; r++) {
-        if (st)
-            free(st[r]);
-        if (rt)
-            free(rt[r]);
+        if (q.st)
+            free(q.st[r]);
+        if (q.rt)
+            free(q.rt[r]);
     }
-    free(st);
-    free(rt);
-    vt_matches_free(m);
+    free(q.st);
+    free(q.rt);
+    vt__xmsgs_close(&x);
     return rc;
 }
 
 /* Reduced trace: the messages its COMP records name, from the sender's S. */
+typedef struct rpre {
+    pv *p;
+    int have;
+} rpre;
+
+static int rpre_record(void *arg, uint32_t r, const vt_rrec *rr)
+{
+    rpre *q = arg;
+    extend(q->p, &q->have, vt_global_time(q->p->t, r, rr->enter), vt_global_time(q->p->t, r, rr->exit));
+    return 0;
+}
+
+static int rpre_message(void *arg, uint32_t r, const vt_rrec *rr, const vt_rmsg *msg, uint64_t id)
+{
+    pv *p = ((rpre *)arg)->p;
+    int64_t S = vt_global_time(p->t, msg->src, msg->S);
+    comm cm = {S, S, vt_global_time(p->t, r, rr->enter), vt_global_time(p->t, r, rr->exit), msg->src, r, msg->bytes, 0};
+    return comm_add(p, msg->src, &cm);
+}
+
 static int prepass_reduced(pv *p)
 {
-    int have = 0;
-    for (uint32_t r = 0; r < p->nranks; r++) {
-        vt_cursor *c;
-        if (vt_cursor_open(p->t, r, &c, p->err))
-            return -1;
-        vt_rrec rr;
-        int got;
-        while ((got = vt_cursor_next_reduced(c, &rr, p->err)) == 1) {
-            int64_t b = vt_global_time(p->t, r, rr.enter), e = vt_global_time(p->t, r, rr.exit);
-            extend(p, &have, b, e);
-            if (rr.kind != VT_RREC_COMP)
-                continue;
-            for (size_t i = 0; i < rr.nmsgs; i++) {
-                const vt_rmsg *msg = &rr.msgs[i];
-                if (msg->src >= p->nranks)
-                    continue;
-                int64_t S = vt_global_time(p->t, msg->src, msg->S);
-                comm cm = {S, S, b, e, msg->src, r, msg->bytes, 0};
-                if (comm_add(p, msg->src, &cm)) {
-                    vt_cursor_close(c);
-                    return -1;
-                }
-            }
-        }
-        vt_cursor_close(c);
-        if (got < 0)
-            return -1;
-    }
-    return 0;
+    static const vt__xrrec_ops ops = {rpre_record, rpre_message};
+    rpre q = {p, 0};
+    return vt__xrrecs_walk(p->t, &ops, &q, p->err);
 }
 
 /* ------------------------------------------------------------------ streams */
@@ -819,7 +788,7 @@ static int write_row(pv *p)
         fprintf(p->f, "%s\n", p->hosts.v[n]);
     fprintf(p->f, "\nLEVEL THREAD SIZE %" PRIu32 "\n", p->nranks);
     for (uint32_t r = 0; r < p->nranks; r++)
-        fprintf(p->f, "rank %" PRIu32 " (%s)\n", r, host_of(p->t, r));
+        fprintf(p->f, "rank %" PRIu32 " (%s)\n", r, vt__export_host(p->t, r));
     return close_out(p, 0);
 }
 

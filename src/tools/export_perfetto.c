@@ -38,6 +38,13 @@ typedef struct pf {
     size_t nlanes, lanes_cap;
     vt__progress prog;
     uint64_t done;
+    /* the record being written (full traces): its rank, lane and the time of its flows
+     * (flows 0: none) */
+    uint32_t rank;
+    size_t lane;
+    int flows;
+    int64_t flow_ts;
+    struct rsends *rsends; /* reduced traces: the recorded messages, per sender */
 } pf;
 
 static int oom(pf *p)
@@ -50,16 +57,6 @@ static int write_failed(pf *p)
 {
     snprintf(p->err->msg, sizeof p->err->msg, "%s: cannot write: %s", p->path, strerror(errno ? errno : EIO));
     return -1;
-}
-
-static const char *host_of(const vt_trace *t, uint32_t r)
-{
-    const vt_rank *R = vt_trace_rank(t, r);
-    if (R && R->hostname && R->hostname[0])
-        return R->hostname;
-    if (R && R->global_hostname && R->global_hostname[0])
-        return R->global_hostname;
-    return "unknown host";
 }
 
 static uint32_t pid_of(uint32_t r)
@@ -118,14 +115,8 @@ static int lane_for(pf *p, uint32_t r, int64_t b, int64_t e, size_t *lane)
             *lane = i;
             return 0;
         }
-    if (p->nlanes == p->lanes_cap) {
-        size_t cap = p->lanes_cap ? 2 * p->lanes_cap : 4;
-        int64_t *v = realloc(p->lane_end, cap * sizeof *v);
-        if (!v)
-            return oom(p);
-        p->lane_end = v;
-        p->lanes_cap = cap;
-    }
+    if (vt__export_grow((void **)&p->lane_end, &p->lanes_cap, p->nlanes + 1, sizeof *p->lane_end))
+        return oom(p);
     *lane = p->nlanes;
     p->lane_end[p->nlanes++] = e;
     meta_thread(p, r, *lane);
@@ -135,12 +126,8 @@ static int lane_for(pf *p, uint32_t r, int64_t b, int64_t e, size_t *lane)
 /* A new rank: lane 0 only (named in write_metadata). */
 static int lanes_reset(pf *p)
 {
-    if (!p->lanes_cap) {
-        p->lane_end = malloc(4 * sizeof *p->lane_end);
-        if (!p->lane_end)
-            return oom(p);
-        p->lanes_cap = 4;
-    }
+    if (vt__export_grow((void **)&p->lane_end, &p->lanes_cap, 1, sizeof *p->lane_end))
+        return oom(p);
     p->lane_end[0] = INT64_MIN;
     p->nlanes = 1;
     return 0;
@@ -271,7 +258,7 @@ static void write_metadata(pf *p)
 {
     for (uint32_t r = 0; r < p->nranks; r++) {
         char name[320];
-        snprintf(name, sizeof name, "rank %" PRIu32 " (%s)", r, host_of(p->t, r));
+        snprintf(name, sizeof name, "rank %" PRIu32 " (%s)", r, vt__export_host(p->t, r));
         ev_open(p);
         fprintf(p->f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu32 ",\"args\":{\"name\":", pid_of(r));
         vt__json_str(p->f, name);
@@ -286,19 +273,6 @@ static void write_metadata(pf *p)
 }
 
 /* ------------------------------------------------------------------ full traces */
-
-typedef struct done_ref {
-    uint64_t done_index;
-    uint64_t id;
-} done_ref;
-
-static int cmp_done(const void *a, const void *b)
-{
-    const done_ref *x = a, *y = b;
-    if (x->done_index != y->done_index)
-        return x->done_index < y->done_index ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
 
 static void call_args(pf *p, uint32_t r, const vt_event *ev)
 {
@@ -349,113 +323,79 @@ static void call_args(pf *p, uint32_t r, const vt_event *ev)
         arg_site(p, &first, r, ev->callsite);
 }
 
-static int full_rank(pf *p, const vt_matches *m, const uint64_t *send_base, uint32_t r)
+/* A record of a full trace: an instant (MARKER, STOPPED) or a slice on a lane, then the
+ * flows of the messages it starts and completes (vt__xmsgs_walk). */
+static int full_record(void *arg, const vt_event *ev)
 {
-    size_t ns, nr, nkeys;
-    const vt_match_csend *cs = vt_matches_csends(m, r, &ns);
-    const vt_match_crecv *cr = vt_matches_crecvs(m, r, &nr);
-    const vt_match_key *keys = vt_matches_keys(m, &nkeys);
-    done_ref *dr = NULL;
-    size_t ndr = 0;
-    if (nr) {
-        dr = malloc(nr * sizeof *dr);
-        if (!dr)
-            return oom(p);
-        for (size_t j = 0; j < nr; j++) {
-            if (cr[j].send_pos == VT_MPOS_NONE || cr[j].key >= nkeys)
-                continue;
-            uint32_t src = keys[cr[j].key].src;
-            dr[ndr].done_index = cr[j].done_index;
-            dr[ndr].id = send_base[src] + cr[j].send_pos + 1;
-            ndr++;
-        }
-        qsort(dr, ndr, sizeof *dr, cmp_done);
+    pf *p = arg;
+    uint32_t r = p->rank;
+    int64_t b = gtime(p, r, ev->enter), e = gtime(p, r, ev->exit);
+    if (e < b)
+        e = b;
+    p->flows = 0;
+    if (ev->code == VT_CODE_MARKER || ev->code == VT_CODE_STOPPED) {
+        ev_open(p);
+        fprintf(p->f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"%s\",\"cat\":\"vtrace\",\"pid\":%" PRIu32
+                      ",\"tid\":%" PRIu64 ",\"ts\":",
+                ev->code == VT_CODE_MARKER ? "MARKER" : "vtrace:stopped", pid_of(r), tid_of(p, r, 0));
+        put_us(p->f, b);
+        if (ev->code == VT_CODE_MARKER)
+            fprintf(p->f, ",\"args\":{\"kind\":%" PRIu64 ",\"value\":%" PRId64 "}}", ev->marker_kind,
+                    ev->marker_value);
+        else
+            fprintf(p->f, ",\"args\":{\"reason\":%" PRIu64 "}}", ev->stop_reason);
+        return 0;
     }
-    vt_cursor *c;
-    if (vt_cursor_open(p->t, r, &c, p->err)) {
-        free(dr);
+    if (lane_for(p, r, b, e, &p->lane))
         return -1;
+    if (ev->code == VT_CODE_FLUSH) {
+        slice_open(p, r, p->lane, "vtrace:flush", "vtrace", b, e);
+    } else {
+        const vt_function *fn = vt_trace_function(p->t, r, ev->fn);
+        slice_open(p, r, p->lane, fn ? fn->name : "MPI_?", "mpi", b, e);
+        call_args(p, r, ev);
     }
-    if (lanes_reset(p))
-        goto fail;
-    size_t si = 0, di = 0;
-    vt_event ev;
-    int got;
-    while ((got = vt_cursor_next(c, &ev, p->err)) == 1) {
-        int64_t b = gtime(p, r, ev.enter), e = gtime(p, r, ev.exit);
-        if (e < b)
-            e = b;
-        if (ev.code == VT_CODE_MARKER || ev.code == VT_CODE_STOPPED) {
-            ev_open(p);
-            fprintf(p->f, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"%s\",\"cat\":\"vtrace\",\"pid\":%" PRIu32
-                          ",\"tid\":%" PRIu64 ",\"ts\":",
-                    ev.code == VT_CODE_MARKER ? "MARKER" : "vtrace:stopped", pid_of(r), tid_of(p, r, 0));
-            put_us(p->f, b);
-            if (ev.code == VT_CODE_MARKER)
-                fprintf(p->f, ",\"args\":{\"kind\":%" PRIu64 ",\"value\":%" PRId64 "}}", ev.marker_kind,
-                        ev.marker_value);
-            else
-                fprintf(p->f, ",\"args\":{\"reason\":%" PRIu64 "}}", ev.stop_reason);
-        } else {
-            size_t lane;
-            if (lane_for(p, r, b, e, &lane))
-                goto fail;
-            if (ev.code == VT_CODE_FLUSH) {
-                slice_open(p, r, lane, "vtrace:flush", "vtrace", b, e);
-            } else {
-                const vt_function *fn = vt_trace_function(p->t, r, ev.fn);
-                slice_open(p, r, lane, fn ? fn->name : "MPI_?", "mpi", b, e);
-                call_args(p, r, &ev);
-            }
-            slice_close(p);
-            int64_t ts = mid(b, e);
-            while (si < ns && cs[si].index < ev.index)
-                si++;
-            for (; si < ns && cs[si].index == ev.index; si++)
-                if (cs[si].recv_pos != VT_MPOS_NONE)
-                    flow(p, 's', r, lane, ts, send_base[r] + si + 1);
-            while (di < ndr && dr[di].done_index < ev.index)
-                di++;
-            for (; di < ndr && dr[di].done_index == ev.index; di++)
-                flow(p, 'f', r, lane, ts, dr[di].id);
-        }
-        vt__progress_update(&p->prog, ++p->done);
-        if (ferror(p->f)) {
-            write_failed(p);
-            goto fail;
-        }
-    }
-    if (got < 0)
-        goto fail;
-    vt_cursor_close(c);
-    free(dr);
+    slice_close(p);
+    p->flows = 1;
+    p->flow_ts = mid(b, e);
     return 0;
-fail:
-    vt_cursor_close(c);
-    free(dr);
-    return -1;
+}
+
+static int full_sent(void *arg, const vt_event *ev, size_t pos, uint64_t id)
+{
+    pf *p = arg;
+    if (p->flows && id)
+        flow(p, 's', p->rank, p->lane, p->flow_ts, id);
+    return 0;
+}
+
+static int full_completed(void *arg, const vt_event *ev, size_t pos, uint64_t id)
+{
+    pf *p = arg;
+    if (p->flows && id)
+        flow(p, 'f', p->rank, p->lane, p->flow_ts, id);
+    return 0;
+}
+
+static int full_done(void *arg, const vt_event *ev)
+{
+    pf *p = arg;
+    vt__progress_update(&p->prog, ++p->done);
+    return ferror(p->f) ? write_failed(p) : 0;
 }
 
 static int export_full(pf *p)
 {
-    vt_matches *m;
-    if (vt_trace_match(p->t, VT_MATCH_PARTIAL, &m, p->err))
+    static const vt__xcall_ops ops = {full_record, full_sent, full_completed, full_done};
+    vt__xmsgs x;
+    if (vt__xmsgs_open(&x, p->t, p->path, p->err))
         return -1;
-    uint64_t *send_base = calloc(p->nranks + 1, sizeof *send_base);
-    if (!send_base) {
-        vt_matches_free(m);
-        return oom(p);
-    }
-    for (uint32_t r = 0; r < p->nranks; r++) {
-        size_t n;
-        vt_matches_csends(m, r, &n);
-        send_base[r + 1] = send_base[r] + n;
-    }
     int rc = 0;
-    for (uint32_t r = 0; r < p->nranks && !rc; r++)
-        rc = full_rank(p, m, send_base, r);
-    free(send_base);
-    vt_matches_free(m);
+    for (uint32_t r = 0; r < p->nranks && !rc; r++) {
+        p->rank = r;
+        rc = lanes_reset(p) || vt__xmsgs_walk(&x, p->t, r, &ops, p, p->path, p->err) ? -1 : 0;
+    }
+    vt__xmsgs_close(&x);
     return rc;
 }
 
@@ -481,46 +421,27 @@ static int cmp_rsend(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Message ids are given in the order the COMP records name them (rank by rank): the
- * first pass collects the sends, the second names the receives alike. */
-static int collect_rsends(pf *p, rsends *L)
+/* A message a COMP record names, on its sender's list. Message ids are given in the
+ * order the COMP records name them (rank by rank): this first pass collects the sends,
+ * the second names the receives alike. */
+static int add_rsend(void *arg, uint32_t rank, const vt_rrec *rr, const vt_rmsg *msg, uint64_t id)
 {
-    uint64_t id = 0;
-    for (uint32_t r = 0; r < p->nranks; r++) {
-        vt_cursor *c;
-        if (vt_cursor_open(p->t, r, &c, p->err))
-            return -1;
-        vt_rrec rr;
-        int got;
-        while ((got = vt_cursor_next_reduced(c, &rr, p->err)) == 1) {
-            if (rr.kind != VT_RREC_COMP)
-                continue;
-            for (size_t i = 0; i < rr.nmsgs; i++) {
-                const vt_rmsg *msg = &rr.msgs[i];
-                ++id;
-                if (msg->src >= p->nranks)
-                    continue;
-                rsends *s = &L[msg->src];
-                if (s->n == s->cap) {
-                    size_t cap = s->cap ? 2 * s->cap : 16;
-                    rsend *v = realloc(s->v, cap * sizeof *v);
-                    if (!v) {
-                        vt_cursor_close(c);
-                        return oom(p);
-                    }
-                    s->v = v;
-                    s->cap = cap;
-                }
-                s->v[s->n++] = (rsend){msg->send_seq, gtime(p, msg->src, msg->S), id};
-            }
-        }
-        vt_cursor_close(c);
-        if (got < 0)
-            return -1;
-    }
+    pf *p = arg;
+    rsends *s = &p->rsends[msg->src];
+    if (vt__export_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+        return oom(p);
+    s->v[s->n++] = (rsend){msg->send_seq, gtime(p, msg->src, msg->S), id};
+    return 0;
+}
+
+static int collect_rsends(pf *p)
+{
+    static const vt__xrrec_ops ops = {NULL, add_rsend};
+    if (vt__xrrecs_walk(p->t, &ops, p, p->err))
+        return -1;
     for (uint32_t r = 0; r < p->nranks; r++)
-        if (L[r].n)
-            qsort(L[r].v, L[r].n, sizeof *L[r].v, cmp_rsend);
+        if (p->rsends[r].n)
+            qsort(p->rsends[r].v, p->rsends[r].n, sizeof *p->rsends[r].v, cmp_rsend);
     return 0;
 }
 
@@ -659,13 +580,15 @@ static int export_reduced(pf *p)
     rsends *L = calloc(p->nranks ? p->nranks : 1, sizeof *L);
     if (!L)
         return oom(p);
-    int rc = collect_rsends(p, L);
+    p->rsends = L;
+    int rc = collect_rsends(p);
     uint64_t next_id = 0;
     for (uint32_t r = 0; r < p->nranks && !rc; r++)
         rc = reduced_rank(p, &L[r], r, &next_id);
     for (uint32_t r = 0; r < p->nranks; r++)
         free(L[r].v);
     free(L);
+    p->rsends = NULL;
     return rc;
 }
 

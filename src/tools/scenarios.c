@@ -35,21 +35,50 @@ static uint64_t rnd(uint64_t *s)
     return *s * 0x2545f4914f6cdd1dull;
 }
 
-int vt__scenario_add(vt_scenario **sc, size_t *n, const char *text, char *err, size_t errlen)
+int vt__scenario_add(vt__scenarios *l, const char *text, char *err, size_t errlen)
 {
-    vt_scenario *nv = realloc(*sc, (*n + 1) * sizeof **sc);
+    vt_scenario *nv = realloc(l->v, (l->n + 1) * sizeof *l->v);
     if (!nv) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    *sc = nv;
-    if (vt_scenario_parse(text, &nv[*n], err, errlen))
+    l->v = nv;
+    if (vt_scenario_parse(text, &nv[l->n], err, errlen))
         return -1;
-    (*n)++;
+    l->n++;
     return 0;
 }
 
-int vt__scenario_read_file(const char *path, vt_scenario **sc, size_t *n, char *err, size_t errlen)
+void vt__scenarios_free(vt__scenarios *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        vt_scenario_free(&l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+int vt__opt_scenario(void *list, const char *text, char *msg, size_t len)
+{
+    char err[1024];
+    if (vt__scenario_add(list, text, err, sizeof err)) {
+        snprintf(msg, len, "scenario %s", err);
+        return VT_EXIT_USAGE;
+    }
+    return 0;
+}
+
+int vt__opt_scenario_file(void *list, const char *path, char *msg, size_t len)
+{
+    char err[1024];
+    if (vt__scenario_read_file(path, list, err, sizeof err)) {
+        snprintf(msg, len, "%s", err);
+        return VT_EXIT_ERROR;
+    }
+    return 0;
+}
+
+int vt__scenario_read_file(const char *path, vt__scenarios *l, char *err, size_t errlen)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!f) {
@@ -68,7 +97,7 @@ int vt__scenario_read_file(const char *path, vt_scenario **sc, size_t *n, char *
             *hash = '\0';
         line[strcspn(line, "\r\n")] = '\0';
         char e[512];
-        if (vt__scenario_add(sc, n, line, e, sizeof e)) {
+        if (vt__scenario_add(l, line, e, sizeof e)) {
             snprintf(err, errlen, "%s: line %u: %s", path, lineno, e);
             rc = -1;
             break;
@@ -80,7 +109,7 @@ int vt__scenario_read_file(const char *path, vt_scenario **sc, size_t *n, char *
     return rc;
 }
 
-int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt_scenario **sc, size_t *n, char *err,
+int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt__scenarios *l, char *err,
                         size_t errlen)
 {
     if (cs->oom) {
@@ -122,7 +151,7 @@ int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt_s
             memcpy(text + len, item, il + 1);
             len += il;
         }
-        int bad = vt__scenario_add(sc, n, text, err, errlen);
+        int bad = vt__scenario_add(l, text, err, errlen);
         free(text);
         if (bad)
             return -1;

@@ -4,6 +4,7 @@
 
 #include "format/reader.h"
 #include "analysis/replay.h"
+#include "tools/args.h" /* options and usage errors; vt__fail */
 
 #include <stdio.h>
 
@@ -45,7 +46,6 @@ void vt__usage_patterns(FILE *out);
 int vt__cmd_compensate(int argc, char **argv);
 void vt__usage_compensate(FILE *out);
 
-/* "vtrace: MESSAGE" on stderr; returns VT_EXIT_ERROR. */
 /* Candidates (vt_replay_candidates) and scenario lists, shared by the subcommands. */
 typedef struct vt__cand {
     uint32_t rank;
@@ -59,28 +59,45 @@ typedef struct vt__cands {
     int oom;
 } vt__cands;
 void vt__cand_collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname);
-int vt__scenario_add(vt_scenario **sc, size_t *n, const char *text, char *err, size_t errlen);
+typedef struct vt__scenarios {
+    vt_scenario *v;
+    size_t n;
+} vt__scenarios;
+int vt__scenario_add(vt__scenarios *l, const char *text, char *err, size_t errlen);
 /* One scenario a line, '#' comments, an empty line the baseline; "-" is stdin. */
-int vt__scenario_read_file(const char *path, vt_scenario **sc, size_t *n, char *err, size_t errlen);
+int vt__scenario_read_file(const char *path, vt__scenarios *l, char *err, size_t errlen);
 /* COUNT random scenarios over the candidates; the same seed gives the same scenarios for
  * every trace of a run (full or reduced: the same candidates in the same order). */
-int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt_scenario **sc, size_t *n, char *err,
+int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt__scenarios *l, char *err,
                         size_t errlen);
+void vt__scenarios_free(vt__scenarios *l);
+/* Options adding to a vt__scenarios (vt__opt_call): -s TEXT (a usage error "scenario
+ * WHY"), -f FILE read at once (an error). */
+int vt__opt_scenario(void *list, const char *text, char *msg, size_t len);
+int vt__opt_scenario_file(void *list, const char *path, char *msg, size_t len);
 
-/* Before a replay of a full trace: finds receives that end before their send started
- * and, when ENABLED, installs the repair (clockfix.h) on T, reporting on stderr. *FIX
- * (NULL when nothing was repaired) must outlive T's use; free it after closing T. */
+/* The model's parameters for a replay of T (directory DIR): its configuration's, with
+ * THRESHOLD (--threshold, or NULL) as the candidate threshold. VT_ARGS_GO, or the exit
+ * status after saying why (a usage error of USAGE for a bad threshold). */
+int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, void (*usage)(FILE *),
+                     vt_model_params *p);
+
+/* The start of a replaying command: opens DIR (*T: the caller closes it, also after a
+ * failure), shows the replays' progress on PR unless QUIET, and sets the model's
+ * parameters (vt__model_params). VT_ARGS_GO, or the exit status after saying why. */
+struct vt__progress;
+int vt__replay_open(const char *dir, const char *threshold, int quiet, void (*usage)(FILE *), vt_trace **t,
+                    struct vt__progress *pr, vt_model_params *p);
+
+/* Before a replay of a full trace, when ENABLED (--clock-repair): matches its messages
+ * (*M, for the caller to free), finds receives that end before their send started and
+ * installs the repair (clockfix.h) on T, reporting on stderr. *FIX (NULL when nothing
+ * was repaired) must outlive T's use; free it after closing T. 0, or -1 with err. */
 struct vt_clockfix;
-int vt__clock_repair(vt_trace *t, const vt_matches *m, int enabled, struct vt_clockfix **fix, vt_error *err);
+int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, struct vt_clockfix **fix, vt_error *err);
 /* After a replay without a repair: the warning, when receives end before their send. */
 void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
 
-int vt__fail(const vt_error *err);
-/* Prints the usage of a subcommand on stderr with a reason; returns VT_EXIT_USAGE. */
-int vt__usage_error(void (*usage)(FILE *), const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Parses a non-negative decimal integer; 0 on success. */
-int vt__parse_u32(const char *s, uint32_t *out);
 
 /* JSON helpers (json.c). */
 void vt__json_str(FILE *out, const char *s); /* quoted and escaped */

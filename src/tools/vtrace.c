@@ -1,10 +1,8 @@
-/* vtrace: reads trace directories. Dispatches to one subcommand per file (cmd_*.c). */
+/* vtrace: reads trace directories. Dispatches to one subcommand per file (cmd_*.c);
+ * their options and usage errors are args.c's. */
 #include "vt_config.h"
 #include "tools/tools.h"
 
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const vt__command commands[] = {
@@ -43,38 +41,6 @@ static void usage(FILE *out)
                  "Exit status: 0 success, 1 bad or unreadable trace, 2 usage error.\n");
 }
 
-int vt__fail(const vt_error *err)
-{
-    fflush(stdout);
-    fprintf(stderr, "vtrace: %s\n", err->msg);
-    return VT_EXIT_ERROR;
-}
-
-int vt__usage_error(void (*u)(FILE *), const char *fmt, ...)
-{
-    va_list ap;
-    fputs("vtrace: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    (u ? u : usage)(stderr);
-    return VT_EXIT_USAGE;
-}
-
-int vt__parse_u32(const char *s, uint32_t *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > UINT32_MAX)
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
 static const vt__command *find(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
@@ -86,7 +52,7 @@ static const vt__command *find(const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return vt__usage_error(NULL, "missing command");
+        return vt__usage_error(usage, "missing command");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("vtrace %s (trace format %d.%d)\n", PACKAGE_VERSION, 1, 0);
@@ -96,7 +62,7 @@ int main(int argc, char **argv)
         if (argc > 2) {
             const vt__command *c = find(argv[2]);
             if (!c)
-                return vt__usage_error(NULL, "unknown command '%s'", argv[2]);
+                return vt__usage_error(usage, "unknown command '%s'", argv[2]);
             c->usage(stdout);
             return VT_EXIT_OK;
         }
@@ -105,7 +71,7 @@ int main(int argc, char **argv)
     }
     const vt__command *c = find(cmd);
     if (!c)
-        return vt__usage_error(NULL, "unknown command '%s'", cmd);
+        return vt__usage_error(usage, "unknown command '%s'", cmd);
     int rc = c->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "vtrace: error writing the output\n");
