@@ -5,6 +5,7 @@
 #include "tools/progress.h"
 #include "model/model.h"
 #include "analysis/reduce.h"
+#include "format/rrec.h"
 #include "util/settings.h"
 
 #include <inttypes.h>
@@ -82,7 +83,7 @@ int vt__cmd_reduce(int argc, char **argv)
         rc = vt__usage_error(vt__usage_reduce, "expected FULL and OUT directories");
         goto out;
     }
-    vt_reduce_opts o = {.out_dir = nowrite ? NULL : outdir, .check = check, .zstd_level = nocompress ? 0 : 3};
+    vt_reduce_opts o = {.out_dir = nowrite ? NULL : outdir, .check = check, .zstd_level = nocompress ? 0 : VT_RREC_ZSTD_LEVEL};
     if (broken) {
         if (!strcmp(broken, "nofold"))
             o.broken = VT_SYM_BROKEN_NOFOLD;
