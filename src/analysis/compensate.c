@@ -53,16 +53,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fail(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(vt_error *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 enum { K_CALL = 0, K_FLUSH = 1, K_SPECIAL = 2 };
 enum { C_NONE = 0, C_NTON, C_1TON, C_NTO1 };
 
@@ -206,7 +196,7 @@ static int load(comp *C)
         s->r = calloc(s->cap, sizeof *s->r);
         if (!s->r) {
             vt_cursor_close(cur);
-            return fail(C->err, "out of memory (%zu records of rank %u)", s->cap, r);
+            return vt_error_set(C->err, "out of memory (%zu records of rank %u)", s->cap, r);
         }
         int got;
         while ((got = vt_cursor_next(cur, &ev, C->err)) == 1) {
@@ -214,7 +204,7 @@ static int load(comp *C)
                 crec *nr = realloc(s->r, 2 * s->cap * sizeof *nr);
                 if (!nr) {
                     vt_cursor_close(cur);
-                    return fail(C->err, "out of memory");
+                    return vt_error_set(C->err, "out of memory");
                 }
                 s->r = nr;
                 s->cap *= 2;
@@ -241,7 +231,7 @@ static int load(comp *C)
                 size_t i = instance(C, cm->id, ev.collseq, cm->size);
                 if (i == SIZE_MAX) {
                     vt_cursor_close(cur);
-                    return fail(C->err, "out of memory");
+                    return vt_error_set(C->err, "out of memory");
                 }
                 c->coll = (int64_t)i;
                 c->ckind = (uint8_t)ck;
@@ -253,7 +243,7 @@ static int load(comp *C)
             return -1;
         s->flush = malloc((s->nflush ? s->nflush : 1) * sizeof *s->flush);
         if (!s->flush)
-            return fail(C->err, "out of memory");
+            return vt_error_set(C->err, "out of memory");
         s->nflush = 0;
         for (size_t i = 0; i < s->n; i++)
             if (s->r[i].kind == K_FLUSH)
@@ -274,7 +264,7 @@ static int load_deps(comp *C, const vt_matches *m)
         rstate *s = &C->rs[r];
         s->d = malloc((n ? n : 1) * sizeof *s->d);
         if (!s->d)
-            return fail(C->err, "out of memory");
+            return vt_error_set(C->err, "out of memory");
         for (size_t i = 0; i < n; i++) {
             if (cr[i].send_pos == VT_MPOS_NONE || cr[i].key >= nk)
                 continue;
@@ -534,7 +524,7 @@ static int write_rank(comp *C, const char *dir, uint32_t r, int level)
     snprintf(path, sizeof path, "%s/rank-%06u.vte", dir, r);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return fail(C->err, "%s: cannot create it (%s)", path, strerror(errno));
+        return vt_error_set(C->err, "%s: cannot create it (%s)", path, strerror(errno));
     uint8_t *raw = NULL;
     size_t rawlen;
     obuf b = {0};
@@ -582,7 +572,7 @@ static int write_rank(comp *C, const char *dir, uint32_t r, int level)
         if (er == -1)
             goto oom;
         if (er) {
-            fail(C->err, "%s: a layout letter this version cannot write", rk->path);
+            vt_error_set(C->err, "%s: a layout letter this version cannot write", rk->path);
             goto bad;
         }
         prev = x;
@@ -608,7 +598,7 @@ static int write_rank(comp *C, const char *dir, uint32_t r, int level)
         q = vt_put_uvar(q, rk->copy_ps_per_byte);
         size_t tl = (size_t)(q - tail);
         if (rawlen < tl || memcmp(raw + rawlen - tl, tail, tl)) {
-            fail(C->err, "%s: RANKDEFS holds fields after the overhead this version does not know", rk->path);
+            vt_error_set(C->err, "%s: RANKDEFS holds fields after the overhead this version does not know", rk->path);
             goto bad;
         }
         rawlen -= tl;
@@ -627,13 +617,13 @@ static int write_rank(comp *C, const char *dir, uint32_t r, int level)
     free(b.p);
     vt_cursor_close(cur);
     if (close(fd))
-        return fail(C->err, "%s: %s", path, strerror(errno));
+        return vt_error_set(C->err, "%s: %s", path, strerror(errno));
     return 0;
 oom:
-    fail(C->err, "out of memory writing %s", path);
+    vt_error_set(C->err, "out of memory writing %s", path);
     goto bad;
 io:
-    fail(C->err, "%s: cannot write it (%s)", path, strerror(-rc));
+    vt_error_set(C->err, "%s: cannot write it (%s)", path, strerror(-rc));
 bad:
     free(raw);
     free(b.p);
@@ -660,7 +650,7 @@ static int write_defs(comp *C, const char *dir, const vt_comp_opts *o)
     for (uint32_t r = 0; r < C->nranks; r++)
         need += 6 * VT_UVAR_MAX + strlen(vt_trace_rank(t, r)->global_hostname);
     if (ob_room(&b, need))
-        return fail(C->err, "out of memory");
+        return vt_error_set(C->err, "out of memory");
     uint8_t *p = b.p;
     p = vt_put_str(p, vt_trace_version(t), strlen(vt_trace_version(t)));
     p = vt_put_str(p, vt_trace_mpi_version(t), strlen(vt_trace_mpi_version(t)));
@@ -685,7 +675,7 @@ static int write_defs(comp *C, const char *dir, const vt_comp_opts *o)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
     if (fd < 0) {
         free(b.p);
-        return fail(C->err, "%s: cannot create it (%s)", path, strerror(errno));
+        return vt_error_set(C->err, "%s: cannot create it (%s)", path, strerror(errno));
     }
     rc = vt_file_header_write(fd, VT_MAGIC_DEFS, C->nranks);
     if (!rc)
@@ -696,7 +686,7 @@ static int write_defs(comp *C, const char *dir, const vt_comp_opts *o)
         rc = -errno;
     free(b.p);
     if (rc)
-        return fail(C->err, "%s: cannot write it (%s)", path, strerror(-rc));
+        return vt_error_set(C->err, "%s: cannot write it (%s)", path, strerror(-rc));
     snprintf(path, sizeof path, "%s/config.txt", dir);
     FILE *f = fopen(path, "w");
     if (f) {
@@ -721,7 +711,7 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
 {
     memset(st, 0, sizeof *st);
     if (vt_trace_is_reduced(t))
-        return fail(err, "%s is a reduced trace: it keeps only the events that can change a prediction, so the "
+        return vt_error_set(err, "%s is a reduced trace: it keeps only the events that can change a prediction, so the "
                          "overhead of the calls between them cannot be placed; compensate the full trace",
                     vt_trace_dir(t));
     comp C = {0};
@@ -737,7 +727,7 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
     C.rs = calloc(C.nranks, sizeof *C.rs);
     int rc = -1;
     if (!st->ranks || !C.rs) {
-        fail(err, "out of memory");
+        vt_error_set(err, "out of memory");
         goto out;
     }
     for (uint32_t r = 0; r < C.nranks; r++) {
@@ -762,7 +752,7 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
         if (!moved) {
             for (uint32_t r = 0; r < C.nranks; r++)
                 if (C.rs[r].pos < C.rs[r].n) {
-                    fail(err, "%s: record %zu of rank %u waits for a message or collective that never comes "
+                    vt_error_set(err, "%s: record %zu of rank %u waits for a message or collective that never comes "
                               "(an incomplete trace, or one that contradicts its own order); not compensated",
                          vt_trace_dir(t), C.rs[r].pos, r);
                     break;
@@ -792,7 +782,7 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
         st->ranks[r].compensated_ns = ns_of(la - fa);
     }
     if (mkdir(out, 0755) && errno != EEXIST) {
-        fail(err, "%s: cannot create the output directory (%s)", out, strerror(errno));
+        vt_error_set(err, "%s: cannot create the output directory (%s)", out, strerror(errno));
         goto out;
     }
     for (uint32_t r = 0; r < C.nranks; r++)

@@ -50,16 +50,6 @@ typedef struct reducer {
     int failed;             /* a write failed: stop writing, report once */
 } reducer;
 
-static int fail(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(vt_error *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* ------------------------------------------------------------------ atom values */
 
 static uint64_t var_hash(vt_var v)
@@ -162,7 +152,7 @@ static int register_atom(reducer *Z, vt_var v, const int64_t *vals, uint32_t ran
 {
     int rc = atom_put(&Z->atoms, v, vals, Z->nsc);
     if (rc < 0)
-        return fail(Z->err, "out of memory checking the reduction");
+        return vt_error_set(Z->err, "out of memory checking the reduction");
     if (rc == 0) {
         char name[96];
         vt_var_format(v, name, sizeof name);
@@ -249,7 +239,7 @@ static int check_probe(void *arg, uint32_t rank, uint64_t ps, const vt_poly *aft
 static int out_failed(rank_out *r, int rc)
 {
     r->Z->failed = 1;
-    return fail(r->Z->err, "%s: cannot write the reduced trace: %s", r->Z->o->out_dir, strerror(-rc));
+    return vt_error_set(r->Z->err, "%s: cannot write the reduced trace: %s", r->Z->o->out_dir, strerror(-rc));
 }
 
 /* The sink of a rank's reducer. */
@@ -312,13 +302,13 @@ static int write_file(const char *dir, const char *name, const char *magic, uint
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return fail(err, "%s: cannot create: %s", path, strerror(errno));
+        return vt_error_set(err, "%s: cannot create: %s", path, strerror(errno));
     int rc = vt_file_header_write(fd, magic, value);
     if (!rc && payload)
         rc = vt_block_write(fd, (uint8_t)type, payload, len, 0, zstd_level);
     if (rc) {
         close(fd);
-        return fail(err, "%s: cannot write: %s", path, strerror(-rc));
+        return vt_error_set(err, "%s: cannot write: %s", path, strerror(-rc));
     }
     if (keep_fd) {
         *keep_fd = fd;
@@ -326,7 +316,7 @@ static int write_file(const char *dir, const char *name, const char *magic, uint
     }
     rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0);
     if (close(fd) || rc)
-        return fail(err, "%s: cannot write: %s", path, rc ? strerror(-rc) : strerror(errno));
+        return vt_error_set(err, "%s: cannot write: %s", path, rc ? strerror(-rc) : strerror(errno));
     return 0;
 }
 
@@ -420,14 +410,14 @@ static int global_payload(const vt_trace *t, const vt_model_params *p, uint8_t *
     char *cfg = vt_reduce_config_text(vt_trace_config(t), p);
     if (!cfg) {
         free(raw);
-        return fail(err, "out of memory");
+        return vt_error_set(err, "out of memory");
     }
     size_t cl = strlen(cfg);
     uint8_t *o = malloc(len + cl + 64), *w = o;
     if (!o) {
         free(cfg);
         free(raw);
-        return fail(err, "out of memory");
+        return vt_error_set(err, "out of memory");
     }
     w = vt_put_str(w, (const char *)str[0], sl[0]);
     w = vt_put_str(w, (const char *)str[1], sl[1]);
@@ -444,14 +434,14 @@ static int global_payload(const vt_trace *t, const vt_model_params *p, uint8_t *
     return 0;
 bad:
     free(raw);
-    return fail(err, "%s/vtrace.defs: the GLOBAL block does not parse as this version's", vt_trace_dir(t));
+    return vt_error_set(err, "%s/vtrace.defs: the GLOBAL block does not parse as this version's", vt_trace_dir(t));
 }
 
 static int open_outputs(reducer *Z)
 {
     const char *dir = Z->o->out_dir;
     if (mkdir(dir, 0755) && errno != EEXIST)
-        return fail(Z->err, "%s: cannot create the directory: %s", dir, strerror(errno));
+        return vt_error_set(Z->err, "%s: cannot create the directory: %s", dir, strerror(errno));
     for (uint32_t r = 0; r < Z->nranks; r++) {
         uint8_t *funcs;
         size_t len;
@@ -465,7 +455,7 @@ static int open_outputs(reducer *Z)
         if (rc)
             return -1;
         if (vt_rrec_out_init(&Z->ro[r].out, Z->ro[r].fd, Z->o->zstd_level))
-            return fail(Z->err, "out of memory");
+            return vt_error_set(Z->err, "out of memory");
     }
     return 0;
 }
@@ -489,7 +479,7 @@ static int close_outputs(reducer *Z)
         int crc = close(ro->fd);
         ro->fd = -1;
         if (rc || crc)
-            return fail(Z->err, "%s/rank-%06u.vte: cannot write: %s", dir, r, strerror(rc ? -rc : errno));
+            return vt_error_set(Z->err, "%s/rank-%06u.vte: cannot write: %s", dir, r, strerror(rc ? -rc : errno));
     }
     uint8_t *g = NULL;
     size_t glen = 0;
@@ -515,7 +505,7 @@ static int start_reducers(reducer *Z)
         const vt_rr_sink sink = {.record = Z->o->out_dir ? out_record : NULL, .arg = ro};
         if (vt_rr_init(&ro->rr, r, (unsigned)Z->p->m, (unsigned)Z->p->K, Z->o->broken, &sink,
                        hooked ? &hooks : NULL))
-            return fail(Z->err, "model limits m=%d, K=%d out of range (m 1-7, K 1-8)", Z->p->m, Z->p->K);
+            return vt_error_set(Z->err, "model limits m=%d, K=%d out of range (m 1-7, K 1-8)", Z->p->m, Z->p->K);
         vt_sym_set_room(&ro->rr.sym, (unsigned)Z->p->pbytes);
     }
     return 0;
@@ -536,12 +526,12 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
 {
     memset(st, 0, sizeof *st);
     if (vt_trace_is_reduced(t))
-        return fail(err, "%s: already a reduced trace", vt_trace_dir(t));
+        return vt_error_set(err, "%s: already a reduced trace", vt_trace_dir(t));
     reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err};
     Z.ro = calloc(Z.nranks, sizeof *Z.ro);
     int rc = -1;
     if (!Z.ro) {
-        fail(err, "out of memory");
+        vt_error_set(err, "out of memory");
         goto out;
     }
     if (start_reducers(&Z))

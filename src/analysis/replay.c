@@ -49,13 +49,13 @@ static int check_items(replay *R)
         for (size_t i = 0; i < R->sc[sc].nitems; i++) {
             const vt_shorten *it = &R->sc[sc].items[i];
             if (it->sel == VT_SEL_EVENT && it->rank >= (int64_t)R->nranks) {
-                vt__rp_set_err(R->err,
+                vt_error_set(R->err,
                                "scenario '%s': event %" PRId64 ":%" PRIu64 " is not in the trace (it has %u ranks)",
                                R->sc[sc].text, it->rank, it->seq, R->nranks);
                 return -1;
             }
             if (it->sel == VT_SEL_EVENT && !it->seen && R->reduced) {
-                vt__rp_set_err(R->err,
+                vt_error_set(R->err,
                                "scenario '%s': event %" PRId64 ":%" PRIu64 " is not a candidate of this reduced trace "
                                "(which holds every candidate; the event is shorter than θ = %" PRId64
                                " ns, or not in the trace)",
@@ -63,20 +63,20 @@ static int check_items(replay *R)
                 return -1;
             }
             if (it->sel == VT_SEL_EVENT && !it->seen) {
-                vt__rp_set_err(R->err, "scenario '%s': event %" PRId64 ":%" PRIu64 " is not in the trace (rank %" PRId64
+                vt_error_set(R->err, "scenario '%s': event %" PRId64 ":%" PRIu64 " is not in the trace (rank %" PRId64
                         " has events 0 to %" PRIu64 ")",
                         R->sc[sc].text, it->rank, it->seq, it->rank,
                         2 * R->rs[it->rank].ncalls - 1);
                 return -1;
             }
             if (it->sel == VT_SEL_EVENT && !it->hits) {
-                vt__rp_set_err(R->err, "scenario '%s': event %" PRId64 ":%" PRIu64 " lasts %" PRId64
+                vt_error_set(R->err, "scenario '%s': event %" PRId64 ":%" PRIu64 " lasts %" PRId64
                         " ns, under the threshold θ = %" PRId64 " ns: it is not a candidate",
                         R->sc[sc].text, it->rank, it->seq, it->seen_dur, R->p->theta);
                 return -1;
             }
             if (it->sel == VT_SEL_RANK && it->rank >= (int64_t)R->nranks) {
-                vt__rp_set_err(R->err, "scenario '%s': rank %" PRId64 " is not in the trace (it has %u ranks)",
+                vt_error_set(R->err, "scenario '%s': rank %" PRId64 " is not in the trace (it has %u ranks)",
                         R->sc[sc].text, it->rank, R->nranks);
                 return -1;
             }
@@ -122,7 +122,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     R.dbefore = calloc(nsc + 1, sizeof(int64_t));
     int rc = -1;
     if (!res->ends || !res->total || !res->measured || !R.rs || !R.delta || !R.tmp || !R.dbefore) {
-        vt__rp_set_err(err, "out of memory");
+        vt_error_set(err, "out of memory");
         goto out;
     }
     size_t ngen = 0;
@@ -130,7 +130,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
         for (size_t i = 0; i < sc[s].nitems; i++)
             ngen += sc[s].items[i].sel != VT_SEL_EVENT;
     if (ngen && !(R.generic = malloc(ngen * sizeof *R.generic))) {
-        vt__rp_set_err(err, "out of memory");
+        vt_error_set(err, "out of memory");
         goto out;
     }
     for (size_t s = 0; s < nsc; s++) {
@@ -150,7 +150,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     /* A scaled trace (VTRACE_PERIODIC) lacks the records of repeated iterations. */
     for (uint32_t r = 0; r < R.nranks; r++) {
         if (vt_trace_rank(t, r)->flags & VT_RANK_SCALED) {
-            vt__rp_set_err(err, "%s: rank %u's trace was scaled by VTRACE_PERIODIC (records of repeated iterations "
+            vt_error_set(err, "%s: rank %u's trace was scaled by VTRACE_PERIODIC (records of repeated iterations "
                            "were not written): predictions from it would be wrong; trace the run again without "
                            "VTRACE_PERIODIC (VTRACE_PERIODIC=0 marks iterations and keeps every record)",
                            vt_trace_rank(t, r)->path, r);
@@ -195,7 +195,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
                                             off ? "," : "", r, s->ev.index,
                                             s->ev.fn >= 0 ? vt__rp_fname(&R, r, s->ev.fn) : "special");
             }
-            vt__rp_set_err(err, "%s: the replay cannot order this trace: every unfinished rank waits for another:%s",
+            vt_error_set(err, "%s: the replay cannot order this trace: every unfinished rank waits for another:%s",
                     vt_trace_dir(t), where);
             goto out;
         }

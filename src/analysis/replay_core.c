@@ -184,14 +184,6 @@ void vt__rp_pm_del(posmap *m, uint32_t pos)
     }
 }
 
-void vt__rp_set_err(vt_error *e, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-}
-
 int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
 {
     if (*n == *cap) {

@@ -615,7 +615,7 @@ int vt__rp_step(replay *R, rstate *s)
     return STEP_MOVED;
 nomem:
     if (!R->failed)
-        vt__rp_set_err(R->err, "out of memory replaying rank %u", s->rank);
+        vt_error_set(R->err, "out of memory replaying rank %u", s->rank);
     return STEP_ERROR;
 }
 
@@ -648,7 +648,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     if (R->stream) {
         s->sm = calloc(1, sizeof *s->sm);
         if (!s->sm || !(s->sm->kinds = malloc(rk->nfuncs + 1)) || !(s->sm->inits = malloc(rk->nfuncs + 1))) {
-            vt__rp_set_err(R->err, "out of memory preparing the replay of rank %u", r);
+            vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
             return -1;
         }
         for (size_t i = 0; i < rk->nfuncs; i++)
@@ -665,7 +665,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     s->skind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
     s->sinit = malloc(rk->nfuncs + 1);
     if (!s->d || !s->fkind || !s->skind || !s->sinit) {
-        vt__rp_set_err(R->err, "out of memory preparing the replay of rank %u", r);
+        vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
         return -1;
     }
     for (size_t i = 0; i < rk->nfuncs; i++) {
@@ -679,7 +679,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     if (s->nexc) {
         s->exc = malloc(s->nexc * sizeof *s->exc);
         if (!s->exc) {
-            vt__rp_set_err(R->err, "out of memory preparing the replay of rank %u", r);
+            vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
             return -1;
         }
         size_t n = 0;
@@ -693,7 +693,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
         for (size_t i = 0; i < R->sc[sc].nitems; i++)
             nev += R->sc[sc].items[i].sel == VT_SEL_EVENT && R->sc[sc].items[i].rank == (int64_t)r;
     if (nev && !(s->evitems = malloc(nev * sizeof *s->evitems))) {
-        vt__rp_set_err(R->err, "out of memory");
+        vt_error_set(R->err, "out of memory");
         return -1;
     }
     for (size_t sc = 0; sc < R->nsc; sc++) {

@@ -313,7 +313,6 @@ uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos);
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val);
 int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x);
 int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x);
-void vt__rp_set_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint32_t vt__rp_slot_alloc(replay *R);
 int64_t *vt__rp_slot_d(const replay *R, uint32_t i);
 int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);

@@ -71,7 +71,7 @@ int vt__rp_reduced_prepass(replay *R)
                 if (e) {
                     vt_cursor_close(c);
                     if (e == -2) {
-                        vt__rp_set_err(R->err,
+                        vt_error_set(R->err,
                                        "%s: record %" PRIu64 " (event %u:%" PRIu64 ") names a message from rank %u, "
                                        "event %" PRIu64 ", which is not in the trace",
                                        vt_trace_rank(R->t, r)->path, rec.index, r, rec.seq, mg->src, mg->send_seq);
@@ -114,7 +114,7 @@ int vt__rp_reduced_prepass(replay *R)
     rc = 0;
     goto out;
 nomem:
-    vt__rp_set_err(R->err, "out of memory reading the reduced trace");
+    vt_error_set(R->err, "out of memory reading the reduced trace");
 out:
     for (uint32_t r = 0; lists && r < R->nranks; r++)
         free(lists[r]);
@@ -227,7 +227,7 @@ int vt__rp_rstep(replay *R, rstate *s)
         s->ncalls = rr->seq / 2 + 1;
         s->have = 0;
         if (s->needptr < s->nneeds && s->needs[s->nneeds - 1] > rr->seq) {
-            vt__rp_set_err(R->err,
+            vt_error_set(R->err,
                            "%s: offset %" PRIu64 ": rank %u ends at event %" PRIu64 ", but a record of the trace "
                            "names its event %" PRIu64 " (a send or a posting it never made)",
                            vt_trace_rank(R->t, s->rank)->path, rr->block_offset, s->rank, rr->seq,
@@ -308,7 +308,7 @@ int vt__rp_rstep(replay *R, rstate *s)
         const vt_rssend *x = &rr->ssends[i];
         uint64_t si;
         if (!vt__rp_map_get(&R->syncinfo, PUB_KEY(s->rank, x->send_seq), &si)) {
-            vt__rp_set_err(R->err,
+            vt_error_set(R->err,
                            "%s: record %" PRIu64 ": the synchronous send %u:%" PRIu64 " to rank %u has no receive "
                            "record (a reduced trace records both ends)",
                            vt_trace_rank(R->t, s->rank)->path, rr->index, s->rank, x->send_seq, x->dst);
@@ -376,7 +376,7 @@ int vt__rp_rstep(replay *R, rstate *s)
     s->have = 0;
     return STEP_MOVED;
 nomem:
-    vt__rp_set_err(R->err, "out of memory replaying rank %u", s->rank);
+    vt_error_set(R->err, "out of memory replaying rank %u", s->rank);
     return STEP_ERROR;
 }
 

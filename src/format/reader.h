@@ -27,6 +27,9 @@ typedef struct vt_error {
     char msg[VT_ERROR_MAX]; /* "PATH: offset N: expected X, found Y", NUL-terminated */
 } vt_error;
 
+/* Sets E's message (E may be NULL); returns -1. For errors that are not at a file offset. */
+int vt_error_set(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 typedef struct vt_trace vt_trace;
 typedef struct vt_cursor vt_cursor;
 typedef struct vt_matches vt_matches;

@@ -40,6 +40,17 @@ int vt__seterr(vt_error *err, const char *path, uint64_t off, const char *fmt, .
     return -1;
 }
 
+int vt_error_set(vt_error *e, const char *fmt, ...)
+{
+    if (!e)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 /* Printable rendering of raw bytes ("VTRACE\0E"), for messages. */
 const char *vt__escape_bytes(char *out, size_t cap, const uint8_t *p, size_t n)
 {
