@@ -466,6 +466,7 @@ static int close_outputs(reducer *Z)
     for (uint32_t r = 0; r < Z->nranks; r++) {
         rank_out *ro = &Z->ro[r];
         int frc = Z->failed ? 0 : vt_rrec_out_flush(&ro->out);
+        Z->st->records_stored += ro->out.index;
         if (Z->failed || frc)
             return frc ? out_failed(ro, frc) : -1;
         uint8_t *defs;

@@ -26,7 +26,8 @@ typedef struct vt_reduce_opts {
 typedef struct vt_reduce_stats {
     uint64_t events;            /* model events of the full trace */
     uint64_t records_in;        /* full trace records */
-    uint64_t records_out;       /* reduced records written */
+    uint64_t records_out;       /* reduced records given to the writer (as readers give them back) */
+    uint64_t records_stored;    /* ... stored in the files (doc/format.md: fewer, some fold others) */
     uint64_t messages;          /* messages received (probed ones once) */
     uint64_t messages_kept;     /* ... recorded */
     uint64_t folded;            /* ... merged by R3 */

@@ -308,6 +308,11 @@ typedef struct vt_rrec {
     uint64_t block_offset;
 } vt_rrec;
 
+/* The event blocks CURSOR has read so far: their bytes in the file (headers included) and
+ * their payloads decoded (after zstd, and unpacked from columns: the EVENTS or REDUCED
+ * encoding); their ratio is what compression and packing saved. */
+void vt_cursor_bytes(const vt_cursor *c, uint64_t *stored, uint64_t *decoded);
+
 /* Whether the trace is a reduced one (all its rank files hold REDUCED blocks). */
 int vt_trace_is_reduced(const vt_trace *t);
 /* Streams the reduced records of RANK (the cursor of vt_cursor_open on a reduced

@@ -66,6 +66,8 @@ struct vt_cursor {
     /* EVENTS_COLS blocks: the payload unpacked, and the rank's layouts for it */
     uint8_t *unpacked;
     const char **layouts;
+    /* event blocks read: their bytes in the file, and their payloads decoded */
+    uint64_t stored_bytes, decoded_bytes;
 };
 
 int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
@@ -184,6 +186,8 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     } else {
         pp_init(&c->r, data, h.raw_len, c->src.path, c->pos, h.codec != VT_CODEC_RAW, err);
     }
+    c->stored_bytes += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    c->decoded_bytes += (uint64_t)(c->r.end - c->r.begin);
     c->block_off = c->pos;
     c->pos = next;
     uint64_t first;
@@ -645,6 +649,12 @@ static int decode_rrec(vt_cursor *c, vt_rrec *rec)
     rec->gates = c->rgates;
     rec->ngates = (size_t)n;
     return 0;
+}
+
+void vt_cursor_bytes(const vt_cursor *c, uint64_t *stored, uint64_t *decoded)
+{
+    *stored = c ? c->stored_bytes : 0;
+    *decoded = c ? c->decoded_bytes : 0;
 }
 
 /* The records one stored record stands for (rrec.h, vt_rrec_out): the rank's START

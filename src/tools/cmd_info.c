@@ -168,6 +168,7 @@ int vt__cmd_info(int argc, char **argv)
     int64_t first = 0, last = 0;
     int any = 0;
     uint64_t incomplete = vt_trace_flags(t) & 1u, late = 0, scaled = 0;
+    uint64_t ev_stored = 0, ev_decoded = 0;
     vt__progress_start(&pr, "reading", vt_trace_nrecords(t), quiet);
     for (uint32_t r = 0; r < nranks; r++) {
         vt_cursor *c;
@@ -191,6 +192,10 @@ int vt__cmd_info(int argc, char **argv)
             if (__builtin_expect((rs[r].events & 0xffff) == 0, 0))
                 vt__progress_update(&pr, events + rs[r].events);
         }
+        uint64_t st, de;
+        vt_cursor_bytes(c, &st, &de);
+        ev_stored += st;
+        ev_decoded += de;
         vt_cursor_close(c);
         if (got < 0) {
             vt__fail(&err);
@@ -246,6 +251,12 @@ int vt__cmd_info(int argc, char **argv)
         printf("%" PRIu64, bytes);
         vt__json_key(stdout, &f1, "bytes_per_event");
         printf("%.2f", bpe);
+        vt__json_key(stdout, &f1, "stored_records");
+        printf("%" PRIu64, vt_trace_nrecords(t));
+        vt__json_key(stdout, &f1, "event_bytes_stored");
+        printf("%" PRIu64, ev_stored);
+        vt__json_key(stdout, &f1, "event_bytes_decoded");
+        printf("%" PRIu64, ev_decoded);
         vt__json_key(stdout, &f1, "messages");
         if (m)
             printf("%" PRIu64, vt_matches_count(m));
@@ -311,8 +322,14 @@ int vt__cmd_info(int argc, char **argv)
                                                              "the profile below counts every call)" : "full");
         printf("ranks:     %" PRIu32 "\n", nranks);
         printf("duration:  %.9f s (%" PRId64 " ns)\n", (double)duration / 1e9, duration);
-        printf("events:    %" PRIu64 " records\n", events);
-        printf("bytes:     %" PRIu64 " (%.2f bytes/event)\n", bytes, bpe);
+        if (vt_trace_nrecords(t) != events)
+            printf("events:    %" PRIu64 " records (%" PRIu64 " stored: START, END and candidate bursts go "
+                   "into other records)\n", events, vt_trace_nrecords(t));
+        else
+            printf("events:    %" PRIu64 " records\n", events);
+        printf("bytes:     %" PRIu64 " on disk, %.2f a record; event blocks %" PRIu64 " bytes, decoded %" PRIu64
+               " (%.1fx)\n", bytes, bpe, ev_stored, ev_decoded,
+               ev_stored ? (double)ev_decoded / (double)ev_stored : 0.0);
         if (vt_trace_is_reduced(t))
             printf("messages:  named by the completions that record them (no matching needed)\n");
         else if (!m)

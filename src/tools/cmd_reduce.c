@@ -156,6 +156,7 @@ int vt__cmd_reduce(int argc, char **argv)
         JU("events", st.events);
         JU("records_in", st.records_in);
         JU("records_out", st.records_out);
+        JU("records_stored", st.records_stored);
         JU("bytes_in", st.bytes_in);
         JU("bytes_out", st.bytes_out);
         JU("messages", st.messages);
@@ -173,10 +174,15 @@ int vt__cmd_reduce(int argc, char **argv)
 #undef JU
         fputs("}\n", stdout);
     } else {
-        printf("events   %" PRIu64 " model events (bursts and calls: %" PRIu64 " records) -> %" PRIu64
-               " reduced records (%.1f%% of the events)\n",
-               st.events, st.records_in, st.records_out,
-               st.events ? 100.0 * (double)st.records_out / (double)st.events : 0.0);
+        if (nowrite)
+            printf("records  %" PRIu64 " calls -> %" PRIu64 " reduced records, of %" PRIu64
+                   " model events (bursts and calls)\n", st.records_in, st.records_out, st.events);
+        else
+            printf("records  %" PRIu64 " calls -> %" PRIu64 " reduced records stored (%.1f%%; %" PRIu64
+                   " as read, START, END and bursts unfolded), of %" PRIu64 " model events (bursts and calls)\n",
+                   st.records_in, st.records_stored,
+                   st.records_in ? 100.0 * (double)st.records_stored / (double)st.records_in : 0.0, st.records_out,
+                   st.events);
         if (!nowrite)
             printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)\n", st.bytes_in, st.bytes_out,
                    st.bytes_in ? 100.0 * (double)st.bytes_out / (double)st.bytes_in : 0.0);
