@@ -386,7 +386,19 @@ static int rkind_has_site(uint64_t kind)
 static int rkind_has_values(uint64_t kind)
 {
     uint64_t k = kind & VT_RREC_K_MASK;
-    return (kind & VT_RREC_K_BURST) || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
+    return (kind & (VT_RREC_K_BURST | VT_RREC_K_END)) || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
+}
+
+/* The END a reduced record holds (bit 16): two values after its own. */
+static inline int read_rend(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a)
+{
+    uint64_t u;
+    if (!(kind & VT_RREC_K_END))
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (get_u(p, end, &u) || vals_push(a, u))
+            return -1;
+    return 0;
 }
 
 /* The values A of a record of KEY into the fields column F: "as predicted", the
@@ -451,7 +463,7 @@ static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const
                 bad = copy_var(&p, end, &col[COL_SITES], &fnp) || copy_var(&p, end, &col[COL_SITES], &site);
                 code |= fnp << 8;
             }
-            bad = bad || read_rtail((unsigned)(code & VT_RREC_K_MASK), &p, end, &a);
+            bad = bad || read_rtail((unsigned)(code & VT_RREC_K_MASK), &p, end, &a) || read_rend(code, &p, end, &a);
         }
         if (bad) {
             fail(err, errlen, "record %u does not decode", r);
@@ -620,7 +632,8 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
                 goto nomem;
             if (tag == TAG_LITERAL) {
                 int bad = reduced ? ((code & VT_RREC_K_BURST) && (get_u(&f->p, f->end, &u) || vals_push(&a, u))) ||
-                                        read_rtail((unsigned)(code & VT_RREC_K_MASK), &f->p, f->end, &a)
+                                        read_rtail((unsigned)(code & VT_RREC_K_MASK), &f->p, f->end, &a) ||
+                                        read_rend(code, &f->p, f->end, &a)
                                   : read_fields(letters, &f->p, f->end, &a);
                 if (bad) {
                     fail(err, errlen, "record %u: expected the values of code %llu in the fields column at byte %zu", r,
@@ -653,9 +666,12 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             if ((code & VT_RREC_K_BURST) && (a.n < 1 || put_u(&o, a.v[0])))
                 goto bad_values;
             skip = (code & VT_RREC_K_BURST) ? 1 : 0;
+            size_t tail = (code & VT_RREC_K_END) ? 2 : 0;
             if (sited && (put_u(&o, fnp) || put_u(&o, site)))
                 goto room;
-            bad = write_rtail((unsigned)(code & VT_RREC_K_MASK), a.v + skip, a.n - skip, &o);
+            bad = a.n < skip + tail ||
+                  write_rtail((unsigned)(code & VT_RREC_K_MASK), a.v + skip, a.n - skip - tail, &o) ||
+                  (tail && (put_u(&o, a.v[a.n - 2]) || put_u(&o, a.v[a.n - 1])));
         } else {
             bad = has_values && write_fields(letters, a.v, a.n, &o);
         }

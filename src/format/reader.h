@@ -258,7 +258,7 @@ enum vt_rrec_kind {
 /* Bits of a stored record's kind (format 1.3): the reader gives the records they stand
  * for as records of their own. */
 #define VT_RREC_K_BURST 8u    /* a candidate burst ends at this call: svar its start follows */
-#define VT_RREC_K_END 16u     /* the rank's END is at this record's seq and exit */
+#define VT_RREC_K_END 16u     /* the rank's END follows: 2 uvars after the record's fields */
 #define VT_RREC_K_MASK 7u
 
 #define VT_RREC_F_CAND 1u     /* COMP: the completion is a candidate */

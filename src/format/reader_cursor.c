@@ -63,6 +63,8 @@ struct vt_cursor {
     uint64_t emitted;       /* records given */
     unsigned kbits;         /* VT_RREC_K_* of the stored record */
     int64_t burst_start;
+    uint64_t end_seq;       /* VT_RREC_K_END: the END it holds */
+    int64_t end_time;
     /* EVENTS_COLS blocks: the payload unpacked, and the rank's layouts for it */
     uint8_t *unpacked;
     const char **layouts;
@@ -487,7 +489,7 @@ static int grow(void **p, size_t *cap, size_t n, size_t sz)
     return 0;
 }
 
-static int decode_rrec(vt_cursor *c, vt_rrec *rec)
+static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
 {
     pp *r = &c->r;
     const vt_rank *rk = c->rk;
@@ -657,6 +659,25 @@ void vt_cursor_bytes(const vt_cursor *c, uint64_t *stored, uint64_t *decoded)
     *decoded = c ? c->decoded_bytes : 0;
 }
 
+/* A stored reduced record, and the END it holds (bit 16: uvar seq - the record's seq,
+ * uvar time - its exit, after its fields). */
+static int decode_rrec(vt_cursor *c, vt_rrec *rec)
+{
+    if (decode_rrec_body(c, rec))
+        return -1;
+    if (c->kbits & VT_RREC_K_END) {
+        uint64_t ds, dt;
+        if (pp_uvar(&c->r, &ds, "END's sequence number - the record's") ||
+            pp_uvar(&c->r, &dt, "END's time - the record's exit"))
+            return -1;
+        c->end_seq = rec->seq + ds;
+        c->end_time = (int64_t)((uint64_t)rec->exit + dt);
+        c->prev_seq = c->end_seq;
+        c->prev = (uint64_t)c->end_time;
+    }
+    return 0;
+}
+
 /* The records one stored record stands for (rrec.h, vt_rrec_out): the rank's START
  * before its first record when it was not stored, the candidate burst the call ends, the
  * record, END at it. */
@@ -684,8 +705,8 @@ static void unfold(vt_cursor *c, const vt_rrec *stored, uint64_t base)
         vt_rrec *e = &c->pend[c->npend++];
         *e = plain;
         e->kind = VT_RREC_END;
-        e->seq = stored->seq;
-        e->enter = e->exit = e->rstar = stored->exit;
+        e->seq = c->end_seq;
+        e->enter = e->exit = e->rstar = c->end_time;
     }
 }
 

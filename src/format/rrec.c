@@ -186,10 +186,23 @@ int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec)
     }
     if ((rc = store_burst(o)))
         return rc;
-    if (rec->kind == VT_RREC_END && o->last_at != SIZE_MAX && o->last_seq == rec->seq &&
-        o->last_exit == rec->enter && rec->exit == rec->enter) {
-        /* the last record's kind is one byte (kinds and bits stay below 128) */
+    if (rec->kind == VT_RREC_END && o->last_at != SIZE_MAX && rec->seq >= o->last_seq &&
+        rec->enter >= o->last_exit && rec->exit == rec->enter) {
+        /* END goes after the last record's fields; its kind is one byte (kinds and bits
+         * stay below 128) */
+        if (o->len + 2 * VT_UVAR_MAX > o->cap) {
+            uint8_t *nb = realloc(o->buf, o->len + 2 * VT_UVAR_MAX);
+            if (!nb)
+                return -ENOMEM;
+            o->buf = nb;
+            o->cap = o->len + 2 * VT_UVAR_MAX;
+        }
         o->buf[o->last_at] |= VT_RREC_K_END;
+        uint8_t *p = vt_put_uvar(o->buf + o->len, rec->seq - o->last_seq);
+        p = vt_put_uvar(p, (uint64_t)(rec->enter - o->last_exit));
+        o->len = (size_t)(p - o->buf);
+        o->prev_seq = rec->seq;
+        o->prev_time = rec->exit;
         o->last_at = SIZE_MAX;
         return 0;
     }

@@ -18,8 +18,8 @@
 /* The REDUCED blocks of one rank file, written as records come: vtrace reduce and the run
  * time both write through it. It stores fewer records than it is given, as the full
  * trace does: START is the first block's base time, a candidate burst goes into the
- * record of the call it ends (VT_RREC_K_BURST), END into the record of the last call
- * (VT_RREC_K_END); the reader gives them back as records of their own. */
+ * record of the call it ends (VT_RREC_K_BURST), END into the last record (VT_RREC_K_END);
+ * the reader gives them back as records of their own. */
 typedef struct vt_rrec_out {
     int fd;
     int zstd_level;

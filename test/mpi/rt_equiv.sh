@@ -44,4 +44,16 @@ for f in "$dir/reduced"/rank-*.vte "$dir/reduced/vtrace.defs"; do
 done
 [ "$(ls "$work/offline" | wc -l)" -eq "$n" ] || fail "vtrace reduce wrote `ls "$work/offline" | wc -l` files, the run time $n"
 echo "  files: $n, byte for byte those of vtrace reduce (`cat "$dir/reduced"/* | wc -c` bytes)"
+# a reduced trace never stores more records than the full trace of the same run
+"$vtrace" info --json --no-match "$dir/full" > "$work/info.full" && "$vtrace" info --json "$dir/reduced" > "$work/info.red" ||
+    fail "vtrace info --json"
+python3 - "$work/info.full" "$work/info.red" <<'PY' || fail "the reduced trace is larger than the full one"
+import json, sys
+f, r = (json.load(open(p)) for p in sys.argv[1:3])
+print("  sizes: full %d records, %d bytes (%d in event blocks); reduced %d records stored, %d bytes (%d)"
+      % (f["stored_records"], f["bytes"], f["event_bytes_stored"], r["stored_records"], r["bytes"], r["event_bytes_stored"]))
+if r["stored_records"] > f["stored_records"]:
+    print("FAIL: the reduced trace stores %d records, the full one %d" % (r["stored_records"], f["stored_records"]))
+    sys.exit(1)
+PY
 echo "PASS: rt_equiv $dir"
