@@ -670,7 +670,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             if (sited && (put_u(&o, fnp) || put_u(&o, site)))
                 goto room;
             bad = a.n < skip + tail ||
-                  write_rtail((unsigned)(code & VT_RREC_K_MASK), a.v + skip, a.n - skip - tail, &o) ||
+                  write_rtail((unsigned)(code & VT_RREC_K_MASK), a.n ? a.v + skip : NULL, a.n - skip - tail, &o) ||
                   (tail && (put_u(&o, a.v[a.n - 2]) || put_u(&o, a.v[a.n - 1])));
         } else {
             bad = has_values && write_fields(letters, a.v, a.n, &o);

@@ -51,6 +51,9 @@ if [ -n "${VTRACE:-}" ] && [ -x "$VTRACE" ]; then
     rm -rf "$work/seeds/r"
     "$VTRACE" reduce --threshold 100ns --no-compress "$work/seeds/t" "$work/seeds/r" >/dev/null
     cat "$work/seeds/r/vtrace.defs" "$work/seeds/r"/rank-*.vte >"$work/corpus/seed-reduced"
+    rm -rf "$work/seeds/r"
+    "$VTRACE" reduce --threshold 100ns "$work/seeds/t" "$work/seeds/r" >/dev/null   # REDUCED_COLS, zstd
+    cat "$work/seeds/r/vtrace.defs" "$work/seeds/r"/rank-*.vte >"$work/corpus/seed-reduced-cols"
 fi
 printf 'kw1="VTRACE\\x00E"\nkw2="VTRACE\\x00D"\nkw3="VBLK"\nkw4="MPI_Recv"\nkw5="MPI_Irecv"\nkw6="MPI_Mprobe"\nkw7="MPI_Start"\nkw8="cnptbPTBoqrRkmfO"\n' \
     >"$work/dict"
