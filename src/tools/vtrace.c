@@ -2,6 +2,7 @@
  * their options and usage errors are args.c's. */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "util/codec.h"
 
 #include <string.h>
 
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
         return vt__usage_error(usage, "missing command");
     const char *cmd = argv[1];
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-        printf("vtrace %s (trace format %d.%d)\n", PACKAGE_VERSION, 1, 0);
+        printf("vtrace %s (trace format %d.%d)\n", PACKAGE_VERSION, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
         return VT_EXIT_OK;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

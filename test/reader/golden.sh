@@ -56,6 +56,9 @@ for t in synth-cols synth-cols-zstd; do
         fail=1
     fi
 done
+# --version names the format version the files are written in
+minor=$(od -An -tu2 -j10 -N2 synth-trace/rank-000000.vte | tr -d ' ')
+"$vtrace" --version | grep -q "(trace format 1\.$minor)" || { echo "FAIL: vtrace --version does not name format 1.$minor"; "$vtrace" --version; fail=1; }
 # --no-match gives the same profile, without messages
 "$vtrace" info --no-match synth-trace | grep -q '^messages:  not matched' || { echo "FAIL: --no-match"; fail=1; }
 
