@@ -16,7 +16,7 @@ make install > install.out
 cd "$top"
 work=$(mktemp -d)
 "$top/_install/bin/mpicc" -O2 -o "$work/groups" examples/groups.c
-VTRACE_MODE=both VTRACE_DIR="$work/trace" mpiexec -n 2 "$work/groups"
+VTRACE_MODE=both VTRACE_DIR="$work/trace" "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/groups"
 vtrace=$top/_install/bin/vtrace
 echo "== the full trace";    "$vtrace" info "$work/trace/full" | sed -n '1,8p'
 echo "== the reduced trace"; "$vtrace" info "$work/trace/reduced"

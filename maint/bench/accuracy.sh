@@ -15,7 +15,7 @@ items=150
 us=2000
 export VTRACE_THRESHOLD=500us
 measure() {   # extra, run -> trace dir
-    VTRACE_DIR="$work/t.$1.$2" mpiexec -n 2 "$build/examples/pipeline" $items $us 0 "$1" > /dev/null
+    VTRACE_DIR="$work/t.$1.$2" "${MPIEXEC:-mpiexec.mpich}" -n 2 "$build/examples/pipeline" $items $us 0 "$1" > /dev/null
     echo "$work/t.$1.$2"
 }
 printf '%-6s %14s %14s %14s %8s\n' "X" "slow run (s)" "predicted (s)" "normal run (s)" "error"

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
-mpicc -O2 -o "$work/pp" "$work/pp.c"
+"${MPICC:-mpicc.mpich}" -O2 -o "$work/pp" "$work/pp.c"
 cat > "$work/vg.sh" <<EOF
 #!/bin/sh
 exec valgrind --tool=callgrind --callgrind-out-file=$work/cg.\$MODE.\$PMI_RANK.out "\$@"
@@ -51,7 +51,7 @@ EOF
 chmod +x "$work/vg.sh"
 for mode in full reduced; do
     MODE=$mode VTRACE_MODE=$mode VTRACE_DIR="$work/trace.$mode" LD_PRELOAD="$lib" \
-        mpiexec -n 2 "$work/vg.sh" "$work/pp" "$trips" > "$work/$mode.out" 2>&1 ||
+        "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/vg.sh" "$work/pp" "$trips" > "$work/$mode.out" 2>&1 ||
         { cat "$work/$mode.out" >&2; exit 1; }
 done
 calls=$((2 * trips))

@@ -12,9 +12,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf "%-10s %8s %8s %8s %10s %s\n" example events kept dropped "p2p kept" "same as vtrace reduce"
 for ex in groups halo pipeline; do
-    mpicc -O2 -o "$work/$ex" "$here/examples/$ex.c"
+    "${MPICC:-mpicc.mpich}" -O2 -o "$work/$ex" "$here/examples/$ex.c"
     VTRACE_MODE=both VTRACE_THRESHOLD=$theta VTRACE_DIR="$work/$ex.t" LD_PRELOAD="$build/.libs/libvtrace.so" \
-        mpiexec -n 2 "$work/$ex" > /dev/null 2> "$work/$ex.err"
+        "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/$ex" > /dev/null 2> "$work/$ex.err"
     "$build/vtrace" reduce "$work/$ex.t/full" "$work/$ex.off" > /dev/null
     "$build/vtrace" dump --json "$work/$ex.t/reduced" > "$work/$ex.rt"
     "$build/vtrace" dump --json "$work/$ex.off" > "$work/$ex.of"

@@ -15,12 +15,12 @@ lib=$(cd "$build" && pwd)/.libs/libvtrace.so
 tool=$(cd "$build" && pwd)/vtrace
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mpicc -O2 -o "$work/pingpong" "$here/pingpong.c"
+"${MPICC:-mpicc.mpich}" -O2 -o "$work/pingpong" "$here/pingpong.c"
 i=0
 while [ "$i" -lt "$runs" ]; do
-    mpiexec -n 2 "$work/pingpong" > "$work/plain.$i"
-    VTRACE_DIR="$work/trace.$i" LD_PRELOAD="$lib" mpiexec -n 2 "$work/pingpong" > "$work/traced.$i"
-    VTRACE_MODE=reduced VTRACE_DIR="$work/pb.$i" LD_PRELOAD="$lib" mpiexec -n 2 "$work/pingpong" \
+    "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" > "$work/plain.$i"
+    VTRACE_DIR="$work/trace.$i" LD_PRELOAD="$lib" "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" > "$work/traced.$i"
+    VTRACE_MODE=reduced VTRACE_DIR="$work/pb.$i" LD_PRELOAD="$lib" "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" \
         > "$work/piggyback.$i" 2> "$work/piggyback.err"
     i=$((i + 1))
 done

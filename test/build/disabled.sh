@@ -35,7 +35,7 @@ sh mpicc.local -o hello hello.c || exit 1
 ldd ./hello | grep -q libvtrace || { echo "FAIL: hello is not linked with libvtrace"; exit 1; }
 lock=
 command -v flock > /dev/null 2>&1 && [ -d "$work/../../mpi" ] && lock="flock $work/../../mpi/.mpiexec.lock"
-VTRACE_DIR="$work/trace" $lock timeout 60 mpiexec -n 2 ./hello > out.txt 2>&1 || { cat out.txt; exit 1; }
+VTRACE_DIR="$work/trace" $lock timeout 60 "${VTEST_MPIEXEC:-mpiexec.mpich}" -n 2 ./hello > out.txt 2>&1 || { cat out.txt; exit 1; }
 [ "$(grep -c done out.txt)" -eq 2 ] || { cat out.txt; exit 1; }
 [ ! -e "$work/trace" ] || { echo "FAIL: a trace was written"; exit 1; }
 cd / && rm -rf "$work"
