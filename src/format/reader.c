@@ -204,6 +204,7 @@ void vt_trace_close(vt_trace *t)
         return;
     vt__arena_free(&t->ar);
     free(t->ranks);
+    free(t->ranges);
     free(t->priv);
     free(t->dir);
     free(t);

@@ -72,6 +72,10 @@ struct vt_trace {
     vt_time_shift_fn shift;      /* vt_trace_set_time_shift(), NULL none */
     const void *shift_arg;
     int init_clock;             /* VTRACE_MODEL_CLOCK=init: offsets of the first synchronisation only */
+    /* compact member lists that are ranges of world ranks, one array each for the whole
+     * trace (every rank file names MPI_COMM_WORLD): (size, first, stride) -> members */
+    struct member_range *ranges;
+    size_t nranges, capranges;
 };
 
 void vt__src_close(src_t *s);

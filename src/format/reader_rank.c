@@ -94,9 +94,57 @@ static int parse_funcs(vt_trace *t, vt_rank *rk, pp *r)
     return vt__pp_finish(r, rk->minor, "FUNCS");
 }
 
-static int parse_members(vt_trace *t, pp *r, uint32_t *size, const uint32_t **members, const char *what)
+struct member_range {
+    uint32_t n, first;
+    int64_t stride;
+    const uint32_t *m;
+};
+
+static uint64_t range_home(uint32_t n, uint32_t first, int64_t stride, size_t cap)
 {
-    uint64_t n;
+    uint64_t x = ((uint64_t)n << 32 | first) * 0x9e3779b97f4a7c15u ^ (uint64_t)stride * 0xbf58476d1ce4e5b9u;
+    return (x ^ x >> 29) & (cap - 1);
+}
+
+/* The members FIRST, FIRST + STRIDE, ... (N of them), one array for the whole trace. */
+static const uint32_t *range_members(vt_trace *t, uint32_t n, uint32_t first, int64_t stride)
+{
+    if (2 * (t->nranges + 1) > t->capranges) {
+        size_t nc = t->capranges ? 2 * t->capranges : 64;
+        struct member_range *ne = calloc(nc, sizeof *ne);
+        if (!ne)
+            return NULL;
+        for (size_t i = 0; i < t->capranges; i++)
+            if (t->ranges[i].m) {
+                uint64_t h = range_home(t->ranges[i].n, t->ranges[i].first, t->ranges[i].stride, nc);
+                while (ne[h].m)
+                    h = (h + 1) & (nc - 1);
+                ne[h] = t->ranges[i];
+            }
+        free(t->ranges);
+        t->ranges = ne;
+        t->capranges = nc;
+    }
+    uint64_t h = range_home(n, first, stride, t->capranges);
+    for (; t->ranges[h].m; h = (h + 1) & (t->capranges - 1))
+        if (t->ranges[h].n == n && t->ranges[h].first == first && t->ranges[h].stride == stride)
+            return t->ranges[h].m;
+    uint32_t *m = vt__arena_calloc(&t->ar, n, sizeof *m);
+    if (!m)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++)
+        m[i] = (uint32_t)((int64_t)first + (int64_t)i * stride);
+    t->ranges[h] = (struct member_range){n, first, stride, m};
+    t->nranges++;
+    return m;
+}
+
+/* A member list: world ranks one by one, or (COMPACT, doc/format.md) a form: 0 one by
+ * one, 1 a range (first, stride), 2 the local members of communicator EARLIER[index]. */
+static int parse_members(vt_trace *t, pp *r, int compact, const vt_comm *earlier, uint64_t nearlier, uint32_t *size,
+                         const uint32_t **members, const char *what)
+{
+    uint64_t n, form = 0;
     const uint8_t *at = r->p;
     if (pp_count(r, &n, 1, what))
         return -1;
@@ -104,6 +152,42 @@ static int parse_members(vt_trace *t, pp *r, uint32_t *size, const uint32_t **me
         r->p = at;
         return vt__pp_err(r, "expected %s at most %u (number of ranks), found %llu", what, t->nranks,
                           (unsigned long long)n);
+    }
+    *size = (uint32_t)n;
+    at = r->p;
+    if (compact && n && pp_uvar(r, &form, "member list form"))
+        return -1;
+    if (form == 1) {
+        uint64_t first;
+        int64_t stride;
+        if (pp_uvar(r, &first, "first member") || pp_svar(r, &stride, "member stride"))
+            return -1;
+        /* both ends within the world (n <= nranks: no overflow) */
+        if (first >= t->nranks || stride <= -(int64_t)t->nranks || stride >= (int64_t)t->nranks ||
+            (int64_t)first + (int64_t)(n - 1) * stride < 0 ||
+            (int64_t)first + (int64_t)(n - 1) * stride >= (int64_t)t->nranks) {
+            r->p = at;
+            return vt__pp_err(r, "expected a range of %llu world ranks below %u, found first %llu stride %lld",
+                              (unsigned long long)n, t->nranks, (unsigned long long)first, (long long)stride);
+        }
+        *members = range_members(t, (uint32_t)n, (uint32_t)first, stride);
+        return *members ? 0 : vt__pp_nomem(r, what);
+    }
+    if (form == 2) {
+        uint64_t k;
+        if (pp_index(r, &k, nearlier, "index of an earlier communicator with these members"))
+            return -1;
+        if (earlier[k].size != n) {
+            r->p = at;
+            return vt__pp_err(r, "expected an earlier communicator of %llu members, found one of %u",
+                              (unsigned long long)n, earlier[k].size);
+        }
+        *members = earlier[k].members;
+        return 0;
+    }
+    if (form != 0) {
+        r->p = at;
+        return vt__pp_err(r, "expected member list form 0, 1 or 2, found %llu", (unsigned long long)form);
     }
     uint32_t *m = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *m);
     if (!m)
@@ -114,7 +198,6 @@ static int parse_members(vt_trace *t, pp *r, uint32_t *size, const uint32_t **me
             return -1;
         m[i] = (uint32_t)v;
     }
-    *size = (uint32_t)n;
     *members = m;
     return 0;
 }
@@ -146,9 +229,12 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
     if (!cm)
         return vt__pp_nomem(r, "the communicator table");
     for (uint64_t i = 0; i < n; i++) {
-        if (pp_uvar(r, &cm[i].id, "communicator id") || pp_uvar(r, &cm[i].flags, "communicator flags") ||
-            parse_members(t, r, &cm[i].size, &cm[i].members, "communicator size") ||
-            parse_members(t, r, &cm[i].remote_size, &cm[i].remote_members, "communicator remote size"))
+        if (pp_uvar(r, &cm[i].id, "communicator id") || pp_uvar(r, &cm[i].flags, "communicator flags"))
+            return -1;
+        int compact = (cm[i].flags & VT_COMM_COMPACT) != 0;
+        cm[i].flags &= ~(uint64_t)VT_COMM_COMPACT;
+        if (parse_members(t, r, compact, cm, i, &cm[i].size, &cm[i].members, "communicator size") ||
+            parse_members(t, r, compact, cm, i, &cm[i].remote_size, &cm[i].remote_members, "communicator remote size"))
             return -1;
         const uint8_t *at = r->p;
         if (pp_svar(r, &cm[i].parent, "parent communicator index"))

@@ -452,11 +452,47 @@ static void put_str(growbuf *g, const char *s)
         g->p = vt_put_str(g->p, s ? s : "", n);
 }
 
-static void put_ranks(growbuf *g, const int *w, int n)
+static int member(const int *w, int i) { return w ? w[i] : i; }
+
+/* Whether the lists A and B of N world ranks are the same. */
+static int same_members(const int *a, const int *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (member(a, i) != member(b, i))
+            return 0;
+    return 1;
+}
+
+/* A member list, compact (doc/format.md, RANKDEFS; the communicator's flags bit 1): a
+ * range of world ranks (world, self, most splits) as its first rank and stride, a list
+ * that an earlier communicator of the table has as its index, any other rank by rank.
+ * So a trace's definitions grow with the ranks, not with their square. */
+static void put_members(growbuf *g, const int *w, int n, uint32_t before)
 {
     put_uvar(g, (uint64_t)n);
+    if (n == 0)
+        return;
+    int64_t first = member(w, 0), stride = n > 1 ? (int64_t)member(w, 1) - first : 0;
+    int range = 1;
+    for (int i = 2; i < n && range; i++)
+        range = member(w, i) == first + i * stride;
+    if (range && n > 2) {
+        put_uvar(g, 1);
+        put_uvar(g, (uint64_t)first);
+        put_svar(g, stride);
+        return;
+    }
+    for (uint32_t j = 0; j < before && n > 2; j++) {
+        const vt_comm *e = vt_comm_at(j);
+        if (e->size == n && same_members(e->world, w, n)) {
+            put_uvar(g, 2);
+            put_uvar(g, j);
+            return;
+        }
+    }
+    put_uvar(g, 0);
     for (int i = 0; i < n; i++)
-        put_uvar(g, (uint64_t)(w ? w[i] : i));
+        put_uvar(g, (uint64_t)member(w, i));
 }
 
 static int write_rankdefs(const vt_placement *pl, int64_t t_fin, unsigned flags)
@@ -479,9 +515,9 @@ static int write_rankdefs(const vt_placement *pl, int64_t t_fin, unsigned flags)
     for (uint32_t i = 0; i < nc; i++) {
         vt_comm *c = vt_comm_at(i);
         put_uvar(&g, c->gid);
-        put_uvar(&g, (uint64_t)c->inter);
-        put_ranks(&g, c->world, c->size);
-        put_ranks(&g, c->rworld, c->inter ? c->rsize : 0);
+        put_uvar(&g, (uint64_t)c->inter | VT_COMM_COMPACT);
+        put_members(&g, c->world, c->size, i);
+        put_members(&g, c->rworld, c->inter ? c->rsize : 0, i);
         put_svar(&g, c->parent);
         put_str(&g, c->how);
     }

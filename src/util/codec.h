@@ -40,6 +40,10 @@ enum vt_special_code {
     VT_CODE_FIRST_FN = 16,
 };
 
+/* Communicator flags (RANKDEFS) besides bit 0, intercommunicator: the member lists are
+ * compact (1.3). Readers take it off. */
+#define VT_COMM_COMPACT 2u
+
 /* Peer values besides world ranks. */
 #define VT_PEER_NONE (-1)
 #define VT_PEER_PROC_NULL (-2)

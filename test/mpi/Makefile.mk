@@ -286,3 +286,10 @@ test_mpi_bottom_both_LDFLAGS = $(vt_mpi_ldflags)
 # an empty value ends it (README.vtrace, section 3)
 TESTS += test/mpi/unknown_setting.sh
 EXTRA_DIST += test/mpi/unknown_setting.sh
+# definitions that grow with the ranks, not their square: comm_scale on 4 and 16 ranks
+check_PROGRAMS += test/mpi/comm_scale
+test_mpi_comm_scale_SOURCES = test/mpi/comm_scale.c
+test_mpi_comm_scale_LDADD = libvtrace.la
+test_mpi_comm_scale_LDFLAGS = $(vt_mpi_ldflags)
+TESTS += test/mpi/defs_scale.sh
+EXTRA_DIST += test/mpi/defs_scale.sh

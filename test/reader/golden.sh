@@ -56,6 +56,13 @@ for t in synth-cols synth-cols-zstd; do
         fail=1
     fi
 done
+# ... and predict the same (collectives wait for their communicator's members, which
+# synth-cols lists compactly: ranges)
+"$vtrace" whatif -q --random 30 --json synth-trace > whatif-raw.txt &&
+    "$vtrace" whatif -q --random 30 --json synth-cols > whatif-cols.txt && cmp -s whatif-raw.txt whatif-cols.txt ||
+    { echo "FAIL: synth-cols predicts otherwise than synth-trace"; fail=1; }
+"$vtrace" patterns synth-trace | tail -n +2 > patterns-raw.txt && "$vtrace" patterns synth-cols | tail -n +2 > patterns-cols.txt &&
+    cmp -s patterns-raw.txt patterns-cols.txt || { echo "FAIL: synth-cols's wait states differ"; fail=1; }
 # --version names the format version the files are written in
 minor=$(od -An -tu2 -j10 -N2 synth-trace/rank-000000.vte | tr -d ' ')
 "$vtrace" --version | grep -q "(trace format 1\.$minor)" || { echo "FAIL: vtrace --version does not name format 1.$minor"; "$vtrace" --version; fail=1; }

@@ -376,29 +376,45 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
     }
     int ncomms = rank == 1 ? 2 : 3;
     b_uvar(&b, (uint64_t)ncomms);
-    /* world */
+    /* world; with o->cols (format 1.3's compact lists, doc/format.md) a range */
+    const uint64_t compact = w.cols ? 2 : 0;
     b_uvar(&b, 1);
-    b_uvar(&b, 0);
+    b_uvar(&b, compact);
     b_uvar(&b, NR);
-    for (int i = 0; i < NR; i++)
-        b_uvar(&b, (uint64_t)i);
+    if (compact) {
+        b_uvar(&b, 1); /* form: a range */
+        b_uvar(&b, 0);
+        b_svar(&b, 1);
+    } else {
+        for (int i = 0; i < NR; i++)
+            b_uvar(&b, (uint64_t)i);
+    }
     b_uvar(&b, 0);
     b_svar(&b, -1);
     b_str(&b, "world");
-    /* self */
+    /* self; compact: one by one */
     b_uvar(&b, SELF_ID(rank));
-    b_uvar(&b, 0);
+    b_uvar(&b, compact);
     b_uvar(&b, 1);
+    if (compact)
+        b_uvar(&b, 0);
     b_uvar(&b, (uint64_t)rank);
     b_uvar(&b, 0);
     b_svar(&b, -1);
     b_str(&b, "self");
     if (ncomms == 3) {
+        /* ranks 0 and 2; compact: the range 0, 2 */
         b_uvar(&b, SPLIT_ID);
-        b_uvar(&b, 0);
+        b_uvar(&b, compact);
         b_uvar(&b, 2);
-        b_uvar(&b, 0);
-        b_uvar(&b, 2);
+        if (compact) {
+            b_uvar(&b, 1);
+            b_uvar(&b, 0);
+            b_svar(&b, 2);
+        } else {
+            b_uvar(&b, 0);
+            b_uvar(&b, 2);
+        }
         b_uvar(&b, 0);
         b_svar(&b, 0);
         b_str(&b, "MPI_Comm_split");

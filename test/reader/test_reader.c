@@ -680,6 +680,39 @@ static void test_zstd(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Compact member lists (format 1.3): the synthetic trace with --cols lists MPI_COMM_WORLD
+ * and the split communicator as ranges; the reader gives the same members as from the
+ * lists of the plain trace, and one array for MPI_COMM_WORLD in every rank's table. */
+static void test_compact_members(void **state)
+{
+    const vt_trace *t = ((fixture *)*state)->t;
+    char dir[64], emsg[4200];
+    snprintf(dir, sizeof dir, "/tmp/vt-reader-members.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    synth_opts o = {.records_per_block = 8, .cols = 1};
+    assert_int_equal(synth_write(dir, &o, emsg, sizeof emsg), 0);
+    vt_trace *c;
+    vt_error err;
+    assert_int_equal(vt_trace_open(dir, &c, &err), 0);
+    for (uint32_t r = 0; r < 3; r++) {
+        const vt_rank *a = vt_trace_rank(t, r), *b = vt_trace_rank(c, r);
+        assert_int_equal(a->ncomms, b->ncomms);
+        for (size_t i = 0; i < a->ncomms; i++) {
+            assert_int_equal(a->comms[i].flags, b->comms[i].flags); /* the compact bit is the reader's */
+            assert_int_equal(a->comms[i].size, b->comms[i].size);
+            assert_memory_equal(a->comms[i].members, b->comms[i].members, a->comms[i].size * sizeof(uint32_t));
+        }
+        assert_ptr_equal(b->comms[0].members, vt_trace_rank(c, 0)->comms[0].members);
+    }
+    static const uint32_t split[] = {0, 2};
+    assert_int_equal(vt_trace_rank(c, 2)->comms[2].size, 2);
+    assert_memory_equal(vt_trace_rank(c, 2)->comms[2].members, split, sizeof split);
+    vt_trace_close(c);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* Interpolation with offsets and spans near the 64-bit limits does not overflow. */
 static void test_global_time_extremes(void **state)
 {
@@ -967,7 +1000,8 @@ int main(void)
     };
     const struct CMUnitTest synth[] = {
         cmocka_unit_test(test_definitions), cmocka_unit_test(test_global_time), cmocka_unit_test(test_synth_events),
-        cmocka_unit_test(test_zstd),        cmocka_unit_test(test_match_synth),
+        cmocka_unit_test(test_zstd),
+        cmocka_unit_test(test_compact_members),        cmocka_unit_test(test_match_synth),
     };
     int failed = cmocka_run_group_tests_name("reader", pure, NULL, NULL);
     failed += cmocka_run_group_tests_name("synthetic trace", synth, setup_synth, teardown_synth);
