@@ -24,5 +24,6 @@ echo "== what if rank 0's bursts were 50% shorter? (reduced trace, then full tra
 "$vtrace" whatif -s 'rank:0=-50%' "$work/trace/reduced"
 "$vtrace" whatif -s 'rank:0=-50%' "$work/trace/full"
 echo "== what to fix first"
-"$vtrace" domino --top 3 "$work/trace/reduced"
+"$vtrace" domino --top 3 "$work/trace/reduced" ||
+    echo "(no event of this run lasted the candidate threshold, VTRACE_THRESHOLD: nothing to rank)"
 echo "traces kept in $work/trace/full and $work/trace/reduced"
