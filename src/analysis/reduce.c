@@ -26,6 +26,7 @@ typedef struct rank_out {
     struct reducer *Z;
     int fd;
     vt_rrec_out out;        /* its REDUCED blocks */
+    const char **fname, **flayout; /* the full trace's function table, for out */
 } rank_out;
 
 /* Atom values for the check: variable -> nsc values. */
@@ -443,19 +444,23 @@ static int open_outputs(reducer *Z)
     if (mkdir(dir, 0755) && errno != EEXIST)
         return vt_error_set(Z->err, "%s: cannot create the directory: %s", dir, strerror(errno));
     for (uint32_t r = 0; r < Z->nranks; r++) {
-        uint8_t *funcs;
-        size_t len;
-        if (vt_trace_raw_block(Z->t, r, VT_BLOCK_FUNCS, &funcs, &len, Z->err))
-            return -1;
+        const vt_rank *rk = vt_trace_rank(Z->t, r);
+        rank_out *ro = &Z->ro[r];
+        ro->fname = malloc((rk->nfuncs ? rk->nfuncs : 1) * sizeof *ro->fname);
+        ro->flayout = malloc((rk->nfuncs ? rk->nfuncs : 1) * sizeof *ro->flayout);
+        if (!ro->fname || !ro->flayout)
+            return vt_error_set(Z->err, "out of memory");
+        for (size_t i = 0; i < rk->nfuncs; i++) {
+            ro->fname[i] = rk->funcs[i].name;
+            ro->flayout[i] = rk->funcs[i].layout;
+        }
         char name[32];
         snprintf(name, sizeof name, "rank-%06u.vte", r);
-        int rc = write_file(dir, name, VT_MAGIC_RANK, r, funcs, len, VT_BLOCK_FUNCS, Z->o->zstd_level, &Z->ro[r].fd,
-                            Z->err);
-        free(funcs);
-        if (rc)
+        if (write_file(dir, name, VT_MAGIC_RANK, r, NULL, 0, 0, 0, &ro->fd, Z->err))
             return -1;
-        if (vt_rrec_out_init(&Z->ro[r].out, Z->ro[r].fd, Z->o->zstd_level))
-            return vt_error_set(Z->err, "out of memory");
+        int rc = vt_rrec_out_init(&ro->out, ro->fd, Z->o->zstd_level, ro->fname, ro->flayout, rk->nfuncs);
+        if (rc)
+            return vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
     }
     return 0;
 }
@@ -465,6 +470,10 @@ static int close_outputs(reducer *Z)
     const char *dir = Z->o->out_dir;
     for (uint32_t r = 0; r < Z->nranks; r++) {
         rank_out *ro = &Z->ro[r];
+        /* the profile's functions are named before RANKDEFS, as the run time names them */
+        const vt_rank *rk = vt_trace_rank(Z->t, r);
+        for (size_t i = 0; i < rk->nprofile; i++)
+            vt_rrec_out_name(&ro->out, rk->profile[i].fn);
         int frc = Z->failed ? 0 : vt_rrec_out_flush(&ro->out);
         Z->st->records_stored += ro->out.index;
         if (Z->failed || frc)
@@ -567,6 +576,8 @@ out:
         if (Z.ro[r].fd >= 0)
             close(Z.ro[r].fd);
         vt_rrec_out_free(&Z.ro[r].out);
+        free(Z.ro[r].fname);
+        free(Z.ro[r].flayout);
         vt_rr_free(&Z.ro[r].rr);
     }
     free(Z.ro);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef HAVE_ZSTD
@@ -65,5 +66,42 @@ int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32
     if (rc == 0 && h.stored_len)
         rc = vt_write_all(fd, stored, h.stored_len);
     free(packed);
+    return rc;
+}
+
+uint8_t *vt_funcs_payload_encode(const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
+                                 size_t *len)
+{
+    size_t need = VT_UVAR_MAX + 2 * VT_UVAR_MAX * n;
+    for (size_t i = 0; i < n; i++)
+        if (!define || define[i])
+            need += strlen(name[i]) + strlen(layout[i]);
+    uint8_t *p = malloc(need), *w = p;
+    if (!p)
+        return NULL;
+    w = vt_put_uvar(w, n);
+    for (size_t i = 0; i < n; i++) {
+        int on = !define || define[i];
+        w = vt_put_str(w, on ? name[i] : "", on ? strlen(name[i]) : 0);
+        w = vt_put_str(w, on ? layout[i] : "", on ? strlen(layout[i]) : 0);
+    }
+    *len = (size_t)(w - p);
+    return p;
+}
+
+int vt_funcs_block_write(int fd, const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
+                         int always, int zstd_level)
+{
+    int any = !define;
+    for (size_t i = 0; i < n && !any; i++)
+        any = define[i];
+    if (!any && !always)
+        return 0;
+    size_t len;
+    uint8_t *p = vt_funcs_payload_encode(name, layout, n, define, &len);
+    if (!p)
+        return -ENOMEM;
+    int rc = vt_block_write(fd, VT_BLOCK_FUNCS, p, len, 0, zstd_level);
+    free(p);
     return rc;
 }

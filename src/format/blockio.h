@@ -13,6 +13,16 @@ int vt_file_header_write(int fd, const char magic[8], uint32_t value);
  * Returns 0 or -errno; on error the file may hold a partial block. */
 int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level);
 
+/* The FUNCS payload of the table NAME/LAYOUT[0..n) naming only the entries DEFINE marks
+ * (the others "": a later block names them, doc/format.md 1.3), all when DEFINE is
+ * NULL; malloc'ed, NULL without memory. */
+uint8_t *vt_funcs_payload_encode(const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
+                                 size_t *len);
+/* That payload as a FUNCS block. Writes nothing and returns 0 when DEFINE marks none and
+ * ALWAYS is 0. Returns 0 or -errno. */
+int vt_funcs_block_write(int fd, const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
+                         int always, int zstd_level);
+
 /* write(2) until done, retrying EINTR. Returns 0 or -errno (-ENOSPC for a short write). */
 int vt_write_all(int fd, const void *buf, size_t len);
 

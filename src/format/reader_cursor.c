@@ -169,6 +169,14 @@ static int cursor_block(vt_cursor *c, vt_error *err)
         return 0;
     if (vt__read_block_header(&c->src, c->pos, &h, err))
         return -1;
+    while (h.type == VT_BLOCK_FUNCS && c->rk->minor >= 3) {
+        /* more of the function table: read when the trace was opened */
+        c->pos += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+        if (c->pos >= c->end)
+            return 0;
+        if (vt__read_block_header(&c->src, c->pos, &h, err))
+            return -1;
+    }
     unsigned want = c->rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
     if (h.type != want && h.type != (c->rk->reduced ? VT_BLOCK_REDUCED_COLS : VT_BLOCK_EVENTS_COLS))
         return vt__seterr(err, c->src.path, c->pos + 4, "expected an %s block, found a %s block (type %u)",
@@ -243,6 +251,10 @@ static int decode_record(vt_cursor *c, vt_event *ev)
         r->p = at;
         return vt__pp_err(r, "expected a function id below %zu (record code below %llu), found code %llu", rk->nfuncs,
                           (unsigned long long)rk->nfuncs + VT_CODE_FIRST_FN, (unsigned long long)code);
+    } else if (!rk->funcs[code - VT_CODE_FIRST_FN].name[0]) {
+        r->p = at;
+        return vt__pp_err(r, "expected a function a FUNCS block names, found function id %llu, which none names",
+                          (unsigned long long)(code - VT_CODE_FIRST_FN));
     } else {
         ev->fn = (int64_t)(code - VT_CODE_FIRST_FN);
     }
@@ -547,6 +559,11 @@ static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
                           (unsigned long long)u);
     }
     rec->fn = (int64_t)u - 1;
+    if (rec->fn >= 0 && !rk->funcs[rec->fn].name[0]) {
+        r->p = at;
+        return vt__pp_err(r, "expected a function a FUNCS block names, found function id %lld, which none names",
+                          (long long)rec->fn);
+    }
     if ((c->kbits & VT_RREC_K_BURST) && (rec->fn < 0 || rec->seq == 0)) {
         r->p = at;
         return vt__pp_err(r, "expected the call ending the burst before it, found %s",

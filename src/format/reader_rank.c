@@ -273,7 +273,15 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
         return vt__pp_nomem(r, "the profile");
     for (uint64_t i = 0; i < n; i++) {
         uint64_t fn;
-        if (pp_index(r, &fn, rk->nfuncs, "profile function id") || pp_uvar(r, &pr[i].calls, "profile calls") ||
+        const uint8_t *fat = r->p;
+        if (pp_index(r, &fn, rk->nfuncs, "profile function id"))
+            return -1;
+        if (!rk->funcs[fn].name[0]) {
+            r->p = fat;
+            return vt__pp_err(r, "expected a profiled function a FUNCS block names, found function id %llu, which none "
+                              "names", (unsigned long long)fn);
+        }
+        if (pp_uvar(r, &pr[i].calls, "profile calls") ||
             pp_uvar(r, &pr[i].time_ns, "profile time") || pp_uvar(r, &pr[i].bytes, "profile bytes") ||
             pp_uvar(r, &pr[i].records, "profile records written"))
             return -1;
@@ -304,6 +312,106 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
 
 /* ------------------------------------------------------------------ the rank file */
 
+/* A later FUNCS block (1.3): its entries with a name define the ones the table left
+ * empty; a defined entry keeps its name and layout. */
+static int merge_funcs(vt_trace *t, vt_rank *rk, pp *r)
+{
+    vt_function *have = (vt_function *)rk->funcs;
+    size_t n = rk->nfuncs;
+    if (parse_funcs(t, rk, r))
+        return -1;
+    vt_function *more = (vt_function *)rk->funcs;
+    rk->funcs = have;
+    if (rk->nfuncs != n) {
+        r->p = r->begin;
+        rk->nfuncs = n;
+        return vt__pp_err(r, "expected a function table of %zu entries, as the first one, found %zu", n,
+                          (size_t)rk->nfuncs);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!more[i].name[0])
+            continue;
+        if (!have[i].name[0]) {
+            have[i] = more[i];
+        } else if (strcmp(have[i].name, more[i].name) || strcmp(have[i].layout, more[i].layout)) {
+            r->p = r->begin;
+            return vt__pp_err(r, "expected function %zu to stay %s (\"%s\"), found %s (\"%s\")", i, have[i].name,
+                              have[i].layout, more[i].name, more[i].layout);
+        }
+    }
+    return 0;
+}
+
+/* The FUNCS blocks of a rank file: the first, and (1.3) more before the blocks that use
+ * their entries, kept as [u64 offset, u8 codec, u32 length, payload]... until the table
+ * is built from them all, or shared with the last rank whose blocks were the same. */
+typedef struct funcs_seen {
+    uint8_t *p;
+    size_t len, cap;
+} funcs_seen;
+
+static int funcs_add(funcs_seen *fs, const uint8_t *data, uint32_t len, uint64_t off, uint8_t codec)
+{
+    size_t need = fs->len + 13 + len;
+    if (need > fs->cap) {
+        size_t nc = fs->cap ? 2 * fs->cap : 16384;
+        while (nc < need)
+            nc *= 2;
+        uint8_t *n = realloc(fs->p, nc);
+        if (!n)
+            return -1;
+        fs->p = n;
+        fs->cap = nc;
+    }
+    memcpy(fs->p + fs->len, &off, 8);
+    fs->p[fs->len + 8] = codec;
+    memcpy(fs->p + fs->len + 9, &len, 4);
+    memcpy(fs->p + fs->len + 13, data, len);
+    fs->len = need;
+    return 0;
+}
+
+static int funcs_build(vt_trace *t, vt_rank *rk, const src_t *s, const funcs_seen *fs, funcs_cache *fc, vt_error *err)
+{
+    /* the offsets differ from rank to rank when the blocks do not: compare from the codec on */
+    if (fc->funcs && fc->len == fs->len) {
+        int same = 1;
+        for (size_t at = 0; same && at < fs->len;) {
+            uint32_t len;
+            memcpy(&len, fs->p + at + 9, 4);
+            same = !memcmp(fc->payload + at + 8, fs->p + at + 8, 5 + (size_t)len);
+            at += 13 + (size_t)len;
+        }
+        if (same) {
+            rk->nfuncs = fc->nfuncs;
+            rk->funcs = fc->funcs;
+            return 0;
+        }
+    }
+    for (size_t at = 0, k = 0; at < fs->len; k++) {
+        uint64_t off;
+        uint32_t len;
+        memcpy(&off, fs->p + at, 8);
+        memcpy(&len, fs->p + at + 9, 4);
+        pp r;
+        pp_init(&r, fs->p + at + 13, len, s->path, off, fs->p[at + 8] != VT_CODEC_RAW, err);
+        if (k == 0 ? parse_funcs(t, rk, &r) : merge_funcs(t, rk, &r))
+            return -1;
+        at += 13 + (size_t)len;
+    }
+    /* cache tables parsed strictly (no trailing bytes of a higher minor) */
+    uint8_t *copy = rk->minor <= VT_FORMAT_MINOR ? malloc(fs->len ? fs->len : 1) : NULL;
+    if (copy) {
+        memcpy(copy, fs->p, fs->len);
+        free(fc->payload);
+        fc->payload = copy;
+        fc->len = fs->len;
+        fc->nfuncs = rk->nfuncs;
+        fc->funcs = rk->funcs;
+    }
+    return 0;
+}
+
 int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, vt_error *err)
 {
     vt_rank *rk = &t->ranks[rank];
@@ -323,37 +431,37 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
         return vt__seterr(err, s->path, 12, "expected rank %u in the file header, found %u", rank, value);
 
     uint64_t off = VT_FILE_HEADER_SIZE;
+    funcs_seen fs = {0};
     if (vt__load_block(s, off, VT_BLOCK_FUNCS, &h, &stored, &raw, &data, err))
         goto out;
-    if (fc->funcs && fc->len == h.raw_len && memcmp(fc->payload, data, h.raw_len) == 0) {
-        rk->nfuncs = fc->nfuncs;
-        rk->funcs = fc->funcs;
-    } else {
-        pp_init(&r, data, h.raw_len, s->path, off, h.codec != VT_CODEC_RAW, err);
-        if (parse_funcs(t, rk, &r))
-            goto out;
-        /* cache tables parsed strictly (no trailing bytes of a higher minor) */
-        uint8_t *copy = rk->minor <= VT_FORMAT_MINOR ? malloc(h.raw_len ? h.raw_len : 1) : NULL;
-        if (copy) {
-            memcpy(copy, data, h.raw_len);
-            free(fc->payload);
-            fc->payload = copy;
-            fc->len = h.raw_len;
-            fc->nfuncs = rk->nfuncs;
-            fc->funcs = rk->funcs;
-        }
+    if (funcs_add(&fs, data, h.raw_len, off, h.codec)) {
+        vt__seterr(err, s->path, off, "expected memory for the function table, found none");
+        goto out;
     }
     off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
 
     rp->ev_begin = off;
+    int first_event = 1;
     for (;;) {
         if (vt__read_block_header(s, off, &h, err))
             goto out;
         if (h.type == VT_BLOCK_RANKDEFS)
             break;
+        if (h.type == VT_BLOCK_FUNCS && rk->minor >= 3) {
+            /* more of the function table, before the blocks that use it (1.3) */
+            if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
+                goto out;
+            if (funcs_add(&fs, data, h.raw_len, off, h.codec)) {
+                vt__seterr(err, s->path, off, "expected memory for the function table, found none");
+                goto out;
+            }
+            off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+            continue;
+        }
         /* the first event block says which kind of trace this rank file is */
-        if (off == rp->ev_begin && (h.type == VT_BLOCK_REDUCED || h.type == VT_BLOCK_REDUCED_COLS))
+        if (first_event && (h.type == VT_BLOCK_REDUCED || h.type == VT_BLOCK_REDUCED_COLS))
             rk->reduced = 1;
+        first_event = 0;
         unsigned want = rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
         if (h.type != want && h.type != (rk->reduced ? VT_BLOCK_REDUCED_COLS : VT_BLOCK_EVENTS_COLS)) {
             vt__seterr(err, s->path, off + 4, "expected an %s or RANKDEFS block, found a %s block (type %u)",
@@ -365,6 +473,8 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
         off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     }
     rp->ev_end = off;
+    if (funcs_build(t, rk, s, &fs, fc, err))
+        goto out;
     if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
         goto out;
     pp_init(&r, data, h.raw_len, s->path, off, h.codec != VT_CODEC_RAW, err);
@@ -377,6 +487,7 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
     t->nrecords += rk->nrecords;
     rc = 0;
 out:
+    free(fs.p);
     free(stored.p);
     free(raw.p);
     return rc;
@@ -391,6 +502,24 @@ int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t 
     int defs = type == VT_BLOCK_GLOBAL;
     if (!defs && rank >= t->nranks)
         return vt__seterr(err, t->dir, 0, "expected a rank below %u, found %u", t->nranks, rank);
+    if (type == VT_BLOCK_FUNCS) {
+        /* the table as the rank's FUNCS blocks make it together, in one payload */
+        const vt_rank *rk = &t->ranks[rank];
+        size_t need = VT_UVAR_MAX;
+        for (size_t i = 0; i < rk->nfuncs; i++)
+            need += 2 * VT_UVAR_MAX + strlen(rk->funcs[i].name) + strlen(rk->funcs[i].layout);
+        uint8_t *p = malloc(need);
+        if (!p)
+            return vt__seterr(err, rk->path, 0, "expected memory for the function table, found none");
+        uint8_t *w = vt_put_uvar(p, rk->nfuncs);
+        for (size_t i = 0; i < rk->nfuncs; i++) {
+            w = vt_put_str(w, rk->funcs[i].name, strlen(rk->funcs[i].name));
+            w = vt_put_str(w, rk->funcs[i].layout, strlen(rk->funcs[i].layout));
+        }
+        *payload = p;
+        *len = (size_t)(w - p);
+        return 0;
+    }
     char name[32];
     if (defs)
         snprintf(name, sizeof name, "vtrace.defs");

@@ -84,11 +84,40 @@ static uint8_t *vt_rrec_encode_folded(uint8_t *out, const vt_rrec *rec, unsigned
     return out;
 }
 
-int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level)
+int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
+                     size_t nfn)
 {
-    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = VT_RREC_BLOCK_BYTES, .last_at = SIZE_MAX};
+    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = VT_RREC_BLOCK_BYTES, .last_at = SIZE_MAX,
+                       .fname = name, .flayout = layout, .nfn = nfn};
     o->buf = malloc(o->cap);
-    return o->buf ? 0 : -ENOMEM;
+    o->named = calloc(nfn ? nfn : 1, 1);
+    o->pending = calloc(nfn ? nfn : 1, 1);
+    if (!o->buf || !o->named || !o->pending)
+        return -ENOMEM;
+    return vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, VT_RREC_ZSTD_LEVEL);
+}
+
+void vt_rrec_out_name(vt_rrec_out *o, int64_t fn)
+{
+    if (fn >= 0 && (size_t)fn < o->nfn && !o->named[fn] && !o->pending[fn]) {
+        o->pending[fn] = 1;
+        o->npending++;
+    }
+}
+
+/* The functions named since the last FUNCS block, before the block that uses them. */
+static int name_pending(vt_rrec_out *o)
+{
+    if (!o->npending)
+        return 0;
+    int rc = vt_funcs_block_write(o->fd, o->fname, o->flayout, o->nfn, o->pending, 0, VT_RREC_ZSTD_LEVEL);
+    for (size_t i = 0; i < o->nfn; i++)
+        if (o->pending[i]) {
+            o->named[i] = 1;
+            o->pending[i] = 0;
+        }
+    o->npending = 0;
+    return rc;
 }
 
 /* The open block: packed in columns (REDUCED_COLS) when blocks are compressed, as the
@@ -97,7 +126,10 @@ static int write_block(vt_rrec_out *o)
 {
     if (!o->len)
         return 0;
-    int rc = 1;
+    int rc = name_pending(o);
+    if (rc)
+        return rc;
+    rc = 1;
 #ifdef HAVE_ZSTD
     uint8_t *packed;
     size_t plen;
@@ -141,6 +173,7 @@ static int store(vt_rrec_out *o, const vt_rrec *rec, unsigned kbits, int64_t bur
                       o->buf);
     o->last_seq = rec->seq;
     o->last_exit = rec->exit;
+    vt_rrec_out_name(o, rec->fn);
     o->nblock++;
     o->index++;
     return 0;
@@ -157,7 +190,9 @@ static int store_burst(vt_rrec_out *o)
 int vt_rrec_out_flush(vt_rrec_out *o)
 {
     int rc = store_burst(o);
-    return rc ? rc : write_block(o);
+    if (!rc)
+        rc = write_block(o);
+    return rc ? rc : name_pending(o);
 }
 
 int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec)
@@ -212,6 +247,8 @@ int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec)
 void vt_rrec_out_free(vt_rrec_out *o)
 {
     free(o->buf);
-    o->buf = NULL;
+    free(o->named);
+    free(o->pending);
+    o->buf = o->named = o->pending = NULL;
 }
 

@@ -35,10 +35,20 @@ typedef struct vt_rrec_out {
     size_t last_at;         /* where the last record written begins in buf (SIZE_MAX: none) */
     uint64_t last_seq;
     int64_t last_exit;
+    /* the function table: named in FUNCS blocks as records use it (doc/format.md 1.3) */
+    const char *const *fname, *const *flayout;
+    size_t nfn;
+    uint8_t *named, *pending;
+    int npending;
 } vt_rrec_out;
 
-/* Returns 0, or -ENOMEM. FD is the rank file, positioned after its FUNCS block. */
-int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level);
+/* Writes the first FUNCS block (naming no function yet) of the table NAME/LAYOUT[0..NFN)
+ * and returns 0, or -errno. FD is the rank file, positioned after its header; the table
+ * must outlive O. */
+int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
+                     size_t nfn);
+/* Names function FN too (the profile's functions, before the end). */
+void vt_rrec_out_name(vt_rrec_out *o, int64_t fn);
 /* Appends REC (a burst, until the next record shows whether it goes into it), writing
  * the open block first when REC does not fit. Returns 0 or -errno. */
 int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec);

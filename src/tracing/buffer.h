@@ -39,8 +39,6 @@ extern VT_HIDDEN vt_buffer vt__buf;
 extern VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
 extern VT_HIDDEN int vt__mt;   /* MPI_THREAD_MULTIPLE: take the lock */
 
-/* The FUNCS block's payload (the function table); malloc'd, NULL out of memory. */
-VT_HIDDEN uint8_t *vt_funcs_payload(size_t *len);
 /* Opens the trace file at path and starts recording. keep_file 0 (VTRACE_MODE=reduced,
  * whose run-time reduction makes the trace): the file is opened only when
  * vt_buffer_need_file asks for it before the first block is full; a first block nobody

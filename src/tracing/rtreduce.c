@@ -156,17 +156,6 @@ static int put_record(void *arg, const vt_rrec *rec)
     return 0;
 }
 
-/* The FUNCS block, as the full trace's. */
-static int write_funcs(void)
-{
-    size_t len;
-    uint8_t *p = vt_funcs_payload(&len);
-    if (!p)
-        return -ENOMEM;
-    int rc = vt_block_write(rt.fd, VT_BLOCK_FUNCS, p, len, 0, VT_RREC_ZSTD_LEVEL);
-    free(p);
-    return rc;
-}
 
 int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const char *config_text)
 {
@@ -203,9 +192,7 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
     rt.fd = open(rt.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int rc = rt.fd >= 0 ? vt_file_header_write(rt.fd, VT_MAGIC_RANK, (uint32_t)rank) : -errno;
     if (!rc)
-        rc = vt_rrec_out_init(&rt.out, rt.fd, VT_RREC_ZSTD_LEVEL);
-    if (!rc)
-        rc = write_funcs();
+        rc = vt_rrec_out_init(&rt.out, rt.fd, VT_RREC_ZSTD_LEVEL, vt_fn_name, vt_fn_layout, VT_NFN);
     if (rc) {
         vt_warn("the run-time reduction cannot write %s (%s)", rt.path, strerror(rc < 0 ? -rc : ENOMEM));
         return -1;
@@ -674,6 +661,10 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
     if (vt__rt && vt_rr_finish(&rt.rr))
         stop("its last records could not be written");
     int rc = -1;
+    /* the profile's functions are named before RANKDEFS, as vtrace reduce names them */
+    for (unsigned fn = 0; fn < VT_NFN; fn++)
+        if (vt__profile[fn].calls > 0)
+            vt_rrec_out_name(&rt.out, fn);
     if (!rt.failed && (rc = vt_rrec_out_flush(&rt.out)))
         write_failed(rc);
     if (!rc)

@@ -340,14 +340,27 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
     if (vt_file_header_write(w.fd, VT_MAGIC_RANK, (uint32_t)rank))
         w.err = 1;
 
-    /* FUNCS */
-    b_uvar(&b, NFN);
+    /* FUNCS; with o->cols (format 1.3) a first block naming nothing, then one naming the
+     * table (more FUNCS blocks, before the blocks that use them) */
+    const char *names[NFN], *layouts[NFN];
     for (size_t i = 0; i < NFN; i++) {
-        b_str(&b, fnames[w.order[i]][0]);
-        b_str(&b, fnames[w.order[i]][1]);
+        names[i] = fnames[w.order[i]][0];
+        layouts[i] = fnames[w.order[i]][1];
     }
-    if (vt_block_write(w.fd, VT_BLOCK_FUNCS, b.p, b.n, 0, o->zstd_level))
-        w.err = 1;
+    if (o->cols) {
+        static const uint8_t none[NFN];
+        if (vt_funcs_block_write(w.fd, names, layouts, NFN, none, 1, o->zstd_level) ||
+            vt_funcs_block_write(w.fd, names, layouts, NFN, NULL, 1, o->zstd_level))
+            w.err = 1;
+    } else {
+        b_uvar(&b, NFN);
+        for (size_t i = 0; i < NFN; i++) {
+            b_str(&b, names[i]);
+            b_str(&b, layouts[i]);
+        }
+        if (vt_block_write(w.fd, VT_BLOCK_FUNCS, b.p, b.n, 0, o->zstd_level))
+            w.err = 1;
+    }
 
     /* EVENTS */
     if (rank == 0)
