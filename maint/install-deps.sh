@@ -3,7 +3,8 @@
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpich-dev gfortran
       libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev
-      libotf2-trace-dev otf2-tools python3-otf2"
+      libotf2-trace-dev otf2-tools python3-otf2
+      clang zstd"
 # headless Chromium renders the page of vtrace report in its test (test/report)
 pkgs="$pkgs chromium chromium-driver"
 if [ "$(id -u)" -ne 0 ]; then

@@ -21,4 +21,7 @@ EXTRA_DIST += test/build/disabled.sh
 # The layout of src/: includes by folder, file lengths, no call cycles (maint/check-layering.py).
 TESTS += test/build/layering.sh
 EXTRA_DIST += test/build/layering.sh maint/check-layering.py
+# ASan and UBSan over the format, the model and the analyses, and a short run of each fuzzer.
+TESTS += test/build/sanitizers.sh
+EXTRA_DIST += test/build/sanitizers.sh test/analysis/fuzz_analyses.c
 include test/export/Makefile.mk

@@ -3,6 +3,7 @@
 #include "analysis/clusters.h"
 #include "util/codec.h"
 #include "util/dpd.h"
+#include "util/sort.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -437,7 +438,7 @@ static int global_clusters(vt_cl_result *r, const vt_cl_params *p, ent *e, uint8
     size_t n = r->nbursts;
     for (size_t i = 0; i < n; i++)
         e[i] = (ent){feature(r->bursts[i].dur, p->floor_ns), r->bursts[i].key, (uint32_t)i, -1};
-    qsort(e, n, sizeof *e, ent_cmp);
+    vt_sort(e, n, sizeof *e, ent_cmp);
     uint32_t ncl;
     dbscan_groups(e, n, p, core, &ncl);
     tcl *tc = calloc(ncl ? ncl : 1, sizeof *tc);
@@ -466,7 +467,7 @@ static int global_clusters(vt_cl_result *r, const vt_cl_params *p, ent *e, uint8
     }
     for (uint32_t i = 0; i < ncl; i++)
         order[i] = &tc[i];
-    qsort(order, ncl, sizeof *order, tcl_cmp);
+    vt_sort(order, ncl, sizeof *order, tcl_cmp);
     r->clusters = calloc(ncl ? ncl : 1, sizeof *r->clusters);
     uint32_t *lastrank = malloc((ncl ? ncl : 1) * sizeof *lastrank);
     if (!r->clusters || !lastrank) {
@@ -601,7 +602,7 @@ static int stability(vt_cl_result *r, const vt_cl_params *p, const mvec *mk, ent
         r->windows[w].bursts++;
         r->windows[w].time += b->dur;
     }
-    qsort(e, n, sizeof *e, ent_cmp);
+    vt_sort(e, n, sizeof *e, ent_cmp);
     uint32_t ncl;
     dbscan_groups(e, n, p, core, &ncl);
     wcl *wc = calloc(ncl ? ncl : 1, sizeof *wc);

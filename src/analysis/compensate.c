@@ -42,6 +42,7 @@
 #include "analysis/compensate.h"
 #include "format/blockio.h"
 #include "util/codec.h"
+#include "util/sort.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -192,7 +193,8 @@ static int load(comp *C)
         vt_event ev;
         if (vt_cursor_open(t, r, &cur, C->err))
             return -1;
-        s->cap = rk->nrecords ? rk->nrecords : 1;
+        /* the blocks' record counts are the file's word: a first guess, grown as needed */
+        s->cap = rk->nrecords < (1u << 20) ? (rk->nrecords ? rk->nrecords : 1) : (1u << 20);
         s->r = calloc(s->cap, sizeof *s->r);
         if (!s->r) {
             vt_cursor_close(cur);
@@ -278,7 +280,7 @@ static int load_deps(comp *C, const vt_matches *m)
                 continue;
             s->d[s->nd++] = (dep){cr[i].done_index, src, snd->index, snd->bytes};
         }
-        qsort(s->d, s->nd, sizeof *s->d, dep_cmp);
+        vt_sort(s->d, s->nd, sizeof *s->d, dep_cmp);
     }
     return 0;
 }

@@ -13,6 +13,7 @@
  * pass for the slack is one reverse sweep. */
 #include "vt_config.h"
 #include "analysis/critpath.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -663,7 +664,7 @@ int vt_critpath_finish(vt_critpath *cp, int64_t start, vt_error *err)
         r->cands[r->ncands++] = (vt_cp_cand){n->rank, n->seq, n->end - n->start, cp->L[i] - n->pend,
                                              !!(n->flags & NF_PATH), n->func};
     }
-    qsort(r->cands, r->ncands, sizeof *r->cands, cmp_cand);
+    vt_sort(r->cands, r->ncands, sizeof *r->cands, cmp_cand);
     r->consistent = ok;
     return 0;
 nomem:
@@ -695,7 +696,7 @@ static void merge_parts(vt_cp_part *v, size_t *n)
 {
     if (*n == 0)
         return;
-    qsort(v, *n, sizeof *v, cmp_part_name);
+    vt_sort(v, *n, sizeof *v, cmp_part_name);
     size_t o = 0;
     for (size_t i = 1; i < *n; i++) {
         if (!strcmp(v[i].name, v[o].name)) {
@@ -708,7 +709,7 @@ static void merge_parts(vt_cp_part *v, size_t *n)
         }
     }
     *n = o + 1;
-    qsort(v, *n, sizeof *v, cmp_part_ns);
+    vt_sort(v, *n, sizeof *v, cmp_part_ns);
 }
 
 typedef struct key {
@@ -745,7 +746,7 @@ static int group(const vt_critpath *cp, int by_site, vt_cp_site_name_fn name, vo
         return -1;
     for (size_t j = 0; j < r->nsteps; j++)
         k[j] = (key){r->steps[j].rank, r->steps[j].callsite, r->steps[j].func, r->steps[j].ns, 1};
-    qsort(k, r->nsteps, sizeof *k, by_site ? cmp_key_site : cmp_key_func);
+    vt_sort(k, r->nsteps, sizeof *k, by_site ? cmp_key_site : cmp_key_func);
     size_t nk = 0;
     for (size_t j = 0; j < r->nsteps; j++) {
         if (nk && (by_site ? cmp_key_site(&k[nk - 1], &k[j]) : cmp_key_func(&k[nk - 1], &k[j])) == 0) {

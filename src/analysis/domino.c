@@ -2,6 +2,7 @@
 #include "vt_config.h"
 #include "analysis/domino.h"
 #include "analysis/replay.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -97,14 +98,16 @@ out:
 int vt_domino_run(const vt_trace *t, const vt_model_params *p, size_t top, size_t maxc, vt_domino *d, vt_error *err)
 {
     memset(d, 0, sizeof *d);
-    if (vt_replay_candidates(t, p, collect, d, err))
+    if (vt_replay_candidates(t, p, collect, d, err)) {
+        vt_domino_free(d);
         return -1;
+    }
     if (d->cap == SIZE_MAX) {
-        d->cap = d->n;
+        vt_domino_free(d);
         snprintf(err->msg, sizeof err->msg, "out of memory listing the candidates");
         return -1;
     }
-    qsort(d->c, d->n, sizeof *d->c, by_dur);
+    vt_sort(d->c, d->n, sizeof *d->c, by_dur);
     if (d->n > maxc)
         d->n = maxc;
     if (top > d->n)

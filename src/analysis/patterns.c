@@ -5,6 +5,7 @@
 #include "analysis/patterns.h"
 #include "util/codec.h"
 #include "model/model.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -288,7 +289,9 @@ static int load_rank(const vt_trace *t, uint32_t rank, rankdata *rd, centries *c
         fkind[i] = (uint8_t)vt_model_kind_of(rk->funcs[i].name);
         fct[i] = (uint8_t)(fkind[i] == VT_MK_COLL || fkind[i] == VT_MK_ICOLL ? coll_type(rk->funcs[i].name) : C_NONE);
     }
-    size_t cap = rk->nrecords ? (size_t)rk->nrecords : 64;
+    /* the blocks' record counts are the file's word until the records are read: a
+     * first guess, grown as they come */
+    size_t cap = rk->nrecords < (1u << 20) ? (rk->nrecords ? (size_t)rk->nrecords : 64) : (1u << 20);
     rd->r = malloc(cap * sizeof *rd->r);
     rd->n = 0;
     if (!rd->r) {
@@ -411,7 +414,7 @@ static int p2p_waits(const vt_trace *t, const vt_matches *m, rankdata *rd, uint3
             }
         }
         /* Wrong Order: a later-completed receive got a message sent before this one. */
-        qsort(ord, no, sizeof *ord, cmp_recvo);
+        vt_sort(ord, no, sizeof *ord, cmp_recvo);
         int64_t minlater = INT64_MAX;
         for (size_t i = no; i > 0;) {
             size_t j = i;
@@ -476,7 +479,7 @@ static int p2p_waits(const vt_trace *t, const vt_matches *m, rankdata *rd, uint3
 
 static void coll_waits(rankdata *rd, centries *ce)
 {
-    qsort(ce->v, ce->n, sizeof *ce->v, cmp_cent);
+    vt_sort(ce->v, ce->n, sizeof *ce->v, cmp_cent);
     for (size_t i = 0; i < ce->n;) {
         size_t j = i;
         while (j < ce->n && ce->v[j].comm_id == ce->v[i].comm_id && ce->v[j].collseq == ce->v[i].collseq)
@@ -747,8 +750,8 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
         if (got < 0)
             goto out;
     }
-    qsort(sp, nsp, sizeof *sp, cmp_syncp);
-    qsort(gv, ng, sizeof *gv, cmp_rgent);
+    vt_sort(sp, nsp, sizeof *sp, cmp_syncp);
+    vt_sort(gv, ng, sizeof *gv, cmp_rgent);
     /* pass 2: the waits each rank's completions show */
     for (uint32_t q = 0; q < nranks; q++) {
         const vt_rank *rk = vt_trace_rank(t, q);
@@ -941,7 +944,7 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
         }
     }
     /* sum duplicates (plug-ins may repeat a key), then sort by severity */
-    qsort(e.v, e.n, sizeof *e.v, cmp_key);
+    vt_sort(e.v, e.n, sizeof *e.v, cmp_key);
     size_t w = 0;
     for (size_t i = 0; i < e.n; i++) {
         if (w && !cmp_key(&e.v[w - 1], &e.v[i])) {
@@ -952,7 +955,7 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
         }
     }
     e.n = w;
-    qsort(e.v, e.n, sizeof *e.v, cmp_sev);
+    vt_sort(e.v, e.n, sizeof *e.v, cmp_sev);
     p->totals_ns = calloc(p->nnames, sizeof *p->totals_ns);
     p->counts = calloc(p->nnames, sizeof *p->counts);
     if (!p->totals_ns || !p->counts)

@@ -6,6 +6,7 @@
  * matched in the same pass (replay_stream.c). */
 #include "vt_config.h"
 #include "analysis/replay_priv.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -705,7 +706,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
         }
     }
     if (s->nevitems > 1)
-        qsort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
+        vt_sort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* Replay of reduced traces (model.md §5-6; doc/format.md REDUCED blocks). */
 #include "vt_config.h"
 #include "analysis/replay_priv.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -94,7 +95,7 @@ int vt__rp_reduced_prepass(replay *R)
         rstate *s = &R->rs[r];
         if (!n[r])
             continue;
-        qsort(lists[r], n[r], sizeof *lists[r], need_cmp);
+        vt_sort(lists[r], n[r], sizeof *lists[r], need_cmp);
         s->needs = lists[r];
         lists[r] = NULL;
         s->needcnt = malloc(n[r] * sizeof *s->needcnt);

@@ -55,6 +55,7 @@
 #include "vt_config.h"
 #include "format/match_priv.h"
 #include "format/reader_priv.h"
+#include "util/sort.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -158,7 +159,7 @@ static int chain_rank(vt_match_crecv *rv, size_t nr, uint32_t *head, uint32_t *t
         for (size_t i = 0; i < nr; i++)
             if (rv[i].post_index != rv[i].index)
                 x[nx++] = (exc){rv[i].post_index, (uint32_t)i};
-        qsort(x, nx, sizeof *x, cmp_exc);
+        vt_sort(x, nx, sizeof *x, cmp_exc);
     }
     size_t j = 0;
     for (size_t i = 0; i < nr; i++) {

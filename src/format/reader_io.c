@@ -228,7 +228,8 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
         }
         return vt__seterr(err, path, 0, "expected %s, found none (no such file)", what);
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO in place of a trace file must not wait for a writer */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
     struct stat st;

@@ -2,6 +2,7 @@
 #include "tools/tools.h"
 #include "tools/progress.h"
 #include "util/codec.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ static size_t merge_sort(fsum *v, size_t n)
 {
     if (n == 0)
         return 0;
-    qsort(v, n, sizeof *v, cmp_name);
+    vt_sort(v, n, sizeof *v, cmp_name);
     size_t o = 0;
     for (size_t i = 1; i < n; i++) {
         if (strcmp(v[i].name, v[o].name) == 0) {
@@ -61,7 +62,7 @@ static size_t merge_sort(fsum *v, size_t n)
         }
     }
     n = o + 1;
-    qsort(v, n, sizeof *v, cmp_time);
+    vt_sort(v, n, sizeof *v, cmp_time);
     return n;
 }
 

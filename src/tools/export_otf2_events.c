@@ -11,6 +11,7 @@
 
 #include "tools/export_otf2.h"
 #include "util/codec.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -440,7 +441,7 @@ int vt__otf2_collect_rsends(ex *x)
     if (rc)
         return -1;
     for (uint32_t r = 0; r < x->nranks; r++)
-        qsort(x->rsends[r], x->nrsends[r], sizeof **x->rsends, rsend_cmp);
+        vt_sort(x->rsends[r], x->nrsends[r], sizeof **x->rsends, rsend_cmp);
     return 0;
 }
 

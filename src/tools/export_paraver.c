@@ -23,6 +23,7 @@
 #include "tools/export.h"
 #include "tools/progress.h"
 #include "util/codec.h"
+#include "util/sort.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -832,7 +833,7 @@ int vt__export_paraver(const vt_trace *t, const vt__export_opts *o, vt_error *er
             c->ls -= p.t0, c->ps -= p.t0, c->lr -= p.t0, c->pr -= p.t0;
         }
         if (p.cm[r].n)
-            qsort(p.cm[r].v, p.cm[r].n, sizeof *p.cm[r].v, cmp_comm);
+            vt_sort(p.cm[r].v, p.cm[r].n, sizeof *p.cm[r].v, cmp_comm);
     }
     vt__progress_start(&p.prog, "export paraver", vt_trace_nrecords(t), o->quiet);
     rc = write_prv(&p);

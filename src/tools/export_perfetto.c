@@ -19,6 +19,7 @@
 #include "tools/export.h"
 #include "tools/progress.h"
 #include "util/codec.h"
+#include "util/sort.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -441,7 +442,7 @@ static int collect_rsends(pf *p)
         return -1;
     for (uint32_t r = 0; r < p->nranks; r++)
         if (p->rsends[r].n)
-            qsort(p->rsends[r].v, p->rsends[r].n, sizeof *p->rsends[r].v, cmp_rsend);
+            vt_sort(p->rsends[r].v, p->rsends[r].n, sizeof *p->rsends[r].v, cmp_rsend);
     return 0;
 }
 

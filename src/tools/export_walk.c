@@ -5,6 +5,7 @@
  * callbacks; this file calls no exporter. */
 #include "vt_config.h"
 #include "tools/export.h"
+#include "util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +103,7 @@ int vt__xmsgs_walk(const vt__xmsgs *x, const vt_trace *t, uint32_t r, const vt__
             id = x->send_base[keys[cr[j].key].src] + cr[j].send_pos + 1;
         dr[j] = (done_ref){cr[j].done_index, id, j};
     }
-    qsort(dr, nr, sizeof *dr, cmp_done);
+    vt_sort(dr, nr, sizeof *dr, cmp_done);
     vt_cursor *c;
     if (vt_cursor_open(t, r, &c, err)) {
         free(dr);

@@ -6,6 +6,7 @@
 #include "vt_config.h"
 #include "tools/report.h"
 #include "analysis/replay.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -205,7 +206,7 @@ static int build_wants(report *R)
         const vt_domino_cand *c = &R->dom.c[i < R->dom.nsteps ? R->dom.order[i] : i - R->dom.nsteps];
         R->wants[R->nwants++] = (want){c->rank, c->seq, 1, 0};
     }
-    qsort(R->wants, R->nwants, sizeof *R->wants, want_cmp);
+    vt_sort(R->wants, R->nwants, sizeof *R->wants, want_cmp);
     return 0;
 }
 

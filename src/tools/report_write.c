@@ -4,6 +4,7 @@
 #include "vt_config.h"
 #include "tools/report.h"
 #include "tools/report_assets.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -90,7 +91,7 @@ static void *table_begin(FILE *o, int *first, const char *name, heap *h, const c
     jkey(o, &f2, "data");
     putc('[', o);
     if (h->n)
-        qsort(h->v, h->n, h->size, cmp);
+        vt_sort(h->v, h->n, h->size, cmp);
     return h->v;
 }
 
@@ -130,7 +131,7 @@ static void write_profile(report *R, FILE *o)
             total += pf->time_ns;
         }
     }
-    qsort(rows, R->nfn, sizeof *rows, cmp_pf);
+    vt_sort(rows, R->nfn, sizeof *rows, cmp_pf);
     putc('[', o);
     int any = 0;
     for (size_t i = 0; i < R->nfn; i++) {
@@ -402,7 +403,7 @@ static void write_data(report *R, FILE *o)
         if (R->dom.c[i].alone >= 0)
             rows[nr++] = &R->dom.c[i];
     if (nr)
-        qsort(rows, nr, sizeof *rows, cmp_gain);
+        vt_sort(rows, nr, sizeof *rows, cmp_gain);
     for (size_t i = 0; i < nr; i++) {
         const vt_domino_cand *c = rows[i];
         fprintf(o, "%s{", i ? "," : "");

@@ -1,5 +1,6 @@
 #include "tracing/comms.h"
 #include "tracing/log.h"
+#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -246,7 +247,7 @@ uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child
         memcpy(all, w, sizeof(int) * (size_t)n);
         if (rn)
             memcpy(all + n, rw, sizeof(int) * (size_t)rn);
-        qsort(all, (size_t)(n + rn), sizeof(int), by_int);
+        vt_sort(all, (size_t)(n + rn), sizeof(int), by_int);
         for (int i = 0; i < n + rn; i++)
             h = vt_hash64(h, (uint64_t)all[i]);
     }

@@ -13,6 +13,7 @@
 #include "model/rankreduce.h"
 #include "format/rrec.h"
 #include "mpi/vt_fn.h"
+#include "util/sort.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -544,7 +545,7 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
         rt.probe.enter = c->enter;
     }
     if (rt.nmsgs > 1)
-        qsort(rt.msgs, rt.nmsgs, sizeof *rt.msgs, by_order);
+        vt_sort(rt.msgs, rt.nmsgs, sizeof *rt.msgs, by_order);
     size_t nc = 0;
     int local = 1;
     for (size_t i = 0; i < rt.nmsgs; i++) {

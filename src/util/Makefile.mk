@@ -3,4 +3,4 @@
 vt_util_sources = \
 	src/util/codec.h \
 	src/util/settings.c src/util/settings.h \
-	src/util/dpd.c src/util/dpd.h
+	src/util/dpd.c src/util/dpd.h src/util/sort.h

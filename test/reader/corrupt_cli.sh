@@ -95,5 +95,35 @@ expect 1 '^vtrace: .*/u/rank-000000\.vte: offset [0-9]+: expected a receive matc
 expect 0 '' "$vtrace" info --no-match "$work/u"
 expect 0 '' "$vtrace" dump "$work/u"
 
+# a FIFO in place of a trace file is refused at once, not waited on
+for f in vtrace.defs rank-000001.vte; do
+    fresh
+    rm -f "$work/t/$f" && mkfifo "$work/t/$f" || exit 99
+    expect 1 "$f: offset 0: expected .*a regular file" timeout 10 "$vtrace" info "$work/t"
+done
+# the commands that load a rank's records, on a trace whose first event block claims 2^31
+# records (the block header is the file's word until its records are read): an error
+# about the records, within 2 GB (ulimit -v), never an allocation of the claimed size
+fresh
+python3 - "$work/t/rank-000000.vte" <<'PY' || exit 99
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off = 16
+while off + 24 <= len(d):
+    typ, stored = d[off + 4], struct.unpack_from("<I", d, off + 8)[0]
+    if typ in (2, 6):
+        struct.pack_into("<I", d, off + 20, 0x7fffffff)
+        break
+    off += 24 + stored
+open(sys.argv[1], "wb").write(d)
+PY
+for cmd in patterns "compensate" "whatif" "critical-path" "reduce"; do
+    out=
+    case $cmd in compensate | reduce) out="$work/out-$cmd" ;; esac
+    # (a sanitizer build maps its shadow memory beyond any ulimit -v; it aborts on a huge
+    # allocation by itself: test/build/sanitizers.sh sets VTEST_NO_ULIMIT)
+    expect 1 'rank-000000\.vte: offset [0-9]+: expected' sh -c "${VTEST_NO_ULIMIT:+:} ulimit -v 2000000; exec \"\$0\" \"\$@\"" \
+        "$vtrace" $cmd "$work/t" $out
+done
 [ $fail = 0 ] && rm -rf "$work"
 exit $fail

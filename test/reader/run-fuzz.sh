@@ -1,5 +1,7 @@
 #!/bin/sh
-# Builds the reader's libFuzzer target with clang and runs it.
+# Builds a libFuzzer target with clang and runs it: the reader's (test/reader/fuzz_reader.c)
+# or, with FUZZ_TARGET=analyses, the analyses' (test/analysis/fuzz_analyses.c: the
+# replay, critical and domino paths, reduce, patterns, clusters on each trace read).
 #   test/reader/run-fuzz.sh [SECONDS [WORKDIR]]      (defaults: 60, /tmp/vt-fuzz)
 # Environment: CC (default clang), FUZZ_CRC=1 to keep the CRC check (by default the
 # fuzz build defines FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, which makes the reader
@@ -25,13 +27,21 @@ inc="-I$work -I$top/src -I$top/test/reader"
 mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 [ "${FUZZ_CRC:-0}" = 1 ] && mode=""
 
+target=${FUZZ_TARGET:-reader}
+reader_src="$top/src/format/reader_io.c $top/src/format/reader_rank.c $top/src/format/reader.c
+    $top/src/format/reader_cursor.c $top/src/format/match_keys.c $top/src/format/match_scan.c
+    $top/src/format/match.c $top/src/format/clockfix.c $top/src/format/evcols.c"
+case $target in
+reader) src="$top/test/reader/fuzz_reader.c $reader_src" ;;
+analyses)
+    src="$top/test/analysis/fuzz_analyses.c $reader_src $top/src/format/blockio.c $top/src/format/rrec.c
+        $top/src/util/settings.c $top/src/util/dpd.c $top/src/model/*.c $top/src/analysis/*.c"
+    zlibs="$zlibs -lm" ;;
+*) echo "run-fuzz.sh: FUZZ_TARGET is reader or analyses, not $target" >&2; exit 2 ;;
+esac
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -DVT_READER_MAX_RAW='(16u << 20)' $mode $inc \
-    "$top/test/reader/fuzz_reader.c" "$top/src/format/reader_io.c" "$top/src/format/reader_rank.c" \
-    "$top/src/format/reader.c" "$top/src/format/reader_cursor.c" "$top/src/format/match_keys.c" \
-    "$top/src/format/match_scan.c" "$top/src/format/match.c" "$top/src/format/clockfix.c" \
-    "$top/src/format/evcols.c" -o "$work/fuzz_reader" $zlibs
+    -DVT_READER_MAX_RAW='(16u << 20)' $mode $inc $src -o "$work/fuzz_$target" $zlibs
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/synth.c" \
     "$top/src/format/blockio.c" "$top/src/format/evcols.c" -o "$work/synth" $zlibs
@@ -59,5 +69,5 @@ printf 'kw1="VTRACE\\x00E"\nkw2="VTRACE\\x00D"\nkw3="VBLK"\nkw4="MPI_Recv"\nkw5=
     >"$work/dict"
 
 # shellcheck disable=SC2086
-exec "$work/fuzz_reader" -max_total_time="$secs" -dict="$work/dict" -artifact_prefix="$work/artifacts/" \
+exec "$work/fuzz_$target" -max_total_time="$secs" -dict="$work/dict" -artifact_prefix="$work/artifacts/" \
     -print_final_stats=1 ${FUZZ_ARGS:-} "$work/corpus"
