@@ -7,6 +7,7 @@
 #include "format/reader.h"
 #include "format/reader_priv.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,14 @@ static int parse_global(vt_trace *t, pp *r, uint32_t hdr_nranks)
 {
     uint64_t n;
     if (vt__pp_str(r, &t->ar, &t->version, "vtrace version string") ||
-        vt__pp_str(r, &t->ar, &t->mpi_version, "MPI library version string") ||
-        vt__pp_str(r, &t->ar, &t->config, "configuration string"))
+        vt__pp_str(r, &t->ar, &t->mpi_version, "MPI library version string"))
+        return -1;
+    /* where the configuration is, for vt_trace_config_error */
+    t->config_path = r->path;
+    t->config_compressed = r->compressed;
+    t->config_pos = (size_t)(r->p - r->begin);
+    t->config_off = r->compressed ? r->block_off : r->file_off + t->config_pos;
+    if (vt__pp_str(r, &t->ar, &t->config, "configuration string"))
         return -1;
     /* the run-time reduction decided with the offsets measured at MPI_Init (it runs
      * before the second synchronisation): analyses must use the same clock */
@@ -217,6 +224,22 @@ const char *vt_trace_dir(const vt_trace *t) { return t && t->dir ? t->dir : ""; 
 const char *vt_trace_version(const vt_trace *t) { return t && t->version ? t->version : ""; }
 const char *vt_trace_mpi_version(const vt_trace *t) { return t && t->mpi_version ? t->mpi_version : ""; }
 const char *vt_trace_config(const vt_trace *t) { return t && t->config ? t->config : ""; }
+
+int vt_trace_config_error(const vt_trace *t, vt_error *err, const char *fmt, ...)
+{
+    char msg[VT_ERROR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!t || !t->config_path)
+        return vt_error_set(err, "%s", msg);
+    if (t->config_compressed)
+        return vt__seterr(err, t->config_path, t->config_off,
+                          "%s (in the configuration string, at byte %zu of the decoded payload of the zstd block at this "
+                          "offset)", msg, t->config_pos);
+    return vt__seterr(err, t->config_path, t->config_off, "%s (in the configuration string)", msg);
+}
 uint64_t vt_trace_flags(const vt_trace *t) { return t ? t->flags : 0; }
 uint64_t vt_trace_bytes(const vt_trace *t) { return t ? t->bytes : 0; }
 uint64_t vt_trace_nrecords(const vt_trace *t) { return t ? t->nrecords : 0; }

@@ -31,6 +31,11 @@ typedef struct vt_error {
 int vt_error_set(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 typedef struct vt_trace vt_trace;
+
+/* An error in T's configuration string: "vtrace.defs: offset N: MESSAGE (in the
+ * configuration string)", the offset that of the string (or of its zstd block). */
+int vt_trace_config_error(const vt_trace *t, vt_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 typedef struct vt_cursor vt_cursor;
 typedef struct vt_matches vt_matches;
 

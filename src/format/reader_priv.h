@@ -76,6 +76,11 @@ struct vt_trace {
      * trace (every rank file names MPI_COMM_WORLD): (size, first, stride) -> members */
     struct member_range *ranges;
     size_t nranges, capranges;
+    /* where the configuration string is, for vt_trace_config_error (its payload is gone) */
+    const char *config_path;
+    uint64_t config_off;        /* of the string, or of its zstd block */
+    size_t config_pos;          /* in the decoded payload of that block, when compressed */
+    int config_compressed;
 };
 
 void vt__src_close(src_t *s);

@@ -36,6 +36,18 @@ static int line_value(const char *text, const char *key, char *out, size_t len)
     return 0;
 }
 
+/* "expected a valid KEY, found 'VALUE'", the value's bytes that are not printable as \xHH. */
+static void bad_value(char *err, size_t errlen, const char *key, const char *v)
+{
+    char shown[4 * 128 + 1];
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)v; *p && o + 5 < sizeof shown; p++)
+        o += (size_t)(*p >= 0x20 && *p < 0x7f && *p != '\\' ? snprintf(shown + o, sizeof shown - o, "%c", *p)
+                                                            : snprintf(shown + o, sizeof shown - o, "\\x%02x", *p));
+    shown[o] = 0;
+    snprintf(err, errlen, "expected a valid %s, found '%s'", key, shown);
+}
+
 int vt_model_params_parse(vt_model_params *p, const char *text, char *err, size_t errlen)
 {
     char v[128];
@@ -45,7 +57,7 @@ int vt_model_params_parse(vt_model_params *p, const char *text, char *err, size_
         return 0;
 #define BAD(key) \
     do { \
-        snprintf(err, errlen, "trace configuration: %s=%s is invalid", key, v); \
+        bad_value(err, errlen, key, v); \
         return -1; \
     } while (0)
     if (line_value(text, "VTRACE_THRESHOLD", v, sizeof v)) {

@@ -19,8 +19,10 @@ int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, 
     char msg[1024];
     vt_model_defaults(p);
     if (vt_model_params_parse(p, vt_trace_config(t), msg, sizeof msg)) {
-        fprintf(stderr, "vtrace: %s: %s\n", dir, msg);
-        return VT_EXIT_ERROR;
+        vt_error err;
+        (void)dir;
+        vt_trace_config_error(t, &err, "%s", msg);
+        return vt__fail(&err);
     }
     if (threshold && vt_parse_duration(threshold, &p->theta))
         return vt__usage_error(usage, "--threshold takes a duration such as 500us, not '%s'", threshold);

@@ -125,5 +125,38 @@ for cmd in patterns "compensate" "whatif" "critical-path" "reduce"; do
     expect 1 'rank-000000\.vte: offset [0-9]+: expected' sh -c "${VTEST_NO_ULIMIT:+:} ulimit -v 2000000; exec \"\$0\" \"\$@\"" \
         "$vtrace" $cmd "$work/t" $out
 done
+# a bad value in the configuration string: the file, the offset and what was expected,
+# its bytes shown printable
+fresh
+python3 - "$work/t/vtrace.defs" <<'PY' || exit 99
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], "rb").read())
+def uvar(b, i):
+    v = s = 0
+    while True:
+        x = b[i]; i += 1; v |= (x & 0x7f) << s; s += 7
+        if x < 0x80:
+            return v, i
+def put(v):
+    o = bytearray()
+    while True:
+        if v < 0x80:
+            return bytes(o + bytes([v]))
+        o.append(v & 0x7f | 0x80); v >>= 7
+off = 16
+typ, codec, stored = d[off + 4], d[off + 5], struct.unpack_from("<I", d, off + 8)[0]
+assert typ == 4 and codec == 0
+p = bytes(d[off + 24:off + 24 + stored])
+i = 0
+for _ in range(2):
+    n, i = uvar(p, i); i += n
+n, j = uvar(p, i)
+cfg = p[j:j + n] + b"VTRACE_THRESHOLD=\x01ms\n"
+p = p[:i] + put(len(cfg)) + cfg + p[j + n:]
+hdr = struct.pack("<IBBHIIII", 0x4B4C4256, 4, 0, 0, len(p), len(p), zlib.crc32(p), 0)
+open(sys.argv[1], "wb").write(bytes(d[:off]) + hdr + p + bytes(d[off + 24 + stored:]))
+PY
+expect 1 "vtrace\\.defs: offset [0-9]+: expected a valid VTRACE_THRESHOLD, found '\\\\x01ms' \\(in the configuration string\\)" \
+    "$vtrace" whatif "$work/t"
 [ $fail = 0 ] && rm -rf "$work"
 exit $fail
