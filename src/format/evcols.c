@@ -273,7 +273,6 @@ static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *o
 static inline int read_rtail(unsigned kind, const uint8_t **p, const uint8_t *end, vals *a)
 {
     uint64_t u;
-    size_t n0 = a->n;
     if (kind == VT_RREC_NBCINIT) {
         for (int i = 0; i < 4; i++)
             if (get_u(p, end, &u) || vals_push(a, u))
@@ -302,7 +301,6 @@ static inline int read_rtail(unsigned kind, const uint8_t **p, const uint8_t *en
                         return -1;
         }
     }
-    (void)n0;
     return 0;
 }
 
