@@ -35,7 +35,7 @@ test_mpi_odd_requests_LDFLAGS = $(vt_mpi_ldflags)
 # what the program sees of point-to-point communication, the same with the layer's header
 # on every message (VTRACE_MODE=reduced) as without the layer (RUN_COMPARE in testlist);
 # 2 and 4 ranks
-test_mpi_pb_transparency_SOURCES = test/mpi/pb_transparency.c
+test_mpi_pb_transparency_SOURCES = test/mpi/pb_transparency.c test/mpi/itemlog.h
 test_mpi_pb_transparency_LDADD = libvtrace.la
 test_mpi_pb_transparency_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_pb_transparency_4_SOURCES = test/mpi/pb_transparency.c
@@ -293,3 +293,4 @@ test_mpi_comm_scale_LDADD = libvtrace.la
 test_mpi_comm_scale_LDFLAGS = $(vt_mpi_ldflags)
 TESTS += test/mpi/defs_scale.sh
 EXTRA_DIST += test/mpi/defs_scale.sh
+EXTRA_DIST += test/mpi/itemlog.h

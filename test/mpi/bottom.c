@@ -27,40 +27,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#define ITEMLOG_PROGRAM "bottom"
+#include "itemlog.h"
+
 #define W MPI_COMM_WORLD
 #define GUARD 32        /* bytes before and after every array, which must stay untouched */
 #define GUARD_BYTE 0xa5
 #define ITEM_SECONDS 60
 
-static int me, peer;
-static FILE *lg;
-static const char *volatile item = "init";
-static int errors;
+static int peer;
 
 /* ------------------------------------------------------------------ output */
-
-static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void out(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(lg, "%s: ", item);
-    va_start(ap, fmt);
-    vfprintf(lg, fmt, ap);
-    va_end(ap);
-    fputc('\n', lg);
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "bottom: rank %d: %s: ", me, item);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    errors++;
-}
 
 /* An MPI error's text, on standard error (the log has the code). */
 static int said(int rc)

@@ -37,6 +37,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#define ITEMLOG_PROGRAM "pb_transparency"
+#include "itemlog.h"
+
 #define W MPI_COMM_WORLD
 #define GUARD 16    /* bytes after every receive buffer that must stay untouched */
 #define UNSET (-77) /* status fields before the call */
@@ -46,37 +49,11 @@
  * node) and large */
 enum { N_SMALL = 10, N_8100 = 2025, N_8192 = 2048, N_8240 = 2060, N_8260 = 2065, N_8300 = 2075, N_256K = 65536 };
 
-static int me, np, peer, lo;
+static int np, peer, lo;
 static MPI_Comm pcomm; /* the two partners */
 static MPI_Comm tcomm; /* a duplicate of MPI_COMM_WORLD for the truncation errors */
-static FILE *lg;
-static const char *volatile item = "init";
-static int errors;
 
 /* ------------------------------------------------------------------ output */
-
-static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void out(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(lg, "%s: ", item);
-    va_start(ap, fmt);
-    vfprintf(lg, fmt, ap);
-    va_end(ap);
-    fputc('\n', lg);
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "pb_transparency: rank %d: %s: ", me, item);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    errors++;
-}
 
 static void stuck(int sig)
 {

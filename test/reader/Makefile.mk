@@ -24,7 +24,7 @@ TESTS += test/reader/test_reader
 endif
 
 EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh \
-	test/reader/fuzz_reader.c test/reader/run-fuzz.sh \
+	test/reader/fuzz_reader.c test/reader/fuzz_input.h test/reader/run-fuzz.sh \
 	test/reader/golden/info.txt test/reader/golden/info.json \
 	test/reader/golden/dump.txt test/reader/golden/dump-rank1.jsonl \
 	test/reader/old_versions.sh \

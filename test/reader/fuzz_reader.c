@@ -7,38 +7,21 @@
  * Built with -DVT_FUZZ_STANDALONE it has a main() that runs the files given, to replay
  * a corpus or a crash without libFuzzer (for example under valgrind). */
 #include "format/reader.h"
+#include "fuzz_input.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_FILES 9
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char magic[7] = {'V', 'T', 'R', 'A', 'C', 'E', 0};
-    vt_mem_file files[MAX_FILES];
-    char names[MAX_FILES][32];
-    size_t start[MAX_FILES + 1], n = 0;
-
-    start[n++] = 0;
-    for (size_t i = 1; i + sizeof magic <= size && n < MAX_FILES; i++)
-        if (memcmp(data + i, magic, sizeof magic) == 0)
-            start[n++] = i;
-    start[n] = size;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0)
-            snprintf(names[i], sizeof names[i], "vtrace.defs");
-        else
-            snprintf(names[i], sizeof names[i], "rank-%06zu.vte", i - 1);
-        files[i] = (vt_mem_file){names[i], data + start[i], start[i + 1] - start[i]};
-    }
-
+    fuzz_files in;
+    fuzz_split(data, size, &in);
     vt_trace *t;
     vt_error err;
-    if (vt_trace_open_mem(files, n, &t, &err)) {
+    if (vt_trace_open_mem(in.f, in.n, &t, &err)) {
         if (!strstr(err.msg, ": offset "))
             __builtin_trap();
         return 0;
