@@ -76,6 +76,8 @@ CLASSES = {
     "io_local": ("f", "", "vt_leave_file_local(&c, rc, {FILE});"),
     "rma": ("pb", "", "vt_leave_rma(&c, rc, {DEST}, {SCOUNT?1}, {STYPE});"),
     "local": ("", "", "vt_leave_plain(&c, rc);"),
+    # recorded before the call, which ends the run: the trace is ended there (crash.h)
+    "abort": ("", "vt_leave_abort(&c, {CODE});", ""),
 }
 
 # The piggyback transport (src/mpid/piggyback.h): with vt__pb set, these classes call

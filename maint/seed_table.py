@@ -20,6 +20,7 @@ CLASSES = [
     (r"MPI_Init", "init"),
     (r"MPI_Init_thread", "init_thread"),
     (r"MPI_Finalize", "finalize"),
+    (r"MPI_Abort", "abort"),
     (r"MPI_(Wtime|Comm_rank|Comm_size)", "counted"),
     (r"MPI_(Send|Bsend|Ssend|Rsend)(_c)?", "send"),
     (r"MPI_(Isend|Ibsend|Issend|Irsend)(_c)?", "isend"),
@@ -91,6 +92,7 @@ ROLE_BY_NAME = {
     "newcomm": "NEWCOMM", "newintercomm": "NEWCOMM", "comm_cart": "NEWCOMM", "comm_graph": "NEWCOMM",
     "comm_dist_graph": "NEWCOMM", "comm_new": "NEWCOMM", "newintracomm": "NEWCOMM",
     "target_rank": "DEST", "origin_count": "SCOUNT", "origin_datatype": "STYPE",
+    "errorcode": "CODE",
 }
 
 

@@ -594,23 +594,35 @@ static int write_rank(comp *C, const char *dir, uint32_t r, int level)
      * trace holds no overhead any more, so compensating it again removes nothing. */
     if (vt_trace_raw_block(t, r, VT_BLOCK_RANKDEFS, &raw, &rawlen, C->err))
         goto bad;
+    /* 1.4: how the run ended, after the overhead; written again after it */
+    uint8_t end[4 * VT_UVAR_MAX], *e = end;
+    if (rk->minor >= 4) {
+        e = vt_put_uvar(e, rk->end_reason);
+        e = vt_put_uvar(e, vt_zigzag(rk->end_detail));
+        e = vt_put_uvar(e, rk->write_errno);
+        e = vt_put_uvar(e, rk->write_at);
+    }
+    size_t el = (size_t)(e - end);
     if (rk->has_overhead) {
-        uint8_t tail[2 * VT_UVAR_MAX], *q = tail;
+        uint8_t tail[6 * VT_UVAR_MAX], *q = tail;
         q = vt_put_uvar(q, rk->overhead_ps);
         q = vt_put_uvar(q, rk->copy_ps_per_byte);
-        size_t tl = (size_t)(q - tail);
+        memcpy(q, end, el);
+        size_t tl = (size_t)(q - tail) + el;
         if (rawlen < tl || memcmp(raw + rawlen - tl, tail, tl)) {
             vt_error_set(C->err, "%s: RANKDEFS holds fields after the overhead this version does not know", rk->path);
             goto bad;
         }
         rawlen -= tl;
     }
-    uint8_t *nraw = realloc(raw, rawlen + 2);
+    uint8_t *nraw = realloc(raw, rawlen + 2 + el);
     if (!nraw)
         goto oom;
     raw = nraw;
     raw[rawlen++] = 0; /* overhead per event: 0 ps */
     raw[rawlen++] = 0; /* copy cost per byte: 0 ps */
+    memcpy(raw + rawlen, end, el);
+    rawlen += el;
     if ((rc = vt_block_write(fd, VT_BLOCK_RANKDEFS, raw, rawlen, 0, level)))
         goto io;
     if ((rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0)))

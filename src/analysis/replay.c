@@ -42,6 +42,22 @@ static int stream_unmatched(replay *R, int drain)
     return -1;
 }
 
+/* An incomplete trace: no rank can go on, the ones left stop at the cut. */
+static void stop_at_cut(replay *R)
+{
+    for (uint32_t r = 0; r < R->nranks; r++) {
+        rstate *s = &R->rs[r];
+        if (s->finished)
+            continue;
+        s->finished = 1;
+        if (s->have && !R->reduced)
+            s->last_exit = s->genter; /* the burst before the call it waits in was replayed */
+        uint64_t n = vt_trace_rank(R->t, r)->nrecords;
+        R->res->cut_ranks++;
+        R->res->cut_records += n > s->ev.index ? n - s->ev.index : 0;
+    }
+}
+
 /* A scenario naming an event that is not there or not a candidate is an error. */
 static int check_items(replay *R)
 {
@@ -54,6 +70,8 @@ static int check_items(replay *R)
                                R->sc[sc].text, it->rank, it->seq, R->nranks);
                 return -1;
             }
+            if (it->sel == VT_SEL_EVENT && !it->seen && R->partial)
+                continue; /* after the cut of an incomplete trace: it changes nothing replayed */
             if (it->sel == VT_SEL_EVENT && !it->seen && R->reduced) {
                 vt_error_set(R->err,
                                "scenario '%s': event %" PRId64 ":%" PRIu64 " is not a candidate of this reduced trace "
@@ -110,6 +128,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     R.nranks = vt_trace_nranks(t);
     /* without a vt_matches, a full trace is matched while it is replayed */
     R.stream = !m && !vt_trace_is_reduced(t);
+    R.partial = (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE) != 0;
     vt__keytab_init(&R.kt);
     res->nscen = nsc;
     res->nranks = R.nranks;
@@ -183,6 +202,10 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
                 }
             }
         }
+        if (!progress && R.partial) {
+            stop_at_cut(&R);
+            break;
+        }
         if (!progress && R.stream && stream_unmatched(&R, 1))
             goto out;
         if (!progress) {
@@ -200,7 +223,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
             goto out;
         }
     }
-    if (R.stream && stream_unmatched(&R, 1))
+    if (R.stream && !R.partial && stream_unmatched(&R, 1))
         goto out;
     for (uint32_t r = 0; r < R.nranks; r++) {
         rstate *s = &R.rs[r];

@@ -56,6 +56,11 @@ typedef struct vt_replay_result {
     uint64_t messages;      /* messages completed (a full trace's) */
     uint64_t clock_violations; /* of them, received by a call that ended before the send
                              * started (clock condition; see clockfix.h) */
+    /* An incomplete trace (a run cut short, vt_rank_status) is replayed up to where
+     * every rank left waits for what the trace does not hold: the answers cover that
+     * part. cut_ranks ranks stopped there with cut_records of their records unreplayed. */
+    uint32_t cut_ranks;
+    uint64_t cut_records;
 } vt_replay_result;
 
 /* Replays the trace for every scenario. Errors (a trace the replay cannot order, an

@@ -167,6 +167,7 @@ typedef struct replay {
     vt_replay_result *res;
     vt_error *err;
     int failed;               /* err is set (a trace error found while matching) */
+    int partial;              /* the trace is incomplete: replay up to its cut */
     /* Streaming matching: message keys, and per key the entries waiting for their other
      * end (receives or sends, in order, linked through their rx/sx.next) */
     int stream;

@@ -69,23 +69,34 @@ int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32
     return rc;
 }
 
-uint8_t *vt_funcs_payload_encode(const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
-                                 size_t *len)
+size_t vt_funcs_payload_size(const char *const *name, const char *const *layout, size_t n, const uint8_t *define)
 {
     size_t need = VT_UVAR_MAX + 2 * VT_UVAR_MAX * n;
     for (size_t i = 0; i < n; i++)
         if (!define || define[i])
             need += strlen(name[i]) + strlen(layout[i]);
-    uint8_t *p = malloc(need), *w = p;
-    if (!p)
-        return NULL;
-    w = vt_put_uvar(w, n);
+    return need;
+}
+
+size_t vt_funcs_payload_write(uint8_t *out, const char *const *name, const char *const *layout, size_t n,
+                              const uint8_t *define)
+{
+    uint8_t *w = vt_put_uvar(out, n);
     for (size_t i = 0; i < n; i++) {
         int on = !define || define[i];
         w = vt_put_str(w, on ? name[i] : "", on ? strlen(name[i]) : 0);
         w = vt_put_str(w, on ? layout[i] : "", on ? strlen(layout[i]) : 0);
     }
-    *len = (size_t)(w - p);
+    return (size_t)(w - out);
+}
+
+uint8_t *vt_funcs_payload_encode(const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
+                                 size_t *len)
+{
+    uint8_t *p = malloc(vt_funcs_payload_size(name, layout, n, define));
+    if (!p)
+        return NULL;
+    *len = vt_funcs_payload_write(p, name, layout, n, define);
     return p;
 }
 

@@ -18,6 +18,11 @@ int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32
  * NULL; malloc'ed, NULL without memory. */
 uint8_t *vt_funcs_payload_encode(const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
                                  size_t *len);
+/* The same without allocating (signal handlers): at most vt_funcs_payload_size bytes
+ * written into OUT; returns their number. */
+size_t vt_funcs_payload_size(const char *const *name, const char *const *layout, size_t n, const uint8_t *define);
+size_t vt_funcs_payload_write(uint8_t *out, const char *const *name, const char *const *layout, size_t n,
+                              const uint8_t *define);
 /* That payload as a FUNCS block. Writes nothing and returns 0 when DEFINE marks none and
  * ALWAYS is 0. Returns 0 or -errno. */
 int vt_funcs_block_write(int fd, const char *const *name, const char *const *layout, size_t n, const uint8_t *define,

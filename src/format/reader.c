@@ -150,6 +150,19 @@ static int trace_load(vt_trace *t, vt_error *err)
         vt__src_close(&s);
     }
     free(fc.payload);
+    /* a rank whose run did not end in MPI_Finalize, or whose file is cut, is incomplete,
+     * and so is the trace (analyses then match what they can: VT_MATCH_PARTIAL) */
+    for (uint32_t r = 0; r < t->nranks && rc == 0; r++) {
+        vt_rank *rk = &t->ranks[r];
+        if (!rk->nblocks && (t->flags & VT_GLOBAL_REDUCED))
+            rk->reduced = 1; /* no records: the kind vtrace.defs says */
+        if (rk->cut_at || rk->end_reason != VT_END_FINALIZE || rk->write_errno)
+            rk->flags |= VT_RANK_INCOMPLETE;
+        if (rk->flags & VT_RANK_INCOMPLETE)
+            t->flags |= VT_GLOBAL_INCOMPLETE;
+    }
+    if (t->flags & VT_GLOBAL_RUNNING)
+        t->flags |= VT_GLOBAL_INCOMPLETE;
     return rc;
 }
 
@@ -241,6 +254,66 @@ int vt_trace_config_error(const vt_trace *t, vt_error *err, const char *fmt, ...
     return vt__seterr(err, t->config_path, t->config_off, "%s (in the configuration string)", msg);
 }
 uint64_t vt_trace_flags(const vt_trace *t) { return t ? t->flags : 0; }
+
+int vt_rank_status(const vt_trace *t, uint32_t rank, char *out, size_t len)
+{
+    const vt_rank *rk = t && rank < t->nranks ? &t->ranks[rank] : NULL;
+    if (!len)
+        return rk && (rk->flags & VT_RANK_INCOMPLETE);
+    out[0] = '\0';
+    if (!rk)
+        return 0;
+    size_t n = 0;
+#define SAY(...) \
+    do { \
+        if (n < len) \
+            n += (size_t)snprintf(out + n, len - n, __VA_ARGS__); \
+    } while (0)
+    switch (rk->end_reason) {
+    case VT_END_FINALIZE:
+        if (!rk->cut_at)
+            SAY("ended in MPI_Finalize");
+        break;
+    case VT_END_SIGNAL:
+        SAY("killed by signal %lld (%s)", (long long)rk->end_detail,
+            rk->end_detail > 0 && rk->end_detail < 65 ? strsignal((int)rk->end_detail) : "unknown");
+        break;
+    case VT_END_ABORT:
+        SAY("MPI_Abort with code %lld", (long long)rk->end_detail);
+        break;
+    case VT_END_EXIT:
+        SAY("exited without MPI_Finalize (status %lld)", (long long)rk->end_detail);
+        break;
+    default:
+        break;
+    }
+    if (rk->cut_at) {
+        if (rk->cut_at == rk->file_bytes)
+            SAY("%sno end after its last flushed block (byte %llu)", n ? "; " : "", (unsigned long long)rk->cut_at);
+        else
+            SAY("%scut short at byte %llu of %llu", n ? "; " : "", (unsigned long long)rk->cut_at,
+                (unsigned long long)rk->file_bytes);
+        if (!n || rk->end_reason == VT_END_RUNNING)
+            SAY(" (killed by SIGKILL, still running or out of disk space)");
+        if (rk->has_defs && rk->lost_bytes)
+            SAY("; read up to its last definitions, the %llu bytes after them are not",
+                (unsigned long long)rk->lost_bytes);
+        else if (!rk->has_defs && rk->lost_bytes)
+            SAY("; no definitions were written: none of its %llu bytes of records is readable",
+                (unsigned long long)rk->lost_bytes);
+        else if (!rk->has_defs)
+            SAY("; nothing was flushed");
+    }
+    if (rk->write_errno)
+        SAY("%swriting the trace failed after %llu bytes (%s); recording stopped there", n ? "; " : "",
+            (unsigned long long)rk->write_at, strerror((int)rk->write_errno));
+    else if ((rk->flags & VT_RANK_INCOMPLETE) && rk->end_reason == VT_END_FINALIZE && !rk->cut_at)
+        SAY("; recording stopped early");
+    if (rk->has_defs && (rk->flags & VT_RANK_INCOMPLETE))
+        SAY("; last record at %.6f s", (double)(rk->fini_time - rk->init_time) * 1e-9);
+#undef SAY
+    return (rk->flags & VT_RANK_INCOMPLETE) != 0;
+}
 uint64_t vt_trace_bytes(const vt_trace *t) { return t ? t->bytes : 0; }
 uint64_t vt_trace_nrecords(const vt_trace *t) { return t ? t->nrecords : 0; }
 

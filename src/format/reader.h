@@ -142,6 +142,17 @@ typedef struct vt_rank {
     uint64_t copy_ps_per_byte; /* per byte the layer copies (0: it copies nothing) */
     vt_clock clock;               /* from vtrace.defs */
     const char *global_hostname;  /* hostname as given in vtrace.defs */
+    /* How the rank's run ended (format 1.4; older files say finalize). A file cut short
+     * (no END: killed, still running, disk full) is read up to its last RANKDEFS: the
+     * blocks after it are not read (lost_bytes), and the reason is the one that RANKDEFS
+     * gives (VT_END_RUNNING for a snapshot written during the run). */
+    unsigned end_reason;          /* enum vt_end of codec.h */
+    int64_t end_detail;           /* signal number, MPI_Abort code, exit status */
+    uint64_t write_errno;         /* a write of the trace failed with this errno (0: none) ... */
+    uint64_t write_at;            /* ... with this many bytes in the file */
+    uint64_t cut_at;              /* 0: the file ends with END; else where it is cut (bytes) */
+    uint64_t lost_bytes;          /* bytes of the file after its readable part */
+    int has_defs;                 /* 0: cut before any RANKDEFS: nothing of it is readable */
 } vt_rank;
 
 /* Opens the trace directory DIR and validates its definitions and block framing.
@@ -164,7 +175,11 @@ const char *vt_trace_dir(const vt_trace *t);         /* "" for a trace in memory
 const char *vt_trace_version(const vt_trace *t);     /* vtrace version that wrote it */
 const char *vt_trace_mpi_version(const vt_trace *t); /* MPI library version */
 const char *vt_trace_config(const vt_trace *t);      /* effective configuration text */
-uint64_t vt_trace_flags(const vt_trace *t);          /* bit 0: some rank is incomplete */
+uint64_t vt_trace_flags(const vt_trace *t);          /* VT_GLOBAL_*: bit 0 some rank is incomplete,
+                                                      * bit 2 the run wrote no end (vtrace.defs) */
+/* Whether the rank's part of the trace is incomplete, and in words why (into buf):
+ * "killed by signal 15 (Terminated)", "cut short at byte 4096 of 9000 ...". */
+int vt_rank_status(const vt_trace *t, uint32_t rank, char *out, size_t len);
 uint64_t vt_trace_bytes(const vt_trace *t);          /* vtrace.defs + all rank files */
 uint64_t vt_trace_nrecords(const vt_trace *t);       /* records of all ranks */
 

@@ -169,8 +169,9 @@ static int cursor_block(vt_cursor *c, vt_error *err)
         return 0;
     if (vt__read_block_header(&c->src, c->pos, &h, err))
         return -1;
-    while (h.type == VT_BLOCK_FUNCS && c->rk->minor >= 3) {
-        /* more of the function table: read when the trace was opened */
+    while ((h.type == VT_BLOCK_FUNCS && c->rk->minor >= 3) || (h.type == VT_BLOCK_RANKDEFS && c->rk->minor >= 4)) {
+        /* more of the function table, or a snapshot of the definitions (1.4): read
+         * when the trace was opened */
         c->pos += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
         if (c->pos >= c->end)
             return 0;

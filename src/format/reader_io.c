@@ -394,6 +394,21 @@ int vt__read_block_header(const src_t *s, uint64_t off, vt_block_header *h, vt_e
     return 0;
 }
 
+int vt__block_cut(const src_t *s, uint64_t off, vt_error *err)
+{
+    uint64_t left = off < s->size ? s->size - off : 0;
+    if (left < VT_BLOCK_HEADER_SIZE)
+        return 1;
+    uint8_t hb[VT_BLOCK_HEADER_SIZE];
+    vt_block_header h;
+    if (src_read(s, off, hb, sizeof hb, err))
+        return -1;
+    vt_block_header_decode(hb, &h);
+    if (check_header_fields(s, off, &h, err))
+        return -1;
+    return h.stored_len > left - VT_BLOCK_HEADER_SIZE;
+}
+
 /* Loads, checks (CRC) and decodes the payload of the block at off into *data. */
 int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf *stored, buf *raw, void *dctx,
                      const uint8_t **data, vt_error *err)

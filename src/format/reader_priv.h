@@ -94,6 +94,9 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
 int vt__load_block(const src_t *s, uint64_t off, unsigned type, vt_block_header *h, buf *stored, buf *raw,
                    const uint8_t **data, vt_error *err);
 int vt__read_end(const src_t *s, uint64_t off, buf *stored, buf *raw, vt_error *err);
+/* Whether the block at off is cut short by the end of the file (a run that ended
+ * before writing it whole): 1; 0 when it is whole; -1 (err) when its header is bad. */
+int vt__block_cut(const src_t *s, uint64_t off, vt_error *err);
 int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *minor,
                          uint32_t *value, vt_error *err);
 

@@ -307,6 +307,22 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
             return -1;
         rk->has_overhead = 1;
     }
+    /* 1.4: how the run ended, and a failed write */
+    if (rk->minor >= 4 && r->p != r->end) {
+        uint64_t reason;
+        const uint8_t *at = r->p;
+        if (pp_uvar(r, &reason, "end reason"))
+            return -1;
+        if (reason > VT_END_LAST) {
+            r->p = at;
+            return vt__pp_err(r, "expected end reason 0 to %u, found %llu", (unsigned)VT_END_LAST,
+                              (unsigned long long)reason);
+        }
+        rk->end_reason = (unsigned)reason;
+        if (pp_svar(r, &rk->end_detail, "end detail") || pp_uvar(r, &rk->write_errno, "write errno") ||
+            pp_uvar(r, &rk->write_at, "bytes before the failed write"))
+            return -1;
+    }
     return vt__pp_finish(r, rk->minor, "RANKDEFS");
 }
 
@@ -432,6 +448,23 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
 
     uint64_t off = VT_FILE_HEADER_SIZE;
     funcs_seen fs = {0};
+    /* A file cut short is read up to the cut only where vtrace.defs says that the run
+     * did not end well (it ended without a word, or a write failed): in the trace of a
+     * run that finished, a rank file that ends early is damage, an error. */
+    int cuts_ok = (t->flags & (VT_GLOBAL_RUNNING | VT_GLOBAL_INCOMPLETE)) != 0;
+    int cut = cuts_ok ? vt__block_cut(s, off, err) : 0;
+    if (cut < 0)
+        goto out;
+    if (cut) {
+        /* the run ended before its first block was whole: nothing to read */
+        rk->cut_at = off;
+        rk->lost_bytes = s->size - off;
+        rp->ev_begin = rp->ev_end = off;
+        rk->end_reason = VT_END_RUNNING;
+        rk->hostname = rk->binding = "";
+        rk->core = rk->numa = -1;
+        goto done;
+    }
     if (vt__load_block(s, off, VT_BLOCK_FUNCS, &h, &stored, &raw, &data, err))
         goto out;
     if (funcs_add(&fs, data, h.raw_len, off, h.codec)) {
@@ -442,11 +475,27 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
 
     rp->ev_begin = off;
     int first_event = 1;
+    /* the last RANKDEFS (1.4: snapshots follow the blocks flushed during the run) and
+     * the event blocks and records before it */
+    uint64_t defs_at = 0, blocks_before = 0, records_before = 0;
     for (;;) {
+        if (cuts_ok && (cut = vt__block_cut(s, off, err)) < 0)
+            goto out;
+        if (cut)
+            break;
         if (vt__read_block_header(s, off, &h, err))
             goto out;
-        if (h.type == VT_BLOCK_RANKDEFS)
+        if (h.type == VT_BLOCK_END && defs_at)
             break;
+        if (h.type == VT_BLOCK_RANKDEFS) {
+            defs_at = off;
+            blocks_before = rk->nblocks;
+            records_before = rk->nrecords;
+            if (rk->minor < 4) /* before 1.4 it is the last block but END */
+                break;
+            off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+            continue;
+        }
         if (h.type == VT_BLOCK_FUNCS && rk->minor >= 3) {
             /* more of the function table, before the blocks that use it (1.3) */
             if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
@@ -472,17 +521,44 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
         rk->nrecords += h.nrecords;
         off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     }
-    rp->ev_end = off;
     if (funcs_build(t, rk, s, &fs, fc, err))
         goto out;
-    if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
+    if (!defs_at) {
+        /* cut before the definitions its records need: none of them is readable */
+        rk->cut_at = off;
+        rk->lost_bytes = s->size - rp->ev_begin;
+        rp->ev_end = rp->ev_begin;
+        rk->nblocks = rk->nrecords = 0;
+        rk->reduced = 0;
+        rk->end_reason = VT_END_RUNNING;
+        rk->hostname = rk->binding = "";
+        rk->core = rk->numa = -1;
+        goto done;
+    }
+    rp->ev_end = defs_at;
+    rk->nblocks = blocks_before;
+    rk->nrecords = records_before;
+    if (vt__read_block_header(s, defs_at, &h, err) || vt__load_payload(s, defs_at, &h, &stored, &raw, NULL, &data, err))
         goto out;
-    pp_init(&r, data, h.raw_len, s->path, off, h.codec != VT_CODEC_RAW, err);
+    pp_init(&r, data, h.raw_len, s->path, defs_at, h.codec != VT_CODEC_RAW, err);
     if (parse_rankdefs(t, rk, &r))
         goto out;
-    off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
-    if (vt__read_end(s, off, &stored, &raw, err))
+    rk->has_defs = 1;
+    uint64_t defs_end = defs_at + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    /* END: after the last RANKDEFS (before 1.4 the loop stopped at the only one) */
+    uint64_t end_at = rk->minor < 4 ? defs_end : off;
+    if (cuts_ok && !cut && rk->minor < 4 && (cut = vt__block_cut(s, end_at, err)) < 0)
         goto out;
+    if (cut) {
+        rk->cut_at = end_at;
+        rk->lost_bytes = s->size - defs_end;
+    } else if (end_at != defs_end) {
+        vt__seterr(err, s->path, defs_end, "expected END after the last RANKDEFS, found more blocks");
+        goto out;
+    } else if (vt__read_end(s, end_at, &stored, &raw, err)) {
+        goto out;
+    }
+done:
     t->bytes += s->size;
     t->nrecords += rk->nrecords;
     rc = 0;

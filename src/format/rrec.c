@@ -252,3 +252,26 @@ void vt_rrec_out_free(vt_rrec_out *o)
     o->buf = o->named = o->pending = NULL;
 }
 
+
+int vt_rrec_out_write_raw(vt_rrec_out *o, uint8_t *scratch, size_t cap)
+{
+    if (o->npending) {
+        size_t need = vt_funcs_payload_size(o->fname, o->flayout, o->nfn, o->pending);
+        if (need > cap)
+            return -ENOMEM;
+        size_t len = vt_funcs_payload_write(scratch, o->fname, o->flayout, o->nfn, o->pending);
+        int rc = vt_block_write(o->fd, VT_BLOCK_FUNCS, scratch, len, 0, 0);
+        if (rc)
+            return rc;
+        for (size_t i = 0; i < o->nfn; i++)
+            if (o->pending[i]) {
+                o->named[i] = 1;
+                o->pending[i] = 0;
+            }
+        o->npending = 0;
+    }
+    int rc = o->len ? vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, 0) : 0;
+    o->len = 0;
+    o->nblock = 0;
+    return rc;
+}

@@ -54,6 +54,10 @@ void vt_rrec_out_name(vt_rrec_out *o, int64_t fn);
 int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec);
 /* Writes what waits and the open block; at the end. Returns 0 or -errno. */
 int vt_rrec_out_flush(vt_rrec_out *o);
+/* In a signal handler: the functions named since the last FUNCS block (encoded in
+ * SCRATCH of CAP bytes) and the open block, raw, write(2) only; a candidate burst that
+ * waits is lost. Returns 0 or -errno. */
+int vt_rrec_out_write_raw(vt_rrec_out *o, uint8_t *scratch, size_t cap);
 /* Frees the buffer (not the file). */
 void vt_rrec_out_free(vt_rrec_out *o);
 

@@ -9,9 +9,11 @@
 #include "tools/progress.h"
 #include "format/clockfix.h"
 #include "model/model.h"
+#include "util/codec.h"
 #include "util/settings.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, void (*usage)(FILE *),
                      vt_model_params *p)
@@ -35,6 +37,7 @@ int vt__replay_open(const char *dir, const char *threshold, int quiet, void (*us
     vt_error err;
     if (vt_trace_open(dir, t, &err))
         return vt__fail(&err);
+    vt__note_incomplete(*t);
     vt__progress_start(pr, "replay", vt_trace_nrecords(*t), quiet);
     vt__progress_replays(pr);
     return vt__model_params(*t, dir, threshold, usage, p);
@@ -44,7 +47,7 @@ int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, vt_clockfix **fix
 {
     *fix = NULL;
     /* the replay matches messages as it goes; the repair needs the whole matching */
-    if (enabled && vt_trace_match(t, 0, m, err))
+    if (enabled && vt_trace_match(t, vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE ? VT_MATCH_PARTIAL : 0, m, err))
         return -1;
     /* a reduced trace lacks the merged messages, and its run-time decisions were made
      * with the raw times: it is replayed as it is */
@@ -68,8 +71,34 @@ int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, vt_clockfix **fix
     return 0;
 }
 
+void vt__note_incomplete(const vt_trace *t)
+{
+    if (!(vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))
+        return;
+    uint32_t n = 0, first = 0;
+    for (uint32_t r = vt_trace_nranks(t); r-- > 0;)
+        if (vt_rank_status(t, r, NULL, 0)) {
+            n++;
+            first = r;
+        }
+    char why[600] = "the run wrote no end";
+    if (n) {
+        int k = snprintf(why, sizeof why, "rank %u: ", first);
+        vt_rank_status(t, first, why + k, sizeof why - (size_t)k);
+        if (n > 1)
+            snprintf(why + strlen(why), sizeof why - strlen(why), "; %u more ranks", n - 1);
+    }
+    fprintf(stderr, "vtrace: note: %s is incomplete (%s): the answers cover its readable part only; `vtrace info` "
+                    "says how each rank ended\n", vt_trace_dir(t), why);
+}
+
 void vt__clock_warn(const vt_replay_result *res, const vt_clockfix *fix)
 {
+    if (res->cut_ranks)
+        fprintf(stderr,
+                "vtrace: note: the replay stopped where %u of the ranks wait for what the incomplete trace does not "
+                "hold: the predictions cover the run up to there (%" PRIu64 " of their records come later)\n",
+                res->cut_ranks, res->cut_records);
     if (fix || !res->clock_violations)
         return;
     fprintf(stderr,

@@ -323,6 +323,7 @@ int vt__cmd_clusters(int argc, char **argv)
     vt_error err;
     if (vt_trace_open(dir, &t, &err))
         return vt__fail(&err);
+    vt__note_incomplete(t);
     vt__progress pr;
     vt__progress_start(&pr, "clusters", vt_trace_nrecords(t), quiet);
     p.progress = progress_cb;

@@ -3,6 +3,7 @@
 #include "vt_config.h"
 #include "tools/tools.h"
 #include "analysis/compensate.h"
+#include "util/codec.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -70,13 +71,14 @@ int vt__cmd_compensate(int argc, char **argv)
         rc = vt__fail(&err);
         goto done;
     }
+    vt__note_incomplete(t);
     if (vt_trace_is_reduced(t)) {
         fprintf(stderr, "vtrace: compensate: %s is a reduced trace: it keeps only the events that can change a "
                         "prediction, so the overhead of the calls between them cannot be placed; compensate the "
                         "full trace\n", in);
         goto done;
     }
-    if (vt_trace_match(t, 0, &m, &err)) {
+    if (vt_trace_match(t, vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE ? VT_MATCH_PARTIAL : 0, &m, &err)) {
         rc = vt__fail(&err);
         goto done;
     }

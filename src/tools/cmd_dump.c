@@ -289,6 +289,7 @@ int vt__cmd_dump(int argc, char **argv)
     vt_trace *t;
     if (vt_trace_open(dir, &t, &err))
         return vt__fail(&err);
+    vt__note_incomplete(t);
     uint32_t nranks = vt_trace_nranks(t);
     if (one && rank >= nranks) {
         vt_trace_close(t);

@@ -60,6 +60,7 @@ int vt__cmd_export(int argc, char **argv)
     vt_error err;
     if (vt_trace_open(dir, &t, &err))
         return vt__fail(&err);
+    vt__note_incomplete(t);
     vt__export_opts o = {out, quiet};
     int rc = f->run(t, &o, &err);
     vt_trace_close(t);

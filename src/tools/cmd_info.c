@@ -270,6 +270,8 @@ int vt__cmd_info(int argc, char **argv)
             fputs("null", stdout);
         vt__json_key(stdout, &f1, "incomplete");
         fputs(incomplete ? "true" : "false", stdout);
+        vt__json_key(stdout, &f1, "running");
+        fputs(vt_trace_flags(t) & VT_GLOBAL_RUNNING ? "true" : "false", stdout);
         vt__json_key(stdout, &f1, "late_init");
         fputs(late ? "true" : "false", stdout);
         vt__json_key(stdout, &f1, "functions");
@@ -302,6 +304,10 @@ int vt__cmd_info(int argc, char **argv)
             printf("%" PRIu64, rk->file_bytes);
             vt__json_key(stdout, &f2, "flags");
             rank_flags(stdout, rk->flags, 1);
+            char why[512];
+            vt_rank_status(t, r, why, sizeof why);
+            vt__json_key(stdout, &f2, "ended");
+            vt__json_str(stdout, why);
             vt__json_key(stdout, &f2, "calls_not_recorded");
             printf("%" PRIu64, rk->calls_not_recorded);
             if (rk->has_overhead) { /* format 1.2: measured at MPI_Init */
@@ -340,9 +346,24 @@ int vt__cmd_info(int argc, char **argv)
                    vt_matches_unmatched(m));
         else
             printf("messages:  %" PRIu64 " matched\n", vt_matches_count(m));
-        printf("flags:     %s%s%s\n", incomplete ? "incomplete (recording stopped early)" : "complete",
+        printf("flags:     %s%s%s\n", incomplete ? "incomplete (the analyses cover its readable part)" : "complete",
                scaled ? ", scaled (VTRACE_PERIODIC kept some iterations in detail only)" : "",
                late ? ", initialised late" : "");
+        if (vt_trace_flags(t) & VT_GLOBAL_RUNNING)
+            printf("run:       wrote no end (vtrace.defs is the one written at MPI_Init): it was killed, or is "
+                   "still running\n");
+        /* how each incomplete rank ended; the first ones, and how many more */
+        for (uint32_t r = 0, shown = 0, more = 0; r < nranks; r++) {
+            char why[512];
+            if (!vt_rank_status(t, r, why, sizeof why))
+                continue;
+            if (shown < 16)
+                printf("%s rank %" PRIu32 ": %s\n", shown++ ? "          " : "ended:    ", r, why);
+            else
+                more++;
+            if (r + 1 == nranks && more)
+                printf("           ... and %" PRIu32 " more ranks (--json lists all)\n", more);
+        }
 
         int hw = 4, bw = 7;
         for (uint32_t r = 0; r < nranks; r++) {

@@ -285,6 +285,7 @@ int vt__cmd_patterns(int argc, char **argv)
         if (vt_trace_open(dir, &t, &err)) {
             rc = vt__fail(&err);
         } else {
+            vt__note_incomplete(t);
             if (vt_patterns_analyze(t, plugins, npaths, &res, &err))
                 rc = vt__fail(&err);
             else if (json)

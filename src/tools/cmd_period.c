@@ -160,6 +160,7 @@ int vt__cmd_period(int argc, char **argv)
     vt_error err;
     if (vt_trace_open(dir, &t, &err))
         return vt__fail(&err);
+    vt__note_incomplete(t);
     int reduced = vt_trace_is_reduced(t);
     if (reduced && !json)
         printf("(a reduced trace: the periods are those of its records; merged events are not seen)\n");

@@ -103,6 +103,7 @@ int vt__cmd_reduce(int argc, char **argv)
         rc = vt__fail(&verr);
         goto out;
     }
+    vt__note_incomplete(t);
     vt__progress_start(&pr, "replay", vt_trace_nrecords(t), quiet);
     vt__progress_replays(&pr);
     if (!nowrite && !strcmp(in, outdir)) {

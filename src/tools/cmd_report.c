@@ -105,6 +105,7 @@ int vt__cmd_report(int argc, char **argv)
         rc = vt__fail(&err);
         goto out;
     }
+    vt__note_incomplete(R.t);
     R.nranks = vt_trace_nranks(R.t);
     R.reduced = vt_trace_is_reduced(R.t);
     if (vt__model_params(R.t, dir, NULL, vt__usage_report, &R.p) != VT_ARGS_GO)

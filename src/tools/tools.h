@@ -95,8 +95,12 @@ int vt__replay_open(const char *dir, const char *threshold, int quiet, void (*us
  * was repaired) must outlive T's use; free it after closing T. 0, or -1 with err. */
 struct vt_clockfix;
 int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, struct vt_clockfix **fix, vt_error *err);
-/* After a replay without a repair: the warning, when receives end before their send. */
+/* After a replay: the receives that broke the clock condition (without --clock-repair),
+ * and where the replay of an incomplete trace stopped. */
 void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
+/* On standard error, when the trace is incomplete: what happened and that the answers
+ * cover its readable part only. */
+void vt__note_incomplete(const vt_trace *t);
 
 
 /* JSON helpers (json.c). */

@@ -13,6 +13,7 @@ libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_
 	src/tracing/comms.c src/tracing/comms.h \
 	src/tracing/requests.c src/tracing/requests.h \
 	src/tracing/lifecycle.c src/tracing/log.c src/tracing/log.h \
+	src/tracing/rankdefs.c src/tracing/rankdefs.h src/tracing/crash.c src/tracing/crash.h \
 	src/tracing/topo.c src/tracing/topo.h \
 	src/tracing/clock.c src/tracing/clock.h \
 	src/tracing/period.c src/tracing/period.h \
@@ -22,6 +23,6 @@ else
 libvtrace_la_SOURCES = src/tracing/disabled.c
 endif
 libvtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -ftls-model=initial-exec $(HWLOC_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
-libvtrace_la_LIBADD = $(HWLOC_LIBS) $(ZSTD_LIBS) $(ZLIB_LIBS)
+libvtrace_la_LIBADD = $(HWLOC_LIBS) $(ZSTD_LIBS) $(ZLIB_LIBS) -lpthread
 libvtrace_la_LDFLAGS = -version-info 0:0:0
 EXTRA_DIST += src/tracing/disabled.c

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,9 +55,20 @@ static int checked_block_write_level(uint8_t type, const void *payload, size_t l
         return 0;
     if (b->fail_after && b->written + len + VT_BLOCK_HEADER_SIZE > b->fail_after)
         return -ENOSPC;
+    b->writing = 1;
     int rc = vt_block_write(b->fd, type, payload, len, nrec, level);
-    if (rc == 0)
+    if (rc == 0) {
         b->written += len + VT_BLOCK_HEADER_SIZE;
+        off_t at = lseek(b->fd, 0, SEEK_CUR);
+        if (at > 0)
+            b->file_at = (uint64_t)at;
+    } else if (b->file_at) {
+        /* a block cut short (a full disk) goes, so that what follows, if it fits, is
+         * read after the last whole block */
+        if (ftruncate(b->fd, (off_t)b->file_at) == 0)
+            lseek(b->fd, (off_t)b->file_at, SEEK_SET);
+    }
+    b->writing = 0;
     return rc;
 }
 
@@ -131,7 +143,7 @@ static int open_file(void)
     int rc = vt_file_header_write(b->fd, VT_MAGIC_RANK, (uint32_t)b->rank);
     if (rc)
         return rc;
-    b->written = VT_FILE_HEADER_SIZE;
+    b->written = b->file_at = VT_FILE_HEADER_SIZE;
     /* the first FUNCS block: the table, so the file decodes without our binary, naming
      * what was recorded so far */
     return name_functions(0, 1);
@@ -175,8 +187,13 @@ void vt_buffer_fail(int err)
 {
     vt_buffer *b = &vt__buf;
     if (!b->warned)
-        vt_warn("writing %s failed (%s): recording stops here, the application goes on; "
-                "the trace is marked incomplete", b->path ? b->path : "the trace", strerror(-err));
+        vt_warn("writing %s failed (%s) after %llu bytes: recording stops here, the application goes on; "
+                "the trace is marked incomplete and what was written before stays readable",
+                b->path ? b->path : "the trace", strerror(-err), (unsigned long long)b->file_at);
+    if (!b->fail_errno) {
+        b->fail_errno = -err;
+        b->fail_at = b->file_at;
+    }
     b->warned = 1;
     b->stopped = 1;
     b->limit = b->base;   /* every vt_rec_begin now takes the slow path */
@@ -199,6 +216,8 @@ static int flush_locked(void)
         vt_buffer_fail(rc);
         return rc;
     }
+    if (vt__buffer_flushed)
+        vt__buffer_flushed();
     int64_t t1 = vt_now();
     /* The flush is itself an event, so analyses can subtract it. */
     block_start(t0);
@@ -227,6 +246,8 @@ uint8_t *vt__rec_begin_slow(size_t need)
         vt_unlock();
         return NULL;
     }
+    if (!b->stopped) /* vt_buffer_request_flush lowered it */
+        __atomic_store_n(&b->limit, b->base + b->cap, __ATOMIC_RELAXED);
     if ((size_t)(b->pos - b->base) + need > b->cap) {
         /* One record larger than the whole buffer (a huge Waitall): grow. */
         size_t off = (size_t)(b->pos - b->base);
@@ -244,6 +265,75 @@ uint8_t *vt__rec_begin_slow(size_t need)
     return b->pos;
 }
 
+void (*vt__buffer_flushed)(void);
+
+void vt_buffer_request_flush(void)
+{
+    vt_buffer *b = &vt__buf;
+    if (!b->stopped && b->base)
+        __atomic_store_n(&b->limit, b->base, __ATOMIC_RELAXED);
+}
+
+int vt_buffer_put_block(uint8_t type, const void *payload, size_t len, int zstd_level, int in_signal)
+{
+    vt_buffer *b = &vt__buf;
+    if (b->lazy || b->dropped)
+        return 0;
+    if (b->stopped || b->fd < 0 || b->writing)
+        return -EIO;
+    /* the profile's functions are named before it (in a signal handler, which cannot
+     * allocate, its encoding leaves out those not named yet: vt_buffer_fn_named) */
+    int rc = type == VT_BLOCK_RANKDEFS && !in_signal ? name_functions(1, 0) : 0;
+    return rc ? rc : checked_block_write_level(type, payload, len, 0, zstd_level);
+}
+
+int vt_buffer_fn_named(unsigned fn) { return fn < VT_NFN && named[fn]; }
+
+int vt_buffer_name_profiled_in_signal(uint8_t *scratch, size_t cap)
+{
+    vt_buffer *b = &vt__buf;
+    if (b->lazy || b->dropped)
+        return 0;
+    if (b->writing || b->stopped || b->fd < 0)
+        return -1;
+    uint8_t now[VT_NFN];
+    int any = 0;
+    for (unsigned i = 0; i < VT_NFN; i++) {
+        now[i] = !named[i] && vt__profile[i].calls > 0;
+        any |= now[i];
+    }
+    if (!any)
+        return 0;
+    if (vt_funcs_payload_size(vt_fn_name, vt_fn_layout, VT_NFN, now) > cap)
+        return -1;
+    size_t len = vt_funcs_payload_write(scratch, vt_fn_name, vt_fn_layout, VT_NFN, now);
+    if (checked_block_write_level(VT_BLOCK_FUNCS, scratch, len, 0, 0))
+        return -1;
+    for (unsigned i = 0; i < VT_NFN; i++)
+        named[i] |= now[i];
+    return 0;
+}
+
+int vt_buffer_write_raw_events(void)
+{
+    vt_buffer *b = &vt__buf;
+    if (b->lazy || b->dropped)
+        return 0;   /* VTRACE_MODE=reduced, without its full trace */
+    if (b->writing || b->stopped || b->fd < 0 || !b->base)
+        return -1;
+    if (b->nrec == 0)
+        return 0;
+    /* a block being encoded when the signal came is never half in the file: the
+     * records up to b->nrec are complete (vt_rec_end moves pos after the bytes) */
+    int rc = vt_block_write(b->fd, VT_BLOCK_EVENTS, b->base, (size_t)(b->pos - b->base), b->nrec, 0);
+    if (rc == 0) {
+        b->first_index += b->nrec;
+        b->nrec = 0;
+        b->pos = b->base;
+    }
+    return rc ? -1 : 0;
+}
+
 int vt_buffer_flush(void)
 {
     vt_lock();
@@ -252,10 +342,10 @@ int vt_buffer_flush(void)
     return rc;
 }
 
-int vt_buffer_write_block(uint8_t type, const void *payload, size_t len)
+/* The records in the buffer as a block, with no FLUSH record after it (the end). */
+static int write_pending_locked(void)
 {
     vt_buffer *b = &vt__buf;
-    vt_lock();
     int rc = b->stopped ? -EIO : 0;
     if (!rc && b->nrec) {
         rc = name_functions(0, 0);
@@ -267,6 +357,21 @@ int vt_buffer_write_block(uint8_t type, const void *payload, size_t len)
         if (rc)
             vt_buffer_fail(rc);
     }
+    return rc;
+}
+
+int vt_buffer_write_pending(void)
+{
+    vt_lock();
+    int rc = write_pending_locked();
+    vt_unlock();
+    return rc;
+}
+
+int vt_buffer_write_block(uint8_t type, const void *payload, size_t len)
+{
+    vt_lock();
+    int rc = write_pending_locked();
     if (!rc || type == VT_BLOCK_RANKDEFS || type == VT_BLOCK_END) {
         /* Definitions are attempted even after a failure: they may still fit. The
          * profile's functions are named before it. */

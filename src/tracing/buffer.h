@@ -27,12 +27,16 @@ typedef struct vt_buffer {
     uint64_t records;          /* records written in all */
     uint64_t lost;             /* calls not recorded after stopping */
     uint64_t fail_after;       /* test hook: fail writes after this many bytes (0: never) */
-    uint64_t written;          /* bytes written to the file */
+    uint64_t written;          /* bytes given to the file (payloads before compression: the test hook's measure) */
+    uint64_t file_at;          /* the file's size after its last whole block */
     const char *path;
     int rank;
     int lazy;                  /* the file is not open yet (vt_buffer_open's keep_file 0) */
     int dropped;               /* ... and was given up at the first block: blocks go nowhere */
     int pack_warned;           /* packing an EVENTS_COLS block failed once */
+    int fail_errno;            /* the write that failed: its errno ... */
+    uint64_t fail_at;          /* ... and the bytes in the file before it */
+    volatile int writing;      /* a block is being written: a signal handler must not write */
 } vt_buffer;
 
 extern VT_HIDDEN vt_buffer vt__buf;
@@ -61,7 +65,8 @@ static inline uint8_t *vt_rec_begin(size_t need)
     if (VT_UNLIKELY(vt__mt))
         vt_lock();
     vt_buffer *b = &vt__buf;
-    if (VT_LIKELY(b->pos + need <= b->limit))
+    /* relaxed: vt_buffer_request_flush lowers it from the flush timer's thread */
+    if (VT_LIKELY(b->pos + need <= __atomic_load_n(&b->limit, __ATOMIC_RELAXED)))
         return b->pos;
     return vt__rec_begin_slow(need);
 }
@@ -79,6 +84,26 @@ static inline void vt_rec_end(uint8_t *end, int64_t exit)
 /* Writes a block of another type (flushing events first). Returns 0 or -errno. */
 VT_HIDDEN int vt_buffer_write_block(uint8_t type, const void *payload, size_t len);
 VT_HIDDEN int vt_buffer_flush(void);
+/* At the end: the records in the buffer as a block (a failure is then known to the
+ * definitions written next). Returns 0 or -errno. */
+VT_HIDDEN int vt_buffer_write_pending(void);
+/* The next record flushes the block (VTRACE_FLUSH_INTERVAL): callable from any thread. */
+VT_HIDDEN void vt_buffer_request_flush(void);
+/* Called after each block flushed during the run (its records are on disk): the layer
+ * writes a snapshot of the rank's definitions there. The caller holds the lock. */
+extern VT_HIDDEN void (*vt__buffer_flushed)(void);
+/* Writes a block of another type as it is (no events first, no compression): for the
+ * snapshots of vt__buffer_flushed and the crash paths. Returns 0 or -errno. */
+VT_HIDDEN int vt_buffer_put_block(uint8_t type, const void *payload, size_t len, int zstd_level, int in_signal);
+/* Whether a FUNCS block of the file names function fn already. */
+VT_HIDDEN int vt_buffer_fn_named(unsigned fn);
+/* In a signal handler: a FUNCS block naming the profiled functions none names yet,
+ * encoded in SCRATCH (CAP bytes). Returns 0 or -1. */
+VT_HIDDEN int vt_buffer_name_profiled_in_signal(uint8_t *scratch, size_t cap);
+/* The crash paths (crash.h), in a signal handler: the records in the buffer as a raw
+ * EVENTS block, write(2) only. Returns 0, or -1 when nothing may be written (a block
+ * was being written, the file is not open). */
+VT_HIDDEN int vt_buffer_write_raw_events(void);
 VT_HIDDEN void vt_buffer_close(void);
 /* A write failed: warn once, stop recording, keep the application going. */
 VT_HIDDEN void vt_buffer_fail(int err);

@@ -3,6 +3,7 @@
 #include "vt_config.h"
 #include "tracing/handlers_priv.h"
 #include "tracing/callsites.h"
+#include "tracing/crash.h"
 #include "tracing/mpistatus.h"
 #include "tracing/requests.h"
 #include "mpid/piggyback.h"
@@ -55,6 +56,12 @@ void vt_leave_plain(vt_call *c, int rc)
     int64_t exit = vt_now();
     uint8_t *p = rec_call(c, exit, 0);
     rec_done(c, p, exit, 0);
+}
+
+void vt_leave_abort(vt_call *c, int code)
+{
+    vt_leave_plain(c, MPI_SUCCESS);
+    vt_crash_abort(code);
 }
 
 /* The run-time reduction: a blocking send (or Sendrecv's send half) whose message is

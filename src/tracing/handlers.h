@@ -40,6 +40,8 @@ static inline MPI_Status *vt_status(MPI_Status *user, MPI_Status *scratch)
 }
 
 VT_HIDDEN void vt_leave_plain(vt_call *c, int rc);
+/* MPI_Abort(code) is being called: its record, then the trace ends (crash.h). */
+VT_HIDDEN void vt_leave_abort(vt_call *c, int code);
 VT_HIDDEN void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type);
 VT_HIDDEN void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
                               MPI_Request *req, int persistent);

@@ -1,5 +1,6 @@
 /* Starting and finishing the layer: configuration, trace directory, clock
- * synchronisation, and the definitions written at MPI_Finalize. */
+ * synchronisation, and the definitions written at MPI_Init and MPI_Finalize (or when the
+ * run ends otherwise: crash.h). */
 #include "vt_config.h"
 #include "tracing/buffer.h"
 #include "tracing/period.h"
@@ -13,6 +14,8 @@
 #include "tracing/topo.h"
 #include "format/blockio.h"
 #include "tracing/clock.h"
+#include "tracing/crash.h"
+#include "tracing/rankdefs.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -43,6 +46,9 @@ static int rt_ok;                       /* ... and it wrote this rank's reduced 
 static uint64_t overhead_ps;            /* measured at MPI_Init (measure_overhead) */
 
 #define SYNC_ROUNDS 20
+/* Memory the crash paths encode into beyond the definitions' own size: all function
+ * names (about 8 KB) and what comes until the next snapshot */
+#define CRASH_RESERVE (128u << 10)
 #define HOST_LEN 64
 
 static const char *env(const char *name) { return getenv(name); }
@@ -132,6 +138,11 @@ static void default_dir(char *out, size_t len)
 }
 
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra);
+static vt_placement placement;   /* at MPI_Init, for the snapshots and the crash paths */
+static void write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags);
+static void gather_ranks(int rank, const char *myhost, int64_t **clk, char **hosts);
+static void snapshot(void);
+static void end_abnormally(unsigned reason, int64_t detail, int in_signal);
 
 /* Rank 0 calibrates the TSC; the ranks of its host take the same scale (their clocks
  * then agree exactly, offsets stay 0), the others calibrate their own. */
@@ -322,6 +333,23 @@ static int start(int provided)
             vt_buffer_need_file();
         }
     }
+    /* vtrace.defs now, so that a run that never reaches MPI_Finalize stays readable */
+    vt_placement_get(&placement);
+    int64_t *clk;
+    char *hosts;
+    gather_ranks(rank, placement.host, &clk, &hosts);
+    if (clk && hosts) {
+        if (cfg.mode != VT_MODE_REDUCED || vt__buf.fd >= 0)
+            write_global(cfg.dir, clk, hosts, VT_GLOBAL_RUNNING);
+        if (vt__rt)
+            write_global(reduced_dir, clk, hosts, VT_GLOBAL_RUNNING | VT_GLOBAL_REDUCED);
+    }
+    free(clk);
+    free(hosts);
+    vt__buffer_flushed = snapshot;
+    /* room for the crash paths before the first snapshot: definitions and function names */
+    vt_crash_reserve(CRASH_RESERVE, NULL);
+    vt_crash_start(end_abnormally, cfg.signals, cfg.flush_interval_ns);
     if (rank == 0) {
         char text[8192], path[4200];
         vt_config_format(&cfg, text, sizeof text);
@@ -347,14 +375,15 @@ static int start(int provided)
 static void record_call(unsigned fn, int64_t enter, int64_t exit, const void *site)
 {
     vt_call c = {.enter = enter, .site = site, .fn = fn};
+    /* counted even when recording stopped (a failed write), as every call is */
+    vt__profile[fn].calls++;
+    vt__profile[fn].time_ns += (uint64_t)(exit - enter);
     uint8_t *p = vt_rec_begin(4 * VT_UVAR_MAX);
     if (p) {
         p = vt_put_uvar(p, VT_CODE_FIRST_FN + fn);
         p = vt_put_svar(p, enter - vt__buf.prev_exit);
         p = vt_put_uvar(p, (uint64_t)(exit - enter));
         p = vt_put_uvar(p, vt_callsite_index(site));
-        vt__profile[fn].calls++;
-        vt__profile[fn].time_ns += (uint64_t)(exit - enter);
         vt__profile[fn].records++;
         if (vt__rt)
             vt_rt_call(&c, exit, vt_callsite_index(site));
@@ -415,157 +444,115 @@ void vt_finalize_end(int rc)
 
 /* ------------------------------------------------------------------ definitions */
 
-typedef struct growbuf {
-    uint8_t *p, *base;
-    size_t cap;
-} growbuf;
-
-static uint8_t *room(growbuf *g, size_t need)
+static vt_rankdefs_end rank_end(unsigned reason, int64_t detail, int64_t t_fin, unsigned flags)
 {
-    size_t used = (size_t)(g->p - g->base);
-    if (used + need > g->cap) {
-        size_t cap = (g->cap ? g->cap * 2 : 4096) + need;
-        uint8_t *nb = realloc(g->base, cap);
-        if (!nb)
-            return NULL;
-        g->base = nb;
-        g->p = nb + used;
-        g->cap = cap;
-    }
-    return g->p;
+    vt_rankdefs_end e = {
+        .pl = &placement, .t_init = t_init, .t_fin = t_fin, .overhead_ps = overhead_ps,
+        .flags = flags | (vt__buf.stopped ? VT_RANK_INCOMPLETE : 0) | (late_init ? VT_RANK_LATE_INIT : 0) |
+                 (vt_period_scaled() ? VT_RANK_SCALED : 0),
+        .reason = reason, .detail = detail,
+        .write_errno = (uint64_t)vt__buf.fail_errno, .write_at = vt__buf.fail_errno ? vt__buf.fail_at : 0,
+    };
+    return e;
 }
 
-static void put_uvar(growbuf *g, uint64_t v)
+/* The rank's last RANKDEFS and END (and the reduced trace's); not in a signal handler. */
+static int write_rankdefs(const vt_rankdefs_end *e)
 {
-    if (room(g, VT_UVAR_MAX))
-        g->p = vt_put_uvar(g->p, v);
-}
-
-static void put_svar(growbuf *g, int64_t v) { put_uvar(g, vt_zigzag(v)); }
-
-static void put_str(growbuf *g, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    if (n > 65535)
-        n = 65535;
-    if (room(g, n + VT_UVAR_MAX))
-        g->p = vt_put_str(g->p, s ? s : "", n);
-}
-
-static int member(const int *w, int i) { return w ? w[i] : i; }
-
-/* Whether the lists A and B of N world ranks are the same. */
-static int same_members(const int *a, const int *b, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (member(a, i) != member(b, i))
-            return 0;
-    return 1;
-}
-
-/* A member list, compact (doc/format.md, RANKDEFS; the communicator's flags bit 1): a
- * range of world ranks (world, self, most splits) as its first rank and stride, a list
- * that an earlier communicator of the table has as its index, any other rank by rank.
- * So a trace's definitions grow with the ranks, not with their square. */
-static void put_members(growbuf *g, const int *w, int n, uint32_t before)
-{
-    put_uvar(g, (uint64_t)n);
-    if (n == 0)
-        return;
-    int64_t first = member(w, 0), stride = n > 1 ? (int64_t)member(w, 1) - first : 0;
-    int range = 1;
-    for (int i = 2; i < n && range; i++)
-        range = member(w, i) == first + i * stride;
-    if (range && n > 2) {
-        put_uvar(g, 1);
-        put_uvar(g, (uint64_t)first);
-        put_svar(g, stride);
-        return;
-    }
-    for (uint32_t j = 0; j < before && n > 2; j++) {
-        const vt_comm *e = vt_comm_at(j);
-        if (e->size == n && same_members(e->world, w, n)) {
-            put_uvar(g, 2);
-            put_uvar(g, j);
-            return;
-        }
-    }
-    put_uvar(g, 0);
-    for (int i = 0; i < n; i++)
-        put_uvar(g, (uint64_t)member(w, i));
-}
-
-static int write_rankdefs(const vt_placement *pl, int64_t t_fin, unsigned flags)
-{
-    growbuf g = {0};
-    uint32_t n = vt_callsites_count();
-    put_uvar(&g, n);
-    for (uint32_t i = 0; i < n; i++) {
-        const void *a = vt_callsite_addr(i);
-        Dl_info di;
-        memset(&di, 0, sizeof di);
-        int found = dladdr(a, &di) != 0;
-        put_uvar(&g, (uint64_t)(uintptr_t)a);
-        put_str(&g, found && di.dli_fname ? di.dli_fname : "");
-        put_uvar(&g, found ? (uint64_t)((uintptr_t)a - (uintptr_t)di.dli_fbase) : 0);
-        put_str(&g, found && di.dli_sname ? di.dli_sname : "");
-    }
-    uint32_t nc = vt_comms_count();
-    put_uvar(&g, nc);
-    for (uint32_t i = 0; i < nc; i++) {
-        vt_comm *c = vt_comm_at(i);
-        put_uvar(&g, c->gid);
-        put_uvar(&g, (uint64_t)c->inter | VT_COMM_COMPACT);
-        put_members(&g, c->world, c->size, i);
-        put_members(&g, c->rworld, c->inter ? c->rsize : 0, i);
-        put_svar(&g, c->parent);
-        put_str(&g, c->how);
-    }
-    uint32_t nf = vt_files_count();
-    put_uvar(&g, nf);
-    for (uint32_t i = 0; i < nf; i++) {
-        int32_t comm;
-        const char *name = vt_file_name(i, &comm);
-        put_str(&g, name);
-        put_uvar(&g, (uint64_t)comm);
-    }
-    uint32_t np = 0;
-    for (int i = 0; i < VT_NFN; i++)
-        np += vt__profile[i].calls > 0;
-    put_uvar(&g, np);
-    for (int i = 0; i < VT_NFN; i++) {
-        const vt_profile_entry *e = &vt__profile[i];
-        if (!e->calls)
-            continue;
-        put_uvar(&g, (uint64_t)i);
-        put_uvar(&g, e->calls);
-        put_uvar(&g, e->time_ns);
-        put_uvar(&g, e->bytes);
-        put_uvar(&g, e->records);
-    }
-    put_str(&g, pl->host);
-    put_svar(&g, pl->core);
-    put_svar(&g, pl->numa);
-    put_str(&g, pl->binding);
-    put_uvar(&g, flags);
-    put_uvar(&g, vt__buf.records);
-    put_uvar(&g, vt__buf.lost);
-    put_svar(&g, t_init);
-    put_svar(&g, t_fin);
-    /* 1.2: the measured overhead per recorded call, and the copy cost per byte: 0, the
-     * layer copies no message data (it records sizes and peers only). */
-    put_uvar(&g, overhead_ps);
-    put_uvar(&g, 0);
-    int rc = g.base ? vt_buffer_write_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base)) : -ENOMEM;
-    if (reduced_dir[0] && g.base)
+    vt_rankdefs_resolve_sites();
+    vt_growbuf g = {0};
+    vt_rankdefs_encode(&g, e);
+    int rc = g.overflow ? -ENOMEM : vt_buffer_write_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base));
+    if (reduced_dir[0] && !g.overflow)
         rt_ok = vt_rt_finish(g.base, (size_t)(g.p - g.base)) == 0;
     free(g.base);
     return rc;
 }
 
+/* After a block flushed during the run: the definitions so far, so that a run that
+ * ends without a word (SIGKILL, a node lost) stays readable up to here. The caller
+ * holds the buffer's lock. */
+static void snapshot(void)
+{
+    if (!vt__active)
+        return;
+    vt_rankdefs_resolve_sites();
+    vt_rankdefs_end e = rank_end(VT_END_RUNNING, 0, vt__buf.prev_exit, 0);
+    vt_growbuf g = {0};
+    vt_rankdefs_encode(&g, &e);
+    if (!g.overflow) {
+        int rc = vt_buffer_put_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base), cfg.compress ? 3 : 0, 0);
+        if (rc)
+            vt_buffer_fail(rc);
+        /* room for the crash paths' encoding, with what may come until the next flush */
+        vt_crash_reserve(2 * (size_t)(g.p - g.base) + CRASH_RESERVE, NULL);
+    }
+    free(g.base);
+}
+
+/* The run ends without MPI_Finalize (crash.h): what the buffer holds and definitions
+ * that say how it ended, in the full and reduced trace files. */
+static void end_abnormally(unsigned reason, int64_t detail, int in_signal)
+{
+    if (finished || !vt__active)
+        return;
+    finished = 1;
+    vt__active = 0;
+    vt__depth++;
+    static const char *const why[] = {"", "", "signal", "MPI_Abort", "exit without MPI_Finalize"};
+    int ok = 0;
+    if (in_signal) {
+        /* write(2) only, into memory reserved beforehand */
+        size_t cap = 0;
+        uint8_t *mem = vt_crash_reserve(0, &cap);
+        if (mem) {
+            vt_rankdefs_end e = rank_end(reason, detail, vt__buf.prev_exit, 0);
+            e.named = vt_buffer_fn_named;
+            vt_growbuf g = {mem, mem, cap, 1, 0};
+            if (vt_buffer_write_raw_events() == 0 && vt_buffer_name_profiled_in_signal(mem, cap) == 0) {
+                vt_rankdefs_encode(&g, &e);
+                ok = !g.overflow && vt_buffer_put_block(VT_BLOCK_RANKDEFS, mem, (size_t)(g.p - g.base), 0, 1) == 0 &&
+                     vt_buffer_put_block(VT_BLOCK_END, "", 0, 0, 1) == 0;
+            }
+            if (reduced_dir[0]) {
+                /* the reduced file names other functions */
+                e.named = vt_rt_fn_named;
+                g = (vt_growbuf){mem, mem, cap, 1, 0};
+                if (vt_rt_flush_in_signal(mem, cap) == 0) {
+                    vt_rankdefs_encode(&g, &e);
+                    if (!g.overflow)
+                        vt_rt_end_in_signal(mem, (size_t)(g.p - g.base));
+                }
+            }
+        }
+        static const char msg[] = "vtrace: a fatal signal ends the run: this rank's trace ends here "
+                                  "(`vtrace info` says what it holds)\n";
+        static const char lost[] = "vtrace: a fatal signal ends the run: this rank's trace could not be ended "
+                                   "(`vtrace info` reads it up to its last flushed block)\n";
+        ssize_t w = write(2, ok ? msg : lost, ok ? sizeof msg - 1 : sizeof lost - 1);
+        (void)w;
+        return;
+    }
+    vt_crash_stop();
+    vt_period_fini();
+    vt_buffer_write_pending();
+    vt_rankdefs_end e = rank_end(reason, detail, vt_now(), 0);
+    ok = write_rankdefs(&e) == 0;
+    ok = vt_buffer_write_block(VT_BLOCK_END, "", 0) == 0 && ok;
+    vt_buffer_close();
+    vt_warn("%s%s%lld: the trace in %s ends here, marked incomplete%s", why[reason],
+            reason == VT_END_ABORT ? " with code " : " with status ", (long long)detail,
+            reduced_dir[0] ? base_dir : cfg.dir, ok ? "" : " (its end could not be written)");
+    vt__depth--;
+}
+
+/* vtrace.defs in DIR: written by rank 0 at MPI_Init (flag VT_GLOBAL_RUNNING, both clock
+ * synchronisations the first one) so that a run that never finishes leaves a readable
+ * trace, and again at the end, through a temporary file and rename(2), so that the file
+ * is always whole. */
 static void write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags)
 {
-    growbuf g = {0};
+    vt_growbuf g = {0};
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     PMPI_Get_library_version(lib, &len);
@@ -574,26 +561,27 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
         *nl = '\0';
     char text[8192];
     vt_config_format(&cfg, text, sizeof text);
-    put_str(&g, PACKAGE_VERSION);
-    put_str(&g, lib);
-    put_str(&g, text);
-    put_uvar(&g, (uint64_t)world_size);
+    vt_growbuf_str(&g, PACKAGE_VERSION);
+    vt_growbuf_str(&g, lib);
+    vt_growbuf_str(&g, text);
+    vt_growbuf_uvar(&g, (uint64_t)world_size);
     for (int r = 0; r < world_size; r++) {
         const int64_t *c = clk + 4 * r;
         const char *h = hosts + (size_t)r * HOST_LEN;
-        put_svar(&g, c[0]);
-        put_svar(&g, c[1]);
-        put_svar(&g, c[2]);
-        put_svar(&g, c[3]);
-        put_uvar(&g, strncmp(h, hosts, HOST_LEN) == 0);
-        put_str(&g, h);
+        vt_growbuf_svar(&g, c[0]);
+        vt_growbuf_svar(&g, c[1]);
+        vt_growbuf_svar(&g, c[2]);
+        vt_growbuf_svar(&g, c[3]);
+        vt_growbuf_uvar(&g, strncmp(h, hosts, HOST_LEN) == 0);
+        vt_growbuf_str(&g, h);
     }
-    put_uvar(&g, flags);
-    char path[4200];
+    vt_growbuf_uvar(&g, flags);
+    char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%s/vtrace.defs", dir);
-    int fd = -1, rc = g.base ? 0 : -ENOMEM;
+    snprintf(tmp, sizeof tmp, "%s/.vtrace.defs.tmp", dir);
+    int fd = -1, rc = g.overflow ? -ENOMEM : 0;
     if (!rc) {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         rc = fd < 0 ? -errno : 0;
     }
     if (!rc)
@@ -604,9 +592,25 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
         rc = vt_block_write(fd, VT_BLOCK_END, "", 0, 0, 0);
     if (fd >= 0 && close(fd) && !rc)
         rc = -errno;
-    if (rc)
+    if (!rc && rename(tmp, path))
+        rc = -errno;
+    if (rc) {
+        unlink(tmp);
         vt_warn("cannot write %s (%s): the trace has no global definitions", path, strerror(-rc));
+    }
     free(g.base);
+}
+
+/* The clocks and hosts of all ranks, on rank 0 (NULL elsewhere or without memory). */
+static void gather_ranks(int rank, const char *myhost, int64_t **clk, char **hosts)
+{
+    int64_t mine[4] = {sync_at[0], sync_off[0], sync_at[1], sync_off[1]};
+    *clk = rank == 0 ? malloc(sizeof(int64_t) * 4 * (size_t)world_size) : NULL;
+    char host[HOST_LEN] = {0};
+    memcpy(host, myhost, HOST_LEN - 1);
+    *hosts = rank == 0 ? calloc((size_t)world_size, HOST_LEN) : NULL;
+    PMPI_Gather(mine, 4, MPI_INT64_T, *clk, 4, MPI_INT64_T, 0, own_comm);
+    PMPI_Gather(host, HOST_LEN, MPI_CHAR, *hosts, HOST_LEN, MPI_CHAR, 0, own_comm);
 }
 
 /* VTRACE_MODE=reduced writes DIR/full and DIR/reduced during the run. At the end each rank
@@ -635,6 +639,11 @@ static int dissolve_staging(int rank, const char *keep)
         rename(from, to);
     else
         unlink(from);
+    /* the definitions written at MPI_Init (DIR's own are written next) */
+    snprintf(from, sizeof from, "%s/vtrace.defs", reduced_dir);
+    unlink(from);
+    snprintf(from, sizeof from, "%s/vtrace.defs", cfg.dir);
+    unlink(from);
     rmdir(reduced_dir);
     rmdir(cfg.dir);
     return 1;
@@ -649,8 +658,8 @@ static void finish_reduced_only(int rank, int rt_all, const int64_t *clk, const 
     if (clk && hosts)
         write_global(base_dir, clk, hosts, flags | (rt_all ? VT_GLOBAL_REDUCED : 0));
     if (!rt_all)
-        vt_warn("the run-time reduction stopped (see above): %s holds the full trace; `vtrace reduce` reduces it",
-                base_dir);
+        vt_warn("the run-time reduction stopped (see above): %s holds the full trace%s; `vtrace reduce` reduces it",
+                base_dir, flags ? ", incomplete (a rank could not write all of it)" : "");
     else if (flags)
         vt_warn("the trace in %s is incomplete (a rank could not write all of it)", base_dir);
     else
@@ -696,27 +705,24 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     }
     record_call(VT_FN_MPI_Finalize, direct ? t : fin_enter, t, direct ? NULL : fin_site);
     vt__active = 0;
+    vt_crash_stop();
     clock_sync(1);
-    vt_placement pl;
-    vt_placement_get(&pl);
-    unsigned flags = (vt__buf.stopped ? VT_RANK_INCOMPLETE : 0) | (late_init ? VT_RANK_LATE_INIT : 0) |
-                     (direct ? VT_RANK_EXIT_FINALIZE : 0) | (vt_period_scaled() ? VT_RANK_SCALED : 0);
+    vt_placement_get(&placement);
     vt_period_fini();
-    int rc = write_rankdefs(&pl, t, flags);
-    if (!rc)
-        rc = vt_buffer_write_block(VT_BLOCK_END, "", 0);
+    vt_buffer_write_pending();
+    vt_rankdefs_end e = rank_end(VT_END_FINALIZE, 0, t, direct ? VT_RANK_EXIT_FINALIZE : 0);
+    int rc = write_rankdefs(&e);
+    /* END even after a failed write: the definitions say what is missing */
+    int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
+    rc = rc ? rc : rc_end;
     vt_buffer_close();
     /* Rank 0 collects what the global definitions need. */
     int rank;
     PMPI_Comm_rank(own_comm, &rank);
-    int64_t mine[4] = {sync_at[0], sync_off[0], sync_at[1], sync_off[1]};
-    int64_t *clk = rank == 0 ? malloc(sizeof(int64_t) * 4 * (size_t)world_size) : NULL;
-    char host[HOST_LEN] = {0};
-    memcpy(host, pl.host, HOST_LEN - 1);
-    char *hosts = rank == 0 ? calloc((size_t)world_size, HOST_LEN) : NULL;
-    int bad = (flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
-    PMPI_Gather(mine, 4, MPI_INT64_T, clk, 4, MPI_INT64_T, 0, own_comm);
-    PMPI_Gather(host, HOST_LEN, MPI_CHAR, hosts, HOST_LEN, MPI_CHAR, 0, own_comm);
+    int64_t *clk;
+    char *hosts;
+    gather_ranks(rank, placement.host, &clk, &hosts);
+    int bad = (e.flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
     PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
     int rt_all = 0;
     if (reduced_dir[0]) {
@@ -741,6 +747,9 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     } else if (rank == 0) {
         if (reduced_dir[0] && !rt_all) {
             PMPI_Barrier(own_comm);   /* every rank removed its file */
+            char path[4300];
+            snprintf(path, sizeof path, "%s/vtrace.defs", reduced_dir);
+            unlink(path);
             rmdir(reduced_dir);
         }
         if (clk && hosts)

@@ -89,6 +89,7 @@ static struct {
     int failed;
     uint64_t stop_at;
     int stale_d;
+    volatile int writing;           /* a block is being written (the crash paths must not) */
 } rt = {.fd = -1};
 
 static __attribute__((noinline, cold)) void stop(const char *why)
@@ -151,7 +152,9 @@ static int put_record(void *arg, const vt_rrec *rec)
     (void)arg;
     if (rt.failed)
         return 0;
+    rt.writing = 1;
     int rc = vt_rrec_out_put(&rt.out, rec);
+    rt.writing = 0;
     if (rc)
         write_failed(rc);
     return 0;
@@ -688,3 +691,33 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
     }
     return rc ? -1 : 0;
 }
+
+int vt_rt_flush_in_signal(uint8_t *scratch, size_t cap)
+{
+    if (rt.fd < 0 || rt.writing || rt.failed)
+        return -1;
+    /* the profile's functions are named with the last records */
+    for (unsigned fn = 0; fn < VT_NFN; fn++)
+        if (vt__profile[fn].calls > 0)
+            vt_rrec_out_name(&rt.out, fn);
+    rt.writing = 1;
+    int rc = vt_rrec_out_write_raw(&rt.out, scratch, cap);
+    rt.writing = rc != 0;
+    return rc ? -1 : 0;
+}
+
+int vt_rt_end_in_signal(const uint8_t *rankdefs, size_t len)
+{
+    if (rt.fd < 0 || rt.writing || rt.failed)
+        return -1;
+    /* raw blocks, write(2) only: the records the reducer still held undecided are lost */
+    int rc = vt_block_write(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, 0);
+    if (!rc)
+        rc = vt_block_write(rt.fd, VT_BLOCK_END, "", 0, 0, 0);
+    rt.fd = -1;
+    return rc ? -1 : 0;
+}
+
+const char *vt_rt_path(void) { return rt.fd >= 0 ? rt.path : NULL; }
+
+int vt_rt_fn_named(unsigned fn) { return fn < VT_NFN && rt.out.named && rt.out.named[fn]; }

@@ -81,5 +81,17 @@ VT_HIDDEN void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site);
 /* At the end: the reducer's last records and the reduced trace's files. RANKDEFS
  * payload: the same as the full trace's (profile, communicators, clock). Returns 0. */
 VT_HIDDEN int vt_rt_finish(const uint8_t *rankdefs, size_t len);
+/* In a signal handler (crash.h): the records written so far (the open block, raw), with
+ * the names of the profile's functions; SCRATCH: memory for their encoding. Returns 0,
+ * or -1 when nothing may be written. */
+VT_HIDDEN int vt_rt_flush_in_signal(uint8_t *scratch, size_t cap);
+/* The end in a signal handler (crash.h): RANKDEFS and END as they are, write(2) only;
+ * the records the reducer still holds are lost. Returns 0, or -1 when nothing may be
+ * written (a block was being written, no file). */
+VT_HIDDEN int vt_rt_end_in_signal(const uint8_t *rankdefs, size_t len);
+/* The reduced rank file while it is open, or NULL. */
+VT_HIDDEN const char *vt_rt_path(void);
+/* Whether a FUNCS block of the reduced file names function fn already. */
+VT_HIDDEN int vt_rt_fn_named(unsigned fn);
 
 #endif

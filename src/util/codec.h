@@ -8,7 +8,8 @@
 #include <string.h>
 
 #define VT_FORMAT_MAJOR 1
-#define VT_FORMAT_MINOR 3 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks */
+#define VT_FORMAT_MINOR 4 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
+                           * 1.4: RANKDEFS snapshots between event blocks, how the run ended */
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"
@@ -61,12 +62,23 @@ enum vt_special_code {
 /* GLOBAL flags. */
 #define VT_GLOBAL_INCOMPLETE 1u
 #define VT_GLOBAL_REDUCED 2u
+#define VT_GLOBAL_RUNNING 4u   /* written at MPI_Init: the run has not written its end (1.4) */
 
 /* RANKDEFS flags. */
 #define VT_RANK_INCOMPLETE 1u
 #define VT_RANK_LATE_INIT 2u
 #define VT_RANK_EXIT_FINALIZE 4u
 #define VT_RANK_SCALED 8u      /* VTRACE_PERIODIC suspended records of repeated iterations */
+
+/* How a rank's run ended, in its RANKDEFS (1.4). */
+enum vt_end {
+    VT_END_FINALIZE = 0,       /* MPI_Finalize */
+    VT_END_RUNNING = 1,        /* a snapshot: the run went on after it */
+    VT_END_SIGNAL = 2,         /* detail: the signal number */
+    VT_END_ABORT = 3,          /* MPI_Abort; detail: its error code */
+    VT_END_EXIT = 4,           /* exit without MPI_Finalize; detail: the status */
+    VT_END_LAST = VT_END_EXIT
+};
 
 typedef struct vt_block_header {
     uint32_t magic;

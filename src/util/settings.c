@@ -161,6 +161,7 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     cfg->periodic = -1;
     cfg->period_window = 64;
     cfg->period_max = 64;
+    cfg->signals = 1;
     const char *v;
 #define BAD(var, val, forms) \
     do { \
@@ -213,6 +214,11 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         BAD("VTRACE_PERIOD_WINDOW", v, "an integer from 1 to 4096 (calls the periodicity detector compares)");
     if ((v = get("VTRACE_PERIOD_MAX")) && vt_parse_int(v, 1, 4096, &cfg->period_max))
         BAD("VTRACE_PERIOD_MAX", v, "an integer from 1 to 4096 (the longest period looked for)");
+    if ((v = get("VTRACE_FLUSH_INTERVAL")) && strcmp(v, "0") &&
+        (vt_parse_duration(v, &cfg->flush_interval_ns) || cfg->flush_interval_ns < 1000000))
+        BAD("VTRACE_FLUSH_INTERVAL", v, "0 (off) or a duration of at least 1ms such as 10s or 500ms");
+    if ((v = get("VTRACE_SIGNALS")) && vt_parse_int(v, 0, 1, &cfg->signals))
+        BAD("VTRACE_SIGNALS", v, "1 (write the trace when a signal, MPI_Abort or exit ends the run) or 0");
     if ((v = get("VTRACE_TEST_FAIL_AFTER")) && vt_parse_size(v, &cfg->test_fail_after))
         BAD("VTRACE_TEST_FAIL_AFTER", v, "a size");
     /* read where it is used (rtreduce.c); checked here like the others */
@@ -245,6 +251,8 @@ static const struct {
     {"VTRACE_PERIODIC", 1},
     {"VTRACE_PERIOD_WINDOW", 1},
     {"VTRACE_PERIOD_MAX", 1},
+    {"VTRACE_FLUSH_INTERVAL", 1},
+    {"VTRACE_SIGNALS", 1},
     {"VTRACE_TEST_FAIL_AFTER", 1},      /* test hooks */
     {"VTRACE_TEST_RT_BROKEN", 1},
     {"VTRACE_ROOT", 0},                 /* etc/modulefile.in */

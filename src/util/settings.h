@@ -23,6 +23,8 @@ typedef struct vt_config {
     int periodic;            /* VTRACE_PERIODIC: -1 off; 0 mark iterations; N keep N iterations */
     int period_window;       /* VTRACE_PERIOD_WINDOW: samples the detector compares */
     int period_max;          /* VTRACE_PERIOD_MAX: longest period looked for */
+    int64_t flush_interval_ns; /* VTRACE_FLUSH_INTERVAL: write the buffer at least this often; 0: only when full */
+    int signals;             /* VTRACE_SIGNALS: write the buffer when a fatal signal, MPI_Abort or exit ends the run */
     uint64_t test_fail_after;
 } vt_config;
 

@@ -1,0 +1,110 @@
+#!/bin/sh
+# Runs that end abnormally (test/crash/faults.c, 2 ranks): rank 1 is killed by SIGTERM,
+# SIGSEGV or SIGKILL, calls MPI_Abort or exits without MPI_Finalize, in the modes full,
+# reduced and both. For each: the exit status and the output are those of the same run
+# without tracing (VTRACE_MODE=off); `vtrace info` reads the trace, calls it incomplete
+# and says how rank 1 ended; every rank's readable records are those its flushed blocks
+# hold (full traces), the faulting rank's all its calls where its handler wrote them;
+# an analysis runs on the readable part and says so. Then VTRACE_FLUSH_INTERVAL bounds
+# what SIGKILL loses, and a full disk (a small tmpfs, where the test may mount one)
+# keeps what was written. Environment: VTEST_MPIEXEC, VTEST_VTRACE, VTEST_PYTHON.
+set -u
+top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
+VTRACE=${VTEST_VTRACE:-./vtrace}
+PYTHON=${VTEST_PYTHON:-python3}
+MPIEXEC=${VTEST_MPIEXEC:-}
+PROG=${PROG:-test/crash/faults}
+timeout=${VTEST_TIMEOUT:-120}
+[ -n "$MPIEXEC" ] || { echo "no mpiexec: skipping"; exit 77; }
+command -v "$PYTHON" > /dev/null 2>&1 || { echo "no $PYTHON: skipping"; exit 77; }
+[ -x "$PROG" ] || { echo "$PROG not built"; exit 1; }
+lock=
+command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
+check="$PYTHON $top_srcdir/test/crash/check_crash.py $VTRACE"
+work=test/crash/crash.work
+rm -rf "$work" && mkdir -p "$work" || exit 99
+work=$(cd "$work" && pwd)
+N=20000
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run NAME MODE KIND [ARGS...]: the program under mpiexec; its status in $rc, output in
+# $work/NAME.out (stdout) and $work/NAME.err
+run() {
+    name=$1 mode=$2 kind=$3
+    shift 3
+    $lock env VTRACE_MODE="$mode" VTRACE_DIR="$work/$name" VTRACE_BUFFER=64k "$@" \
+        timeout -k 10 "$timeout" "$MPIEXEC" -n 2 "$PROG" "$kind" $N 1 $PAUSE > "$work/$name.out" 2> "$work/$name.err"
+    rc=$?
+}
+PAUSE=0
+
+for kind in term segv kill abort exit; do
+    case $kind in
+        term) reason="killed by signal 15" ;;
+        segv) reason="killed by signal 11" ;;
+        kill) reason="(killed by SIGKILL" ;;
+        abort) reason="MPI_Abort with code 3" ;;
+        exit) reason="exited without MPI_Finalize (status 2)" ;;
+    esac
+    run plain_$kind off $kind
+    plain_rc=$rc
+    grep -q "rank 1: fault $kind after $N" "$work/plain_$kind.out" || fail "$kind: the untraced run printed no fault line"
+    for mode in full both reduced; do
+        name=${mode}_$kind
+        run "$name" $mode $kind
+        echo "$name: exit status $rc (untraced $plain_rc)"
+        [ "$rc" = "$plain_rc" ] || fail "$name: exit status $rc, untraced $plain_rc"
+        # the program's own lines (mpiexec's report of a failed job names the pids)
+        grep -E '^(rank |done)' "$work/plain_$kind.out" > "$work/plain_$kind.lines"
+        grep -E '^(rank |done)' "$work/$name.out" > "$work/$name.lines"
+        cmp -s "$work/plain_$kind.lines" "$work/$name.lines" || fail "$name: the output differs from the untraced run's"
+        case $mode in
+            full) dirs=$work/$name ;;
+            both) dirs="$work/$name/full $work/$name/reduced" ;;
+            reduced) dirs=$work/$name/reduced ;;
+        esac
+        for d in $dirs; do
+            opts=
+            case $d in */reduced) ;; *) opts=--full ;; esac
+            # the handler writes what the buffer holds: every call the rank made
+            [ "$kind" != kill ] && [ -n "$opts" ] && opts="$opts --all-sendrecv $N"
+            [ "$kind" = kill ] && [ -n "$opts" ] && opts="$opts --flushed"
+            $check "$d" 1 "$reason" $opts || fail "$name: $d"
+            "$VTRACE" whatif "$d" > "$work/$name.whatif" 2>&1 || fail "$name: vtrace whatif $d: $(tail -1 "$work/$name.whatif")"
+            grep -q "is incomplete" "$work/$name.whatif" || fail "$name: vtrace whatif $d does not say the trace is incomplete"
+        done
+    done
+done
+
+# SIGKILL after 600 ms of calls with a 32 MB buffer: nothing flushed without the flush
+# timer; with it (100 ms), every Sendrecv of the loop before the pause is on disk
+run kill_nointerval full kill env VTRACE_BUFFER=32M
+$check "$work/kill_nointerval" 1 "(killed by SIGKILL" --full || fail "kill_nointerval"
+PAUSE=600
+run kill_interval full kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
+PAUSE=0
+$check "$work/kill_interval" 1 "(killed by SIGKILL" --full --all-sendrecv $N || fail "kill_interval"
+
+# a full disk: a 256 KB tmpfs (mounting needs root; skipped otherwise)
+disk=$work/disk
+mkdir -p "$disk"
+if mount -t tmpfs -o size=256k vtrace-test "$disk" 2> /dev/null; then
+    $lock env VTRACE_DIR="$disk/t" VTRACE_BUFFER=64k timeout -k 10 "$timeout" "$MPIEXEC" -n 2 "$PROG" none 400000 \
+        > "$work/disk.out" 2> "$work/disk.err"
+    rc=$?
+    [ "$rc" = 0 ] || fail "full disk: the program exited with $rc"
+    grep -q "^done" "$work/disk.out" || fail "full disk: the program did not finish"
+    grep -q "No space left on device" "$work/disk.err" || fail "full disk: no warning naming the full disk"
+    cp -r "$disk/t" "$work/disk_trace"
+    umount "$disk"
+    for r in 0 1; do
+        $check "$work/disk_trace" $r "" --full --flushed || fail "full disk: rank $r"
+    done
+    "$VTRACE" info "$work/disk_trace" | grep "^ended" || true
+else
+    echo "full disk: cannot mount a tmpfs here (not root?): that part is skipped"
+fi
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
