@@ -88,6 +88,40 @@ static fsum *profile(const vt_trace *t, uint32_t rank, size_t *n)
     return v;
 }
 
+/* The value of KEY= in the configuration text, "" when it is not there. */
+static const char *config_value(const char *config, const char *key, char *out, size_t len)
+{
+    out[0] = '\0';
+    size_t kl = strlen(key);
+    for (const char *p = config; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+        if (ll > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+            size_t n = ll - kl - 1 < len - 1 ? ll - kl - 1 : len - 1;
+            memcpy(out, p + kl + 1, n);
+            out[n] = '\0';
+            break;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return out;
+}
+
+/* The model's parameters the analyses use, and how L was obtained. */
+static void print_model(const vt_trace *t)
+{
+    const char *c = vt_trace_config(t);
+    char L[64], G[64], trdv[64], theta[64], cal[128];
+    config_value(c, "VTRACE_MODEL_L", L, sizeof L);
+    config_value(c, "VTRACE_MODEL_G", G, sizeof G);
+    config_value(c, "VTRACE_MODEL_TRDV", trdv, sizeof trdv);
+    config_value(c, "VTRACE_THRESHOLD", theta, sizeof theta);
+    config_value(c, "VTRACE_MODEL_L_CALIBRATION", cal, sizeof cal);
+    printf("model:     latency L %s (%s%s), time per byte G %s, synchronous from %s bytes, candidate threshold %s\n",
+           *L ? L : "?", *cal ? "measured at MPI_Init, half the round trip: " : "as given or as written before "
+           "its calibration was recorded", cal, *G ? G : "?", *trdv ? trdv : "?", *theta ? theta : "?");
+}
+
 static void rank_flags(FILE *out, uint64_t f, int json)
 {
     static const char *const names[] = {"incomplete", "late_init", "exit_finalize", "scaled"};
@@ -349,6 +383,7 @@ int vt__cmd_info(int argc, char **argv)
         printf("flags:     %s%s%s\n", incomplete ? "incomplete (the analyses cover its readable part)" : "complete",
                scaled ? ", scaled (VTRACE_PERIODIC kept some iterations in detail only)" : "",
                late ? ", initialised late" : "");
+        print_model(t);
         if (vt_trace_flags(t) & VT_GLOBAL_RUNNING)
             printf("run:       wrote no end (vtrace.defs is the one written at MPI_Init): it was killed, or is "
                    "still running\n");

@@ -62,20 +62,42 @@ static void unknown_setting(const char *name, const char *nearest, void *arg)
 }
 
 /* Offset of each rank's clock to rank 0's, from the ping-pong with the smallest round
- * trip. Rank 0 is the reference (offset 0). */
+ * trip. Rank 0 is the reference (offset 0). At least SYNC_ROUNDS round trips per rank;
+ * more, up to SYNC_MAX_ROUNDS or SYNC_MAX_NS, while the fastest is slower than
+ * SYNC_GOOD_RTT (a descheduled rank, on an oversubscribed or noisy machine, makes every
+ * round trip of a short series slow: the latency L calibrated from it was seen at 3.5 ms
+ * where 0.2 ms is right). The round trips with rank 1 give the spread. */
+#define SYNC_MAX_ROUNDS 400
+#define SYNC_GOOD_RTT 20000
+#define SYNC_MAX_NS 200000000
+static int64_t rtt_median;              /* rank 0: median round trip with rank 1 */
+static int rtt_rounds;                  /* ... and how many there were */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void clock_sync(int which)
 {
     int rank;
     PMPI_Comm_rank(own_comm, &rank);
     int64_t at = vt_now(), off = 0;
     if (rank == 0) {
+        static int64_t rtts[SYNC_MAX_ROUNDS];
         for (int k = 1; k < world_size; k++) {
-            int64_t best = INT64_MAX, res[2] = {0, 0};
-            for (int i = 0; i < SYNC_ROUNDS; i++) {
+            int64_t best = INT64_MAX, res[2] = {0, 0}, begin = vt_now();
+            int i = 0;
+            for (; i < SYNC_MAX_ROUNDS; i++) {
+                if (i >= SYNC_ROUNDS && (best <= SYNC_GOOD_RTT || vt_now() - begin > SYNC_MAX_NS))
+                    break;
                 int64_t t0 = vt_now(), tk;
                 PMPI_Send(&t0, 1, MPI_INT64_T, k, 1, own_comm);
                 PMPI_Recv(&tk, 1, MPI_INT64_T, k, 2, own_comm, MPI_STATUS_IGNORE);
                 int64_t t1 = vt_now();
+                if (k == 1)
+                    rtts[i] = t1 - t0;
                 if (t1 - t0 < min_rtt)
                     min_rtt = t1 - t0;
                 if (t1 - t0 < best) {
@@ -84,12 +106,21 @@ static void clock_sync(int which)
                     res[1] = t0 + (t1 - t0) / 2 - tk;
                 }
             }
+            int64_t stop = INT64_MIN;
+            PMPI_Send(&stop, 1, MPI_INT64_T, k, 1, own_comm);
             PMPI_Send(res, 2, MPI_INT64_T, k, 3, own_comm);
+            if (k == 1 && which == 0) {
+                qsort(rtts, (size_t)i, sizeof rtts[0], cmp_i64);
+                rtt_median = rtts[i / 2];
+                rtt_rounds = i;
+            }
         }
     } else {
-        for (int i = 0; i < SYNC_ROUNDS; i++) {
+        for (;;) {
             int64_t t0, tk;
             PMPI_Recv(&t0, 1, MPI_INT64_T, 0, 1, own_comm, MPI_STATUS_IGNORE);
+            if (t0 == INT64_MIN)
+                break;
             tk = vt_now();
             PMPI_Send(&tk, 1, MPI_INT64_T, 0, 2, own_comm);
         }
@@ -318,8 +349,17 @@ static int start(int provided)
     sync_off[1] = sync_off[0];
     /* The model's message latency L, unless given: half the fastest round trip of the
      * clock synchronisation (rank 0 writes the configuration). */
-    if (cfg.model_L < 0)
+    if (cfg.model_L < 0) {
         cfg.model_L = min_rtt < INT64_MAX ? min_rtt / 2 : 0;
+        /* how it was calibrated, in the configuration (vtrace info shows it) */
+        cfg.model_L_median = rtt_median / 2;
+        cfg.model_L_rounds = rtt_rounds;
+        if (rank == 0 && cfg.model_L > 2 * SYNC_GOOD_RTT)
+            vt_warn("the message latency L measured at MPI_Init is %.1f us (half the fastest of %d round trips "
+                    "with rank 1, whose median is %.1f us): the machine looks oversubscribed or noisy, and every "
+                    "prediction assumes this L; set VTRACE_MODEL_L (e.g. to the latency of a calm run) to override "
+                    "it", (double)cfg.model_L / 1e3, rtt_rounds, (double)rtt_median / 2e3);
+    }
     /* every rank models with rank 0's value (the run-time reduction decides with it) */
     PMPI_Bcast(&cfg.model_L, 1, MPI_INT64_T, 0, own_comm);
     if (reducing) {

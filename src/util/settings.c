@@ -353,6 +353,9 @@ int vt_config_format(const vt_config *cfg, char *out, size_t len)
     if (cfg->model_pbytes > 0 && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, "VTRACE_MODEL_PBYTES=%d\nVTRACE_MODEL_CLOCK=init\n",
                       cfg->model_pbytes);
+    if (cfg->model_L_rounds > 0 && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_MODEL_L_CALIBRATION=min of %d, median %" PRId64 "ns\n",
+                      cfg->model_L_rounds, cfg->model_L_median);
     if (cfg->periodic >= 0 && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, "VTRACE_PERIODIC=%d\nVTRACE_PERIOD_WINDOW=%d\nVTRACE_PERIOD_MAX=%d\n",
                       cfg->periodic, cfg->period_window, cfg->period_max);

@@ -14,6 +14,8 @@ typedef struct vt_config {
     int64_t threshold_ns;    /* the model's candidate threshold theta */
     int candidates_all;      /* VTRACE_CANDIDATES: 1 all (bursts and calls), 0 bursts */
     int64_t model_L;         /* ns; -1: calibrated at MPI_Init */
+    int64_t model_L_median;  /* ... then the median of the round trips' halves */
+    int model_L_rounds;      /* ... and their number (0: L was given) */
     int64_t model_G_ps;      /* picoseconds per byte */
     uint64_t model_trdv;     /* bytes */
     int model_m, model_K;

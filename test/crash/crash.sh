@@ -86,6 +86,18 @@ run kill_interval full kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
 PAUSE=0
 $check "$work/kill_interval" 1 "(killed by SIGKILL" --full --all-sendrecv $N || fail "kill_interval"
 
+# the latency L calibrated at MPI_Init: how, in the configuration (at least 20 round
+# trips; half the fastest is at most half their median), and vtrace info shows it
+$PYTHON - "$work/kill_interval/config.txt" << 'PY' || fail "the calibration of L in config.txt"
+import re, sys
+text = open(sys.argv[1]).read()
+L = int(re.search(r"^VTRACE_MODEL_L=(\d+)ns$", text, re.M).group(1))
+m = re.search(r"^VTRACE_MODEL_L_CALIBRATION=min of (\d+), median (\d+)ns$", text, re.M)
+assert m, "no VTRACE_MODEL_L_CALIBRATION line"
+assert int(m.group(1)) >= 20 and L <= int(m.group(2)), (L, m.groups())
+PY
+"$VTRACE" info "$work/kill_interval" 2> /dev/null | grep -q "^model: *latency L [0-9]*ns (measured at MPI_Init" || fail "vtrace info shows no model line"
+
 # a full disk: a 256 KB tmpfs (mounting needs root; skipped otherwise)
 disk=$work/disk
 mkdir -p "$disk"
