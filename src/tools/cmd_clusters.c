@@ -2,6 +2,7 @@
  * timeline and the representative stable region, offline (clusters.h). */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "analysis/clusters.h"
 #include "tools/progress.h"
 
@@ -51,7 +52,7 @@ static void key_label(const vt_trace *t, const vt_cl_key *k, char *buf, size_t l
     *fname = f ? f->name : NULL;
     site[0] = 0;
     if (*cs)
-        vt__format_site(site, slen, *cs);
+        snprintf(site, slen, "%s", vt_site_name(t, k->rank, k->callsite));
     if (*cs && f)
         snprintf(buf, len, "%s at %s", f->name, site);
     else if (*cs)

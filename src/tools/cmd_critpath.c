@@ -3,6 +3,7 @@
  * slack of every candidate event (critpath.h, an observer of the what-if replay). */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/progress.h"
 #include "analysis/critpath.h"
 #include "format/clockfix.h"
@@ -37,13 +38,19 @@ static const char *edge_kind(enum vt_cp_edge_kind k)
     }
 }
 
-/* module+0xOFFSET and symbol, as the site: selector of a scenario matches them. */
+/* function (file:line) when the site has debug information, else module+0xOFFSET and
+ * symbol, as the site: selector of a scenario matches them. */
 static void site_name(void *arg, uint32_t rank, int64_t cs, char *name, size_t namelen, char *sym, size_t symlen)
 {
     const vt_callsite *c = cs >= 0 ? vt_trace_callsite(arg, rank, cs) : NULL;
+    vt_srcloc loc;
     sym[0] = '\0';
     if (!c) {
         snprintf(name, namelen, "?");
+        return;
+    }
+    if (vt_symbols_resolve(arg, rank, cs, &loc)) {
+        snprintf(name, namelen, "%s", vt_site_name(arg, rank, cs));
         return;
     }
     const char *base = strrchr(c->module, '/');

@@ -1,5 +1,6 @@
 /* vtrace dump: one line per record. */
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "util/codec.h"
 
 #include <inttypes.h>
@@ -70,6 +71,19 @@ static void em_str(em *e, const char *k, const char *s)
         vt__json_str(e->out, s);
     else
         vt__text_token(e->out, s);
+}
+
+/* A call site: in the text form "function(file:line)", one token. */
+static void em_site(em *e, const char *name)
+{
+    const char *sp = strstr(name, " (");
+    if (e->json || !sp) {
+        em_str(e, "site", name);
+        return;
+    }
+    em_key(e, "site");
+    fprintf(e->out, "%.*s", (int)(sp - name), name);
+    vt__text_token(e->out, sp + 1);
 }
 
 static const char *special_name(uint64_t code)
@@ -168,12 +182,8 @@ static void print_event(const vt_trace *t, uint32_t rank, const vt_event *ev, in
         em_u64(&e, "reason", ev->stop_reason);
     }
     if (fl & VT_F_CALLSITE) {
-        const vt_callsite *cs = vt_trace_callsite(t, rank, ev->callsite);
-        if (cs) {
-            char site[512];
-            vt__format_site(site, sizeof site, cs);
-            em_str(&e, "site", site);
-        }
+        if (vt_trace_callsite(t, rank, ev->callsite))
+            em_site(&e, vt_site_name(t, rank, ev->callsite));
     }
     if (json)
         putchar('}');

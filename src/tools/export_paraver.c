@@ -20,6 +20,7 @@
  * times overlap (calls of several threads) are clamped to keep them sorted. */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/export.h"
 #include "tools/progress.h"
 #include "util/codec.h"
@@ -329,9 +330,7 @@ static int setup_defs(pv *p)
             s->fnstate[i] = state_of(R->funcs[i].name);
         }
         for (size_t i = 0; i < s->nsite; i++) {
-            char site[512];
-            vt__format_site(site, sizeof site, &R->callsites[i]);
-            if (!(s->siteval[i] = intern(&p->sites, site)))
+            if (!(s->siteval[i] = intern(&p->sites, vt_site_name(p->t, r, (int64_t)i))))
                 return oom(p);
         }
     }

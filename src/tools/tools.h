@@ -106,7 +106,5 @@ void vt__json_key(FILE *out, int *first, const char *key);
 /* Text token: whitespace, backslash and control bytes escaped as \xHH, "" when empty. */
 void vt__text_token(FILE *out, const char *s);
 
-/* "symbol@module+0xOFFSET", "module+0xOFFSET" or "0xADDRESS" (module basename). */
-void vt__format_site(char *buf, size_t len, const vt_callsite *cs);
 
 #endif

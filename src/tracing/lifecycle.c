@@ -4,6 +4,7 @@
 #include "tracing/buffer.h"
 #include "tracing/period.h"
 #include "tracing/callsites.h"
+#include "tracing/modules.h"
 #include "tracing/comms.h"
 #include "tracing/handlers.h"
 #include "mpid/piggyback.h"
@@ -502,13 +503,12 @@ static int write_rankdefs(const vt_placement *pl, int64_t t_fin, unsigned flags)
     put_uvar(&g, n);
     for (uint32_t i = 0; i < n; i++) {
         const void *a = vt_callsite_addr(i);
-        Dl_info di;
-        memset(&di, 0, sizeof di);
-        int found = dladdr(a, &di) != 0;
+        vt_site_module m;
+        vt_module_of(a, &m);
         put_uvar(&g, (uint64_t)(uintptr_t)a);
-        put_str(&g, found && di.dli_fname ? di.dli_fname : "");
-        put_uvar(&g, found ? (uint64_t)((uintptr_t)a - (uintptr_t)di.dli_fbase) : 0);
-        put_str(&g, found && di.dli_sname ? di.dli_sname : "");
+        put_str(&g, m.path);
+        put_uvar(&g, m.offset);
+        put_str(&g, m.symbol);
     }
     uint32_t nc = vt_comms_count();
     put_uvar(&g, nc);
@@ -556,6 +556,21 @@ static int write_rankdefs(const vt_placement *pl, int64_t t_fin, unsigned flags)
      * layer copies no message data (it records sizes and peers only). */
     put_uvar(&g, overhead_ps);
     put_uvar(&g, 0);
+    /* 1.4: the call sites' modules with their build-ids, for the analyses' symbols. */
+    uint32_t nm = vt_modules_count();
+    put_uvar(&g, nm);
+    for (uint32_t i = 0; i < nm; i++) {
+        const uint8_t *id;
+        size_t idlen;
+        put_str(&g, vt_module_at(i, &id, &idlen));
+        put_uvar(&g, idlen);
+        uint8_t *q = room(&g, idlen);
+        if (q) {
+            memcpy(q, id, idlen);
+            g.p += idlen;
+        }
+    }
+    vt_modules_free();
     int rc = g.base ? vt_buffer_write_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base)) : -ENOMEM;
     if (reduced_dir[0] && g.base)
         rt_ok = vt_rt_finish(g.base, (size_t)(g.p - g.base)) == 0;
