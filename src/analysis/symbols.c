@@ -248,6 +248,28 @@ static char *fallback_name(const vt_callsite *cs)
     return xasprintf("%s+0x%" PRIx64, base, cs->offset);
 }
 
+static site *site_of(const vt_trace *t, uint32_t rank, int64_t index);
+
+void vt_symbols_summary(const vt_trace *t, size_t *sites, size_t *lines)
+{
+    *sites = *lines = 0;
+    for (uint32_t r = 0; r < vt_trace_nranks(t); r++) {
+        const vt_rank *rk = vt_trace_rank(t, r);
+        for (size_t i = 0; i < rk->ncallsites; i++) {
+            site *s = site_of(t, r, (int64_t)i);
+            if (s && !s->in_slot) {
+                ++*sites;
+                *lines += s->resolved;
+            }
+        }
+    }
+    for (size_t k = 0; k < S.nslots; k++)
+        if (S.slots[k].mod) {
+            ++*sites;
+            *lines += S.slots[k].s->resolved;
+        }
+}
+
 static void site_free(site *s)
 {
     if (s->resolved) {

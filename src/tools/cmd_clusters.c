@@ -35,6 +35,7 @@ void vt__usage_clusters(FILE *out)
                  "  --floor NS      durations under NS ns count as NS (default 1000: the bursts of a\n"
                  "                  few ns of a call site make one cluster, not one per clock tick)\n"
                  "  --json          one JSON object: clusters, noise, timeline, windows, region\n"
+                 VT__USAGE_DEBUG_DIR
                  "  --quiet         no progress display\n");
 }
 
@@ -306,6 +307,7 @@ int vt__cmd_clusters(int argc, char **argv)
         {NULL, "--floor", VT_OPT_COUNT, .dest = &p.floor_ns, .what = "a duration in ns", .flags = m},
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_clusters, .opts = opts, .pos = {&dir},

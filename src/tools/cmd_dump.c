@@ -15,7 +15,8 @@ void vt__usage_dump(FILE *out)
                  "STOPPED. Present fields: comm= newcomm= (communicator ids in hex, newcomm=null for\n"
                  "MPI_COMM_NULL), peer= tag= bytes= (send side), src= rtag= rbytes= (receive side),\n"
                  "root= seq= req= msg= file= offset= started=[REQ,...]\n"
-                 "done=[REQ:PEER:TAG:BYTES:FLAGS,...] site=SYMBOL@MODULE+0xOFFSET, kind= value=\n"
+                 "done=[REQ:PEER:TAG:BYTES:FLAGS,...] site=FUNCTION(FILE:LINE) (debug information found)\n"
+                 "or SYMBOL@MODULE+0xOFFSET, kind= value=\n"
                  "(MARKER), reason= (STOPPED).\n"
                  "A reduced trace prints its records instead: RANK INDEX ENTER EXIT KIND seq= fn=\n"
                  "flags= rstar= msgs=[SRC:SEND_SEQ:S:BYTES:sync|eager[:POST_SEQ:P],...]\n"
@@ -23,6 +24,7 @@ void vt__usage_dump(FILE *out)
                  "(KIND: START, CAND, COMP, NBCINIT, END; doc/format.md).\n\n"
                  "  --json      one JSON object per line instead, with the same keys\n"
                  "  --rank N    only rank N\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -h, --help  this text\n");
 }
 
@@ -284,6 +286,7 @@ int vt__cmd_dump(int argc, char **argv)
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {NULL, "--rank", VT_OPT_CALL, .dest = &sel, .what = "a rank number", .flags = VT_OPT_EQ | VT_OPT_NEEDS,
          .call = rank_option},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_dump, .opts = opts, .pos = {&dir}, .missing = "missing trace directory",

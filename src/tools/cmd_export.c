@@ -31,7 +31,9 @@ void vt__usage_export(FILE *out)
     for (const format *f = formats; f->name; f++)
         fprintf(out, "  %-10s %s\n", f->name, f->what);
     fprintf(out, "In a reduced trace, the stretches between records (merged events) appear as the region\n"
-                 "vtrace:aggregated.\n");
+                 "vtrace:aggregated.\n"
+                 VT__USAGE_DEBUG_DIR
+                 "  -q, --quiet          no progress display\n");
 }
 
 int vt__cmd_export(int argc, char **argv)
@@ -41,6 +43,7 @@ int vt__cmd_export(int argc, char **argv)
     const vt__opt opts[] = {
         {"-F", "--format", VT_OPT_STRING, .dest = &fmt, .flags = VT_OPT_EQ},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_export, .opts = opts, .pos = {&dir, &out}, .extra = "too many arguments"};

@@ -1,5 +1,6 @@
 /* vtrace info: summary of a trace. */
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/progress.h"
 #include "util/codec.h"
 #include "util/sort.h"
@@ -17,6 +18,7 @@ void vt__usage_info(FILE *out)
                  "time. Reading every record validates the whole trace.\n\n"
                  "  --json      one JSON object instead of text\n"
                  "  --no-match  do not match messages (faster)\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -q, --quiet no progress display on a terminal\n"
                  "  -h, --help  this text\n");
 }
@@ -140,6 +142,7 @@ int vt__cmd_info(int argc, char **argv)
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {NULL, "--no-match", VT_OPT_FLAG, .dest = &no_match},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_info, .opts = opts, .pos = {&dir}, .missing = "missing trace directory",
@@ -231,6 +234,8 @@ int vt__cmd_info(int argc, char **argv)
         goto out;
     }
 
+    size_t nsites, nlines;
+    vt_symbols_summary(t, &nsites, &nlines);
     if (json) {
         int f1 = 1;
         putchar('{');
@@ -272,6 +277,10 @@ int vt__cmd_info(int argc, char **argv)
         fputs(incomplete ? "true" : "false", stdout);
         vt__json_key(stdout, &f1, "late_init");
         fputs(late ? "true" : "false", stdout);
+        vt__json_key(stdout, &f1, "call_sites");
+        printf("%zu", nsites);
+        vt__json_key(stdout, &f1, "call_sites_with_lines");
+        printf("%zu", nlines);
         vt__json_key(stdout, &f1, "functions");
         json_functions(stdout, all, nall);
         vt__json_key(stdout, &f1, "per_rank");
@@ -340,6 +349,11 @@ int vt__cmd_info(int argc, char **argv)
                    vt_matches_unmatched(m));
         else
             printf("messages:  %" PRIu64 " matched\n", vt_matches_count(m));
+        if (!vt_symbols_available())
+            printf("sites:     %zu call sites (this vtrace was built without libdw: module+offset only)\n", nsites);
+        else
+            printf("sites:     %zu call sites, %zu with function, file and line%s\n", nsites, nlines,
+                   nlines < nsites ? " (the others: no debug information or another build; --debug-dir)" : "");
         printf("flags:     %s%s%s\n", incomplete ? "incomplete (recording stopped early)" : "complete",
                scaled ? ", scaled (VTRACE_PERIODIC kept some iterations in detail only)" : "",
                late ? ", initialised late" : "");

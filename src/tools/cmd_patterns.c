@@ -34,6 +34,7 @@ void vt__usage_patterns(FILE *out)
                  "                    '-'/'_' for spaces do not matter: late-sender, wait_at_barrier)\n"
                  "  --plugin FILE.so  also run the user pattern in FILE.so (vtrace_pattern.h);\n"
                  "                    may be repeated\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -h, --help        this text\n");
 }
 
@@ -224,6 +225,7 @@ int vt__cmd_patterns(int argc, char **argv)
         {NULL, "--pattern", VT_OPT_LIST, .dest = &names},
         {NULL, "--plugin", VT_OPT_CALL, .dest = &pf, .what = "a file", .flags = VT_OPT_EQ | VT_OPT_NEEDS,
          .call = plugin_file},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_patterns, .opts = opts, .pos = {&dir},

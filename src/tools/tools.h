@@ -99,6 +99,19 @@ int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, struct vt_clockfi
 void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
 
 
+/* --debug-dir DIR, repeatable (debugdir.c): where the call sites' binaries and their
+ * debug files are looked for when they moved (analysis/symbols.h), before
+ * VTRACE_DEBUG_PATH. Every command that names call sites takes it. */
+int vt__opt_debug_dir(void *dest, const char *val, char *msg, size_t len);
+#define VT__OPT_DEBUG_DIR                                                                                   \
+    {                                                                                                       \
+        NULL, "--debug-dir", VT_OPT_CALL, .what = "a directory", .flags = VT_OPT_EQ | VT_OPT_NEEDS,        \
+        .call = vt__opt_debug_dir                                                                           \
+    }
+#define VT__USAGE_DEBUG_DIR                                                                                 \
+    "  --debug-dir DIR      where moved binaries or their debug files are (DIR/NAME,\n"                    \
+    "                       DIR/.build-id/xx/yyyy.debug); repeatable; also VTRACE_DEBUG_PATH\n"
+
 /* JSON helpers (json.c). */
 void vt__json_str(FILE *out, const char *s); /* quoted and escaped */
 /* Writes the separator and "key": of an object member; *first tracks the first member. */
