@@ -184,8 +184,9 @@ static int lookup(mod *m, uint64_t offset, site *s)
     if (!file || line <= 0)
         return 0;
     const char *fn = dwfl_module_addrname(m->m, a);
+    const char *dir = file[0] != '/' ? dwfl_line_comp_dir(l) : NULL;
     s->loc.function = strdup(fn ? fn : "");
-    s->loc.file = strdup(file);
+    s->loc.file = dir && *dir ? xasprintf("%s/%s", dir, file) : strdup(file); /* absolute when known */
     s->loc.line = line;
     return s->loc.function && s->loc.file;
 }

@@ -258,7 +258,7 @@ int vt__otf2_full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
         int has_comm = (fl & VT_F_COMM) && ev_comm(l, ev.comm, &comm);
         OTF2_ErrorCode e = OTF2_SUCCESS;
         OTF2_TimeStamp t0 = ts(l, ev.enter);
-        e = OTF2_EvtWriter_Enter(w, NULL, t0, region);
+        e = OTF2_EvtWriter_Enter(w, vt__otf2_site_attrs(x, r, ev.callsite), t0, region);
 
         int coll = (fl & VT_F_COLLSEQ) && !(fl & (VT_F_REQUEST | VT_F_NEWCOMM)) && has_comm;
         int known = 0;
@@ -490,7 +490,8 @@ int vt__otf2_reduced_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
                 continue;
             region = x->rank_region[r][rr.fn];
         }
-        e = OTF2_EvtWriter_Enter(l->w, NULL, ts(l, rr.enter), region);
+        e = OTF2_EvtWriter_Enter(l->w, rr.fn >= 0 ? vt__otf2_site_attrs(x, r, rr.callsite) : NULL, ts(l, rr.enter),
+                                 region);
         if (e == OTF2_SUCCESS)
             e = emit_rsends(x, l, &next, rr.exit, 0);
         if (rr.kind == VT_RREC_COMP)
