@@ -155,18 +155,6 @@ static int collect_sites(ex *x, uint32_t r)
     return 0;
 }
 
-OTF2_AttributeList *vt__otf2_site_attrs(ex *x, uint32_t rank, int64_t cs)
-{
-    const vt_rank *rk = vt_trace_rank(x->t, rank);
-    if (!x->al || cs < 0 || (size_t)cs >= rk->ncallsites || !x->rank_site[rank][cs])
-        return NULL;
-    OTF2_AttributeList_RemoveAllAttributes(x->al);
-    OTF2_AttributeList_AddStringRef(x->al, 0, x->rank_site[rank][cs] - 1);
-    if (x->rank_scl[rank][cs])
-        OTF2_AttributeList_AddSourceCodeLocationRef(x->al, 1, x->rank_scl[rank][cs] - 1);
-    return x->al;
-}
-
 static int collect_defs(ex *x)
 {
     x->rank_region = calloc(x->nranks, sizeof *x->rank_region);

@@ -222,6 +222,18 @@ static int ev_comm(loc *l, int64_t index, uint32_t *c)
     return 1;
 }
 
+OTF2_AttributeList *vt__otf2_site_attrs(ex *x, uint32_t rank, int64_t cs)
+{
+    const vt_rank *rk = vt_trace_rank(x->t, rank);
+    if (!x->al || cs < 0 || (size_t)cs >= rk->ncallsites || !x->rank_site[rank][cs])
+        return NULL;
+    OTF2_AttributeList_RemoveAllAttributes(x->al);
+    OTF2_AttributeList_AddStringRef(x->al, 0, x->rank_site[rank][cs] - 1);
+    if (x->rank_scl[rank][cs])
+        OTF2_AttributeList_AddSourceCodeLocationRef(x->al, 1, x->rank_scl[rank][cs] - 1);
+    return x->al;
+}
+
 int vt__otf2_full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
 {
     const vt_trace *t = x->t;
