@@ -251,9 +251,9 @@ static char *fallback_name(const vt_callsite *cs)
 
 static site *site_of(const vt_trace *t, uint32_t rank, int64_t index);
 
-void vt_symbols_summary(const vt_trace *t, size_t *sites, size_t *lines)
+void vt_symbols_summary(const vt_trace *t, size_t *sites, size_t *lines, size_t *checkable)
 {
-    *sites = *lines = 0;
+    *sites = *lines = *checkable = 0;
     for (uint32_t r = 0; r < vt_trace_nranks(t); r++) {
         const vt_rank *rk = vt_trace_rank(t, r);
         for (size_t i = 0; i < rk->ncallsites; i++) {
@@ -261,6 +261,7 @@ void vt_symbols_summary(const vt_trace *t, size_t *sites, size_t *lines)
             if (s && !s->in_slot) {
                 ++*sites;
                 *lines += s->resolved;
+                *checkable += s->resolved;
             }
         }
     }
@@ -268,6 +269,7 @@ void vt_symbols_summary(const vt_trace *t, size_t *sites, size_t *lines)
         if (S.slots[k].mod) {
             ++*sites;
             *lines += S.slots[k].s->resolved;
+            *checkable += S.mods[S.slots[k].mod - 1].idlen > 0;
         }
 }
 

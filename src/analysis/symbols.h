@@ -26,8 +26,9 @@ int vt_symbols_resolve(const vt_trace *t, uint32_t rank, int64_t callsite, vt_sr
  * "module+0xOFFSET", "0xADDRESS"; "" for an unknown site. Valid until vt_symbols_reset. */
 const char *vt_site_name(const vt_trace *t, uint32_t rank, int64_t callsite);
 /* Resolves every call site of T: *sites distinct ones (ranks share a module's), *lines
- * of them with a file and line. */
-void vt_symbols_summary(const vt_trace *t, size_t *sites, size_t *lines);
+ * of them with a file and line, *checkable of them in a module with a recorded build-id
+ * (those that could have lines). */
+void vt_symbols_summary(const vt_trace *t, size_t *sites, size_t *lines, size_t *checkable);
 /* Whether this build resolves lines (libdw found at configure time). */
 int vt_symbols_available(void);
 void vt_symbols_reset(void);

@@ -334,6 +334,7 @@ int vt__cmd_clusters(int argc, char **argv)
     int rc = vt_clusters_run(t, &p, &r, &err);
     vt__progress_end(&pr);
     if (rc) {
+        vt_symbols_reset(); /* its cache belongs to this trace */
         vt_trace_close(t);
         return vt__fail(&err);
     }
@@ -342,6 +343,7 @@ int vt__cmd_clusters(int argc, char **argv)
     else
         print_text(t, &r, &p);
     vt_clusters_free(&r);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return VT_EXIT_OK;
 }

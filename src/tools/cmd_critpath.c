@@ -348,6 +348,7 @@ out:
     vt_critpath_free(cp);
     vt_scenario_free(&sc);
     vt_matches_free(m);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     vt_clockfix_free(fix);
     return rc;

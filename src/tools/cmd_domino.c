@@ -4,6 +4,7 @@
  * evaluating all remaining candidates at once. */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/eventsite.h"
 #include "tools/progress.h"
 #include "format/clockfix.h"
@@ -129,6 +130,7 @@ out:
     vt__progress_end(&pr);
     vt_domino_free(&d);
     vt_matches_free(m);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     vt_clockfix_free(fix);
     return rc;

@@ -304,6 +304,7 @@ int vt__cmd_dump(int argc, char **argv)
         return vt__fail(&err);
     uint32_t nranks = vt_trace_nranks(t);
     if (one && rank >= nranks) {
+        vt_symbols_reset(); /* its cache belongs to this trace */
         vt_trace_close(t);
         return vt__usage_error(vt__usage_dump, "dump: --rank %" PRIu32 ": the trace has %" PRIu32 " ranks", rank,
                                nranks);
@@ -329,6 +330,7 @@ int vt__cmd_dump(int argc, char **argv)
             rc = vt__fail(&err);
         vt_cursor_close(c);
     }
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return rc;
 }

@@ -2,6 +2,7 @@
  * exporter per source file (export.h). */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/export.h"
 
 #include <string.h>
@@ -65,6 +66,7 @@ int vt__cmd_export(int argc, char **argv)
         return vt__fail(&err);
     vt__export_opts o = {out, quiet};
     int rc = f->run(t, &o, &err);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return rc ? vt__fail(&err) : VT_EXIT_OK;
 }

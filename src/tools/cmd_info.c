@@ -234,8 +234,8 @@ int vt__cmd_info(int argc, char **argv)
         goto out;
     }
 
-    size_t nsites, nlines;
-    vt_symbols_summary(t, &nsites, &nlines);
+    size_t nsites, nlines, ncheck;
+    vt_symbols_summary(t, &nsites, &nlines, &ncheck);
     if (json) {
         int f1 = 1;
         putchar('{');
@@ -349,11 +349,12 @@ int vt__cmd_info(int argc, char **argv)
                    vt_matches_unmatched(m));
         else
             printf("messages:  %" PRIu64 " matched\n", vt_matches_count(m));
-        if (!vt_symbols_available())
-            printf("sites:     %zu call sites (this vtrace was built without libdw: module+offset only)\n", nsites);
-        else
-            printf("sites:     %zu call sites, %zu with function, file and line%s\n", nsites, nlines,
-                   nlines < nsites ? " (the others: no debug information or another build; --debug-dir)" : "");
+        /* the same text with and without libdw for a trace without build-ids */
+        printf("sites:     %zu call sites, %zu with function, file and line%s\n", nsites, nlines,
+               nlines >= ncheck           ? ""
+               : vt_symbols_available() ? " (for the others: no debug information found, or another build; "
+                                          "--debug-dir)"
+                                        : " (this vtrace was built without libdw)");
         printf("flags:     %s%s%s\n", incomplete ? "incomplete (recording stopped early)" : "complete",
                scaled ? ", scaled (VTRACE_PERIODIC kept some iterations in detail only)" : "",
                late ? ", initialised late" : "");
@@ -410,6 +411,7 @@ out:
     free(all);
     free(rs);
     vt_matches_free(m);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return rc;
 }

@@ -305,6 +305,7 @@ int vt__cmd_patterns(int argc, char **argv)
             else
                 print_text(t, dir, res);
             vt_patterns_free(res);
+            vt_symbols_reset(); /* its cache belongs to this trace */
             vt_trace_close(t);
         }
     }

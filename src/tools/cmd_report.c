@@ -9,6 +9,7 @@
  * the page (report.h). */
 #include "vt_config.h"
 #include "tools/report.h"
+#include "analysis/symbols.h"
 #include "util/settings.h"
 
 #include <errno.h>
@@ -140,6 +141,7 @@ out:
         free(tmp);
     }
     vt__report_free(&R);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(R.t);
     return rc;
 }
