@@ -11,9 +11,10 @@ libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_source
 	src/analysis/domino.c src/analysis/domino.h \
 	src/analysis/compensate.c src/analysis/compensate.h \
 	src/analysis/patterns.c src/analysis/patterns.h src/analysis/vtrace_pattern.h \
-	src/analysis/clusters.c src/analysis/clusters.h
+	src/analysis/clusters.c src/analysis/clusters.h \
+	src/analysis/symbols.c src/analysis/symbols.h
 # The plug-in API of vtrace patterns is installed.
 include_HEADERS = src/analysis/vtrace_pattern.h
-libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS)
+libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS) $(LIBDW_CFLAGS)
 # log10 and sqrt (clusters) need libm.
-libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS) -lm
+libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS) $(LIBDW_LIBS) -lm

@@ -594,35 +594,23 @@ static int write_rank(comp *C, const char *dir, uint32_t r, int level)
      * trace holds no overhead any more, so compensating it again removes nothing. */
     if (vt_trace_raw_block(t, r, VT_BLOCK_RANKDEFS, &raw, &rawlen, C->err))
         goto bad;
-    /* 1.4: how the run ended, after the overhead; written again after it */
-    uint8_t end[4 * VT_UVAR_MAX], *e = end;
-    if (rk->minor >= 4) {
-        e = vt_put_uvar(e, rk->end_reason);
-        e = vt_put_uvar(e, vt_zigzag(rk->end_detail));
-        e = vt_put_uvar(e, rk->write_errno);
-        e = vt_put_uvar(e, rk->write_at);
+    /* what follows the overhead (1.4: the module table) is kept */
+    size_t at = rk->has_overhead ? rk->overhead_at : rawlen;
+    size_t skip = rk->has_overhead ? rk->overhead_len : 0;
+    if (at + skip > rawlen) {
+        vt_error_set(C->err, "%s: RANKDEFS is shorter than when it was read", rk->path);
+        goto bad;
     }
-    size_t el = (size_t)(e - end);
-    if (rk->has_overhead) {
-        uint8_t tail[6 * VT_UVAR_MAX], *q = tail;
-        q = vt_put_uvar(q, rk->overhead_ps);
-        q = vt_put_uvar(q, rk->copy_ps_per_byte);
-        memcpy(q, end, el);
-        size_t tl = (size_t)(q - tail) + el;
-        if (rawlen < tl || memcmp(raw + rawlen - tl, tail, tl)) {
-            vt_error_set(C->err, "%s: RANKDEFS holds fields after the overhead this version does not know", rk->path);
-            goto bad;
-        }
-        rawlen -= tl;
-    }
-    uint8_t *nraw = realloc(raw, rawlen + 2 + el);
+    uint8_t *nraw = malloc(rawlen - skip + 2);
     if (!nraw)
         goto oom;
+    memcpy(nraw, raw, at);
+    nraw[at] = 0;     /* overhead per event: 0 ps */
+    nraw[at + 1] = 0; /* copy cost per byte: 0 ps */
+    memcpy(nraw + at + 2, raw + at + skip, rawlen - at - skip);
+    rawlen = rawlen - skip + 2;
+    free(raw);
     raw = nraw;
-    raw[rawlen++] = 0; /* overhead per event: 0 ps */
-    raw[rawlen++] = 0; /* copy cost per byte: 0 ps */
-    memcpy(raw + rawlen, end, el);
-    rawlen += el;
     if ((rc = vt_block_write(fd, VT_BLOCK_RANKDEFS, raw, rawlen, 0, level)))
         goto io;
     if ((rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0)))

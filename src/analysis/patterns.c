@@ -3,6 +3,7 @@
  * grouped by (communicator id, sequence number). Reduced traces: what their records
  * still show (unmerged messages, complete collective gates) and the exact profile. */
 #include "analysis/patterns.h"
+#include "analysis/symbols.h"
 #include "util/codec.h"
 #include "model/model.h"
 #include "util/sort.h"
@@ -585,19 +586,7 @@ static int run_plugins(const vt_trace *t, rankdata *rd, uint32_t nranks, const v
             if (!f || ev.index >= rd[q].n)
                 continue;
             const prec *p = &rd[q].r[ev.index];
-            char site[512] = "";
-            const vt_callsite *cs = vt_trace_callsite(t, q, p->callsite);
-            if (cs) {
-                const char *mod = cs->module ? cs->module : "";
-                const char *base = strrchr(mod, '/');
-                base = base ? base + 1 : mod;
-                if (!*base)
-                    snprintf(site, sizeof site, "0x%" PRIx64, cs->address);
-                else if (cs->symbol && *cs->symbol)
-                    snprintf(site, sizeof site, "%s@%s+0x%" PRIx64, cs->symbol, base, cs->offset);
-                else
-                    snprintf(site, sizeof site, "%s+0x%" PRIx64, base, cs->offset);
-            }
+            const char *site = vt_trace_callsite(t, q, p->callsite) ? vt_site_name(t, q, p->callsite) : "";
             vtrace_pattern_event pe = {
                 .rank = q,
                 .index = ev.index,

@@ -51,7 +51,8 @@ typedef struct vtrace_pattern_event {
     int64_t enter_ns;       /* global times (clock offsets to rank 0 applied), ns */
     int64_t exit_ns;
     int64_t callsite;       /* call-site index of the rank, -1 unknown */
-    const char *site;       /* "symbol@module+0xOFFSET", "module+0xOFFSET", "" unknown */
+    const char *site;       /* "function (file:line)" (debug information), else
+                             * "symbol@module+0xOFFSET", "module+0xOFFSET"; "" unknown */
     int64_t peer;           /* send side: destination world rank (-2 MPI_PROC_NULL) */
     int64_t tag;            /* send side: tag */
     uint64_t bytes;         /* send side: bytes (collectives: bytes sent) */

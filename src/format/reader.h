@@ -78,7 +78,16 @@ typedef struct vt_callsite {
     const char *module; /* module path, "" unknown */
     uint64_t offset;    /* offset in the module */
     const char *symbol; /* "" unknown */
+    int64_t module_index; /* into the rank's module table (1.4), -1 none */
 } vt_callsite;
+
+/* A loaded object that holds call sites (format 1.4): its path when the program ran and
+ * its GNU build-id, which tells whether a binary found later is the same one. */
+typedef struct vt_module {
+    const char *path;
+    const uint8_t *build_id; /* build_id_len bytes */
+    size_t build_id_len;     /* 0: none recorded */
+} vt_module;
 
 typedef struct vt_comm {
     uint64_t id;    /* global communicator id (MPI_COMM_WORLD: 1) */
@@ -140,6 +149,10 @@ typedef struct vt_rank {
     int has_overhead;
     uint64_t overhead_ps;      /* added by one recorded call, picoseconds */
     uint64_t copy_ps_per_byte; /* per byte the layer copies (0: it copies nothing) */
+    size_t overhead_at;        /* RANKDEFS payload offset of the overhead fields */
+    size_t overhead_len;       /* and their length (0: none) */
+    size_t nmodules;           /* 1.4 (0 in older files) */
+    const vt_module *modules;
     vt_clock clock;               /* from vtrace.defs */
     const char *global_hostname;  /* hostname as given in vtrace.defs */
     /* How the rank's run ended (format 1.4; older files say finalize). A file cut short

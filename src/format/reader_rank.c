@@ -202,6 +202,39 @@ static int parse_members(vt_trace *t, pp *r, int compact, const vt_comm *earlier
     return 0;
 }
 
+/* 1.4: the module table; each call site gets the index of the module of its path. */
+static int parse_modules(vt_trace *t, vt_rank *rk, pp *r)
+{
+    uint64_t n;
+    char *s;
+    if (pp_count(r, &n, 2, "number of modules"))
+        return -1;
+    vt_module *m = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *m);
+    if (!m)
+        return vt__pp_nomem(r, "the module table");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len;
+        if (vt__pp_str(r, &t->ar, &s, "module path") || pp_count(r, &len, 1, "build-id length"))
+            return -1;
+        uint8_t *id = vt__arena_alloc(&t->ar, len ? len : 1);
+        if (!id)
+            return vt__pp_nomem(r, "a build-id");
+        memcpy(id, r->p, len);
+        r->p += len;
+        m[i].path = s;
+        m[i].build_id = id;
+        m[i].build_id_len = (size_t)len;
+    }
+    rk->nmodules = (size_t)n;
+    rk->modules = m;
+    vt_callsite *cs = (vt_callsite *)rk->callsites;
+    for (size_t i = 0; i < rk->ncallsites; i++)
+        for (size_t j = 0; j < n && cs[i].module_index < 0; j++)
+            if (cs[i].module[0] && !strcmp(cs[i].module, m[j].path))
+                cs[i].module_index = (int64_t)j;
+    return 0;
+}
+
 static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
 {
     uint64_t n;
@@ -219,6 +252,7 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
         if (pp_uvar(r, &cs[i].offset, "call-site offset in module") || vt__pp_str(r, &t->ar, &s, "call-site symbol"))
             return -1;
         cs[i].symbol = s;
+        cs[i].module_index = -1;
     }
     rk->ncallsites = (size_t)n;
     rk->callsites = cs;
@@ -302,9 +336,11 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
     /* 1.2 appended the measured overhead; a 1.0/1.1 file (or one written without it)
      * ends here and both stay 0. */
     if (rk->minor >= 2 && r->p != r->end) {
+        rk->overhead_at = (size_t)(r->p - r->begin);
         if (pp_uvar(r, &rk->overhead_ps, "overhead per event (ps)") ||
             pp_uvar(r, &rk->copy_ps_per_byte, "copy cost per byte (ps)"))
             return -1;
+        rk->overhead_len = (size_t)(r->p - r->begin) - rk->overhead_at;
         rk->has_overhead = 1;
     }
     /* 1.4: how the run ended, and a failed write */
@@ -323,6 +359,8 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
             pp_uvar(r, &rk->write_at, "bytes before the failed write"))
             return -1;
     }
+    if (rk->minor >= 4 && r->p != r->end && parse_modules(t, rk, r))
+        return -1;
     return vt__pp_finish(r, rk->minor, "RANKDEFS");
 }
 

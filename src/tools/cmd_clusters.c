@@ -2,6 +2,7 @@
  * timeline and the representative stable region, offline (clusters.h). */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "analysis/clusters.h"
 #include "tools/progress.h"
 
@@ -34,6 +35,7 @@ void vt__usage_clusters(FILE *out)
                  "  --floor NS      durations under NS ns count as NS (default 1000: the bursts of a\n"
                  "                  few ns of a call site make one cluster, not one per clock tick)\n"
                  "  --json          one JSON object: clusters, noise, timeline, windows, region\n"
+                 VT__USAGE_DEBUG_DIR
                  "  --quiet         no progress display\n");
 }
 
@@ -51,7 +53,7 @@ static void key_label(const vt_trace *t, const vt_cl_key *k, char *buf, size_t l
     *fname = f ? f->name : NULL;
     site[0] = 0;
     if (*cs)
-        vt__format_site(site, slen, *cs);
+        snprintf(site, slen, "%s", vt_site_name(t, k->rank, k->callsite));
     if (*cs && f)
         snprintf(buf, len, "%s at %s", f->name, site);
     else if (*cs)
@@ -305,6 +307,7 @@ int vt__cmd_clusters(int argc, char **argv)
         {NULL, "--floor", VT_OPT_COUNT, .dest = &p.floor_ns, .what = "a duration in ns", .flags = m},
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_clusters, .opts = opts, .pos = {&dir},
@@ -332,6 +335,7 @@ int vt__cmd_clusters(int argc, char **argv)
     int rc = vt_clusters_run(t, &p, &r, &err);
     vt__progress_end(&pr);
     if (rc) {
+        vt_symbols_reset(); /* its cache belongs to this trace */
         vt_trace_close(t);
         return vt__fail(&err);
     }
@@ -340,6 +344,7 @@ int vt__cmd_clusters(int argc, char **argv)
     else
         print_text(t, &r, &p);
     vt_clusters_free(&r);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return VT_EXIT_OK;
 }

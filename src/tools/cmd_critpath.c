@@ -3,6 +3,8 @@
  * slack of every candidate event (critpath.h, an observer of the what-if replay). */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
+#include "tools/eventsite.h"
 #include "tools/progress.h"
 #include "analysis/critpath.h"
 #include "format/clockfix.h"
@@ -24,6 +26,7 @@ void vt__usage_critpath(FILE *out)
                  "  -k, --top N           candidates listed by least slack (default 20; --json: all)\n"
                  "      --threshold DUR   override the trace's candidate threshold (e.g. 500us)\n"
                  "      --json            one JSON object on one line\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -q, --quiet          no progress display on a terminal\n"
                  "      --clock-repair    first repair receives that end before their send started\n");
 }
@@ -37,13 +40,19 @@ static const char *edge_kind(enum vt_cp_edge_kind k)
     }
 }
 
-/* module+0xOFFSET and symbol, as the site: selector of a scenario matches them. */
+/* function (file:line) when the site has debug information, else module+0xOFFSET and
+ * symbol, as the site: selector of a scenario matches them. */
 static void site_name(void *arg, uint32_t rank, int64_t cs, char *name, size_t namelen, char *sym, size_t symlen)
 {
     const vt_callsite *c = cs >= 0 ? vt_trace_callsite(arg, rank, cs) : NULL;
+    vt_srcloc loc;
     sym[0] = '\0';
     if (!c) {
         snprintf(name, namelen, "?");
+        return;
+    }
+    if (vt_symbols_resolve(arg, rank, cs, &loc)) {
+        snprintf(name, namelen, "%s", vt_site_name(arg, rank, cs));
         return;
     }
     const char *base = strrchr(c->module, '/');
@@ -66,7 +75,7 @@ static void json_id(uint32_t rank, uint64_t seq)
     printf("\"%u:%" PRIu64 "\"", rank, seq);
 }
 
-static void print_json(const vt_critpath_result *r, const char *scen, const vt_cp_part *fn, size_t nfn,
+static void print_json(const vt_critpath_result *r, const char **csite, const char *scen, const vt_cp_part *fn, size_t nfn,
                        const vt_cp_part *site, size_t nsite)
 {
     int first = 1;
@@ -149,6 +158,8 @@ static void print_json(const vt_critpath_result *r, const char *scen, const vt_c
         json_id(c->rank, c->seq);
         fputs(",\"what\":", stdout);
         vt__json_str(stdout, c->func ? c->func : "(computation)");
+        fputs(",\"site\":", stdout);
+        vt__json_str(stdout, csite[i]);
         printf(",\"duration_ns\":%" PRId64 ",\"slack_ns\":%" PRId64 ",\"on_path\":%s}", c->dur, c->slack,
                c->on_path ? "true" : "false");
     }
@@ -157,7 +168,7 @@ static void print_json(const vt_critpath_result *r, const char *scen, const vt_c
 
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
-static void print_text(const vt_critpath_result *r, const char *dir, const char *scen, uint32_t top,
+static void print_text(const vt_critpath_result *r, const char **csite, const char *dir, const char *scen, uint32_t top,
                        const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite)
 {
     char a[48], b[48], c[48];
@@ -210,12 +221,12 @@ static void print_text(const vt_critpath_result *r, const char *dir, const char 
     size_t n = r->ncands < top ? r->ncands : top;
     printf("\ncandidates with the least slack (%zu of %zu):\n", n, r->ncands);
     if (n)
-        printf("  %-14s %14s %14s %-5s %s\n", "event", "duration ns", "slack ns", "path", "what");
+        printf("  %-14s %14s %14s %-5s %-16s %s\n", "event", "duration ns", "slack ns", "path", "what", "call site");
     for (size_t i = 0; i < n; i++) {
         const vt_cp_cand *x = &r->cands[i];
         id(a, sizeof a, x->rank, x->seq);
-        printf("  %-14s %14" PRId64 " %14" PRId64 " %-5s %s\n", a, x->dur, x->slack, x->on_path ? "yes" : "no",
-               x->func ? x->func : "(computation)");
+        printf("  %-14s %14" PRId64 " %14" PRId64 " %-5s %-16s %s\n", a, x->dur, x->slack, x->on_path ? "yes" : "no",
+               x->func ? x->func : "(computation)", csite[i]);
     }
 }
 
@@ -246,6 +257,7 @@ int vt__cmd_critpath(int argc, char **argv)
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
         {NULL, "--clock-repair", VT_OPT_FLAG, .dest = &repair},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_critpath, .opts = opts, .pos = {&dir},
@@ -262,6 +274,9 @@ int vt__cmd_critpath(int argc, char **argv)
     vt_critpath *cp = NULL;
     vt_cp_part *fn = NULL, *site = NULL;
     size_t nfn = 0, nsite = 0;
+    const char **csite = NULL;
+    uint32_t *crank = NULL;
+    uint64_t *cseq = NULL;
     vt_error err;
     vt_replay_result res;
     int have_res = 0;
@@ -301,13 +316,31 @@ int vt__cmd_critpath(int argc, char **argv)
         fprintf(stderr, "vtrace: out of memory\n");
         goto out;
     }
+    /* the call sites of the candidates listed (--json: all) */
+    size_t nc = json ? r->ncands : r->ncands < top ? r->ncands : top;
+    csite = calloc(nc ? nc : 1, sizeof *csite);
+    crank = calloc(nc ? nc : 1, sizeof *crank);
+    cseq = calloc(nc ? nc : 1, sizeof *cseq);
+    if (!csite || !crank || !cseq) {
+        fprintf(stderr, "vtrace: out of memory\n");
+        goto out;
+    }
+    for (size_t i = 0; i < nc; i++)
+        crank[i] = r->cands[i].rank, cseq[i] = r->cands[i].seq;
+    if (vt__event_sites(t, nc, crank, cseq, csite, &err)) {
+        rc = vt__fail(&err);
+        goto out;
+    }
     if (json)
-        print_json(r, sc.text, fn, nfn, site, nsite);
+        print_json(r, csite, sc.text, fn, nfn, site, nsite);
     else
-        print_text(r, dir, sc.text, top, fn, nfn, site, nsite);
+        print_text(r, csite, dir, sc.text, top, fn, nfn, site, nsite);
     rc = VT_EXIT_OK;
 out:
     vt__progress_end(&pr);
+    free(csite);
+    free(crank);
+    free(cseq);
     free(fn);
     free(site);
     if (have_res)
@@ -315,6 +348,7 @@ out:
     vt_critpath_free(cp);
     vt_scenario_free(&sc);
     vt_matches_free(m);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     vt_clockfix_free(fix);
     return rc;

@@ -1,5 +1,6 @@
 /* vtrace dump: one line per record. */
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "util/codec.h"
 
 #include <inttypes.h>
@@ -14,7 +15,8 @@ void vt__usage_dump(FILE *out)
                  "STOPPED. Present fields: comm= newcomm= (communicator ids in hex, newcomm=null for\n"
                  "MPI_COMM_NULL), peer= tag= bytes= (send side), src= rtag= rbytes= (receive side),\n"
                  "root= seq= req= msg= file= offset= started=[REQ,...]\n"
-                 "done=[REQ:PEER:TAG:BYTES:FLAGS,...] site=SYMBOL@MODULE+0xOFFSET, kind= value=\n"
+                 "done=[REQ:PEER:TAG:BYTES:FLAGS,...] site=FUNCTION(FILE:LINE) (debug information found)\n"
+                 "or SYMBOL@MODULE+0xOFFSET, kind= value=\n"
                  "(MARKER), reason= (STOPPED).\n"
                  "A reduced trace prints its records instead: RANK INDEX ENTER EXIT KIND seq= fn=\n"
                  "flags= rstar= msgs=[SRC:SEND_SEQ:S:BYTES:sync|eager[:POST_SEQ:P],...]\n"
@@ -22,6 +24,7 @@ void vt__usage_dump(FILE *out)
                  "(KIND: START, CAND, COMP, NBCINIT, END; doc/format.md).\n\n"
                  "  --json      one JSON object per line instead, with the same keys\n"
                  "  --rank N    only rank N\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -h, --help  this text\n");
 }
 
@@ -70,6 +73,19 @@ static void em_str(em *e, const char *k, const char *s)
         vt__json_str(e->out, s);
     else
         vt__text_token(e->out, s);
+}
+
+/* A call site: in the text form "function(file:line)", one token. */
+static void em_site(em *e, const char *name)
+{
+    const char *sp = strstr(name, " (");
+    if (e->json || !sp) {
+        em_str(e, "site", name);
+        return;
+    }
+    em_key(e, "site");
+    fprintf(e->out, "%.*s", (int)(sp - name), name);
+    vt__text_token(e->out, sp + 1);
 }
 
 static const char *special_name(uint64_t code)
@@ -168,12 +184,8 @@ static void print_event(const vt_trace *t, uint32_t rank, const vt_event *ev, in
         em_u64(&e, "reason", ev->stop_reason);
     }
     if (fl & VT_F_CALLSITE) {
-        const vt_callsite *cs = vt_trace_callsite(t, rank, ev->callsite);
-        if (cs) {
-            char site[512];
-            vt__format_site(site, sizeof site, cs);
-            em_str(&e, "site", site);
-        }
+        if (vt_trace_callsite(t, rank, ev->callsite))
+            em_site(&e, vt_site_name(t, rank, ev->callsite));
     }
     if (json)
         putchar('}');
@@ -274,6 +286,7 @@ int vt__cmd_dump(int argc, char **argv)
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {NULL, "--rank", VT_OPT_CALL, .dest = &sel, .what = "a rank number", .flags = VT_OPT_EQ | VT_OPT_NEEDS,
          .call = rank_option},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_dump, .opts = opts, .pos = {&dir}, .missing = "missing trace directory",
@@ -292,6 +305,7 @@ int vt__cmd_dump(int argc, char **argv)
     vt__note_incomplete(t);
     uint32_t nranks = vt_trace_nranks(t);
     if (one && rank >= nranks) {
+        vt_symbols_reset(); /* its cache belongs to this trace */
         vt_trace_close(t);
         return vt__usage_error(vt__usage_dump, "dump: --rank %" PRIu32 ": the trace has %" PRIu32 " ranks", rank,
                                nranks);
@@ -317,6 +331,7 @@ int vt__cmd_dump(int argc, char **argv)
             rc = vt__fail(&err);
         vt_cursor_close(c);
     }
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return rc;
 }

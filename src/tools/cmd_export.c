@@ -2,6 +2,7 @@
  * exporter per source file (export.h). */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/export.h"
 
 #include <string.h>
@@ -31,7 +32,9 @@ void vt__usage_export(FILE *out)
     for (const format *f = formats; f->name; f++)
         fprintf(out, "  %-10s %s\n", f->name, f->what);
     fprintf(out, "In a reduced trace, the stretches between records (merged events) appear as the region\n"
-                 "vtrace:aggregated.\n");
+                 "vtrace:aggregated.\n"
+                 VT__USAGE_DEBUG_DIR
+                 "  -q, --quiet          no progress display\n");
 }
 
 int vt__cmd_export(int argc, char **argv)
@@ -41,6 +44,7 @@ int vt__cmd_export(int argc, char **argv)
     const vt__opt opts[] = {
         {"-F", "--format", VT_OPT_STRING, .dest = &fmt, .flags = VT_OPT_EQ},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_export, .opts = opts, .pos = {&dir, &out}, .extra = "too many arguments"};
@@ -63,6 +67,7 @@ int vt__cmd_export(int argc, char **argv)
     vt__note_incomplete(t);
     vt__export_opts o = {out, quiet};
     int rc = f->run(t, &o, &err);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return rc ? vt__fail(&err) : VT_EXIT_OK;
 }

@@ -1,5 +1,6 @@
 /* vtrace info: summary of a trace. */
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/progress.h"
 #include "util/codec.h"
 #include "util/sort.h"
@@ -17,6 +18,7 @@ void vt__usage_info(FILE *out)
                  "time. Reading every record validates the whole trace.\n\n"
                  "  --json      one JSON object instead of text\n"
                  "  --no-match  do not match messages (faster)\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -q, --quiet no progress display on a terminal\n"
                  "  -h, --help  this text\n");
 }
@@ -117,9 +119,11 @@ static void print_model(const vt_trace *t)
     config_value(c, "VTRACE_MODEL_TRDV", trdv, sizeof trdv);
     config_value(c, "VTRACE_THRESHOLD", theta, sizeof theta);
     config_value(c, "VTRACE_MODEL_L_CALIBRATION", cal, sizeof cal);
+    if (!*L)
+        return; /* a configuration without the model's (a synthetic trace) */
     printf("model:     latency L %s (%s%s), time per byte G %s, synchronous from %s bytes, candidate threshold %s\n",
-           *L ? L : "?", *cal ? "measured at MPI_Init, half the round trip: " : "as given or as written before "
-           "its calibration was recorded", cal, *G ? G : "?", *trdv ? trdv : "?", *theta ? theta : "?");
+           *L ? L : "?", *cal ? "measured at MPI_Init, half the round trip: " : "set by VTRACE_MODEL_L, or by a "
+           "vtrace that did not record how it was measured", cal, *G ? G : "?", *trdv ? trdv : "?", *theta ? theta : "?");
 }
 
 static void rank_flags(FILE *out, uint64_t f, int json)
@@ -174,6 +178,7 @@ int vt__cmd_info(int argc, char **argv)
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {NULL, "--no-match", VT_OPT_FLAG, .dest = &no_match},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_info, .opts = opts, .pos = {&dir}, .missing = "missing trace directory",
@@ -265,6 +270,8 @@ int vt__cmd_info(int argc, char **argv)
         goto out;
     }
 
+    size_t nsites, nlines, ncheck;
+    vt_symbols_summary(t, &nsites, &nlines, &ncheck);
     if (json) {
         int f1 = 1;
         putchar('{');
@@ -308,6 +315,10 @@ int vt__cmd_info(int argc, char **argv)
         fputs(vt_trace_flags(t) & VT_GLOBAL_RUNNING ? "true" : "false", stdout);
         vt__json_key(stdout, &f1, "late_init");
         fputs(late ? "true" : "false", stdout);
+        vt__json_key(stdout, &f1, "call_sites");
+        printf("%zu", nsites);
+        vt__json_key(stdout, &f1, "call_sites_with_lines");
+        printf("%zu", nlines);
         vt__json_key(stdout, &f1, "functions");
         json_functions(stdout, all, nall);
         vt__json_key(stdout, &f1, "per_rank");
@@ -380,6 +391,12 @@ int vt__cmd_info(int argc, char **argv)
                    vt_matches_unmatched(m));
         else
             printf("messages:  %" PRIu64 " matched\n", vt_matches_count(m));
+        /* the same text with and without libdw for a trace without build-ids */
+        printf("sites:     %zu call sites, %zu with function, file and line%s\n", nsites, nlines,
+               nlines >= ncheck           ? ""
+               : vt_symbols_available() ? " (for the others: no debug information found, or another build; "
+                                          "--debug-dir)"
+                                        : " (this vtrace was built without libdw)");
         printf("flags:     %s%s%s\n", incomplete ? "incomplete (the analyses cover its readable part)" : "complete",
                scaled ? ", scaled (VTRACE_PERIODIC kept some iterations in detail only)" : "",
                late ? ", initialised late" : "");
@@ -452,6 +469,7 @@ out:
     free(all);
     free(rs);
     vt_matches_free(m);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return rc;
 }

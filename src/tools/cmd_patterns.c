@@ -2,6 +2,7 @@
  * collectives) and communication costs, with user patterns from plug-ins (patterns.h,
  * vtrace_pattern.h). */
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "analysis/patterns.h"
 
 #include <dlfcn.h>
@@ -33,6 +34,7 @@ void vt__usage_patterns(FILE *out)
                  "                    '-'/'_' for spaces do not matter: late-sender, wait_at_barrier)\n"
                  "  --plugin FILE.so  also run the user pattern in FILE.so (vtrace_pattern.h);\n"
                  "                    may be repeated\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -h, --help        this text\n");
 }
 
@@ -48,10 +50,15 @@ static const char *bound_mark(int b)
     return b == VT_BOUND_LOWER ? ">=" : b == VT_BOUND_UPPER ? "<=" : "  ";
 }
 
-static void site_parts(const vt_trace *t, uint32_t rank, int64_t cs, char *site, size_t len, const char **sym)
+/* module+0xOFFSET and the dynamic symbol; *src the site's function (file:line), "" when
+ * it has no debug information. */
+static void site_parts(const vt_trace *t, uint32_t rank, int64_t cs, char *site, size_t len, const char **sym,
+                       const char **src)
 {
     const vt_callsite *c = vt_trace_callsite(t, rank, cs);
+    vt_srcloc loc;
     *sym = "";
+    *src = c && vt_symbols_resolve(t, rank, cs, &loc) ? vt_site_name(t, rank, cs) : "";
     if (!c) {
         snprintf(site, len, "?");
         return;
@@ -102,11 +109,11 @@ static void print_json(const vt_trace *t, const vt_patterns *p)
     for (size_t i = 0; i < p->nentries; i++) {
         const vt_pattern_result_entry *e = &p->entries[i];
         char site[512];
-        const char *sym;
+        const char *sym, *src;
         int first = 1;
         if (!wanted(p, e->pattern))
             continue;
-        site_parts(t, e->rank, e->callsite, site, sizeof site, &sym);
+        site_parts(t, e->rank, e->callsite, site, sizeof site, &sym, &src);
         putchar('{');
         vt__json_key(stdout, &first, "pattern");
         vt__json_str(stdout, p->names[e->pattern]);
@@ -124,6 +131,8 @@ static void print_json(const vt_trace *t, const vt_patterns *p)
         vt__json_str(stdout, site);
         vt__json_key(stdout, &first, "symbol");
         vt__json_str(stdout, sym);
+        vt__json_key(stdout, &first, "source");
+        vt__json_str(stdout, src);
         vt__json_key(stdout, &first, "severity_ns");
         printf("%" PRId64, e->severity_ns);
         vt__json_key(stdout, &first, "count");
@@ -172,13 +181,16 @@ static void print_text(const vt_trace *t, const char *dir, const vt_patterns *p)
         char site[512], both[1024];
         if (!wanted(p, e->pattern))
             continue;
-        const char *sym;
-        site_parts(t, e->rank, e->callsite, site, sizeof site, &sym);
+        const char *sym, *src;
+        site_parts(t, e->rank, e->callsite, site, sizeof site, &sym, &src);
         snprintf(both, sizeof both, "%s%s%s", site, *sym ? " " : "", sym);
         printf("%-26s %5" PRIu32 " %s%12.6f %7.2f%% %8" PRIu64 "  ", p->names[e->pattern], e->rank,
                bound_mark(p->bounds[e->pattern]), (double)e->severity_ns / 1e9, share(e->severity_ns, p->total_ns),
                e->count);
-        vt__text_token(stdout, both);
+        if (*src)
+            fputs(src, stdout); /* function (file:line): the last column, read as it is */
+        else
+            vt__text_token(stdout, both);
         putchar('\n');
     }
 }
@@ -213,6 +225,7 @@ int vt__cmd_patterns(int argc, char **argv)
         {NULL, "--pattern", VT_OPT_LIST, .dest = &names},
         {NULL, "--plugin", VT_OPT_CALL, .dest = &pf, .what = "a file", .flags = VT_OPT_EQ | VT_OPT_NEEDS,
          .call = plugin_file},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_patterns, .opts = opts, .pos = {&dir},
@@ -293,6 +306,7 @@ int vt__cmd_patterns(int argc, char **argv)
             else
                 print_text(t, dir, res);
             vt_patterns_free(res);
+            vt_symbols_reset(); /* its cache belongs to this trace */
             vt_trace_close(t);
         }
     }

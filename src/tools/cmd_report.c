@@ -9,6 +9,7 @@
  * the page (report.h). */
 #include "vt_config.h"
 #include "tools/report.h"
+#include "analysis/symbols.h"
 #include "util/settings.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ void vt__usage_report(FILE *out)
                  "                          (default 10; 0: none)\n"
                  "      --max-candidates N  candidates the domino path considers, longest first (400)\n"
                  "      --threshold DUR     override the trace's candidate threshold (e.g. 500us)\n"
+                 VT__USAGE_DEBUG_DIR
                  "  -q, --quiet             no progress display\n");
 }
 
@@ -55,6 +57,7 @@ int vt__cmd_report(int argc, char **argv)
         {NULL, "--max-candidates", VT_OPT_POSITIVE, .dest = &R.maxc},
         {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_report, .opts = opts, .pos = {&dir}};
@@ -139,6 +142,7 @@ out:
         free(tmp);
     }
     vt__report_free(&R);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(R.t);
     return rc;
 }

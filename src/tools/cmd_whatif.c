@@ -26,6 +26,7 @@ void vt__usage_whatif(FILE *out)
             "  -l, --list-candidates    list the candidate events (RANK:SEQ, duration, function)\n"
             "      --threshold DUR      override the trace's candidate threshold (e.g. 500us)\n"
             "      --json               one JSON object per scenario and line\n"
+            VT__USAGE_DEBUG_DIR
             "  -q, --quiet          no progress display on a terminal\n"
             "      --clock-repair       first repair receives that end before their send started\n"
             "                           (controlled logical clock, doc/clock-repair.md); without it\n"
@@ -66,6 +67,7 @@ int vt__cmd_whatif(int argc, char **argv)
         {"-r", "--random", VT_OPT_COUNT, .dest = &nrandom},
         {NULL, "--seed", VT_OPT_COUNT, .dest = &seed, .what = "a number"},
         {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        VT__OPT_DEBUG_DIR,
         {0},
     };
     const vt__args args = {.usage = vt__usage_whatif, .opts = opts, .pos = {&dir},

@@ -41,6 +41,7 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
 #else
 
 #include "tools/export_otf2.h"
+#include "analysis/symbols.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -118,12 +119,56 @@ static OTF2_RegionRole region_role(const char *name)
     return OTF2_REGION_ROLE_FUNCTION;
 }
 
+/* Each call site's name, and its source-code location (file and line) where debug
+ * information gives one; locations shared by ranks are defined once. */
+static int collect_sites(ex *x, uint32_t r)
+{
+    const vt_rank *rk = vt_trace_rank(x->t, r);
+    x->rank_site[r] = calloc(rk->ncallsites + 1, sizeof **x->rank_site);
+    x->rank_scl[r] = calloc(rk->ncallsites + 1, sizeof **x->rank_scl);
+    if (!x->rank_site[r] || !x->rank_scl[r])
+        return vt__otf2_oom(x);
+    for (size_t i = 0; i < rk->ncallsites; i++) {
+        uint32_t ref, file;
+        vt_srcloc sl;
+        if (str_ref(x, vt_site_name(x->t, r, (int64_t)i), &ref))
+            return -1;
+        x->rank_site[r][i] = ref + 1;
+        if (!vt_symbols_resolve(x->t, r, (int64_t)i, &sl))
+            continue;
+        if (str_ref(x, sl.file, &file))
+            return -1;
+        size_t k = 0;
+        while (k < x->nscl && !(x->scl_file[k] == file && x->scl_line[k] == (uint32_t)sl.line))
+            k++;
+        if (k == x->nscl) {
+            size_t cap = x->capscl;
+            if (vt__export_grow((void **)&x->scl_file, &cap, x->nscl + 1, sizeof *x->scl_file) ||
+                vt__export_grow((void **)&x->scl_line, &x->capscl, x->nscl + 1, sizeof *x->scl_line))
+                return vt__otf2_oom(x);
+            x->scl_file[k] = file;
+            x->scl_line[k] = (uint32_t)sl.line;
+            x->nscl++;
+        }
+        x->rank_scl[r][i] = (uint32_t)k + 1;
+    }
+    return 0;
+}
+
 static int collect_defs(ex *x)
 {
     x->rank_region = calloc(x->nranks, sizeof *x->rank_region);
     x->rank_comm = calloc(x->nranks, sizeof *x->rank_comm);
-    if (!x->rank_region || !x->rank_comm)
+    x->rank_site = calloc(x->nranks, sizeof *x->rank_site);
+    x->rank_scl = calloc(x->nranks, sizeof *x->rank_scl);
+    x->al = OTF2_AttributeList_New();
+    if (!x->rank_region || !x->rank_comm || !x->rank_site || !x->rank_scl || !x->al)
         return vt__otf2_oom(x);
+    if (str_ref(x, "vtrace:call site", &x->s_attr_site) ||
+        str_ref(x, "the MPI call's call site: function (file:line), or module+offset", &x->s_attr_site_desc) ||
+        str_ref(x, "vtrace:source", &x->s_attr_src) ||
+        str_ref(x, "the MPI call's source file and line (debug information)", &x->s_attr_src_desc))
+        return -1;
     for (uint32_t r = 0; r < x->nranks; r++) {
         const vt_rank *rk = vt_trace_rank(x->t, r);
         x->rank_region[r] = calloc(rk->nfuncs + 1, sizeof **x->rank_region);
@@ -133,6 +178,8 @@ static int collect_defs(ex *x)
         for (size_t f = 0; f < rk->nfuncs; f++)
             if (region_ref(x, rk->funcs[f].name, &x->rank_region[r][f]))
                 return -1;
+        if (collect_sites(x, r))
+            return -1;
         for (size_t c = 0; c < rk->ncomms; c++) {
             const vt_comm *vc = &rk->comms[c];
             size_t k = 0;
@@ -213,6 +260,7 @@ static int write_global_defs(ex *x)
             goto out;
         }
     rc = -1;
+    OTF2_ErrorCode e0;
 
     for (size_t i = 0; i < x->nregions; i++) {
         const char *n = x->rnames[i];
@@ -227,6 +275,21 @@ static int write_global_defs(ex *x)
             vt__otf2_fail(x, "WriteRegion", e);
             goto out;
         }
+    }
+
+    /* Call sites: the two attributes of every call's Enter, and the source locations. */
+    for (size_t k = 0; k < x->nscl; k++)
+        if ((e0 = OTF2_GlobalDefWriter_WriteSourceCodeLocation(w, (uint32_t)k, x->scl_file[k], x->scl_line[k])) !=
+            OTF2_SUCCESS) {
+            vt__otf2_fail(x, "WriteSourceCodeLocation", e0);
+            goto out;
+        }
+    if ((e0 = OTF2_GlobalDefWriter_WriteAttribute(w, 0, x->s_attr_site, x->s_attr_site_desc, OTF2_TYPE_STRING)) !=
+            OTF2_SUCCESS ||
+        (e0 = OTF2_GlobalDefWriter_WriteAttribute(w, 1, x->s_attr_src, x->s_attr_src_desc,
+                                                  OTF2_TYPE_SOURCE_CODE_LOCATION)) != OTF2_SUCCESS) {
+        vt__otf2_fail(x, "WriteAttribute", e0);
+        goto out;
     }
 
     /* System tree: the machine, one node per host. */
@@ -471,11 +534,21 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
             free(x.rank_region[r]);
         if (x.rank_comm)
             free(x.rank_comm[r]);
+        if (x.rank_site)
+            free(x.rank_site[r]);
+        if (x.rank_scl)
+            free(x.rank_scl[r]);
         if (x.rsends)
             free(x.rsends[r]);
     }
     free(x.rank_region);
     free(x.rank_comm);
+    free(x.rank_site);
+    free(x.rank_scl);
+    free(x.scl_file);
+    free(x.scl_line);
+    if (x.al)
+        OTF2_AttributeList_Delete(x.al);
     free(x.rsends);
     free(x.nrsends);
     free(x.comms);

@@ -33,6 +33,14 @@ typedef struct ex {
     size_t nregions, capregions;
     uint32_t **rank_region; /* [rank][fn] -> region ref */
     uint32_t r_flush, r_comp, r_aggr;
+    /* call sites: attribute "vtrace:call site" (its name, string) and "vtrace:source"
+     * (a source-code location, where debug information gave file and line) */
+    uint32_t **rank_site; /* [rank][callsite] -> string ref + 1, 0 none */
+    uint32_t **rank_scl;  /* [rank][callsite] -> source-code location ref + 1, 0 none */
+    uint32_t *scl_file, *scl_line;
+    size_t nscl, capscl;
+    uint32_t s_attr_site, s_attr_site_desc, s_attr_src, s_attr_src_desc;
+    OTF2_AttributeList *al;
     /* communicators */
     gcomm *comms;
     size_t ncomms, capcomms;
@@ -84,6 +92,8 @@ OTF2_CollectiveOp vt__otf2_coll_op(const char *name, int *known);
 
 /* Reduced traces, first pass: every message a COMP record keeps, by sender (sorted). */
 int vt__otf2_collect_rsends(ex *x);
+/* The attributes of a call's Enter: its call site (NULL when it has none). */
+OTF2_AttributeList *vt__otf2_site_attrs(ex *x, uint32_t rank, int64_t callsite);
 /* The events of location L (a full or a reduced trace); 0, or -1 with x->err. */
 int vt__otf2_full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done);
 int vt__otf2_reduced_rank(ex *x, loc *l, vt__progress *p, uint64_t *done);

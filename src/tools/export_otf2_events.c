@@ -222,6 +222,18 @@ static int ev_comm(loc *l, int64_t index, uint32_t *c)
     return 1;
 }
 
+OTF2_AttributeList *vt__otf2_site_attrs(ex *x, uint32_t rank, int64_t cs)
+{
+    const vt_rank *rk = vt_trace_rank(x->t, rank);
+    if (!x->al || cs < 0 || (size_t)cs >= rk->ncallsites || !x->rank_site[rank][cs])
+        return NULL;
+    OTF2_AttributeList_RemoveAllAttributes(x->al);
+    OTF2_AttributeList_AddStringRef(x->al, 0, x->rank_site[rank][cs] - 1);
+    if (x->rank_scl[rank][cs])
+        OTF2_AttributeList_AddSourceCodeLocationRef(x->al, 1, x->rank_scl[rank][cs] - 1);
+    return x->al;
+}
+
 int vt__otf2_full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
 {
     const vt_trace *t = x->t;
@@ -258,7 +270,7 @@ int vt__otf2_full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
         int has_comm = (fl & VT_F_COMM) && ev_comm(l, ev.comm, &comm);
         OTF2_ErrorCode e = OTF2_SUCCESS;
         OTF2_TimeStamp t0 = ts(l, ev.enter);
-        e = OTF2_EvtWriter_Enter(w, NULL, t0, region);
+        e = OTF2_EvtWriter_Enter(w, vt__otf2_site_attrs(x, r, ev.callsite), t0, region);
 
         int coll = (fl & VT_F_COLLSEQ) && !(fl & (VT_F_REQUEST | VT_F_NEWCOMM)) && has_comm;
         int known = 0;
@@ -490,7 +502,8 @@ int vt__otf2_reduced_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
                 continue;
             region = x->rank_region[r][rr.fn];
         }
-        e = OTF2_EvtWriter_Enter(l->w, NULL, ts(l, rr.enter), region);
+        e = OTF2_EvtWriter_Enter(l->w, rr.fn >= 0 ? vt__otf2_site_attrs(x, r, rr.callsite) : NULL, ts(l, rr.enter),
+                                 region);
         if (e == OTF2_SUCCESS)
             e = emit_rsends(x, l, &next, rr.exit, 0);
         if (rr.kind == VT_RREC_COMP)

@@ -20,7 +20,9 @@
  * times overlap (calls of several threads) are clamped to keep them sorted. */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/export.h"
+#include "tools/paraver_mpi.h"
 #include "tools/progress.h"
 #include "util/codec.h"
 #include "util/sort.h"
@@ -31,9 +33,9 @@
 #include <string.h>
 #include <time.h>
 
-/* Event types (Extrae uses 50000001-50000003 for MPI, 70000001+ for call sites:
- * others of our own, so both kinds of configuration files are not confused). */
-#define T_FUNCTION 90000001u
+/* Event types: MPI calls as Extrae writes them (paraver_mpi.h: 50000001 point-to-point,
+ * 50000002 collectives, 50000003 others, 50000004 one-sided, 50000005 I/O, Extrae's
+ * values), so Paraver's MPI configuration files apply; the rest of our own. */
 #define T_CALLSITE 90000002u
 #define T_MARKER 90000003u
 #define T_STOPPED 90000004u
@@ -211,6 +213,7 @@ typedef struct rstream {
     int have_prev;
     int64_t prev_exit, last;
     uint32_t *fnval, *siteval; /* this rank's function id / call site index -> value */
+    uint32_t *fntype;          /* function id -> event type (50000001, ...) */
     int *fnstate;
     size_t nfn, nsite;
     size_t ci; /* next message of comms[rank] */
@@ -320,18 +323,21 @@ static int setup_defs(pv *p)
         s->nsite = R->ncallsites;
         s->fnval = calloc(s->nfn + 1, sizeof *s->fnval);
         s->fnstate = calloc(s->nfn + 1, sizeof *s->fnstate);
+        s->fntype = calloc(s->nfn + 1, sizeof *s->fntype);
         s->siteval = calloc(s->nsite + 1, sizeof *s->siteval);
-        if (!s->fnval || !s->fnstate || !s->siteval)
+        if (!s->fnval || !s->fnstate || !s->siteval || !s->fntype)
             return oom(p);
         for (size_t i = 0; i < s->nfn; i++) {
-            if (!(s->fnval[i] = intern(&p->fns, R->funcs[i].name)))
+            uint32_t own = intern(&p->fns, R->funcs[i].name);
+            if (!own)
                 return oom(p);
+            s->fnval[i] = vt__prv_mpi(R->funcs[i].name, &s->fntype[i]);
+            if (!s->fnval[i])
+                s->fnval[i] = VT_PRV_MPI_OWN_VALUES + own;
             s->fnstate[i] = state_of(R->funcs[i].name);
         }
         for (size_t i = 0; i < s->nsite; i++) {
-            char site[512];
-            vt__format_site(site, sizeof site, &R->callsites[i]);
-            if (!(s->siteval[i] = intern(&p->sites, site)))
+            if (!(s->siteval[i] = intern(&p->sites, vt_site_name(p->t, r, (int64_t)i))))
                 return oom(p);
         }
     }
@@ -511,16 +517,17 @@ static void push_call(rstream *s, int64_t b, int64_t e, int64_t fn, int64_t site
 {
     int state = fn >= 0 && (size_t)fn < s->nfn ? s->fnstate[fn] : S_OTHERS;
     uint64_t fv = fn >= 0 && (size_t)fn < s->nfn ? s->fnval[fn] : 0;
+    uint64_t ft = fv ? s->fntype[fn] : 0;
     uint64_t sv = site >= 0 && (size_t)site < s->nsite ? s->siteval[site] : 0;
     push_state(s, b, e, state);
     if (!fv)
         return;
     if (sv) {
-        push_event(s, b, 2, T_FUNCTION, fv, T_CALLSITE, sv);
-        push_event(s, e, 2, T_FUNCTION, 0, T_CALLSITE, 0);
+        push_event(s, b, 2, ft, fv, T_CALLSITE, sv);
+        push_event(s, e, 2, ft, 0, T_CALLSITE, 0);
     } else {
-        push_event(s, b, 1, T_FUNCTION, fv, 0, 0);
-        push_event(s, e, 1, T_FUNCTION, 0, 0, 0);
+        push_event(s, b, 1, ft, fv, 0, 0);
+        push_event(s, e, 1, ft, 0, 0, 0);
     }
 }
 
@@ -741,6 +748,27 @@ static void pcf_values(pv *p, unsigned type, const char *what, const names *t)
     fputs("\n\n", p->f);
 }
 
+/* The MPI event types as Extrae writes them: each type used, its functions' values,
+ * 0 "Outside MPI". */
+static void pcf_mpi(pv *p)
+{
+    static const uint32_t types[] = {VT_PRV_MPI_P2P, VT_PRV_MPI_COLLECTIVE, VT_PRV_MPI_OTHER, VT_PRV_MPI_RMA,
+                                     VT_PRV_MPI_IO};
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+        int any = 0;
+        for (size_t i = 0; i < p->fns.n; i++) {
+            uint32_t type, v = vt__prv_mpi(p->fns.v[i], &type);
+            if (type != types[k] || !p->fns.v[i][0]) /* an entry no FUNCS block named */
+                continue;
+            if (!any++)
+                fprintf(p->f, "EVENT_TYPE\n9    %u    %s\nVALUES\n", types[k], vt__prv_mpi_type_label(types[k]));
+            fprintf(p->f, "%u   %s\n", v ? v : VT_PRV_MPI_OWN_VALUES + (uint32_t)i + 1, p->fns.v[i]);
+        }
+        if (any)
+            fputs("0   Outside MPI\n\n\n", p->f);
+    }
+}
+
 static int write_pcf(pv *p)
 {
     if (open_out(p, p->pcf))
@@ -763,7 +791,7 @@ static int write_pcf(pv *p)
     for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
         fprintf(p->f, "%-4d %s\n", states[i].value, states[i].color);
     fputs("\n\n", p->f);
-    pcf_values(p, T_FUNCTION, "MPI function (vtrace)", &p->fns);
+    pcf_mpi(p);
     pcf_values(p, T_CALLSITE, "MPI call site (vtrace)", &p->sites);
     fprintf(p->f, "EVENT_TYPE\n0    %u    vtrace MARKER value (kind 1: iteration)\n\n\n", T_MARKER);
     fprintf(p->f,
@@ -846,6 +874,7 @@ out:
     for (uint32_t r = 0; p.rs && r < p.nranks; r++) {
         free(p.rs[r].fnval);
         free(p.rs[r].fnstate);
+        free(p.rs[r].fntype);
         free(p.rs[r].siteval);
     }
     for (uint32_t r = 0; p.cm && r < p.nranks; r++)

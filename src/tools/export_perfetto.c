@@ -16,6 +16,7 @@
  * keeps vt_trace_match()'s arrays, a reduced one one entry per recorded message. */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/symbols.h"
 #include "tools/export.h"
 #include "tools/progress.h"
 #include "util/codec.h"
@@ -209,9 +210,7 @@ static void arg_site(pf *p, int *first, uint32_t r, int64_t index)
     const vt_callsite *cs = vt_trace_callsite(p->t, r, index);
     if (!cs)
         return;
-    char site[512];
-    vt__format_site(site, sizeof site, cs);
-    arg_str(p->f, first, "call site", site);
+    arg_str(p->f, first, "call site", vt_site_name(p->t, r, index));
 }
 
 static void arg_event_id(pf *p, int *first, uint32_t r, uint64_t seq)

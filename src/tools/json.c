@@ -83,17 +83,3 @@ void vt__text_token(FILE *out, const char *s)
             putc(*p, out);
     }
 }
-
-void vt__format_site(char *buf, size_t len, const vt_callsite *cs)
-{
-    const char *mod = cs->module ? cs->module : "";
-    const char *base = strrchr(mod, '/');
-    base = base ? base + 1 : mod;
-    if (!*base) {
-        snprintf(buf, len, "0x%llx", (unsigned long long)cs->address);
-    } else if (cs->symbol && *cs->symbol) {
-        snprintf(buf, len, "%s@%s+0x%llx", cs->symbol, base, (unsigned long long)cs->offset);
-    } else {
-        snprintf(buf, len, "%s+0x%llx", base, (unsigned long long)cs->offset);
-    }
-}

@@ -3,6 +3,7 @@
  * report_assets.h). */
 #include "vt_config.h"
 #include "tools/report.h"
+#include "analysis/symbols.h"
 #include "tools/report_assets.h"
 #include "util/sort.h"
 
@@ -197,10 +198,7 @@ static void write_patterns(report *R, FILE *o)
     putc('[', o);
     for (size_t i = 0; i < P->nentries && i < 30; i++) {
         const vt_pattern_result_entry *e = &P->entries[i];
-        char site[512] = "?";
-        const vt_callsite *cs = vt_trace_callsite(R->t, e->rank, e->callsite);
-        if (cs)
-            vt__format_site(site, sizeof site, cs);
+        const char *site = vt_trace_callsite(R->t, e->rank, e->callsite) ? vt_site_name(R->t, e->rank, e->callsite) : "?";
         fprintf(o, "%s{\"pattern\":", i ? "," : "");
         jstr(o, (size_t)e->pattern < P->nnames ? P->names[e->pattern] : "?");
         fprintf(o, ",\"rank\":%u,\"callsite\":", e->rank);

@@ -103,6 +103,19 @@ void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
 void vt__note_incomplete(const vt_trace *t);
 
 
+/* --debug-dir DIR, repeatable (debugdir.c): where the call sites' binaries and their
+ * debug files are looked for when they moved (analysis/symbols.h), before
+ * VTRACE_DEBUG_PATH. Every command that names call sites takes it. */
+int vt__opt_debug_dir(void *dest, const char *val, char *msg, size_t len);
+#define VT__OPT_DEBUG_DIR                                                                                   \
+    {                                                                                                       \
+        NULL, "--debug-dir", VT_OPT_CALL, .what = "a directory", .flags = VT_OPT_EQ | VT_OPT_NEEDS,        \
+        .call = vt__opt_debug_dir                                                                           \
+    }
+#define VT__USAGE_DEBUG_DIR                                                                                 \
+    "  --debug-dir DIR      where moved binaries or their debug files are (DIR/NAME,\n"                    \
+    "                       DIR/.build-id/xx/yyyy.debug); repeatable; also VTRACE_DEBUG_PATH\n"
+
 /* JSON helpers (json.c). */
 void vt__json_str(FILE *out, const char *s); /* quoted and escaped */
 /* Writes the separator and "key": of an object member; *first tracks the first member. */
@@ -110,7 +123,5 @@ void vt__json_key(FILE *out, int *first, const char *key);
 /* Text token: whitespace, backslash and control bytes escaped as \xHH, "" when empty. */
 void vt__text_token(FILE *out, const char *s);
 
-/* "symbol@module+0xOFFSET", "module+0xOFFSET" or "0xADDRESS" (module basename). */
-void vt__format_site(char *buf, size_t len, const vt_callsite *cs);
 
 #endif

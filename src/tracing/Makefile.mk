@@ -9,7 +9,7 @@ libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_
 	src/tracing/state.h src/tracing/state.c src/tracing/mpistatus.h src/tracing/handlers.h src/tracing/handlers_priv.h \
 	src/tracing/handlers.c src/tracing/handlers_coll.c src/tracing/handlers_io.c \
 	src/tracing/buffer.c src/tracing/buffer.h \
-	src/tracing/callsites.c src/tracing/callsites.h \
+	src/tracing/callsites.c src/tracing/callsites.h src/tracing/modules.c src/tracing/modules.h \
 	src/tracing/comms.c src/tracing/comms.h \
 	src/tracing/requests.c src/tracing/requests.h \
 	src/tracing/lifecycle.c src/tracing/log.c src/tracing/log.h \

@@ -5,6 +5,7 @@
 #include "tracing/buffer.h"
 #include "tracing/period.h"
 #include "tracing/callsites.h"
+#include "tracing/modules.h"
 #include "tracing/comms.h"
 #include "tracing/handlers.h"
 #include "mpid/piggyback.h"
@@ -752,6 +753,7 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     vt_buffer_write_pending();
     vt_rankdefs_end e = rank_end(VT_END_FINALIZE, 0, t, direct ? VT_RANK_EXIT_FINALIZE : 0);
     int rc = write_rankdefs(&e);
+    vt_modules_free();
     /* END even after a failed write: the definitions say what is missing */
     int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
     rc = rc ? rc : rc_end;

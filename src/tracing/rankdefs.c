@@ -4,8 +4,8 @@
 #include "tracing/callsites.h"
 #include "tracing/comms.h"
 #include "tracing/handlers.h"
+#include "tracing/modules.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +39,14 @@ void vt_growbuf_uvar(vt_growbuf *g, uint64_t v)
 }
 
 void vt_growbuf_svar(vt_growbuf *g, int64_t v) { vt_growbuf_uvar(g, vt_zigzag(v)); }
+
+void vt_growbuf_bytes(vt_growbuf *g, const void *p, size_t n)
+{
+    if (n && room(g, n)) {
+        memcpy(g->p, p, n);
+        g->p += n;
+    }
+}
 
 void vt_growbuf_str(vt_growbuf *g, const char *s)
 {
@@ -77,14 +85,12 @@ void vt_rankdefs_resolve_sites(void)
         names_cap = cap;
     }
     for (; nnamed < n; nnamed++) {
-        const void *a = vt_callsite_addr(nnamed);
-        Dl_info di;
-        memset(&di, 0, sizeof di);
-        int found = dladdr(a, &di) != 0;
+        vt_site_module m;
+        vt_module_of(vt_callsite_addr(nnamed), &m);
         site_name *s = &names[nnamed];
-        s->module = own(found ? di.dli_fname : NULL);
-        s->symbol = own(found ? di.dli_sname : NULL);
-        s->offset = found ? (uint64_t)((uintptr_t)a - (uintptr_t)di.dli_fbase) : 0;
+        s->module = own(m.path);
+        s->symbol = own(m.symbol);
+        s->offset = m.offset;
     }
 }
 
@@ -200,4 +206,14 @@ void vt_rankdefs_encode(vt_growbuf *g, const vt_rankdefs_end *e)
     vt_growbuf_svar(g, e->detail);
     vt_growbuf_uvar(g, e->write_errno);
     vt_growbuf_uvar(g, e->write_at);
+    /* 1.4: the call sites' modules with their build-ids, for the analyses' symbols */
+    uint32_t nm = vt_modules_count();
+    vt_growbuf_uvar(g, nm);
+    for (uint32_t i = 0; i < nm; i++) {
+        const uint8_t *id;
+        size_t idlen;
+        vt_growbuf_str(g, vt_module_at(i, &id, &idlen));
+        vt_growbuf_uvar(g, idlen);
+        vt_growbuf_bytes(g, id, idlen);
+    }
 }

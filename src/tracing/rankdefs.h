@@ -23,6 +23,7 @@ typedef struct vt_growbuf {
 VT_HIDDEN void vt_growbuf_uvar(vt_growbuf *g, uint64_t v);
 VT_HIDDEN void vt_growbuf_svar(vt_growbuf *g, int64_t v);
 VT_HIDDEN void vt_growbuf_str(vt_growbuf *g, const char *s);
+VT_HIDDEN void vt_growbuf_bytes(vt_growbuf *g, const void *p, size_t n);
 
 /* What the RANKDEFS says beside the tables the layer keeps. */
 typedef struct vt_rankdefs_end {
@@ -39,8 +40,9 @@ typedef struct vt_rankdefs_end {
 
 /* The payload into g (g->base NULL and not fixed: allocated). */
 VT_HIDDEN void vt_rankdefs_encode(vt_growbuf *g, const vt_rankdefs_end *e);
-/* Names the call sites seen since the last call (dladdr): the encoding uses these
- * names, as signal handlers cannot call dladdr. Not async-signal-safe. */
+/* Names the call sites seen since the last call (their modules, modules.h): the
+ * encoding uses these names, as signal handlers cannot look them up. Not
+ * async-signal-safe. */
 VT_HIDDEN void vt_rankdefs_resolve_sites(void);
 
 #endif

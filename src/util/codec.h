@@ -9,7 +9,7 @@
 
 #define VT_FORMAT_MAJOR 1
 #define VT_FORMAT_MINOR 4 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
-                           * 1.4: RANKDEFS snapshots between event blocks, how the run ended */
+                           * 1.4: RANKDEFS snapshots between event blocks, how the run ended, modules */
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"

@@ -262,6 +262,7 @@ static const struct {
     {"VTRACE_TEST_JOBS", 0},
     {"VTRACE_SKIP_DEPS", 0},            /* maint/quickstart.sh */
     {"VTRACE_SHARED", 0},               /* test/model */
+    {"VTRACE_DEBUG_PATH", 0},           /* the vtrace command's call-site search path */
 };
 
 const char *vt_setting_at(size_t i, int *is_setting)

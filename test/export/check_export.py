@@ -344,14 +344,36 @@ def check_paraver(base, recs, reduced, messages):
             fail("no Aggregated state in the export of a reduced trace")
     elif agg and any(used_states[s] for s in agg):
         fail("Aggregated states in the export of a full trace")
-    # function values: every record's function is named
-    fnames = set()
+    # function values: every record's function is named, under Extrae's MPI event types
+    # (50000001 point-to-point, 50000002 collectives, 50000003 others, 50000004 one-sided,
+    # 50000005 I/O) with Extrae's values (its src/merger/paraver/MPI_EventEncoding.h), so
+    # that Paraver's MPI configuration files apply
+    extrae = {"MPI_Send": (50000001, 1), "MPI_Recv": (50000001, 2), "MPI_Isend": (50000001, 3),
+              "MPI_Irecv": (50000001, 4), "MPI_Wait": (50000001, 5), "MPI_Waitall": (50000001, 6),
+              "MPI_Bcast": (50000002, 7), "MPI_Barrier": (50000002, 8), "MPI_Reduce": (50000002, 9),
+              "MPI_Allreduce": (50000002, 10), "MPI_Comm_split": (50000003, 23), "MPI_Init": (50000003, 31),
+              "MPI_Finalize": (50000003, 32), "MPI_Sendrecv": (50000001, 41), "MPI_Test": (50000003, 39),
+              "MPI_Waitany": (50000001, 59), "MPI_Probe": (50000001, 61), "MPI_Iprobe": (50000001, 62),
+              "MPI_Start": (50000003, 123), "MPI_Request_free": (50000003, 115),
+              "MPI_Iallreduce": (50000002, 155), "MPI_Ibarrier": (50000002, 156)}
+    fnames, where = set(), {}
     for ty, d in types.items():
-        if d["name"].startswith("MPI function") and d["values"]:
-            fnames = set(d["values"].values())
+        if 50000001 <= ty <= 50000005 and d["values"]:
+            if d["values"].get(0) != "Outside MPI":
+                fail("event type %d: value 0 is not 'Outside MPI'" % ty)
+            for val, name in d["values"].items():
+                if val:
+                    fnames.add(name)
+                    where[name] = (ty, val)
+    if any(90000001 in (ty,) for ty in types):
+        fail("event type 90000001 (before Extrae's types) is still in the .pcf")
     want = {r.get("fn") if reduced else r["name"] for r in recs} - {None, "MARKER", "FLUSH", "STOPPED"}
     if not want <= fnames:
-        fail("functions %s are not in the .pcf" % sorted(want - fnames))
+        fail("functions %s are not in the .pcf under types 50000001-50000005" % sorted(want - fnames))
+    for name in sorted(want & set(extrae)):
+        if where.get(name) != extrae[name]:
+            fail("%s: type and value %s, Extrae writes %s" % (name, where.get(name), extrae[name]))
+    checked = len(want & set(extrae))
     # .row
     sizes = {}
     i = 0
@@ -367,8 +389,9 @@ def check_paraver(base, recs, reduced, messages):
         i += 1
     if sizes.get("CPU") != sum(cpus) or sizes.get("NODE") != nnodes or sizes.get("THREAD") != ntasks:
         fail(".row levels %s, header says %d CPUs, %d nodes, %d tasks" % (sizes, sum(cpus), nnodes, ntasks))
-    print("paraver: %d records, %d communications, %d states used, %d event types; %d nodes, %d tasks"
-          % (nrec, ncomm, len(used_states), len(used_ev), nnodes, ntasks))
+    print("paraver: %d records, %d communications, %d states used, %d event types; %d nodes, %d tasks; "
+          "%d functions with Extrae's type and value" % (nrec, ncomm, len(used_states), len(used_ev), nnodes,
+                                                         ntasks, checked))
 
 
 def main():

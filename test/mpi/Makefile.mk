@@ -294,3 +294,7 @@ test_mpi_comm_scale_LDFLAGS = $(vt_mpi_ldflags)
 TESTS += test/mpi/defs_scale.sh
 EXTRA_DIST += test/mpi/defs_scale.sh
 EXTRA_DIST += test/mpi/itemlog.h
+# call sites as function (file:line): a -g build of examples/halo.c, moved, stripped and
+# rebuilt binaries (analysis/symbols.h)
+TESTS += test/mpi/symbols.sh
+EXTRA_DIST += test/mpi/symbols.sh
