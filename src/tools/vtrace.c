@@ -73,6 +73,7 @@ int main(int argc, char **argv)
     const vt__command *c = find(cmd);
     if (!c)
         return vt__usage_error(usage, "unknown command '%s'", cmd);
+    vt__command_name = c->name;
     int rc = c->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "vtrace: error writing the output\n");

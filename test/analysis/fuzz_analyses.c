@@ -23,9 +23,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void count(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname)
+static void count(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname, int64_t callsite)
 {
-    (void)rank, (void)seq, (void)dur, (void)fname;
+    (void)rank, (void)seq, (void)dur, (void)fname, (void)callsite;
     ++*(uint64_t *)arg;
 }
 
