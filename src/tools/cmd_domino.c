@@ -40,7 +40,7 @@ void vt__usage_domino(FILE *out)
                  "      --json                one JSON object per step and line\n"
                  "  -q, --quiet          no progress display on a terminal\n"
                  "      --clock-repair        first repair receives that end before their send started\n"
-                 "                            (doc/clock-repair.md); without it they are only counted\n");
+                 "                            (vtrace-whatif(1)); without it they are only counted\n");
 }
 
 /* "what" of an aggregate's row: a site by its call site as every command shows it */
@@ -90,9 +90,10 @@ static int by_aggregate(const char *dir, const char *threshold, int quiet, int r
     int64_t measured = a.measured;
     size_t shown = a.n < top ? a.n : top;
     if (!json)
-        printf("what to fix first in %s, by %s: %s %s (measured %.6f s)\n"
+        printf("what to fix first in %s, by %s: %s %s%s (measured %.6f s)\n"
                "%4s %-32s %10s %12s %14s %8s   %s\n",
-               dir, vt_agg_by_name(by), what[by], strcmp(shorten, "elim") ? shorten : "eliminated", measured / 1e9,
+               dir, vt_agg_by_name(by), what[by], strcmp(shorten, "elim") ? "shortened by " : "eliminated",
+               strcmp(shorten, "elim") ? shorten + 1 : "", measured / 1e9,
                "#", "what", "candidates", "duration", "predicted (s)", "gain", "scenario (vtrace whatif -s)");
     for (size_t i = 0; i < shown; i++) {
         const vt_agg_row *r = &a.rows[i];
