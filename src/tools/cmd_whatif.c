@@ -155,7 +155,7 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = VT_EXIT_OK;
         goto out;
     }
-    size_t first_random = sc.n;
+    size_t first_random = nrandom ? sc.n : SIZE_MAX;
     if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, err, sizeof err)) {
         fprintf(stderr, "vtrace: %s\n", err);
         goto out;

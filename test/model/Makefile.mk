@@ -46,3 +46,7 @@ check_PROGRAMS += test/model/imbalance
 test_model_imbalance_SOURCES = test/model/imbalance.c
 test_model_imbalance_LDADD = libvtrace.la
 test_model_imbalance_LDFLAGS = -no-install -export-dynamic
+# Outputs sized for a person: summaries by default, detail on request, usage errors of
+# one line, dump's event ids (outputs_cli.sh, a hand-made trace of 12 ranks).
+TESTS += test/model/outputs_cli.sh
+EXTRA_DIST += test/model/outputs_cli.sh
