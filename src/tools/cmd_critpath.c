@@ -225,7 +225,8 @@ static void print_path(const vt_critpath_result *r, uint32_t top, int full)
         ix[i] = i;
     sorting = r;
     qsort(ix, n, sizeof *ix, by_seg_len);
-    printf("\nthe %" PRIu32 " longest segments of the path's %zu:\n", top, n);
+    if (top)
+        printf("\nthe %" PRIu32 " longest segments of the path's %zu:\n", top, n);
     for (size_t i = 0; i < top; i++)
         print_segment(r, ix[i], 0);
     free(ix);
