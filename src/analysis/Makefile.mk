@@ -8,7 +8,7 @@ libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_source
 	src/analysis/replay_reduced.c src/analysis/scenario.c \
 	src/analysis/critpath.c src/analysis/critpath.h \
 	src/analysis/reduce.c src/analysis/reduce.h \
-	src/analysis/domino.c src/analysis/domino.h \
+	src/analysis/domino.c src/analysis/domino.h src/analysis/aggregate.c src/analysis/aggregate.h \
 	src/analysis/compensate.c src/analysis/compensate.h \
 	src/analysis/patterns.c src/analysis/patterns.h src/analysis/vtrace_pattern.h \
 	src/analysis/clusters.c src/analysis/clusters.h \

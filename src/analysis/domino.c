@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname)
+static void collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname, int64_t callsite)
 {
+    (void)callsite;
     vt_domino *d = arg;
     /* Start-up is no work a programmer can shorten. */
     if (fname && !strncmp(fname, "MPI_Init", 8))

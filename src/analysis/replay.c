@@ -308,10 +308,10 @@ int vt_replay_candidates(const vt_trace *t, const vt_model_params *p, vt_candida
             if (ev.callno == 0)
                 prev = enter;
             if (enter - prev >= p->theta)
-                fn(arg, r, 2 * ev.callno, enter - prev, NULL);
+                fn(arg, r, 2 * ev.callno, enter - prev, NULL, ev.callsite);
             if (p->cand_calls && exit - enter >= p->theta) {
                 const vt_function *f = vt_trace_function(t, r, ev.fn);
-                fn(arg, r, 2 * ev.callno + 1, exit - enter, f ? f->name : "?");
+                fn(arg, r, 2 * ev.callno + 1, exit - enter, f ? f->name : "?", ev.callsite);
             }
             prev = exit;
         }

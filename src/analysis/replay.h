@@ -40,6 +40,10 @@ typedef struct vt_scenario {
     size_t nitems;
 } vt_scenario;
 
+/* The names a site: selector matches for call site CS of RANK: "module+0xOFFSET"
+ * (module basename) in BUF ("?" unknown) and, in *SYM, its symbol ("" or NULL unknown). */
+void vt_site_key(const vt_trace *t, uint32_t rank, int64_t cs, char *buf, size_t len, const char **sym);
+
 /* Parses one scenario line (see vtrace-whatif(1)); returns 0 or -1 with a message. */
 int vt_scenario_parse(const char *text, vt_scenario *out, char *err, size_t errlen);
 void vt_scenario_free(vt_scenario *s);
@@ -97,8 +101,10 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
                       const vt_observer *obs, vt_replay_result *res, vt_error *err);
 
 /* Calls fn for each candidate event (rank, seq, duration, function name or NULL for a
- * burst), in rank order; used for --random and --list-candidates. */
-typedef void (*vt_candidate_fn)(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname);
+ * burst, the call site of the call or of the call that ends the burst, -1 unknown), in
+ * rank order; used for --random, --list-candidates and the domino path's aggregates. */
+typedef void (*vt_candidate_fn)(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname,
+                                int64_t callsite);
 int vt_replay_candidates(const vt_trace *t, const vt_model_params *p, vt_candidate_fn fn, void *arg, vt_error *err);
 
 #endif

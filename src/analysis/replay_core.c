@@ -291,20 +291,6 @@ const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn)
 
 int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local) { return vt_global_time(R->t, rank, local); }
 
-static void site_name(const replay *R, uint32_t rank, int64_t cs, char *buf, size_t len, const char **sym)
-{
-    const vt_callsite *c = vt_trace_callsite(R->t, rank, cs);
-    *sym = NULL;
-    if (!c) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    const char *base = strrchr(c->module, '/');
-    base = base ? base + 1 : c->module;
-    snprintf(buf, len, "%s+0x%" PRIx64, base, c->offset);
-    *sym = c->symbol;
-}
-
 /* δ of every scenario for a candidate event; `func` and the call site `cs` feed the
  * selectors (the site's name is made only when a site selector looks at it). */
 static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *func, int64_t cs)
@@ -336,7 +322,7 @@ static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *
             if (func || cs < 0)
                 break;
             if (!have_site) {
-                site_name(R, s->rank, cs, site, sizeof site, &sym);
+                vt_site_key(R->t, s->rank, cs, site, sizeof site, &sym);
                 have_site = 1;
             }
             match = !strcmp(site, it->name) || (sym && *sym && !strcmp(sym, it->name));

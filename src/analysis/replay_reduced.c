@@ -395,7 +395,7 @@ int vt__rp_reduced_candidates(const vt_trace *t, vt_candidate_fn fn, void *arg, 
                 continue;
             int64_t dur = vt_global_time(t, r, rec.exit) - vt_global_time(t, r, rec.enter);
             const vt_function *f = rec.fn >= 0 ? vt_trace_function(t, r, rec.fn) : NULL;
-            fn(arg, r, rec.seq, dur, rec.fn >= 0 ? (f ? f->name : "?") : NULL);
+            fn(arg, r, rec.seq, dur, rec.fn >= 0 ? (f ? f->name : "?") : NULL, rec.callsite);
         }
         vt_cursor_close(c);
         if (rc < 0)

@@ -3,9 +3,24 @@
 #include "vt_config.h"
 #include "analysis/replay.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void vt_site_key(const vt_trace *t, uint32_t rank, int64_t cs, char *buf, size_t len, const char **sym)
+{
+    const vt_callsite *c = vt_trace_callsite(t, rank, cs);
+    *sym = NULL;
+    if (!c) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    const char *base = strrchr(c->module, '/');
+    base = base ? base + 1 : c->module;
+    snprintf(buf, len, "%s+0x%" PRIx64, base, c->offset);
+    *sym = c->symbol;
+}
 
 /* ------------------------------------------------------------------ scenarios */
 

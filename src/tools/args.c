@@ -17,6 +17,8 @@ int vt__fail(const vt_error *err)
     return VT_EXIT_ERROR;
 }
 
+const char *vt__command_name;
+
 int vt__usage_error(void (*u)(FILE *), const char *fmt, ...)
 {
     va_list ap;
@@ -25,8 +27,12 @@ int vt__usage_error(void (*u)(FILE *), const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    if (u)
-        u(stderr);
+    /* one line and where the options are, not the whole help after it */
+    (void)u;
+    if (vt__command_name)
+        fprintf(stderr, "see 'vtrace %s --help'\n", vt__command_name);
+    else
+        fputs("see 'vtrace --help'\n", stderr);
     return VT_EXIT_USAGE;
 }
 

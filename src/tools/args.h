@@ -12,7 +12,10 @@
 
 /* "vtrace: MESSAGE" on stderr; returns VT_EXIT_ERROR. */
 int vt__fail(const vt_error *err);
-/* "vtrace: REASON" and the usage (of a subcommand, or of vtrace) on stderr; returns
+/* The subcommand running (vtrace.c sets it), NULL before one is found. */
+extern const char *vt__command_name;
+/* "vtrace: REASON" and "see 'vtrace CMD --help'" (of vt__command_name, or of vtrace) on
+ * stderr, not the usage text itself (USAGE is kept for the callers); returns
  * VT_EXIT_USAGE. */
 int vt__usage_error(void (*usage)(FILE *), const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses a non-negative decimal integer; 0 on success. */

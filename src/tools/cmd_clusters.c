@@ -1,4 +1,4 @@
-/* vtrace clusters: seed 003's clustering of computation bursts (DBSCAN), the clusters'
+/* vtrace clusters: the clustering of computation bursts (DBSCAN), the clusters'
  * timeline and the representative stable region, offline (clusters.h). */
 #include "vt_config.h"
 #include "tools/tools.h"
@@ -12,21 +12,23 @@
 #include <string.h>
 
 #define COUNTERS_NOTE                                                                                                  \
-    "hardware counters unavailable (vtrace traces carry none): the seed's features, instructions "                   \
-    "completed and IPC, are replaced by log10(burst duration) and the call site of the call that "                    \
-    "ends the burst (bursts of different call sites are never in one cluster)"
+    "hardware counters unavailable (vtrace traces carry none, such as instructions or IPC): the "                    \
+    "features are log10(burst duration) and the call site of the call that ends the burst (bursts "                 \
+    "of different call sites are never in one cluster)"
 
 void vt__usage_clusters(FILE *out)
 {
     fprintf(out, "usage: vtrace clusters [--eps E] [--min-points K] [--windows W] [--threshold P] [--tolerance P]\n"
                  "                       [--stable N] [--timeline N] [--floor NS] [--json] [--quiet] DIR\n"
                  "Clusters the computation bursts (the time between two consecutive calls of a rank) with\n"
-                 "DBSCAN, as seed 003 does, and finds a representative stable region. Hardware counters\n"
-                 "are not in vtrace traces: the features are log10(duration) and the call site ending the\n"
-                 "burst. Exact 1-D DBSCAN per call site over the sorted durations (no sampling).\n\n"
+                 "DBSCAN and finds a representative stable region (a stretch of time windows whose\n"
+                 "clusters stay the same). Hardware counters are not in vtrace traces: the features are\n"
+                 "log10(duration) and the call site ending the burst. Exact 1-D DBSCAN per call site\n"
+                 "over the sorted durations (no sampling).\n\n"
                  "  --eps E         DBSCAN radius in decades of duration (default 0.05: a factor 1.12)\n"
                  "  --min-points K  bursts within eps that make a core point, itself included (default 5)\n"
                  "  --windows W     time windows of the stability tracking (default 20)\n"
+                 "  --all-windows   one line per window (without it: one per run of windows alike)\n"
                  "  --threshold P   a window is stable when clusters matched with the previous window's\n"
                  "                  hold more than P%% of its computation time (default 90)\n"
                  "  --tolerance P   matching margin on the duration ranges, in %% (default 10)\n"
@@ -84,7 +86,57 @@ static double pct(int64_t a, int64_t b)
     return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-static void print_text(const vt_trace *t, const vt_cl_result *r, const vt_cl_params *p)
+static void print_windows(const vt_cl_result *r)
+{
+    printf("%7s %12s %12s %10s %9s %9s %9s  %s\n", "window", "start_ms", "end_ms", "bursts", "clusters", "noise",
+           "matched", "stable");
+    for (uint32_t w = 0; w < r->nwindows; w++) {
+        const vt_cl_window *x = &r->windows[w];
+        printf("%7u %12.3f %12.3f %10" PRIu64 " %9u %9" PRIu64 " %8.1f%%  %s\n", w, x->start / 1e6, x->end / 1e6,
+               x->bursts, x->clusters, x->noise, pct(x->matched, x->time),
+               w == 0 ? "-" : x->stable ? "yes" : "no");
+    }
+}
+
+/* One line per run of consecutive windows with the same stability, with the ranges of
+ * their figures; why nothing clusters when no window has a cluster. */
+static void print_window_runs(const vt_cl_result *r, const vt_cl_params *p)
+{
+    uint32_t clustered = 0;
+    printf("%13s %12s %12s %11s %11s %13s  %s  (--all-windows: each window)\n", "windows", "start_ms", "end_ms",
+           "bursts", "clusters", "matched", "stable");
+    for (uint32_t w = 0; w < r->nwindows;) {
+        int st = w == 0 ? -1 : r->windows[w].stable;
+        uint32_t e = w + 1;
+        while (e < r->nwindows && r->windows[e].stable == st && st >= 0)
+            e++;
+        uint64_t b0 = UINT64_MAX, b1 = 0;
+        uint32_t c0 = UINT32_MAX, c1 = 0;
+        double m0 = 1e9, m1 = -1;
+        for (uint32_t k = w; k < e; k++) {
+            const vt_cl_window *x = &r->windows[k];
+            double m = pct(x->matched, x->time);
+            b0 = x->bursts < b0 ? x->bursts : b0, b1 = x->bursts > b1 ? x->bursts : b1;
+            c0 = x->clusters < c0 ? x->clusters : c0, c1 = x->clusters > c1 ? x->clusters : c1;
+            m0 = m < m0 ? m : m0, m1 = m > m1 ? m : m1;
+            clustered += x->clusters > 0;
+        }
+        char ws[32], bs[32], cs[32], ms[32];
+        snprintf(ws, sizeof ws, e - w > 1 ? "%u-%u" : "%u", w, e - 1);
+        snprintf(bs, sizeof bs, b0 == b1 ? "%" PRIu64 : "%" PRIu64 "-%" PRIu64, b0, b1);
+        snprintf(cs, sizeof cs, c0 == c1 ? "%u" : "%u-%u", c0, c1);
+        snprintf(ms, sizeof ms, m0 == m1 ? "%.1f%%" : "%.1f-%.1f%%", m0, m1);
+        printf("%13s %12.3f %12.3f %11s %11s %13s  %s\n", ws, r->windows[w].start / 1e6, r->windows[e - 1].end / 1e6,
+               bs, cs, ms, st < 0 ? "- (the first)" : st ? "yes" : "no");
+        w = e;
+    }
+    if (r->nwindows && !clustered)
+        printf("no window has a cluster: none has %u bursts of one call site within %g decades of duration\n"
+               "(--min-points); fewer --windows make longer windows\n",
+               p->min_points, p->eps);
+}
+
+static void print_text(const vt_trace *t, const vt_cl_result *r, const vt_cl_params *p, int all_windows)
 {
     printf("computation bursts: %zu on %u ranks, %.3f ms of computation%s\n", r->nbursts, r->nranks, r->time / 1e6,
            r->reduced ? " (a reduced trace: only its candidate bursts, CAND records, are seen)" : "");
@@ -122,14 +174,10 @@ static void print_text(const vt_trace *t, const vt_cl_result *r, const vt_cl_par
            "(same call site, duration ranges overlapping with a %g%% margin) hold more than %g%% of its "
            "computation time\n",
            r->nwindows, p->tolerance * 100, p->threshold * 100);
-    printf("%7s %12s %12s %10s %9s %9s %9s  %s\n", "window", "start_ms", "end_ms", "bursts", "clusters", "noise",
-           "matched", "stable");
-    for (uint32_t w = 0; w < r->nwindows; w++) {
-        const vt_cl_window *x = &r->windows[w];
-        printf("%7u %12.3f %12.3f %10" PRIu64 " %9u %9" PRIu64 " %8.1f%%  %s\n", w, x->start / 1e6, x->end / 1e6,
-               x->bursts, x->clusters, x->noise, pct(x->matched, x->time),
-               w == 0 ? "-" : x->stable ? "yes" : "no");
-    }
+    if (all_windows)
+        print_windows(r);
+    else
+        print_window_runs(r, p);
     const vt_cl_region *g = &r->region;
     if (g->found) {
         printf("\nrepresentative region: windows %u-%u, %.3f ms to %.3f ms (%u stable windows in a row; stable "
@@ -289,7 +337,7 @@ int vt__cmd_clusters(int argc, char **argv)
     const char *dir = NULL;
     vt_cl_params p;
     vt_cl_defaults(&p);
-    int json = 0, quiet = 0;
+    int json = 0, quiet = 0, all_windows = 0;
     /* a missing value is a bad one, shown as the option's name */
     const unsigned m = VT_OPT_MISSING_SELF;
     double threshold = -1, tolerance = -1; /* percentages */
@@ -306,6 +354,7 @@ int vt__cmd_clusters(int argc, char **argv)
         {NULL, "--stable", VT_OPT_POSITIVE, .dest = &p.min_stable, .flags = m},
         {NULL, "--floor", VT_OPT_COUNT, .dest = &p.floor_ns, .what = "a duration in ns", .flags = m},
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
+        {NULL, "--all-windows", VT_OPT_FLAG, .dest = &all_windows},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
         VT__OPT_DEBUG_DIR,
         {0},
@@ -342,7 +391,7 @@ int vt__cmd_clusters(int argc, char **argv)
     if (json)
         print_json(t, &r, &p);
     else
-        print_text(t, &r, &p);
+        print_text(t, &r, &p, all_windows);
     vt_clusters_free(&r);
     vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);

@@ -1,4 +1,4 @@
-/* vtrace compensate: a full trace with the layer's per-event overhead removed (seed 001;
+/* vtrace compensate: a full trace with the layer's per-event overhead removed (Wolf et al.;
  * the rules are in src/analysis/compensate.c). */
 #include "vt_config.h"
 #include "tools/tools.h"
@@ -15,7 +15,7 @@ void vt__usage_compensate(FILE *out)
     fprintf(out,
             "usage: vtrace compensate [OPTIONS] DIR OUT\n"
             "Writes into the directory OUT the full trace DIR with the layer's overhead removed\n"
-            "(seed 001): every call's timestamps move earlier by the overhead accumulated before\n"
+            "(after Wolf et al., vtrace-compensate(1)): every call's timestamps move earlier by the overhead accumulated before\n"
             "it (per recorded call: the value measured at MPI_Init, shown by 'vtrace info') and\n"
             "by the buffer flushes before it; a receive never ends before its send started plus\n"
             "the minimal latency, collective members never leave before the last entry (the\n"
@@ -23,8 +23,8 @@ void vt__usage_compensate(FILE *out)
             "      --overhead NS   per-event overhead in ns (decimals allowed), instead of the\n"
             "                      measured one\n"
             "      --latency NS    minimal message latency (default: the trace's VTRACE_MODEL_L)\n"
-            "      --m2 lower|upper  which of seed 001's bounds a message received after its send\n"
-            "                      ended (case m.2) takes (default lower: see vtrace-compensate(1))\n"
+            "      --m2 lower|upper  which bound a message received after its send ended takes\n"
+            "                      (default lower: see vtrace-compensate(1))\n"
             "Reduced traces are refused.\n");
 }
 
@@ -97,8 +97,8 @@ int vt__cmd_compensate(int argc, char **argv)
                k->compensated_ns > 0 ? 100.0 * (double)(k->measured_ns - k->compensated_ns) / (double)k->compensated_ns
                                      : 0.0);
     }
-    printf("messages: %" PRIu64 " m.1 (receiver waited), %" PRIu64 " m.2 (lower bound used; %" PRIu64
-           " had a later upper bound); %" PRIu64 " collectives; %" PRIu64 " exits moved later by a dependence\n",
+    printf("messages: %" PRIu64 " the receiver waited for, %" PRIu64 " there before the receive (lower bound used; %"
+           PRIu64 " had a later upper bound); %" PRIu64 " collectives; %" PRIu64 " exits moved later by a dependence\n",
            st.m1, st.m2, st.m2_upper_wider, st.collectives, st.delayed);
     rc = VT_EXIT_OK;
 done:

@@ -18,12 +18,16 @@
 
 void vt__usage_critpath(FILE *out)
 {
-    fprintf(out, "usage: vtrace critical-path [--scenario TEXT] [--top N] [--threshold DUR] [--json] DIR\n"
+    fprintf(out, "usage: vtrace critical-path [--scenario TEXT] [--top N] [--full] [--threshold DUR] [--json] DIR\n"
                  "The critical path of the predicted run (the measured run by default): the events\n"
                  "and messages that make up the predicted run time T', its time per rank, call site\n"
-                 "and function, and the candidate events with the least slack.\n\n"
+                 "and function, and the candidate events with the least slack. A long path is\n"
+                 "summarised: its first and last segments and the longest ones.\n\n"
                  "  -s, --scenario TEXT   one what-if scenario (syntax of vtrace whatif)\n"
-                 "  -k, --top N           candidates listed by least slack (default 20; --json: all)\n"
+                 "  -k, --top N           rows of each list: the path's longest segments, ranks, call\n"
+                 "                        sites, functions, candidates by least slack (default 20;\n"
+                 "                        --json: all)\n"
+                 "      --full            the whole path and every row\n"
                  "      --threshold DUR   override the trace's candidate threshold (e.g. 500us)\n"
                  "      --json            one JSON object on one line\n"
                  VT__USAGE_DEBUG_DIR
@@ -168,10 +172,89 @@ static void print_json(const vt_critpath_result *r, const char **csite, const ch
 
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
-static void print_text(const vt_critpath_result *r, const char **csite, const char *dir, const char *scen, uint32_t top,
-                       const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite)
+static void print_segment(const vt_critpath_result *r, size_t i, int with_edge)
 {
     char a[48], b[48], c[48];
+    const vt_cp_segment *s = &r->segments[i];
+    if (i && with_edge) {
+        const vt_cp_edge *e = &r->edges[i - 1];
+        id(a, sizeof a, e->from_rank, e->from_seq);
+        id(b, sizeof b, e->to_rank, e->to_seq);
+        id(c, sizeof c, e->via_rank, e->via_seq);
+        char what[256];
+        snprintf(what, sizeof what, "%s %s -> %s (via %s)", edge_kind(e->kind), a, b, c);
+        printf("    %-32s %12s %12s %14" PRId64 "\n", what, "", "", e->ns);
+    }
+    id(a, sizeof a, s->rank, s->first_seq);
+    id(b, sizeof b, s->rank, s->last_seq);
+    char what[160];
+    snprintf(what, sizeof what, "rank %u  %s .. %s", s->rank, a, b);
+    printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", what, (s->start - r->start) / 1e9, (s->end - r->start) / 1e9,
+           s->end - s->start);
+}
+
+static const vt_critpath_result *sorting;
+
+static int by_seg_len(const void *x, const void *y)
+{
+    const vt_cp_segment *a = &sorting->segments[*(const size_t *)x], *b = &sorting->segments[*(const size_t *)y];
+    int64_t la = a->end - a->start, lb = b->end - b->start;
+    if (la != lb)
+        return la > lb ? -1 : 1;
+    return *(const size_t *)x > *(const size_t *)y ? 1 : -1;
+}
+
+static int by_rank_time(const void *x, const void *y)
+{
+    int64_t a = sorting->per_rank[*(const uint32_t *)x], b = sorting->per_rank[*(const uint32_t *)y];
+    if (a != b)
+        return a > b ? -1 : 1;
+    return *(const uint32_t *)x > *(const uint32_t *)y ? 1 : -1;
+}
+
+/* The path: whole when short or FULL; else its first and last segments (with the edges
+ * between them) and the TOP longest segments. */
+static void print_path(const vt_critpath_result *r, uint32_t top, int full)
+{
+    const size_t ends = 5;
+    size_t n = r->nsegments;
+    size_t *ix = !full && n > 2 * ends + top ? malloc(n * sizeof *ix) : NULL;
+    printf("\npath (predicted seconds from the start):\n");
+    printf("  %-34s %12s %12s %14s\n", "", "from", "to", "ns");
+    printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", "startup", 0.0, r->startup / 1e9, r->startup);
+    if (!ix) {
+        for (size_t i = 0; i < n; i++)
+            print_segment(r, i, 1);
+        return;
+    }
+    for (size_t i = 0; i < ends; i++)
+        print_segment(r, i, 1);
+    printf("  ... %zu segments and %zu edges (--full shows them)\n", n - 2 * ends, n - 2 * ends + 1);
+    for (size_t i = n - ends; i < n; i++)
+        print_segment(r, i, i > n - ends);
+    for (size_t i = 0; i < n; i++)
+        ix[i] = i;
+    sorting = r;
+    qsort(ix, n, sizeof *ix, by_seg_len);
+    if (top)
+        printf("\nthe %" PRIu32 " longest segments of the path's %zu:\n", top, n);
+    for (size_t i = 0; i < top; i++)
+        print_segment(r, ix[i], 0);
+    free(ix);
+}
+
+/* "(N more; --full shows them)" after a list cut at TOP rows. */
+static void more(size_t n, uint32_t top, int full)
+{
+    if (!full && n > top)
+        printf("  (%zu more; --full shows them)\n", n - top);
+}
+
+static void print_text(const vt_critpath_result *r, const char **csite, const char *dir, const char *scen,
+                       uint32_t top, int full,
+                       const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite)
+{
+    char a[48];
     printf("critical path of %s, scenario: %s\n", dir, scen[0] ? scen : "(measured run)");
     printf("  predicted run time T' %.6f s (%" PRId64 " ns), ends on rank %u\n", (r->end - r->start) / 1e9,
            r->end - r->start, r->end_rank);
@@ -179,33 +262,22 @@ static void print_text(const vt_critpath_result *r, const char **csite, const ch
            " ns: %s\n",
            r->length, r->startup, r->nsegments, r->seg_ns, r->nedges, r->edge_ns,
            r->consistent ? "consistent" : "INCONSISTENT (please report)");
-    printf("\npath (predicted seconds from the start):\n");
-    printf("  %-34s %12s %12s %14s\n", "", "from", "to", "ns");
-    printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", "startup", 0.0, r->startup / 1e9, r->startup);
-    for (size_t i = 0; i < r->nsegments; i++) {
-        const vt_cp_segment *s = &r->segments[i];
-        if (i) {
-            const vt_cp_edge *e = &r->edges[i - 1];
-            id(a, sizeof a, e->from_rank, e->from_seq);
-            id(b, sizeof b, e->to_rank, e->to_seq);
-            id(c, sizeof c, e->via_rank, e->via_seq);
-            char what[256];
-            snprintf(what, sizeof what, "%s %s -> %s (via %s)", edge_kind(e->kind), a, b, c);
-            printf("    %-32s %12s %12s %14" PRId64 "\n", what, "", "", e->ns);
-        }
-        id(a, sizeof a, s->rank, s->first_seq);
-        id(b, sizeof b, s->rank, s->last_seq);
-        char what[160];
-        snprintf(what, sizeof what, "rank %u  %s .. %s", s->rank, a, b);
-        printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", what, (s->start - r->start) / 1e9, (s->end - r->start) / 1e9,
-               s->end - s->start);
-    }
-    printf("\ntime on the path per rank:\n");
-    for (uint32_t k = 0; k < r->nranks; k++)
+    print_path(r, top, full);
+    printf("\ntime on the path per rank (most first):\n");
+    uint32_t *rk = malloc((r->nranks ? r->nranks : 1) * sizeof *rk);
+    uint32_t nr = 0;
+    for (uint32_t k = 0; rk && k < r->nranks; k++)
         if (r->per_rank[k])
-            printf("  rank %-8u %14" PRId64 " ns %7.2f%%\n", k, r->per_rank[k], pct(r->per_rank[k], r->length));
+            rk[nr++] = k;
+    sorting = r;
+    if (rk)
+        qsort(rk, nr, sizeof *rk, by_rank_time);
+    for (uint32_t i = 0; rk && i < nr && (full || i < top); i++)
+        printf("  rank %-8u %14" PRId64 " ns %7.2f%%\n", rk[i], r->per_rank[rk[i]], pct(r->per_rank[rk[i]], r->length));
+    more(nr, top, full);
+    free(rk);
     printf("\nper call site (a burst counts for the call that ends it):\n");
-    for (size_t i = 0; i < nsite; i++) {
+    for (size_t i = 0; i < nsite && (full || i < top); i++) {
         char nm[400];
         if (site[i].symbol[0])
             snprintf(nm, sizeof nm, "%s (%s)", site[i].name, site[i].symbol);
@@ -214,11 +286,13 @@ static void print_text(const vt_critpath_result *r, const char **csite, const ch
         printf("  %-40s %14" PRId64 " ns %7.2f%% %8" PRIu64 " events\n", nm, site[i].ns, pct(site[i].ns, r->length),
                site[i].events);
     }
+    more(nsite, top, full);
     printf("\nper function:\n");
-    for (size_t i = 0; i < nfn; i++)
+    for (size_t i = 0; i < nfn && (full || i < top); i++)
         printf("  %-40s %14" PRId64 " ns %7.2f%% %8" PRIu64 " events\n", fn[i].name, fn[i].ns, pct(fn[i].ns, r->length),
                fn[i].events);
-    size_t n = r->ncands < top ? r->ncands : top;
+    more(nfn, top, full);
+    size_t n = r->ncands < top || full ? r->ncands : top;
     printf("\ncandidates with the least slack (%zu of %zu):\n", n, r->ncands);
     if (n)
         printf("  %-14s %14s %14s %-5s %-16s %s\n", "event", "duration ns", "slack ns", "path", "what", "call site");
@@ -246,13 +320,14 @@ int vt__cmd_critpath(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL, *scen_text = NULL;
     uint32_t top = 20;
-    int json = 0, rc = VT_EXIT_ERROR, repair = 0;
+    int json = 0, rc = VT_EXIT_ERROR, repair = 0, full = 0;
     int quiet = 0;
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
     const vt__opt opts[] = {
         {"-s", "--scenario", VT_OPT_CALL, .dest = &scen_text, .call = one_scenario},
         {"-k", "--top", VT_OPT_COUNT, .dest = &top},
+        {NULL, "--full", VT_OPT_FLAG, .dest = &full},
         {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
@@ -317,7 +392,7 @@ int vt__cmd_critpath(int argc, char **argv)
         goto out;
     }
     /* the call sites of the candidates listed (--json: all) */
-    size_t nc = json ? r->ncands : r->ncands < top ? r->ncands : top;
+    size_t nc = json || full ? r->ncands : r->ncands < top ? r->ncands : top;
     csite = calloc(nc ? nc : 1, sizeof *csite);
     crank = calloc(nc ? nc : 1, sizeof *crank);
     cseq = calloc(nc ? nc : 1, sizeof *cseq);
@@ -334,7 +409,7 @@ int vt__cmd_critpath(int argc, char **argv)
     if (json)
         print_json(r, csite, sc.text, fn, nfn, site, nsite);
     else
-        print_text(r, csite, dir, sc.text, top, fn, nfn, site, nsite);
+        print_text(r, csite, dir, sc.text, top, full, fn, nfn, site, nsite);
     rc = VT_EXIT_OK;
 out:
     vt__progress_end(&pr);

@@ -4,26 +4,32 @@
 #include "util/codec.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 void vt__usage_dump(FILE *out)
 {
-    fprintf(out, "usage: vtrace dump [--json] [--rank N] DIR\n\n"
+    fprintf(out, "usage: vtrace dump [--json] [--rank N | --event RANK:SEQ] DIR\n\n"
                  "Prints every record of the trace in DIR, rank by rank, one line each:\n"
-                 "  RANK INDEX ENTER EXIT NAME key=value...\n"
-                 "ENTER and EXIT are global times in ns; NAME is the MPI function, or FLUSH, MARKER,\n"
-                 "STOPPED. Present fields: comm= newcomm= (communicator ids in hex, newcomm=null for\n"
+                 "  RANK:SEQ ENTER EXIT NAME key=value... record=INDEX\n"
+                 "RANK:SEQ is the event's id, the one every vtrace command uses (whatif, domino,\n"
+                 "critical-path, the report): SEQ counts a rank's computation bursts and calls from 0,\n"
+                 "so a call is odd and RANK:SEQ-1 is the computation before it (RANK:- for FLUSH,\n"
+                 "MARKER and STOPPED, which are no events). ENTER and EXIT are global times in ns; NAME\n"
+                 "is the MPI function, or FLUSH, MARKER, STOPPED; INDEX counts the rank's records.\n"
+                 "Present fields: comm= newcomm= (communicator ids in hex, newcomm=null for\n"
                  "MPI_COMM_NULL), peer= tag= bytes= (send side), src= rtag= rbytes= (receive side),\n"
-                 "root= seq= req= msg= file= offset= started=[REQ,...]\n"
-                 "done=[REQ:PEER:TAG:BYTES:FLAGS,...] site=FUNCTION(FILE:LINE) (debug information found)\n"
-                 "or SYMBOL@MODULE+0xOFFSET, kind= value=\n"
-                 "(MARKER), reason= (STOPPED).\n"
-                 "A reduced trace prints its records instead: RANK INDEX ENTER EXIT KIND seq= fn=\n"
+                 "root= seq= (the collective's number on its communicator, not the event's) req= msg=\n"
+                 "file= offset= started=[REQ,...] done=[REQ:PEER:TAG:BYTES:FLAGS,...]\n"
+                 "site=FUNCTION(FILE:LINE) (debug information found) or SYMBOL@MODULE+0xOFFSET,\n"
+                 "kind= value= (MARKER), reason= (STOPPED).\n"
+                 "A reduced trace prints its records instead: RANK:SEQ ENTER EXIT KIND fn=\n"
                  "flags= rstar= msgs=[SRC:SEND_SEQ:S:BYTES:sync|eager[:POST_SEQ:P],...]\n"
                  "ssends=[DST:SEND_SEQ:S:BYTES,...] gates=[COMM:SEQ:MEMBERS:NONBLOCKING,...]\n"
-                 "(KIND: START, CAND, COMP, NBCINIT, END; doc/format.md).\n\n"
-                 "  --json      one JSON object per line instead, with the same keys\n"
+                 "record=INDEX (KIND: START, CAND, COMP, NBCINIT, END; vtrace(1): format.md).\n\n"
+                 "  --json      one JSON object per line instead, with the same keys (and rank, index, seq)\n"
                  "  --rank N    only rank N\n"
+                 "  --event RANK:SEQ  only that event's record (a computation's: the call that ends it)\n"
                  VT__USAGE_DEBUG_DIR
                  "  -h, --help  this text\n");
 }
@@ -104,15 +110,24 @@ static void print_event(const vt_trace *t, uint32_t rank, const vt_event *ev, in
     const vt_function *f = vt_trace_function(t, rank, ev->fn);
     const char *name = f ? f->name : special_name(ev->code);
     int64_t enter = vt_global_time(t, rank, ev->enter), exit_ = vt_global_time(t, rank, ev->exit);
+    char id[48];
+    if (ev->fn >= 0)
+        snprintf(id, sizeof id, "%" PRIu32 ":%" PRIu64, rank, 2 * ev->callno + 1);
+    else
+        snprintf(id, sizeof id, "%" PRIu32 ":-", rank);
     if (json) {
         putchar('{');
         em_u64(&e, "rank", rank);
+        if (ev->fn >= 0)
+            em_str(&e, "event", id);
+        else
+            em_null(&e, "event");
         em_u64(&e, "index", ev->index);
         em_i64(&e, "enter", enter);
         em_i64(&e, "exit", exit_);
         em_str(&e, "name", name);
     } else {
-        printf("%" PRIu32 " %" PRIu64 " %" PRId64 " %" PRId64 " ", rank, ev->index, enter, exit_);
+        printf("%s %" PRId64 " %" PRId64 " ", id, enter, exit_);
         vt__text_token(stdout, name);
     }
     unsigned fl = ev->fields;
@@ -189,28 +204,32 @@ static void print_event(const vt_trace *t, uint32_t rank, const vt_event *ev, in
     }
     if (json)
         putchar('}');
+    else
+        printf(" record=%" PRIu64, ev->index);
     putchar('\n');
 }
 
 
-/* A record of a reduced trace: RANK INDEX ENTER EXIT KIND event=RANK:SEQ fn= ... */
+/* A record of a reduced trace: RANK:SEQ ENTER EXIT KIND fn= ... record=INDEX */
 static void print_rrec(const vt_trace *t, uint32_t rank, const vt_rrec *rr, int json)
 {
     static const char *const kinds[] = {"?", "START", "CAND", "COMP", "NBCINIT", "END"};
     em e = {stdout, json, 1};
     int64_t enter = vt_global_time(t, rank, rr->enter), exit_ = vt_global_time(t, rank, rr->exit);
+    char id[48];
+    snprintf(id, sizeof id, "%" PRIu32 ":%" PRIu64, rank, rr->seq);
     if (json) {
         putchar('{');
         em_u64(&e, "rank", rank);
+        em_str(&e, "event", id);
         em_u64(&e, "index", rr->index);
         em_i64(&e, "enter", enter);
         em_i64(&e, "exit", exit_);
         em_str(&e, "kind", kinds[rr->kind <= VT_RREC_END ? rr->kind : 0]);
+        em_u64(&e, "seq", rr->seq);
     } else {
-        printf("%" PRIu32 " %" PRIu64 " %" PRId64 " %" PRId64 " %s", rank, rr->index, enter, exit_,
-               kinds[rr->kind <= VT_RREC_END ? rr->kind : 0]);
+        printf("%s %" PRId64 " %" PRId64 " %s", id, enter, exit_, kinds[rr->kind <= VT_RREC_END ? rr->kind : 0]);
     }
-    em_u64(&e, "seq", rr->seq);
     if (rr->fn >= 0) {
         const vt_function *f = vt_trace_function(t, rank, rr->fn);
         em_str(&e, "fn", f ? f->name : "?");
@@ -259,6 +278,8 @@ static void print_rrec(const vt_trace *t, uint32_t rank, const vt_rrec *rr, int 
     }
     if (json)
         putchar('}');
+    else
+        printf(" record=%" PRIu64, rr->index);
     putchar('\n');
 }
 
@@ -277,15 +298,50 @@ static int rank_option(void *dest, const char *val, char *msg, size_t len)
     return 0;
 }
 
+/* --event R:S: only rank R's record of event S (of the call ending it, for a burst). */
+typedef struct one_event {
+    uint64_t seq;
+    uint32_t rank;
+    int one;
+} one_event;
+
+static int event_option(void *dest, const char *val, char *msg, size_t len)
+{
+    one_event *sel = dest;
+    char rank[16];
+    const char *colon = strchr(val, ':');
+    char *end;
+    (void)msg, (void)len;
+    if (!colon || colon == val || (size_t)(colon - val) >= sizeof rank || colon[1] < '0' || colon[1] > '9')
+        return -1;
+    memcpy(rank, val, (size_t)(colon - val));
+    rank[colon - val] = '\0';
+    if (vt__parse_u32(rank, &sel->rank))
+        return -1;
+    sel->seq = strtoull(colon + 1, &end, 10);
+    if (*end)
+        return -1;
+    sel->one = 1;
+    return 0;
+}
+
+static int wanted(const one_event *ev, uint64_t seq)
+{
+    return !ev->one || seq == ev->seq || (ev->seq % 2 == 0 && seq == ev->seq + 1);
+}
+
 int vt__cmd_dump(int argc, char **argv)
 {
     int json = 0;
     one_rank sel = {0, 0};
+    one_event evsel = {0, 0, 0};
     const char *dir = NULL;
     const vt__opt opts[] = {
         {NULL, "--json", VT_OPT_FLAG, .dest = &json},
         {NULL, "--rank", VT_OPT_CALL, .dest = &sel, .what = "a rank number", .flags = VT_OPT_EQ | VT_OPT_NEEDS,
          .call = rank_option},
+        {NULL, "--event", VT_OPT_CALL, .dest = &evsel, .what = "an event id RANK:SEQ",
+         .flags = VT_OPT_EQ | VT_OPT_NEEDS, .call = event_option},
         VT__OPT_DEBUG_DIR,
         {0},
     };
@@ -295,8 +351,12 @@ int vt__cmd_dump(int argc, char **argv)
     int go = vt__args_parse(&args, argc, argv);
     if (go != VT_ARGS_GO)
         return go;
-    uint32_t rank = sel.rank;
-    int one = sel.one;
+    if (sel.one && evsel.one && sel.rank != evsel.rank)
+        return vt__usage_error(vt__usage_dump, "dump: --rank %" PRIu32 " and --event %" PRIu32 ":%" PRIu64
+                               " name different ranks", sel.rank, evsel.rank, evsel.seq);
+    uint32_t rank = evsel.one ? evsel.rank : sel.rank;
+    int one = sel.one || evsel.one;
+    uint64_t shown = 0;
 
     vt_error err;
     vt_trace *t;
@@ -322,14 +382,20 @@ int vt__cmd_dump(int argc, char **argv)
         if (vt_trace_rank(t, r)->reduced) {
             vt_rrec rr;
             while ((got = vt_cursor_next_reduced(c, &rr, &err)) == 1)
-                print_rrec(t, r, &rr, json);
+                if (wanted(&evsel, rr.seq) && ++shown)
+                    print_rrec(t, r, &rr, json);
         } else {
             while ((got = vt_cursor_next(c, &ev, &err)) == 1)
-                print_event(t, r, &ev, json);
+                if ((!evsel.one || ev.fn >= 0) && wanted(&evsel, 2 * ev.callno + 1) && ++shown)
+                    print_event(t, r, &ev, json);
         }
         if (got < 0)
             rc = vt__fail(&err);
         vt_cursor_close(c);
+    }
+    if (rc == VT_EXIT_OK && evsel.one && !shown) {
+        fprintf(stderr, "vtrace: %s: event %" PRIu32 ":%" PRIu64 " is not in the trace\n", dir, evsel.rank, evsel.seq);
+        rc = VT_EXIT_ERROR;
     }
     vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);

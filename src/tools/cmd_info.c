@@ -452,16 +452,22 @@ int vt__cmd_info(int argc, char **argv)
             int l = (int)strlen(all[i].name);
             nw = l > nw ? l : nw;
         }
-        printf("\n%-*s %10s %14s %12s %6s %14s %10s\n", nw, "function", "calls", "time_ns", "mean_ns", "time%", "bytes",
-               "events");
         uint64_t total = 0;
         for (size_t i = 0; i < nall; i++)
             total += all[i].time_ns;
+        /* the shares say of what: the time in MPI, and the run time of all ranks */
+        double run = (double)duration * (double)nranks;
+        printf("\n%-*s %10s %14s %12s %6s %6s %14s %10s\n", nw, "function", "calls", "time_ns", "mean_ns", "%mpi",
+               "%run", "bytes", "events");
         for (size_t i = 0; i < nall; i++) {
-            printf("%-*s %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %6.2f %14" PRIu64 " %10" PRIu64 "\n", nw,
+            printf("%-*s %10" PRIu64 " %14" PRIu64 " %12" PRIu64 " %6.2f %6.2f %14" PRIu64 " %10" PRIu64 "\n", nw,
                    all[i].name, all[i].calls, all[i].time_ns, all[i].calls ? all[i].time_ns / all[i].calls : 0,
-                   total ? 100.0 * (double)all[i].time_ns / (double)total : 0.0, all[i].bytes, all[i].records);
+                   total ? 100.0 * (double)all[i].time_ns / (double)total : 0.0,
+                   run > 0 ? 100.0 * (double)all[i].time_ns / run : 0.0, all[i].bytes, all[i].records);
         }
+        printf("(%%mpi: share of the time in MPI calls, %.6f s summed over ranks; %%run: share of the run\n"
+               "time of all ranks, %.6f s = duration x %" PRIu32 " ranks; time_ns summed over ranks)\n",
+               total / 1e9, run / 1e9, nranks);
     }
     rc = VT_EXIT_OK;
 out:

@@ -149,8 +149,16 @@ static void print_json(const vt_trace *t, const vt_patterns *p)
 
 static void print_text(const vt_trace *t, const char *dir, const vt_patterns *p)
 {
-    printf("wait-state patterns of %s: %" PRIu32 " ranks, run time %.6f s (summed over ranks)\n", dir, p->nranks,
-           (double)p->total_ns / 1e9);
+    int64_t first = 0, last = 0;
+    for (uint32_t q = 0; q < p->nranks; q++) {
+        const vt_rank *rk = vt_trace_rank(t, q);
+        int64_t a = vt_global_time(t, q, rk->init_time), b = vt_global_time(t, q, rk->fini_time);
+        first = q == 0 || a < first ? a : first;
+        last = q == 0 || b > last ? b : last;
+    }
+    printf("wait-state patterns of %s: %" PRIu32 " ranks, run time %.6f s (from MPI_Init's end to MPI_Finalize);\n"
+           "shares are of the time of all ranks, %.6f s (each rank's run time, summed)\n",
+           dir, p->nranks, (double)(last - first) / 1e9, (double)p->total_ns / 1e9);
     if (p->reduced)
         printf("reduced trace: the per-function profile and the recorded messages are exact; wait states are\n"
                "lower bounds (>=: waits on merged messages are not visible; Wrong Order, Early Reduce and\n"

@@ -13,7 +13,7 @@
 void vt__usage_period(FILE *out)
 {
     fprintf(out, "usage: vtrace period [--window N] [--max-period M] [--min-iterations K] [--json] [--quiet] DIR\n"
-                 "Finds where each rank's calls repeat (seed 000's periodicity detector on the stream of\n"
+                 "Finds where each rank's calls repeat (a dynamic periodicity detector on the stream of\n"
                  "(function, call site) of every call): the stretches of records with a period, how many\n"
                  "iterations, the time per iteration, and the calls of one iteration.\n\n"
                  "  --window N          samples compared (default 64)\n"

@@ -17,17 +17,18 @@ void vt__usage_reduce(FILE *out)
     fprintf(out,
             "usage: vtrace reduce [OPTIONS] FULL OUT\n"
             "Writes the reduced trace of the full trace FULL into the directory OUT: only the events\n"
-            "that can change a what-if prediction (model.md §5), decided as the run-time reduction\n"
-            "decides them. Prints the events and bytes before and after.\n\n"
+            "that can change a what-if prediction, decided as the run-time reduction\n"
+            "(VTRACE_MODE=reduced) decides them: every analysis of OUT answers as of FULL. Prints\n"
+            "the events and bytes before and after (vtrace-reduce(1)).\n\n"
             "      --threshold DUR    candidate threshold θ (default: the trace's)\n"
             "      --candidates all|bursts  which events θ applies to (default: the trace's)\n"
             "      --m N, --K N       limits of the symbolic difference (1-7 variables, 1-8 terms)\n"
             "      --header-bytes N   room for the difference in a message header (0: no limit;\n"
-            "                         default: the trace's VTRACE_MODEL_PBYTES); longer ones\n"
-            "                         overflow to an atom, as the run time does\n"
+            "                         default: the trace's VTRACE_MODEL_PBYTES); a longer one is\n"
+            "                         replaced by an opaque variable, as the run time does\n"
             "      --no-compress      raw blocks (default: zstd, when vtrace was built with it)\n"
             "      --check            at every event, the symbolic difference evaluated at each\n"
-            "                         scenario must equal the replay's (model.md §7.4)\n"
+            "                         scenario must equal the replay's (the reduction's own proof)\n"
             "  -s, --scenario TEXT    a scenario for --check (repeatable)\n"
             "  -f, --scenario-file F  scenarios for --check, one a line\n"
             "  -r, --random N         N random scenarios for --check (with --seed S)\n"
@@ -187,10 +188,10 @@ int vt__cmd_reduce(int argc, char **argv)
         if (!nowrite)
             printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)\n", st.bytes_in, st.bytes_out,
                    st.bytes_in ? 100.0 * (double)st.bytes_out / (double)st.bytes_in : 0.0);
-        printf("messages %" PRIu64 " received, %" PRIu64 " merged (R3), %" PRIu64 " recorded\n", st.messages, st.folded,
-               st.messages_kept);
-        printf("completions %" PRIu64 ", recorded %" PRIu64 "; overflow atoms %" PRIu64 "\n", st.completions,
-               st.completions_kept, st.overflows);
+        printf("messages %" PRIu64 " received, %" PRIu64 " merged (they change no prediction), %" PRIu64
+               " recorded\n", st.messages, st.folded, st.messages_kept);
+        printf("completions %" PRIu64 ", recorded %" PRIu64 "; differences too long to carry (overflows) %" PRIu64 "\n",
+               st.completions, st.completions_kept, st.overflows);
         if (check)
             printf("check    %" PRIu64 " (event, scenario) pairs over %zu scenarios: %s%s\n", st.checked, sc.n,
                    st.check_failures ? "FAILED: " : "all equal", st.check_failures ? st.first_failure : "");

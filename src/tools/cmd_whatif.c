@@ -16,7 +16,8 @@ void vt__usage_whatif(FILE *out)
 {
     fprintf(out,
             "usage: vtrace whatif [OPTIONS] DIR\n"
-            "Predicts the run time if candidate events were shorter (model.md).\n\n"
+            "Predicts the run time if candidate events (computation or MPI calls lasting at least\n"
+            "the trace's threshold) were shorter, by replaying the trace (vtrace-whatif(1)).\n\n"
             "  -s, --scenario TEXT      a scenario (repeatable); none: the measured run (baseline)\n"
             "  -f, --scenario-file F    one scenario per line ('-' for stdin); '#' starts a comment;\n"
             "                           an empty line is the baseline\n"
@@ -24,12 +25,16 @@ void vt__usage_whatif(FILE *out)
             "      --seed S             seed of --random (default 1); the same seed gives the same\n"
             "                           scenarios for every trace of a run\n"
             "  -l, --list-candidates    list the candidate events (RANK:SEQ, duration, function)\n"
+            "      --events             print each scenario in full (a long one is cut, random\n"
+            "                           ones are one line each without it)\n"
+            "      --ranks              every rank's predicted end (without it: min, median, max\n"
+            "                           and the slowest ranks when there are more than 8)\n"
             "      --threshold DUR      override the trace's candidate threshold (e.g. 500us)\n"
             "      --json               one JSON object per scenario and line\n"
             VT__USAGE_DEBUG_DIR
             "  -q, --quiet          no progress display on a terminal\n"
             "      --clock-repair       first repair receives that end before their send started\n"
-            "                           (controlled logical clock, doc/clock-repair.md); without it\n"
+            "                           (controlled logical clock, vtrace-whatif(1)); without it\n"
             "                           they are only counted, in a warning\n\n"
             "A scenario is a space-separated list of SELECTOR=SHORTENING:\n"
             "  SELECTOR   RANK:SEQ (an event: SEQ counts bursts and calls of the rank from 0),\n"
@@ -41,10 +46,60 @@ void vt__usage_whatif(FILE *out)
             "e.g.  vtrace whatif -s '0:17=elim' -s 'fn:MPI_Recv=-50%%' -s 'rank:1=-20%%' trace/\n");
 }
 
+/* The scenario's text, cut after a line's worth unless FULL. */
+static void print_scenario(const vt_scenario *s, int full)
+{
+    const size_t cut = 100;
+    if (!s->text[0])
+        printf("scenario: (measured run)\n");
+    else if (full || strlen(s->text) <= cut + 20)
+        printf("scenario: %s\n", s->text);
+    else
+        printf("scenario: %.*s... (%zu items in all; --events prints them)\n", (int)cut, s->text, s->nitems);
+}
+
+static const int64_t *sort_ends;
+
+static int by_end(const void *a, const void *b)
+{
+    int64_t x = sort_ends[*(const uint32_t *)a], y = sort_ends[*(const uint32_t *)b];
+    if (x != y)
+        return x > y ? -1 : 1;
+    return *(const uint32_t *)a > *(const uint32_t *)b ? 1 : -1;
+}
+
+/* Each rank's predicted end, or beyond a handful of ranks (unless ALL) a summary: the
+ * earliest, the median, the latest and the slowest ranks. */
+static void print_ends(const vt_replay_result *res, size_t k, int all)
+{
+    const int64_t *ends = &res->ends[k * res->nranks];
+    uint32_t n = res->nranks;
+    uint32_t *ix = n > 8 && !all ? malloc(n * sizeof *ix) : NULL;
+    if (!ix) {
+        printf("  rank ends (s from start):");
+        for (uint32_t r = 0; r < n; r++)
+            printf(" %.6f", (ends[r] - res->start) / 1e9);
+        printf("\n");
+        return;
+    }
+    for (uint32_t r = 0; r < n; r++)
+        ix[r] = r;
+    sort_ends = ends;
+    qsort(ix, n, sizeof *ix, by_end);
+    printf("  rank ends (s from start) of %" PRIu32 " ranks: latest %.6f (rank %" PRIu32 "), median %.6f, earliest"
+           " %.6f (rank %" PRIu32 ")\n  slowest:",
+           n, (ends[ix[0]] - res->start) / 1e9, ix[0], (ends[ix[n / 2]] - res->start) / 1e9,
+           (ends[ix[n - 1]] - res->start) / 1e9, ix[n - 1]);
+    for (uint32_t i = 0; i < 5; i++)
+        printf(" rank %" PRIu32 " %.6f%s", ix[i], (ends[ix[i]] - res->start) / 1e9, i < 4 ? "," : "");
+    printf(" (--ranks prints all)\n");
+    free(ix);
+}
+
 int vt__cmd_whatif(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL;
-    int json = 0, list = 0, repair = 0;
+    int json = 0, list = 0, repair = 0, events = 0, allranks = 0;
     int quiet = 0;
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
@@ -62,6 +117,8 @@ int vt__cmd_whatif(int argc, char **argv)
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
         {NULL, "--clock-repair", VT_OPT_FLAG, .dest = &repair},
         {"-l", "--list-candidates", VT_OPT_FLAG, .dest = &list},
+        {NULL, "--events", VT_OPT_FLAG, .dest = &events},
+        {NULL, "--ranks", VT_OPT_FLAG, .dest = &allranks},
         {"-s", "--scenario", VT_OPT_CALL, .dest = &sc, .call = vt__opt_scenario},
         {"-f", "--scenario-file", VT_OPT_LIST, .dest = &files},
         {"-r", "--random", VT_OPT_COUNT, .dest = &nrandom},
@@ -100,6 +157,7 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = VT_EXIT_OK;
         goto out;
     }
+    size_t first_random = nrandom ? sc.n : SIZE_MAX;
     if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, err, sizeof err)) {
         fprintf(stderr, "vtrace: %s\n", err);
         goto out;
@@ -142,14 +200,18 @@ int vt__cmd_whatif(int argc, char **argv)
             for (uint32_t r = 0; r < res.nranks; r++)
                 printf("%s%" PRId64, r ? "," : "", res.ends[k * res.nranks + r]);
             fputs("]}\n", stdout);
+        } else if (k >= first_random && !events) {
+            if (k == first_random)
+                printf("%zu random scenarios (seed %" PRIu32 "; --events prints each, --json each rank's end)\n"
+                       "%8s %10s %14s %14s %8s\n", sc.n - first_random, seed, "scenario", "events", "predicted (s)",
+                       "gain (s)", "gain");
+            printf("%8zu %10zu %14.6f %14.6f %7.2f%%\n", k - first_random + 1, sc.v[k].nitems, pred / 1e9,
+                   (meas - pred) / 1e9, meas > 0 ? 100.0 * (double)(meas - pred) / (double)meas : 0.0);
         } else {
-            printf("scenario: %s\n", sc.v[k].text[0] ? sc.v[k].text : "(measured run)");
+            print_scenario(&sc.v[k], events);
             printf("  predicted %.6f s, measured %.6f s, gain %.6f s (%.2f%%)\n", pred / 1e9, meas / 1e9,
                    (meas - pred) / 1e9, meas > 0 ? 100.0 * (double)(meas - pred) / (double)meas : 0.0);
-            printf("  rank ends (s from start):");
-            for (uint32_t r = 0; r < res.nranks; r++)
-                printf(" %.6f", (res.ends[k * res.nranks + r] - res.start) / 1e9);
-            printf("\n");
+            print_ends(&res, k, allranks);
         }
     }
     vt_replay_result_free(&res);

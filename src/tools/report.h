@@ -7,6 +7,7 @@
 #include "tools/progress.h"
 #include "analysis/critpath.h"
 #include "analysis/domino.h"
+#include "analysis/aggregate.h"
 #include "analysis/patterns.h"
 #include "model/model.h"
 
@@ -74,6 +75,8 @@ typedef struct report {
     uint64_t clock_violations;
     /* candidates, domino, what-if (domino.h) */
     vt_domino dom;
+    /* what to fix first by rank and by function (aggregate.h; empty when it failed) */
+    vt_agg fix_rank, fix_fn;
     /* wait-state patterns (patterns.h) */
     vt_patterns *pat;
     char pat_error[VT_ERROR_MAX];

@@ -185,6 +185,13 @@ static int domino_whatif(report *R)
     if (R->measured < 0)
         R->measured = R->dom.measured;
     step(R);
+    /* each rank's, each function's candidates eliminated at once (vtrace domino --by) */
+    if (vt_agg_run(R->t, &R->p, VT_AGG_RANK, "elim", R->maxc, &R->fix_rank, &err) ||
+        vt_agg_run(R->t, &R->p, VT_AGG_FUNCTION, "elim", R->maxc, &R->fix_fn, &err)) {
+        snprintf(R->an_error, sizeof R->an_error, "%s", err.msg);
+        return -1;
+    }
+    step(R);
     return 0;
 }
 
@@ -458,7 +465,7 @@ int vt__report_collect(report *R, int quiet)
         fprintf(stderr, "vtrace: out of memory\n");
         return VT_EXIT_ERROR;
     }
-    vt__progress_start(&R->prog, "report", 1 + (R->top ? R->top : 1) + R->nranks, quiet);
+    vt__progress_start(&R->prog, "report", 2 + (R->top ? R->top : 1) + R->nranks, quiet);
     /* The analyses: a trace they cannot replay still gets its timeline and profile, and
      * the page says why they are missing. */
     if (critical_path(R))
@@ -496,6 +503,8 @@ void vt__report_free(report *R)
     free(R->cpfn);
     vt_critpath_free(R->cp);
     vt_domino_free(&R->dom);
+    vt_agg_free(&R->fix_rank);
+    vt_agg_free(&R->fix_fn);
     vt_patterns_free(R->pat);
     free(R->wants);
     vt__report_heap_free(&R->ev);

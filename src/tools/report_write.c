@@ -163,6 +163,25 @@ static int cmp_gain(const void *a, const void *b)
 }
 
 /* The wait-state patterns: totals per pattern and the largest findings (rank, call site). */
+/* "KEY":[the 10 best rows of A] (vtrace domino --by KEY) */
+static void write_agg(FILE *o, const char *key, const vt_agg *a)
+{
+    jstr(o, key);
+    fputs(":[", o);
+    for (size_t i = 0; i < a->n && i < 10; i++) {
+        const vt_agg_row *r = &a->rows[i];
+        int64_t m = a->measured;
+        fprintf(o, "%s{\"what\":", i ? "," : "");
+        jstr(o, r->label);
+        fputs(",\"scenario\":", o);
+        jstr(o, r->scenario);
+        fprintf(o, ",\"candidates\":%" PRIu64 ",\"duration_ns\":%" PRId64 ",\"predicted_ns\":%" PRId64
+                   ",\"gain_ns\":%" PRId64 ",\"gain_pct\":%.3f}\n",
+                r->count, r->dur, r->pred, m - r->pred, m > 0 ? 100.0 * (double)(m - r->pred) / (double)m : 0.0);
+    }
+    putc(']', o);
+}
+
 static void write_patterns(report *R, FILE *o)
 {
     int first = 1;
@@ -240,6 +259,15 @@ static void write_data(report *R, FILE *o)
         if (r)
             putc(',', o);
         jstr(o, vt_trace_rank(R->t, r)->hostname);
+    }
+    putc(']', o);
+    /* each rank from MPI_Init's end to MPI_Finalize: computation where no call is drawn */
+    jkey(o, &first, "spans");
+    putc('[', o);
+    for (uint32_t r = 0; r < R->nranks; r++) {
+        const vt_rank *rk = vt_trace_rank(R->t, r);
+        fprintf(o, "%s[%" PRId64 ",%" PRId64 "]", r ? "," : "", vt_global_time(R->t, r, rk->init_time) - t0,
+                vt_global_time(R->t, r, rk->fini_time) - t0);
     }
     putc(']', o);
     jkey(o, &first, "start_ns");
@@ -415,6 +443,12 @@ static void write_data(report *R, FILE *o)
     }
     free(rows);
     putc(']', o);
+    jkey(o, &first, "fix_first");
+    putc('{', o);
+    write_agg(o, "rank", &R->fix_rank);
+    putc(',', o);
+    write_agg(o, "function", &R->fix_fn);
+    putc('}', o);
     jkey(o, &first, "patterns");
     write_patterns(R, o);
     jkey(o, &first, "profile");

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void vt__cand_collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname)
+void vt__cand_collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname, int64_t callsite)
 {
+    (void)callsite;
     vt__cands *c = arg;
     if (c->n == c->cap) {
         size_t nc = c->cap ? c->cap * 2 : 256;

@@ -58,7 +58,7 @@ typedef struct vt__cands {
     size_t n, cap;
     int oom;
 } vt__cands;
-void vt__cand_collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname);
+void vt__cand_collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname, int64_t callsite);
 typedef struct vt__scenarios {
     vt_scenario *v;
     size_t n;

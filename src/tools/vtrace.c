@@ -10,17 +10,18 @@ static const vt__command commands[] = {
     {"info", "summary of a trace: ranks, duration, events, messages, profile", vt__cmd_info, vt__usage_info},
     {"dump", "one line (or JSON object) per record", vt__cmd_dump, vt__usage_dump},
     {"whatif", "predicted run time if candidate events were shorter", vt__cmd_whatif, vt__usage_whatif},
-    {"domino", "the events whose successive elimination gains the most", vt__cmd_domino, vt__usage_domino},
-    {"reduce", "write the reduced trace of a full trace (seed 002, Fig. 6)", vt__cmd_reduce, vt__usage_reduce},
-    {"period", "where each rank's calls repeat: iterations and their time (seed 000)", vt__cmd_period,
+    {"domino", "what to fix first: events, ranks, call sites or functions by predicted gain", vt__cmd_domino,
+     vt__usage_domino},
+    {"reduce", "write the reduced trace of a full trace: what can change a prediction", vt__cmd_reduce, vt__usage_reduce},
+    {"period", "where each rank's calls repeat: iterations and their time", vt__cmd_period,
      vt__usage_period},
     {"critical-path", "the chain of events that makes the predicted run time; slack", vt__cmd_critpath,
      vt__usage_critpath},
     {"patterns", "wait states (Late Sender, Late Receiver, collectives) and their cost", vt__cmd_patterns,
      vt__usage_patterns},
-    {"clusters", "computation bursts clustered (DBSCAN), timeline, stable region (seed 003)", vt__cmd_clusters,
+    {"clusters", "computation bursts clustered (DBSCAN), timeline, stable region", vt__cmd_clusters,
      vt__usage_clusters},
-    {"compensate", "the trace with the layer's per-event overhead removed (seed 001)", vt__cmd_compensate,
+    {"compensate", "the trace with the layer's per-event overhead removed", vt__cmd_compensate,
      vt__usage_compensate},
     {"export", "the trace in another viewer's format (otf2, paraver, perfetto)", vt__cmd_export, vt__usage_export},
     {"report", "one self-contained HTML page: timeline, critical and domino paths, profile", vt__cmd_report,
@@ -52,8 +53,12 @@ static const vt__command *find(const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return vt__usage_error(usage, "missing command");
+    if (argc < 2) {
+        /* no command at all: the list of commands is what helps */
+        fprintf(stderr, "vtrace: missing command\n");
+        usage(stderr);
+        return VT_EXIT_USAGE;
+    }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("vtrace %s (trace format %d.%d)\n", PACKAGE_VERSION, VT_FORMAT_MAJOR, VT_FORMAT_MINOR);
@@ -73,6 +78,7 @@ int main(int argc, char **argv)
     const vt__command *c = find(cmd);
     if (!c)
         return vt__usage_error(usage, "unknown command '%s'", cmd);
+    vt__command_name = c->name;
     int rc = c->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "vtrace: error writing the output\n");

@@ -2,10 +2,12 @@
  * input is a whole trace as for test/reader/fuzz_reader.c (the files concatenated, cut
  * before every "VTRACE\0"); a trace the reader opens then goes through what the
  * commands run on it: the what-if replay (the measured run, every candidate eliminated,
- * a random scenario), the candidates list, the critical path, the domino path, vtrace
+ * a random scenario), the candidates list, the critical path, the domino path and its
+ * aggregates (by rank, site, function, MPI function), vtrace
  * reduce without writing, the wait-state patterns and the burst clusters. Each may
  * refuse the trace with a message; none may crash, hang or read out of bounds.
  * Built with -DVT_FUZZ_STANDALONE it runs the files given (a corpus, a crash). */
+#include "analysis/aggregate.h"
 #include "analysis/clusters.h"
 #include "analysis/critpath.h"
 #include "analysis/domino.h"
@@ -23,9 +25,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void count(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname)
+static void count(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const char *fname, int64_t callsite)
 {
-    (void)rank, (void)seq, (void)dur, (void)fname;
+    (void)rank, (void)seq, (void)dur, (void)fname, (void)callsite;
     ++*(uint64_t *)arg;
 }
 
@@ -65,6 +67,11 @@ static void analyses(const vt_trace *t)
     vt_domino d = {0};
     if (!vt_domino_run(t, &p, 2, 8, &d, &err))
         vt_domino_free(&d);
+    for (int by = VT_AGG_RANK; by <= VT_AGG_MPI; by++) {
+        vt_agg a;
+        if (!vt_agg_run(t, &p, (enum vt_agg_by)by, by % 2 ? "elim" : "-50%", 8, &a, &err))
+            vt_agg_free(&a);
+    }
 
     vt_matches *m = NULL;
     if (!vt_trace_is_reduced(t) && !vt_trace_match(t, VT_MATCH_PARTIAL, &m, &err)) {

@@ -37,3 +37,16 @@ EXTRA_DIST += test/model/period_cli.sh test/model/period_cli.py
 # the model clock of run-time reduced traces (VTRACE_MODEL_CLOCK=init)
 TESTS += test/model/model_clock.sh
 EXTRA_DIST += test/model/model_clock.sh test/model/model_clock.py
+# vtrace domino --by: a program whose load imbalance is known by construction
+# (imbalance.c, exported symbols for its call sites), 2 ranks; rankings, the equality with
+# vtrace whatif, the reduced trace's rows equal to the full trace's.
+TESTS += test/model/domino_by.sh
+EXTRA_DIST += test/model/domino_by.sh
+check_PROGRAMS += test/model/imbalance
+test_model_imbalance_SOURCES = test/model/imbalance.c
+test_model_imbalance_LDADD = libvtrace.la
+test_model_imbalance_LDFLAGS = -no-install -export-dynamic
+# Outputs sized for a person: summaries by default, detail on request, usage errors of
+# one line, dump's event ids (outputs_cli.sh, a hand-made trace of 12 ranks).
+TESTS += test/model/outputs_cli.sh
+EXTRA_DIST += test/model/outputs_cli.sh

@@ -55,7 +55,7 @@ fi
 
 # every command and export
 "$V" dump "$t" > "$work/dump.out" || fail "vtrace dump"
-n=$(grep -c "MPI_Allreduce .*site=main(halo.c:$allreduce)\$" "$work/dump.out")
+n=$(grep -c "MPI_Allreduce .*site=main(halo.c:$allreduce)\( \|$\)" "$work/dump.out")
 [ "$n" -eq $((2 * iters)) ] || fail "dump: $n MPI_Allreduce records at main(halo.c:$allreduce), expected $((2 * iters))"
 "$V" dump --json "$t" > "$work/dump.json" || fail "vtrace dump --json"
 grep -q "\"site\":\"main (halo.c:$waitall)\"" "$work/dump.json" ||
@@ -99,7 +99,7 @@ id=$(readelf -n "$app" | sed -n 's/.*Build ID: *//p')
 [ -n "$id" ] || { echo "$me: $app has no GNU build-id" >&2; exit 99; }
 objcopy --only-keep-debug "$app" "$work/halo.debug" && cp "$app" "$work/moved/halo" && strip "$work/moved/halo" &&
     mv "$app" "$work/bin/halo.orig" || exit 99
-first_site() { "$V" dump --rank 0 "$@" "$t" 2> "$work/err" | sed -n 's/.*MPI_Allreduce .*site=//p' | head -n 1; }
+first_site() { "$V" dump --rank 0 "$@" "$t" 2> "$work/err" | sed -n 's/.*MPI_Allreduce .*site=\([^ ]*\).*/\1/p' | head -n 1; }
 s=$(first_site)
 case $s in halo+0x*) ;; *) fail "moved binary: site '$s', expected module+offset halo+0x...";; esac
 s=$(first_site --debug-dir "$work/moved")

@@ -1,7 +1,8 @@
 #!/bin/sh
-# `vtrace patterns` on bad input: exit 2 with the usage for a usage error, exit 1 with
-# a clear message for a plug-in that cannot be loaded or has no entry point, and for
-# something that is not a trace. Also: the text output says which figures are exact.
+# `vtrace patterns` on bad input: exit 2 with one line and a pointer to --help for a
+# usage error, exit 1 with a clear message for a plug-in that cannot be loaded or has
+# no entry point, and for something that is not a trace. Also: the text output says
+# which figures are exact.
 set -u
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 VTRACE=${VTEST_VTRACE:-./vtrace}
@@ -45,7 +46,7 @@ w.write(sys.argv[2], "VTRACE_MODE=full\n")
 PY
 
 expect 2 "unknown option '--bogus'" "$VTRACE" patterns --bogus "$work/trace"
-expect 2 "usage: vtrace patterns" "$VTRACE" patterns --bogus "$work/trace"
+expect 2 "see 'vtrace patterns --help'" "$VTRACE" patterns --bogus "$work/trace"
 expect 2 "missing trace directory" "$VTRACE" patterns
 expect 2 "more than one trace directory" "$VTRACE" patterns "$work/trace" "$work/trace"
 expect 2 "--plugin needs a file" "$VTRACE" patterns "$work/trace" --plugin

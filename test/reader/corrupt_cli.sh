@@ -50,7 +50,7 @@ grep -q '^usage: vtrace info' "$work/out" || { echo "FAIL: info --help"; fail=1;
 expect 2 'usage: vtrace' "$vtrace"
 expect 2 "unknown command 'frobnicate'" "$vtrace" frobnicate "$work/good"
 expect 2 "unknown option '--bogus'" "$vtrace" info --bogus "$work/good"
-expect 2 'usage: vtrace dump' "$vtrace" dump --rank
+expect 2 "see 'vtrace dump --help'" "$vtrace" dump --rank
 expect 2 'rank number' "$vtrace" dump --rank x "$work/good"
 expect 2 'the trace has 3 ranks' "$vtrace" dump --rank 3 "$work/good"
 expect 2 'missing trace directory' "$vtrace" info

@@ -73,6 +73,11 @@ def check_static(page, expect):
         for s in d["domino"]:
             if "start" not in s:
                 bad("domino step %d has no time on the timeline" % s["step"])
+    if "fix_first" in expect:
+        rows = d.get("fix_first", {}).get("rank", [])
+        if not rows or rows[0]["what"] != expect["fix_first"]:
+            bad("what to fix first by rank: %s first, vtrace domino --by rank says %s" %
+                (rows[0]["what"] if rows else None, expect["fix_first"]))
     if expect.get("critical_path") and not (d["critical_path"]["available"] and d["critical_path"]["consistent"]):
         bad("no consistent critical path: %s" % d["critical_path"].get("error"))
     if expect.get("whatif") is not None and len(d["whatif"]) != expect["whatif"]:
@@ -127,6 +132,19 @@ def check_dom(dom, page):
         bad("the critical path is not drawn")
     if [s for s in d["domino"] if "start" in s] and num("drawn-domino") <= 0:
         bad("the domino path is not drawn")
+    spans = [s for s in d.get("spans", []) if s[1] > s[0]]
+    if num("drawn-computation") != len(spans):
+        bad("computation drawn on %d lanes, %d ranks have a run" % (num("drawn-computation"), len(spans)))
+    fix = d.get("fix_first", {})
+    for k in ("rank", "function"):
+        if num("fix-%s-rows" % k) != len(fix.get(k, [])):
+            bad("what to fix first by %s: %d rows drawn, the page holds %d" % (k, num("fix-%s-rows" % k), len(fix.get(k, []))))
+    if d["candidates"] and not fix.get("rank"):
+        bad("candidates but no 'what to fix first' by rank")
+    if fix.get("rank") and attrs.get("fix-first-rank") != fix["rank"][0]["what"]:
+        bad("what to fix first: %r shown first, the page's first row is %r" % (attrs.get("fix-first-rank"), fix["rank"][0]["what"]))
+    if num("range-rows") < 1:
+        bad("no statistics of the run's range")
     pat = d.get("patterns", {})
     if pat.get("available") and num("pattern-rows") != len(pat.get("totals", [])):
         bad("wait-state table: %d rows, the page holds %d patterns" % (num("pattern-rows"), len(pat.get("totals", []))))

@@ -47,6 +47,9 @@
     function fmtPct(x) { return (100 * x).toFixed(2) + '%'; }
     function fmtInt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
 
+    /* The overlays have colours no function gets: the critical path near-black, the
+     * domino path violet, computation pale yellow; hashed colours avoid red and violet. */
+    var PATH = '#16181d', DOMINO = '#7b2ff7', COMPUTATION = '#f3e7b3';
     function color(i, names) {
         var name = i >= 0 ? names[i] : '';
         if (/^MPI_(Wait|Test)/.test(name)) return 'hsl(0, 62%, 62%)';
@@ -57,9 +60,10 @@
         if (/^MPI_(I?[sbr]?send|Send|Isend|Ssend|Bsend|Rsend|Issend|Ibsend|Irsend)/.test(name)) return 'hsl(35, 85%, 55%)';
         if (/^MPI_(I?recv|Recv|Irecv|Mrecv|Imrecv|Probe|Iprobe|Mprobe|Improbe)/.test(name)) return 'hsl(130, 45%, 50%)';
         if (/^MPI_Sendrecv/.test(name)) return 'hsl(80, 50%, 50%)';
-        if (/^MPI_Init|^MPI_Finalize/.test(name)) return 'hsl(0, 0%, 70%)';
-        if (/^MPI_File/.test(name)) return 'hsl(290, 40%, 60%)';
-        return 'hsl(' + (hash(name) % 360) + ', 45%, 60%)';
+        if (/^MPI_Init/.test(name)) return 'hsl(0, 0%, 74%)';
+        if (/^MPI_Finalize/.test(name)) return 'hsl(215, 14%, 44%)';
+        if (/^MPI_File/.test(name)) return 'hsl(175, 45%, 42%)';
+        return 'hsl(' + (25 + hash(name) % 235) + ', 45%, 60%)';
     }
     function hash(s) {
         var h = 2166136261;
@@ -122,6 +126,7 @@
 
         var tl = timeline(D, app);
         criticalPath(D, app, tl);
+        fixFirst(D, app);
         domino(D, app, tl);
         whatif(D, app, tl);
         patterns(D, app);
@@ -141,6 +146,11 @@
         sum.setAttribute('data-profile-rows', document.querySelectorAll('#vt-profile tbody tr').length);
         sum.setAttribute('data-domino-rows', D.domino.length);
         sum.setAttribute('data-whatif-rows', D.whatif.length);
+        sum.setAttribute('data-drawn-computation', tl.stats.computation);
+        sum.setAttribute('data-fix-rank-rows', D.fix_first ? D.fix_first.rank.length : 0);
+        sum.setAttribute('data-fix-function-rows', D.fix_first ? D.fix_first.function.length : 0);
+        sum.setAttribute('data-fix-first-rank', D.fix_first && D.fix_first.rank.length ? D.fix_first.rank[0].what : '');
+        sum.setAttribute('data-range-rows', document.querySelectorAll('#vt-range-table tbody tr').length);
         sum.setAttribute('data-pattern-rows', document.querySelectorAll('#vt-patterns tbody tr').length);
         app.appendChild(sum);
         if (!failed) document.body.setAttribute('data-vt-status', 'ok');
@@ -165,7 +175,9 @@
         toggle('markers', 'markers');
         var reset = el('button', { text: 'reset zoom' });
         bar_.appendChild(reset);
-        bar_.appendChild(el('span', { cls: 'vt-hint', text: 'wheel: zoom, drag: pan, double-click: reset, hover: details' }));
+        var rangeBtn = el('button', { text: 'statistics of the view' });
+        bar_.appendChild(rangeBtn);
+        bar_.appendChild(el('span', { cls: 'vt-hint', text: 'wheel: zoom, drag: pan, shift+drag: statistics of a range, double-click: reset, hover: details' }));
         app.appendChild(bar_);
 
         var box = el('div', { id: 'vt-timeline-box' });
@@ -209,20 +221,26 @@
             leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + (i >= 0 ? colors[i] : '#999') }), i >= 0 ? names[i] : '?']));
         });
         if (D.kind === 'reduced') leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:#c9ccd3' }), 'aggregated (merged events)']));
-        leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:#d0021b' }), 'critical path']));
-        leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:#7b2ff7' }), 'domino path']));
+        leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + COMPUTATION }),
+            'computation' + (D.events.omitted > 0 ? ' (and calls not embedded)' : '')]));
+        leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + PATH }), 'critical path']));
+        leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + DOMINO }), 'domino path']));
         leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:#36a' }), 'message']));
         app.appendChild(leg);
 
         var LABEL = 110, AXIS = 22;
         var laneH = Math.max(8, Math.min(34, Math.floor(560 / Math.max(1, nr))));
+        var lh = el('input', { type: 'range', min: 4, max: 80, value: laneH, id: 'vt-lane-height' });
+        lh.addEventListener('input', function () { laneH = +lh.value; H = AXIS + nr * laneH + 8; size(); schedule(); });
+        bar_.insertBefore(el('label', null, ['lane height ', lh]), bar_.lastChild);
         var full0 = 0, full1 = Math.max(D.duration_ns, 1);
         full1 += (full1 - full0) * 0.01;
         var v0 = full0, v1 = full1;
         var W = 0, H = AXIS + nr * laneH + 8, dpr = window.devicePixelRatio || 1;
         var ctx = cv.getContext('2d');
         var hatch = null;
-        var stats = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0 };
+        var stats = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0, computation: 0 };
+        var sel = null;   /* shift+drag: {a, b} in ns */
 
         function size() {
             W = Math.max(400, box.clientWidth || 1200);
@@ -248,7 +266,7 @@
         }
 
         function draw() {
-            var s = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0 };
+            var s = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0, computation: 0 };
             ctx.clearRect(0, 0, W, H);
             ctx.font = '11px system-ui, sans-serif';
             ctx.textBaseline = 'middle';
@@ -273,6 +291,14 @@
             var pad = laneH > 12 ? 3 : 1;
             for (r = 0; r < nr; r++) {
                 var L = lanes[r], y = laneY(r) + pad, h = laneH - 2 * pad;
+                /* computation: the rank's run, under its calls */
+                var sp = D.spans && D.spans[r];
+                if (sp && sp[1] > sp[0] && sp[1] >= v0 && sp[0] <= v1) {
+                    var cx0 = Math.max(X(sp[0]), LABEL), cx1 = X(sp[1]);
+                    ctx.fillStyle = COMPUTATION;
+                    ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0), h);
+                    s.computation++;
+                }
                 /* aggregated stretches of a reduced trace */
                 var i = lowerBound(L.agg, v0 - L.maxAgg);
                 for (; i < L.agg.length && L.agg[i][1] <= v1; i++) {
@@ -301,7 +327,7 @@
                     ctx.fillStyle = e[3] >= 0 ? colors[e[3]] : '#999';
                     ctx.fillRect(px0, y, px1 - px0, h);
                     if (opts.path && (e[5] & 1) && px1 - px0 >= 3) {
-                        ctx.strokeStyle = '#d0021b'; ctx.lineWidth = 1.5;
+                        ctx.strokeStyle = PATH; ctx.lineWidth = 1.5;
                         ctx.strokeRect(px0 + 0.75, y + 0.75, px1 - px0 - 1.5, h - 1.5);
                     }
                     if (px1 - px0 > 60 && h >= 10) {
@@ -331,14 +357,14 @@
             }
             /* critical path: a band on each segment, lines for the edges */
             if (opts.path) {
-                ctx.fillStyle = 'rgba(208, 2, 27, 0.85)';
+                ctx.fillStyle = PATH;
                 segs.forEach(function (g) {
                     if (g[2] < v0 || g[1] > v1) return;
                     var x0 = X(g[1]), x1 = X(g[2]);
                     ctx.fillRect(x0, laneY(g[0]) + laneH - 3, Math.max(1.5, x1 - x0), 3);
                     s.path++;
                 });
-                ctx.strokeStyle = 'rgba(208, 2, 27, 0.85)'; ctx.lineWidth = 1.5;
+                ctx.strokeStyle = PATH; ctx.lineWidth = 1.5;
                 edges.forEach(function (g) {
                     if (Math.max(g[2], g[4]) < v0 || Math.min(g[2], g[4]) > v1) return;
                     ctx.beginPath();
@@ -368,12 +394,16 @@
                 dom.forEach(function (d) {
                     if (d.end < v0 || d.start > v1) return;
                     var x0 = X(d.start), x1 = Math.max(X(d.end), x0 + 3), y0 = laneY(d.rank) + 1;
-                    ctx.strokeStyle = '#7b2ff7'; ctx.lineWidth = 2;
+                    ctx.strokeStyle = DOMINO; ctx.lineWidth = 2;
                     ctx.strokeRect(x0, y0, x1 - x0, laneH - 2);
-                    ctx.fillStyle = '#7b2ff7';
+                    ctx.fillStyle = DOMINO;
                     ctx.fillText('D' + d.step, x1 + 3, y0 + laneH / 2);
                     s.domino++;
                 });
+            }
+            if (sel) {
+                ctx.fillStyle = 'rgba(91, 141, 239, 0.18)';
+                ctx.fillRect(X(Math.min(sel.a, sel.b)), AXIS, Math.abs(X(sel.b) - X(sel.a)), H - AXIS);
             }
             ctx.restore();
             /* rank labels */
@@ -420,12 +450,30 @@
         }, { passive: false });
         var drag = null;
         cv.addEventListener('mousedown', function (ev) {
+            if (ev.shiftKey) {
+                var t = T(ev.clientX - cv.getBoundingClientRect().left);
+                sel = { a: t, b: t, on: true };
+                return;
+            }
             drag = { x: ev.clientX, v0: v0, v1: v1 };
             cv.classList.add('vt-dragging');
             tip.style.display = 'none';
         });
-        window.addEventListener('mouseup', function () { drag = null; cv.classList.remove('vt-dragging'); });
+        window.addEventListener('mouseup', function () {
+            drag = null;
+            cv.classList.remove('vt-dragging');
+            if (sel && sel.on) {
+                sel.on = false;
+                if (sel.a !== sel.b) rangeStats(Math.min(sel.a, sel.b), Math.max(sel.a, sel.b));
+                schedule();
+            }
+        });
         window.addEventListener('mousemove', function (ev) {
+            if (sel && sel.on) {
+                sel.b = T(ev.clientX - cv.getBoundingClientRect().left);
+                schedule();
+                return;
+            }
             if (!drag) return;
             var dt = (ev.clientX - drag.x) / (W - LABEL - 8) * (drag.v1 - drag.v0);
             v0 = drag.v0 - dt; v1 = drag.v1 - dt;
@@ -464,7 +512,40 @@
             }
         });
         cv.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
-        function resetView() { v0 = full0; v1 = full1; schedule(); }
+        function resetView() { v0 = full0; v1 = full1; sel = null; schedule(); }
+        rangeBtn.addEventListener('click', function () { sel = null; rangeStats(Math.max(v0, 0), Math.min(v1, D.duration_ns)); schedule(); });
+
+        /* Statistics of [a, b]: each function's time in it summed over ranks (the embedded
+         * calls, clipped), computation (the ranks' runs less their calls), the critical
+         * path's time; shares of the ranks' time in the range. */
+        var rangeBox = el('div', { id: 'vt-range' });
+        app.appendChild(rangeBox);
+        function rangeStats(a, b) {
+            var per = {}, calls = 0, busy = 0, path = 0;
+            function clip(s, e) { return Math.max(0, Math.min(e, b) - Math.max(s, a)); }
+            for (var r = 0; r < nr; r++) {
+                var sp = D.spans && D.spans[r];
+                if (sp) busy += clip(sp[0], sp[1]);
+                lanes[r].ev.forEach(function (e) {
+                    var c = clip(e[1], e[1] + e[2]);
+                    if (c > 0) { per[e[3]] = (per[e[3]] || 0) + c; calls += sp ? clip(Math.max(e[1], sp[0]), Math.min(e[1] + e[2], sp[1])) : c; }
+                });
+            }
+            segs.forEach(function (g) { path += clip(g[1], g[2]); });
+            var total = 0;
+            for (r = 0; r < nr; r++) total += clip(0, D.duration_ns);
+            var rows = Object.keys(per).map(Number).sort(function (x, y) { return per[y] - per[x]; }).slice(0, 15).map(function (i) {
+                return { cells: [i >= 0 ? names[i] : '?', fmtNs(per[i]), fmtPct(total > 0 ? per[i] / total : 0)] };
+            });
+            var comp = Math.max(0, busy - calls);
+            rows.unshift({ cells: ['computation', fmtNs(comp), fmtPct(total > 0 ? comp / total : 0)] });
+            rangeBox.textContent = '';
+            rangeBox.appendChild(el('h3', { text: 'Statistics from ' + fmtNs(a) + ' to ' + fmtNs(b) + ' (' + fmtNs(b - a) + ', ' + nr +
+                ' ranks; critical path ' + fmtNs(path) + ' of it)' + (D.events.omitted > 0 ? '; calls not embedded count as computation' : '') }));
+            var t = table(['', 'time (summed over ranks)', 'share of the ranks\' time'], rows, [0, 1, 1]);
+            t.id = 'vt-range-table';
+            rangeBox.appendChild(t);
+        }
         cv.addEventListener('dblclick', resetView);
         reset.addEventListener('click', resetView);
         window.addEventListener('resize', function () { size(); schedule(); });
@@ -479,6 +560,7 @@
         pctx.beginPath(); pctx.moveTo(0, 8); pctx.lineTo(8, 0); pctx.stroke();
         hatch = ctx.createPattern(pc, 'repeat');
         draw();   /* synchronously, so that the page is complete once loaded */
+        rangeStats(0, D.duration_ns);
         return { zoomTo: zoomTo, get stats() { return stats; } };
     }
 
@@ -498,7 +580,7 @@
         app.appendChild(el('p', { text: 'Length ' + fmtNs(c.length_ns) + ' (startup ' + fmtNs(c.startup_ns) + '), ' + fmtInt(c.steps) +
             ' events in ' + fmtInt(c.segments.total) + ' segments joined by ' + fmtInt(c.edges.total) + ' edges; ends on rank ' +
             c.end_rank + (c.consistent ? '.' : '. INCONSISTENT (please report).') +
-            ' On the timeline: a red band under each segment, red lines for the edges.' }));
+            ' On the timeline: a black band under each segment, black lines for the edges.' }));
         var cols = el('div', { cls: 'vt-cols' });
         var fr = c.per_function.slice(0, 15).map(function (f) {
             return { cells: [f.function, fmtNs(f.ns), fmtPct(c.length_ns > 0 ? f.ns / c.length_ns : 0), fmtInt(f.events)] };
@@ -509,6 +591,28 @@
             if (ns > 0) rr.push({ cells: ['rank ' + r, fmtNs(ns), fmtPct(c.length_ns > 0 ? ns / c.length_ns : 0)] });
         });
         cols.appendChild(el('div', null, [el('h3', { text: 'per rank' }), table(['rank', 'time on path', 'share'], rr.slice(0, 32), [0, 1, 1])]));
+        app.appendChild(cols);
+    }
+
+    function fixFirst(D, app) {
+        app.appendChild(el('h2', { text: 'What to fix first' }));
+        var F = D.fix_first;
+        if (!F || (!F.rank.length && !F.function.length)) {
+            app.appendChild(el('p', { cls: 'vt-empty', text: D.analysis_error ? 'Not available: ' + D.analysis_error : 'No candidate events.' }));
+            return;
+        }
+        app.appendChild(el('p', { text: 'The predicted gain of eliminating every candidate of one rank, or the computation before the calls of ' +
+            'one function, at once (as vtrace domino --by rank and --by function); each scenario gives the same with vtrace whatif -s.' }));
+        var cols = el('div', { cls: 'vt-cols' });
+        [['rank', 'by rank'], ['function', 'by function']].forEach(function (k) {
+            var rows = F[k[0]].map(function (w) {
+                return { cells: [w.what, fmtInt(w.candidates), fmtNs(w.duration_ns), fmtNs(w.gain_ns),
+                    el('span', null, [bar(w.gain_pct / 100, 'gain'), ' ' + w.gain_pct.toFixed(2) + '%']), w.scenario] };
+            });
+            var t = table([k[0], 'candidates', 'duration', 'gain', 'gain %', 'scenario'], rows, [0, 1, 1, 1, 0, 0]);
+            t.id = 'vt-fix-' + k[0];
+            cols.appendChild(el('div', null, [el('h3', { text: k[1] }), t]));
+        });
         app.appendChild(cols);
     }
 
@@ -550,7 +654,7 @@
             app.appendChild(el('p', { cls: 'vt-empty', text: 'Not available' + (P && P.error ? ': ' + P.error : '.') }));
             return;
         }
-        app.appendChild(el('p', { text: 'As vtrace patterns finds them (seed 004): severity as time and share of the run time summed over ranks' +
+        app.appendChild(el('p', { text: 'As vtrace patterns finds them: severity as time and share of the ranks\' time (each rank\'s run time, summed)' +
             (P.reduced ? '; a reduced trace: waits are lower bounds, costs upper bounds.' : '.') }));
         var rows = P.totals.map(function (p) {
             return { cells: [p.pattern, fmtInt(p.count), fmtNs(p.severity_ns), fmtPct(P.total_ns > 0 ? p.severity_ns / P.total_ns : 0), p.bound] };
