@@ -66,8 +66,59 @@ static void json_id(uint32_t rank, uint64_t seq)
     printf("\"%u:%" PRIu64 "\"", rank, seq);
 }
 
-static void print_json(const vt_critpath_result *r, const char *scen, const vt_cp_part *fn, size_t nfn,
-                       const vt_cp_part *site, size_t nsite)
+static int json_segment(void *arg, size_t i, const vt_cp_segment *s, const vt_cp_edge *e)
+{
+    (void)arg;
+    (void)e;
+    printf("%s{\"rank\":%u,\"first\":", i ? "," : "", s->rank);
+    json_id(s->rank, s->first_seq);
+    fputs(",\"last\":", stdout);
+    json_id(s->rank, s->last_seq);
+    printf(",\"events\":%zu,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"ns\":%" PRId64 "}", s->nsteps, s->start,
+           s->end, s->end - s->start);
+    return 0;
+}
+
+static int json_edge(void *arg, size_t i, const vt_cp_segment *s, const vt_cp_edge *e)
+{
+    (void)arg;
+    (void)s;
+    if (!e)
+        return 0;
+    printf("%s{\"kind\":\"%s\",\"from\":", i > 1 ? "," : "", edge_kind(e->kind));
+    json_id(e->from_rank, e->from_seq);
+    fputs(",\"to\":", stdout);
+    json_id(e->to_rank, e->to_seq);
+    fputs(",\"via\":", stdout);
+    json_id(e->via_rank, e->via_seq);
+    printf(",\"ns\":%" PRId64 "}", e->ns);
+    return 0;
+}
+
+static int json_cand(void *arg, const vt_cp_cand *c)
+{
+    size_t *i = arg;
+    printf("%s{\"event\":", (*i)++ ? "," : "");
+    json_id(c->rank, c->seq);
+    fputs(",\"what\":", stdout);
+    vt__json_str(stdout, c->func ? c->func : "(computation)");
+    printf(",\"duration_ns\":%" PRId64 ",\"slack_ns\":%" PRId64 ",\"on_path\":%s}", c->dur, c->slack,
+           c->on_path ? "true" : "false");
+    return 0;
+}
+
+static int text_cand(void *arg, const vt_cp_cand *x)
+{
+    char a[48];
+    (void)arg;
+    id(a, sizeof a, x->rank, x->seq);
+    printf("  %-14s %14" PRId64 " %14" PRId64 " %-5s %s\n", a, x->dur, x->slack, x->on_path ? "yes" : "no",
+           x->func ? x->func : "(computation)");
+    return 0;
+}
+
+static int print_json(vt_critpath *cp, const vt_critpath_result *r, const char *scen, const vt_cp_part *fn,
+                      size_t nfn, const vt_cp_part *site, size_t nsite, vt_error *err)
 {
     int first = 1;
     putchar('{');
@@ -93,28 +144,13 @@ static void print_json(const vt_critpath_result *r, const char *scen, const vt_c
     fputs(r->consistent ? "true" : "false", stdout);
     vt__json_key(stdout, &first, "segments");
     putchar('[');
-    for (size_t i = 0; i < r->nsegments; i++) {
-        const vt_cp_segment *s = &r->segments[i];
-        printf("%s{\"rank\":%u,\"first\":", i ? "," : "", s->rank);
-        json_id(s->rank, s->first_seq);
-        fputs(",\"last\":", stdout);
-        json_id(s->rank, s->last_seq);
-        printf(",\"events\":%zu,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"ns\":%" PRId64 "}", s->nsteps,
-               s->start, s->end, s->end - s->start);
-    }
+    if (vt_critpath_path(cp, json_segment, NULL, err))
+        return -1;
     putchar(']');
     vt__json_key(stdout, &first, "edges");
     putchar('[');
-    for (size_t i = 0; i < r->nedges; i++) {
-        const vt_cp_edge *e = &r->edges[i];
-        printf("%s{\"kind\":\"%s\",\"from\":", i ? "," : "", edge_kind(e->kind));
-        json_id(e->from_rank, e->from_seq);
-        fputs(",\"to\":", stdout);
-        json_id(e->to_rank, e->to_seq);
-        fputs(",\"via\":", stdout);
-        json_id(e->via_rank, e->via_seq);
-        printf(",\"ns\":%" PRId64 "}", e->ns);
-    }
+    if (vt_critpath_path(cp, json_edge, NULL, err))
+        return -1;
     putchar(']');
     vt__json_key(stdout, &first, "per_rank");
     putchar('[');
@@ -143,24 +179,40 @@ static void print_json(const vt_critpath_result *r, const char *scen, const vt_c
     putchar(']');
     vt__json_key(stdout, &first, "candidates");
     putchar('[');
-    for (size_t i = 0; i < r->ncands; i++) {
-        const vt_cp_cand *c = &r->cands[i];
-        printf("%s{\"event\":", i ? "," : "");
-        json_id(c->rank, c->seq);
-        fputs(",\"what\":", stdout);
-        vt__json_str(stdout, c->func ? c->func : "(computation)");
-        printf(",\"duration_ns\":%" PRId64 ",\"slack_ns\":%" PRId64 ",\"on_path\":%s}", c->dur, c->slack,
-               c->on_path ? "true" : "false");
-    }
+    size_t nc = 0;
+    if (vt_critpath_cands(cp, SIZE_MAX, json_cand, &nc, err))
+        return -1;
     fputs("]}\n", stdout);
+    return 0;
 }
 
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
-static void print_text(const vt_critpath_result *r, const char *dir, const char *scen, uint32_t top,
-                       const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite)
+static int text_segment(void *arg, size_t i, const vt_cp_segment *s, const vt_cp_edge *e)
 {
+    const vt_critpath_result *r = arg;
     char a[48], b[48], c[48];
+    (void)i;
+    if (e) {
+        id(a, sizeof a, e->from_rank, e->from_seq);
+        id(b, sizeof b, e->to_rank, e->to_seq);
+        id(c, sizeof c, e->via_rank, e->via_seq);
+        char what[256];
+        snprintf(what, sizeof what, "%s %s -> %s (via %s)", edge_kind(e->kind), a, b, c);
+        printf("    %-32s %12s %12s %14" PRId64 "\n", what, "", "", e->ns);
+    }
+    id(a, sizeof a, s->rank, s->first_seq);
+    id(b, sizeof b, s->rank, s->last_seq);
+    char what[160];
+    snprintf(what, sizeof what, "rank %u  %s .. %s", s->rank, a, b);
+    printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", what, (s->start - r->start) / 1e9, (s->end - r->start) / 1e9,
+           s->end - s->start);
+    return 0;
+}
+
+static int print_text(vt_critpath *cp, const vt_critpath_result *r, const char *dir, const char *scen, uint32_t top,
+                      const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite, vt_error *err)
+{
     printf("critical path of %s, scenario: %s\n", dir, scen[0] ? scen : "(measured run)");
     printf("  predicted run time T' %.6f s (%" PRId64 " ns), ends on rank %u\n", (r->end - r->start) / 1e9,
            r->end - r->start, r->end_rank);
@@ -171,24 +223,8 @@ static void print_text(const vt_critpath_result *r, const char *dir, const char 
     printf("\npath (predicted seconds from the start):\n");
     printf("  %-34s %12s %12s %14s\n", "", "from", "to", "ns");
     printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", "startup", 0.0, r->startup / 1e9, r->startup);
-    for (size_t i = 0; i < r->nsegments; i++) {
-        const vt_cp_segment *s = &r->segments[i];
-        if (i) {
-            const vt_cp_edge *e = &r->edges[i - 1];
-            id(a, sizeof a, e->from_rank, e->from_seq);
-            id(b, sizeof b, e->to_rank, e->to_seq);
-            id(c, sizeof c, e->via_rank, e->via_seq);
-            char what[256];
-            snprintf(what, sizeof what, "%s %s -> %s (via %s)", edge_kind(e->kind), a, b, c);
-            printf("    %-32s %12s %12s %14" PRId64 "\n", what, "", "", e->ns);
-        }
-        id(a, sizeof a, s->rank, s->first_seq);
-        id(b, sizeof b, s->rank, s->last_seq);
-        char what[160];
-        snprintf(what, sizeof what, "rank %u  %s .. %s", s->rank, a, b);
-        printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", what, (s->start - r->start) / 1e9, (s->end - r->start) / 1e9,
-               s->end - s->start);
-    }
+    if (vt_critpath_path(cp, text_segment, (void *)r, err))
+        return -1;
     printf("\ntime on the path per rank:\n");
     for (uint32_t k = 0; k < r->nranks; k++)
         if (r->per_rank[k])
@@ -211,12 +247,9 @@ static void print_text(const vt_critpath_result *r, const char *dir, const char 
     printf("\ncandidates with the least slack (%zu of %zu):\n", n, r->ncands);
     if (n)
         printf("  %-14s %14s %14s %-5s %s\n", "event", "duration ns", "slack ns", "path", "what");
-    for (size_t i = 0; i < n; i++) {
-        const vt_cp_cand *x = &r->cands[i];
-        id(a, sizeof a, x->rank, x->seq);
-        printf("  %-14s %14" PRId64 " %14" PRId64 " %-5s %s\n", a, x->dur, x->slack, x->on_path ? "yes" : "no",
-               x->func ? x->func : "(computation)");
-    }
+    if (vt_critpath_cands(cp, n, text_cand, NULL, err))
+        return -1;
+    return 0;
 }
 
 /* -s TEXT, once. */
@@ -301,10 +334,12 @@ int vt__cmd_critpath(int argc, char **argv)
         fprintf(stderr, "vtrace: out of memory\n");
         goto out;
     }
-    if (json)
-        print_json(r, sc.text, fn, nfn, site, nsite);
-    else
-        print_text(r, dir, sc.text, top, fn, nfn, site, nsite);
+    if (json ? print_json(cp, r, sc.text, fn, nfn, site, nsite, &err)
+             : print_text(cp, r, dir, sc.text, top, fn, nfn, site, nsite, &err)) {
+        fflush(stdout);
+        rc = vt__fail(&err);
+        goto out;
+    }
     rc = VT_EXIT_OK;
 out:
     vt__progress_end(&pr);
