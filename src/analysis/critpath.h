@@ -2,7 +2,9 @@
  * contributor gave each min to walk back the critical path"), as an observer of the
  * what-if replay (replay.h). It keeps one node per model event and one edge per
  * contributor (a collective's gate is one node whose edges are its members, so a
- * collective costs O(members), not O(members^2)): memory O(events + contributors).
+ * collective costs O(members), not O(members^2)) in temporary files ($TMPDIR, else
+ * /tmp; about 90 bytes an event and 24 a contributor on disk), and in memory O(ranks +
+ * events in flight + candidates), not O(events).
  *
  * Usage: vt_critpath_new, install vt_critpath_observer's observer in
  * vt_replay_observe (or feed vt_critpath_event from any other source of observer
@@ -30,7 +32,7 @@ typedef struct vt_cp_segment {
     uint32_t rank;
     uint64_t first_seq, last_seq;
     int64_t start, end;
-    size_t first_step, nsteps;   /* its events in vt_critpath_result.steps */
+    size_t first_step, nsteps;   /* its events: the path's events first_step .. + nsteps */
 } vt_cp_segment;
 
 /* What joins two segments: from event (from_rank:from_seq, the predecessor's last
@@ -43,15 +45,6 @@ typedef struct vt_cp_edge {
     uint64_t from_seq, to_seq, via_seq;
     int64_t ns;
 } vt_cp_edge;
-
-/* One event on the path and the predicted time the path spends in it. */
-typedef struct vt_cp_step {
-    uint32_t rank;
-    uint64_t seq;
-    const char *func;     /* NULL: computation */
-    int64_t callsite;     /* of the call (a burst: of the call that ends it), -1 unknown */
-    int64_t ns;
-} vt_cp_step;
 
 /* A candidate with its slack: how much later it could end without T' growing. */
 typedef struct vt_cp_cand {
@@ -80,16 +73,13 @@ typedef struct vt_critpath_result {
     int64_t seg_ns, edge_ns;  /* sums over segments and edges */
     int consistent;       /* startup + seg_ns + edge_ns == length, the segments' times equal
                            * the sum of their steps, every event on the path has slack 0 */
-    vt_cp_step *steps;    /* chronological */
-    size_t nsteps;
-    vt_cp_segment *segments;
-    size_t nsegments;
+    size_t nsteps;        /* events on the path */
+    size_t nsegments, nedges;  /* the path: see vt_critpath_path */
+    vt_cp_segment *segments;   /* NULL until vt_critpath_load_path */
     vt_cp_edge *edges;    /* edges[i] joins segments[i] and segments[i + 1] */
-    size_t nedges;
     uint32_t nranks;
     int64_t *per_rank;    /* nranks: time of the path's events on each rank */
-    vt_cp_cand *cands;    /* every candidate, least slack first (then longest, rank, seq) */
-    size_t ncands;
+    size_t ncands;        /* candidates: see vt_critpath_cands */
 } vt_critpath_result;
 
 /* nranks: ranks of the trace; scen: which of the replay's scenarios to analyse. */
@@ -106,6 +96,19 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err);
  * start). The result lives in cp until vt_critpath_free. 0, or -1 with a message. */
 int vt_critpath_finish(vt_critpath *cp, int64_t start, vt_error *err);
 const vt_critpath_result *vt_critpath_get(const vt_critpath *cp);
+
+/* The path in chronological order, read back from its temporary file: fn gets every
+ * segment with the edge that joins it to the one before (NULL for the first); a nonzero
+ * return stops the walk and is returned. 0, or -1 with a message (an I/O error). */
+typedef int (*vt_cp_path_fn)(void *arg, size_t i, const vt_cp_segment *s, const vt_cp_edge *e);
+int vt_critpath_path(vt_critpath *cp, vt_cp_path_fn fn, void *arg, vt_error *err);
+/* The first max candidates, least slack first (then longest, rank, seq): fn gets each;
+ * a nonzero return stops and is returned. 0, or -1 with a message (an I/O error). */
+typedef int (*vt_cp_cand_fn)(void *arg, const vt_cp_cand *c);
+int vt_critpath_cands(vt_critpath *cp, size_t max, vt_cp_cand_fn fn, void *arg, vt_error *err);
+/* The path's segments and edges into the result's arrays (O(segments) memory, for
+ * vtrace report). 0, or -1 with a message. */
+int vt_critpath_load_path(vt_critpath *cp, vt_error *err);
 
 /* The path's time per MPI function ("(computation)" for bursts), largest first. */
 int vt_critpath_per_function(const vt_critpath *cp, vt_cp_part **out, size_t *n);

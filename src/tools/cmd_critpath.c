@@ -79,8 +79,118 @@ static void json_id(uint32_t rank, uint64_t seq)
     printf("\"%u:%" PRIu64 "\"", rank, seq);
 }
 
-static void print_json(const vt_critpath_result *r, const char **csite, const char *scen, const vt_cp_part *fn, size_t nfn,
-                       const vt_cp_part *site, size_t nsite)
+/* ------------------------------------------------------------------ candidates
+ *
+ * Read from the critical path in slack order (vt_critpath_cands), in batches whose
+ * call sites are found together (one pass over each rank named), so that --json with
+ * every event a candidate stays in bounded memory. */
+
+#define CAND_BATCH 65536
+
+typedef struct cand_out {
+    const vt_trace *t;
+    int json;
+    size_t printed;
+    vt_cp_cand *c;
+    uint32_t *rank;
+    uint64_t *seq;
+    const char **site;
+    size_t n;
+    vt_error *err;
+} cand_out;
+
+static int cand_flush(cand_out *o)
+{
+    if (!o->n)
+        return 0;
+    for (size_t i = 0; i < o->n; i++) {
+        o->rank[i] = o->c[i].rank;
+        o->seq[i] = o->c[i].seq;
+    }
+    if (vt__event_sites(o->t, o->n, o->rank, o->seq, o->site, o->err))
+        return -1;
+    for (size_t i = 0; i < o->n; i++) {
+        const vt_cp_cand *c = &o->c[i];
+        if (o->json) {
+            printf("%s{\"event\":", o->printed++ ? "," : "");
+            json_id(c->rank, c->seq);
+            fputs(",\"what\":", stdout);
+            vt__json_str(stdout, c->func ? c->func : "(computation)");
+            fputs(",\"site\":", stdout);
+            vt__json_str(stdout, o->site[i]);
+            printf(",\"duration_ns\":%" PRId64 ",\"slack_ns\":%" PRId64 ",\"on_path\":%s}", c->dur, c->slack,
+                   c->on_path ? "true" : "false");
+        } else {
+            char a[48];
+            id(a, sizeof a, c->rank, c->seq);
+            printf("  %-14s %14" PRId64 " %14" PRId64 " %-5s %-16s %s\n", a, c->dur, c->slack,
+                   c->on_path ? "yes" : "no", c->func ? c->func : "(computation)", o->site[i]);
+        }
+    }
+    o->n = 0;
+    return 0;
+}
+
+static int cand_one(void *arg, const vt_cp_cand *c)
+{
+    cand_out *o = arg;
+    o->c[o->n++] = *c;
+    return o->n == CAND_BATCH ? cand_flush(o) : 0;
+}
+
+/* The first MAX candidates by least slack, with their call sites. */
+static int print_cands(vt_critpath *cp, const vt_trace *t, size_t max, int json, vt_error *err)
+{
+    cand_out o = {.t = t, .json = json, .err = err};
+    o.c = malloc(CAND_BATCH * sizeof *o.c);
+    o.rank = malloc(CAND_BATCH * sizeof *o.rank);
+    o.seq = malloc(CAND_BATCH * sizeof *o.seq);
+    o.site = malloc(CAND_BATCH * sizeof *o.site);
+    int rc = -1;
+    if (!o.c || !o.rank || !o.seq || !o.site)
+        vt_error_set(err, "out of memory listing the candidates");
+    else if (!vt_critpath_cands(cp, max, cand_one, &o, err) && !cand_flush(&o))
+        rc = 0;
+    free(o.c);
+    free(o.rank);
+    free(o.seq);
+    free(o.site);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static int json_segment(void *arg, size_t i, const vt_cp_segment *s, const vt_cp_edge *e)
+{
+    (void)arg;
+    (void)e;
+    printf("%s{\"rank\":%u,\"first\":", i ? "," : "", s->rank);
+    json_id(s->rank, s->first_seq);
+    fputs(",\"last\":", stdout);
+    json_id(s->rank, s->last_seq);
+    printf(",\"events\":%zu,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"ns\":%" PRId64 "}", s->nsteps, s->start,
+           s->end, s->end - s->start);
+    return 0;
+}
+
+static int json_edge(void *arg, size_t i, const vt_cp_segment *s, const vt_cp_edge *e)
+{
+    (void)arg;
+    (void)s;
+    if (!e)
+        return 0;
+    printf("%s{\"kind\":\"%s\",\"from\":", i > 1 ? "," : "", edge_kind(e->kind));
+    json_id(e->from_rank, e->from_seq);
+    fputs(",\"to\":", stdout);
+    json_id(e->to_rank, e->to_seq);
+    fputs(",\"via\":", stdout);
+    json_id(e->via_rank, e->via_seq);
+    printf(",\"ns\":%" PRId64 "}", e->ns);
+    return 0;
+}
+
+static int print_json(vt_critpath *cp, const vt_trace *t, const vt_critpath_result *r, const char *scen,
+                      const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite, vt_error *err)
 {
     int first = 1;
     putchar('{');
@@ -106,28 +216,13 @@ static void print_json(const vt_critpath_result *r, const char **csite, const ch
     fputs(r->consistent ? "true" : "false", stdout);
     vt__json_key(stdout, &first, "segments");
     putchar('[');
-    for (size_t i = 0; i < r->nsegments; i++) {
-        const vt_cp_segment *s = &r->segments[i];
-        printf("%s{\"rank\":%u,\"first\":", i ? "," : "", s->rank);
-        json_id(s->rank, s->first_seq);
-        fputs(",\"last\":", stdout);
-        json_id(s->rank, s->last_seq);
-        printf(",\"events\":%zu,\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"ns\":%" PRId64 "}", s->nsteps,
-               s->start, s->end, s->end - s->start);
-    }
+    if (vt_critpath_path(cp, json_segment, NULL, err))
+        return -1;
     putchar(']');
     vt__json_key(stdout, &first, "edges");
     putchar('[');
-    for (size_t i = 0; i < r->nedges; i++) {
-        const vt_cp_edge *e = &r->edges[i];
-        printf("%s{\"kind\":\"%s\",\"from\":", i ? "," : "", edge_kind(e->kind));
-        json_id(e->from_rank, e->from_seq);
-        fputs(",\"to\":", stdout);
-        json_id(e->to_rank, e->to_seq);
-        fputs(",\"via\":", stdout);
-        json_id(e->via_rank, e->via_seq);
-        printf(",\"ns\":%" PRId64 "}", e->ns);
-    }
+    if (vt_critpath_path(cp, json_edge, NULL, err))
+        return -1;
     putchar(']');
     vt__json_key(stdout, &first, "per_rank");
     putchar('[');
@@ -156,28 +251,20 @@ static void print_json(const vt_critpath_result *r, const char **csite, const ch
     putchar(']');
     vt__json_key(stdout, &first, "candidates");
     putchar('[');
-    for (size_t i = 0; i < r->ncands; i++) {
-        const vt_cp_cand *c = &r->cands[i];
-        printf("%s{\"event\":", i ? "," : "");
-        json_id(c->rank, c->seq);
-        fputs(",\"what\":", stdout);
-        vt__json_str(stdout, c->func ? c->func : "(computation)");
-        fputs(",\"site\":", stdout);
-        vt__json_str(stdout, csite[i]);
-        printf(",\"duration_ns\":%" PRId64 ",\"slack_ns\":%" PRId64 ",\"on_path\":%s}", c->dur, c->slack,
-               c->on_path ? "true" : "false");
-    }
+    if (print_cands(cp, t, SIZE_MAX, 1, err))
+        return -1;
     fputs("]}\n", stdout);
+    return 0;
 }
+
+/* ------------------------------------------------------------------ text */
 
 static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0; }
 
-static void print_segment(const vt_critpath_result *r, size_t i, int with_edge)
+static void print_segment(const vt_critpath_result *r, const vt_cp_segment *s, const vt_cp_edge *e)
 {
     char a[48], b[48], c[48];
-    const vt_cp_segment *s = &r->segments[i];
-    if (i && with_edge) {
-        const vt_cp_edge *e = &r->edges[i - 1];
+    if (e) {
         id(a, sizeof a, e->from_rank, e->from_seq);
         id(b, sizeof b, e->to_rank, e->to_seq);
         id(c, sizeof c, e->via_rank, e->via_seq);
@@ -193,16 +280,86 @@ static void print_segment(const vt_critpath_result *r, size_t i, int with_edge)
            s->end - s->start);
 }
 
-static const vt_critpath_result *sorting;
+#define PATH_ENDS 5
 
-static int by_seg_len(const void *x, const void *y)
+/* What the path's walk keeps for the short display: its first and last PATH_ENDS
+ * segments with their edges, and the TOP longest (in order of length, then of place). */
+typedef struct seg_keep {
+    vt_cp_segment s;
+    vt_cp_edge e;
+    int has_e;
+    size_t i;
+} seg_keep;
+
+typedef struct path_view {
+    const vt_critpath_result *r;
+    int all;                   /* print every segment as it comes */
+    seg_keep first[PATH_ENDS], last[PATH_ENDS];
+    seg_keep *longest;
+    uint32_t top, nlong;
+} path_view;
+
+static int longer(const seg_keep *a, const seg_keep *b)
 {
-    const vt_cp_segment *a = &sorting->segments[*(const size_t *)x], *b = &sorting->segments[*(const size_t *)y];
-    int64_t la = a->end - a->start, lb = b->end - b->start;
-    if (la != lb)
-        return la > lb ? -1 : 1;
-    return *(const size_t *)x > *(const size_t *)y ? 1 : -1;
+    int64_t la = a->s.end - a->s.start, lb = b->s.end - b->s.start;
+    return la != lb ? la > lb : a->i < b->i;
 }
+
+static int path_segment(void *arg, size_t i, const vt_cp_segment *s, const vt_cp_edge *e)
+{
+    path_view *v = arg;
+    if (v->all) {
+        print_segment(v->r, s, e);
+        return 0;
+    }
+    seg_keep k = {*s, e ? *e : (vt_cp_edge){0}, e != NULL, i};
+    if (i < PATH_ENDS)
+        v->first[i] = k;
+    v->last[i % PATH_ENDS] = k;
+    /* insertion into the TOP longest */
+    uint32_t j = v->nlong < v->top ? v->nlong++ : v->top;
+    if (j == v->top && (!v->top || !longer(&k, &v->longest[v->top - 1])))
+        return 0;
+    if (j == v->top)
+        j--;
+    while (j > 0 && longer(&k, &v->longest[j - 1])) {
+        v->longest[j] = v->longest[j - 1];
+        j--;
+    }
+    v->longest[j] = k;
+    return 0;
+}
+
+/* The path: whole when short or FULL; else its first and last segments (with the edges
+ * between them) and the TOP longest segments. */
+static int print_path(vt_critpath *cp, const vt_critpath_result *r, uint32_t top, int full, vt_error *err)
+{
+    size_t n = r->nsegments;
+    path_view v = {.r = r, .all = full || n <= 2 * PATH_ENDS + top, .top = top};
+    printf("\npath (predicted seconds from the start):\n");
+    printf("  %-34s %12s %12s %14s\n", "", "from", "to", "ns");
+    printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", "startup", 0.0, r->startup / 1e9, r->startup);
+    if (!v.all && top && !(v.longest = malloc(top * sizeof *v.longest)))
+        return vt_error_set(err, "out of memory showing the critical path");
+    int rc = vt_critpath_path(cp, path_segment, &v, err);
+    if (!rc && !v.all) {
+        for (size_t i = 0; i < PATH_ENDS; i++)
+            print_segment(r, &v.first[i].s, v.first[i].has_e ? &v.first[i].e : NULL);
+        printf("  ... %zu segments and %zu edges (--full shows them)\n", n - 2 * PATH_ENDS, n - 2 * PATH_ENDS + 1);
+        for (size_t i = n - PATH_ENDS; i < n; i++) {
+            const seg_keep *k = &v.last[i % PATH_ENDS];
+            print_segment(r, &k->s, i > n - PATH_ENDS && k->has_e ? &k->e : NULL);
+        }
+        if (top)
+            printf("\nthe %" PRIu32 " longest segments of the path's %zu:\n", top, n);
+        for (uint32_t i = 0; i < v.nlong; i++)
+            print_segment(r, &v.longest[i].s, NULL);
+    }
+    free(v.longest);
+    return rc;
+}
+
+static const vt_critpath_result *sorting;
 
 static int by_rank_time(const void *x, const void *y)
 {
@@ -212,37 +369,6 @@ static int by_rank_time(const void *x, const void *y)
     return *(const uint32_t *)x > *(const uint32_t *)y ? 1 : -1;
 }
 
-/* The path: whole when short or FULL; else its first and last segments (with the edges
- * between them) and the TOP longest segments. */
-static void print_path(const vt_critpath_result *r, uint32_t top, int full)
-{
-    const size_t ends = 5;
-    size_t n = r->nsegments;
-    size_t *ix = !full && n > 2 * ends + top ? malloc(n * sizeof *ix) : NULL;
-    printf("\npath (predicted seconds from the start):\n");
-    printf("  %-34s %12s %12s %14s\n", "", "from", "to", "ns");
-    printf("  %-34s %12.6f %12.6f %14" PRId64 "\n", "startup", 0.0, r->startup / 1e9, r->startup);
-    if (!ix) {
-        for (size_t i = 0; i < n; i++)
-            print_segment(r, i, 1);
-        return;
-    }
-    for (size_t i = 0; i < ends; i++)
-        print_segment(r, i, 1);
-    printf("  ... %zu segments and %zu edges (--full shows them)\n", n - 2 * ends, n - 2 * ends + 1);
-    for (size_t i = n - ends; i < n; i++)
-        print_segment(r, i, i > n - ends);
-    for (size_t i = 0; i < n; i++)
-        ix[i] = i;
-    sorting = r;
-    qsort(ix, n, sizeof *ix, by_seg_len);
-    if (top)
-        printf("\nthe %" PRIu32 " longest segments of the path's %zu:\n", top, n);
-    for (size_t i = 0; i < top; i++)
-        print_segment(r, ix[i], 0);
-    free(ix);
-}
-
 /* "(N more; --full shows them)" after a list cut at TOP rows. */
 static void more(size_t n, uint32_t top, int full)
 {
@@ -250,11 +376,10 @@ static void more(size_t n, uint32_t top, int full)
         printf("  (%zu more; --full shows them)\n", n - top);
 }
 
-static void print_text(const vt_critpath_result *r, const char **csite, const char *dir, const char *scen,
-                       uint32_t top, int full,
-                       const vt_cp_part *fn, size_t nfn, const vt_cp_part *site, size_t nsite)
+static int print_text(vt_critpath *cp, const vt_trace *t, const vt_critpath_result *r, const char *dir,
+                      const char *scen, uint32_t top, int full, const vt_cp_part *fn, size_t nfn,
+                      const vt_cp_part *site, size_t nsite, vt_error *err)
 {
-    char a[48];
     printf("critical path of %s, scenario: %s\n", dir, scen[0] ? scen : "(measured run)");
     printf("  predicted run time T' %.6f s (%" PRId64 " ns), ends on rank %u\n", (r->end - r->start) / 1e9,
            r->end - r->start, r->end_rank);
@@ -262,7 +387,8 @@ static void print_text(const vt_critpath_result *r, const char **csite, const ch
            " ns: %s\n",
            r->length, r->startup, r->nsegments, r->seg_ns, r->nedges, r->edge_ns,
            r->consistent ? "consistent" : "INCONSISTENT (please report)");
-    print_path(r, top, full);
+    if (print_path(cp, r, top, full, err))
+        return -1;
     printf("\ntime on the path per rank (most first):\n");
     uint32_t *rk = malloc((r->nranks ? r->nranks : 1) * sizeof *rk);
     uint32_t nr = 0;
@@ -296,12 +422,7 @@ static void print_text(const vt_critpath_result *r, const char **csite, const ch
     printf("\ncandidates with the least slack (%zu of %zu):\n", n, r->ncands);
     if (n)
         printf("  %-14s %14s %14s %-5s %-16s %s\n", "event", "duration ns", "slack ns", "path", "what", "call site");
-    for (size_t i = 0; i < n; i++) {
-        const vt_cp_cand *x = &r->cands[i];
-        id(a, sizeof a, x->rank, x->seq);
-        printf("  %-14s %14" PRId64 " %14" PRId64 " %-5s %-16s %s\n", a, x->dur, x->slack, x->on_path ? "yes" : "no",
-               x->func ? x->func : "(computation)", csite[i]);
-    }
+    return print_cands(cp, t, n, 0, err);
 }
 
 /* -s TEXT, once. */
@@ -349,9 +470,6 @@ int vt__cmd_critpath(int argc, char **argv)
     vt_critpath *cp = NULL;
     vt_cp_part *fn = NULL, *site = NULL;
     size_t nfn = 0, nsite = 0;
-    const char **csite = NULL;
-    uint32_t *crank = NULL;
-    uint64_t *cseq = NULL;
     vt_error err;
     vt_replay_result res;
     int have_res = 0;
@@ -391,31 +509,15 @@ int vt__cmd_critpath(int argc, char **argv)
         fprintf(stderr, "vtrace: out of memory\n");
         goto out;
     }
-    /* the call sites of the candidates listed (--json: all) */
-    size_t nc = json || full ? r->ncands : r->ncands < top ? r->ncands : top;
-    csite = calloc(nc ? nc : 1, sizeof *csite);
-    crank = calloc(nc ? nc : 1, sizeof *crank);
-    cseq = calloc(nc ? nc : 1, sizeof *cseq);
-    if (!csite || !crank || !cseq) {
-        fprintf(stderr, "vtrace: out of memory\n");
-        goto out;
-    }
-    for (size_t i = 0; i < nc; i++)
-        crank[i] = r->cands[i].rank, cseq[i] = r->cands[i].seq;
-    if (vt__event_sites(t, nc, crank, cseq, csite, &err)) {
+    if (json ? print_json(cp, t, r, sc.text, fn, nfn, site, nsite, &err)
+             : print_text(cp, t, r, dir, sc.text, top, full, fn, nfn, site, nsite, &err)) {
+        fflush(stdout);
         rc = vt__fail(&err);
         goto out;
     }
-    if (json)
-        print_json(r, csite, sc.text, fn, nfn, site, nsite);
-    else
-        print_text(r, csite, dir, sc.text, top, full, fn, nfn, site, nsite);
     rc = VT_EXIT_OK;
 out:
     vt__progress_end(&pr);
-    free(csite);
-    free(crank);
-    free(cseq);
     free(fn);
     free(site);
     if (have_res)

@@ -160,6 +160,8 @@ static int critical_path(report *R)
     R->measured = res.total[0] - res.start;
     R->clock_violations = res.clock_violations;
     rc = vt_critpath_finish(R->cp, res.start, &err);
+    if (rc == 0)
+        rc = vt_critpath_load_path(R->cp, &err);
     vt_replay_result_free(&res);
     if (rc) {
         snprintf(R->cp_error, sizeof R->cp_error, "%s", err.msg);

@@ -13,3 +13,7 @@ test_analysis_hbcheck_SOURCES = test/analysis/hbcheck.c
 test_analysis_hbcheck_LDADD = libvtread.la $(ZLIB_LIBS)
 TESTS += test/analysis/compensate_cli.sh test/analysis/compensate_mpi.sh
 EXTRA_DIST += test/analysis/compensate_cli.sh test/analysis/compensate_cli.py test/analysis/compensate_mpi.sh
+# stream_memory.sh: commands that stream on a 1.2M-event trace within a fixed address
+# space (ulimit -v), which O(events) memory would exceed.
+TESTS += test/analysis/stream_memory.sh
+EXTRA_DIST += test/analysis/stream_memory.sh

@@ -22,9 +22,11 @@ EXTRA_DIST += test/model/golden_rules.sh test/model/golden_rules.py
 # critical-path: critpath_golden.sh, hand-computed paths, time per rank and slack
 # (critpath_golden.py); critpath_cli.sh, outputs and errors on the synthetic trace;
 # critpath_mc.sh, properties on mc.py's random traces (critpath_mc.py; skips without mc.py).
-TESTS += test/model/critpath_golden.sh test/model/critpath_cli.sh test/model/critpath_mc.sh
+# critpath_window.sh: the predecessors found on disk give the same output as in memory.
+TESTS += test/model/critpath_golden.sh test/model/critpath_cli.sh test/model/critpath_mc.sh \
+	test/model/critpath_window.sh
 EXTRA_DIST += test/model/critpath_golden.sh test/model/critpath_golden.py test/model/critpath_cli.sh \
-	test/model/critpath_mc.sh test/model/critpath_mc.py
+	test/model/critpath_mc.sh test/model/critpath_mc.py test/model/critpath_window.sh
 # vtrace reduce: against mc.py's run-time reduction (records and polynomials), the §7.4
 # check at every event, full and reduced predictions equal, broken rules noticed; and the
 # equivalence on real traces (reduce_equiv.sh, called by test/mpi/run-mpi-test.sh).

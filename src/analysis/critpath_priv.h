@@ -1,0 +1,116 @@
+/* The critical path's state, shared by its intake (critpath.c: one node per model event
+ * and one edge per contributor, written to temporary files as they come) and its
+ * backward sweep (critpath_walk.c: the walk back, the slack, the path's shares). In
+ * memory: per rank a window of its last nodes and a checkpoint every CP_CKPT nodes, the
+ * gates not yet completed by all their members, and during the sweep the latest ends of
+ * the nodes whose successors have been swept but not they themselves: O(ranks + events in
+ * flight), not O(events). */
+#ifndef VT_CRITPATH_PRIV_H
+#define VT_CRITPATH_PRIV_H
+
+#include "analysis/critpath.h"
+#include "analysis/spill.h"
+
+#define CP_NONE UINT32_MAX
+#define CP_CKPT 256
+
+enum { CK_NONE, CK_LOCAL, CK_MSG, CK_SYNC_MSG, CK_SYNC_POST, CK_GATE };
+enum { NF_CALL = 1, NF_CAND = 2, NF_GATE = 4, NF_PARTIAL = 8 };
+
+/* A node as spilled (one per model event and one per gate). */
+typedef struct cp_node {
+    int64_t pend;           /* predicted end: end - d_after */
+    int64_t low;            /* where the event's own share starts: the critical
+                             * contributor's predicted ready time T - D */
+    int64_t dur;            /* measured duration */
+    uint64_t seq, via_seq, e0;
+    int64_t callsite;
+    const char *func;
+    uint32_t rank, ne;      /* rank (CP_NONE: a gate), its edges e0 .. e0 + ne */
+    uint32_t crit, via_rank;/* critical predecessor (a gate node for CK_GATE), CP_NONE: none */
+    uint32_t prev;          /* the rank's previous node (CP_NONE: none) */
+    uint8_t flags, ck;
+} cp_node;
+
+typedef struct cp_edge {
+    int64_t w;
+    uint64_t via_seq;
+    uint32_t pred, via_rank;
+} cp_edge;
+
+/* A node of a rank's window: enough to be a predecessor. */
+typedef struct cp_ref {
+    uint64_t seq;
+    int64_t pend;
+    uint32_t idx;
+} cp_ref;
+
+typedef struct cp_ckpt {
+    uint64_t seq;
+    uint32_t idx;
+} cp_ckpt;
+
+typedef struct cp_rank {
+    uint64_t n;             /* nodes so far */
+    cp_ckpt *ck;            /* ordinal k * CP_CKPT */
+    size_t nck, capck;
+} cp_rank;
+
+typedef struct cp_gslot {
+    uint64_t comm, seq, m0seq;
+    int64_t pend;
+    uint32_t m0rank, node;  /* node CP_NONE: empty */
+    uint32_t left;          /* completions still to come */
+    uint8_t partial;
+} cp_gslot;
+
+/* An aggregate of the path's time: by function (a: the name's pointer) or by call site
+ * (a: rank, b: call site). */
+typedef struct cp_agg {
+    uint64_t a, b;
+    int64_t ns;
+    uint64_t events;
+} cp_agg;
+
+typedef struct cp_aggmap {
+    cp_agg *v;
+    size_t n, cap;          /* cap: a power of two, slots with events == 0 empty */
+} cp_aggmap;
+
+/* The path as spilled by the sweep, last segment first. */
+typedef struct cp_pathrec {
+    vt_cp_segment seg;
+    vt_cp_edge e;           /* the edge before seg (has_edge) */
+    int has_edge;
+} cp_pathrec;
+
+struct vt_critpath {
+    uint32_t nranks;
+    size_t scen;
+    int open;               /* the spills exist */
+    vt_spill nodes, edges, path;
+    uint64_t nn;
+    cp_rank *ranks;
+    cp_ref *win;            /* nranks x wsize, a ring per rank */
+    uint64_t wsize;         /* a power of two */
+    cp_gslot *gt;
+    size_t gcap, gn;
+    cp_ref *scratch;        /* per contributor of the current event: its gate */
+    uint8_t *scratch_partial;
+    size_t capscratch;
+    cp_aggmap by_func, by_site;
+    vt_cp_cand *cbuf;       /* candidates not yet in a run (critpath_cands.c) */
+    size_t ncbuf, capcbuf, crun;
+    int copen;              /* the runs' spill exists */
+    vt_spill cands;
+    int finished;
+    vt_critpath_result res;
+};
+
+int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size);
+/* A candidate with its slack, during the sweep; after it, the last run. 0 or -1. */
+int vt__cp_cand_add(vt_critpath *cp, const vt_cp_cand *c, vt_error *err);
+int vt__cp_cand_end(vt_critpath *cp, vt_error *err);
+
+#endif
