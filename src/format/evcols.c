@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The columns, in their order in the payload; REDUCED_COLS blocks have all six,
- * EVENTS_COLS blocks all but COL_SEQS. */
-enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_FIELDS, NCOLS };
+/* The columns, in their order in the payload; REDUCED_COLS blocks have all seven,
+ * EVENTS_COLS blocks all but COL_SEQS and COL_TIMES. */
+enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_TIMES, COL_FIELDS, NCOLS };
 static const char *const col_name[NCOLS] = {"codes", "sequence numbers", "call sites", "enter times", "durations",
-                                            "fields"};
+                                            "times", "fields"};
+
+static inline int col_in(int reduced, int c) { return reduced || (c != COL_SEQS && c != COL_TIMES); }
 
 enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2 };
 
@@ -69,6 +71,22 @@ static inline int put_u(buf *b, uint64_t v)
     b->len = (size_t)(vt_put_uvar(b->p + b->len, v) - b->p);
     return 0;
 }
+
+/* Copies one varint from [*p, end) to B. */
+static inline int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
+{
+    const uint8_t *s = *p;
+    uint64_t u;
+    if (get_u(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
+        return -1;
+    if (v)
+        *v = u;
+    return 0;
+}
+
+typedef struct cursor {
+    const uint8_t *p, *end;
+} cursor;
 
 /* ------------------------------------------------------------------ the last fields of each (code, call site) */
 
@@ -269,74 +287,228 @@ static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *o
 
 /* ------------------------------------------------------------------ reduced records' values */
 
-/* The values after a reduced record's function and call site (doc/format.md, REDUCED). */
-static inline int read_rtail(unsigned kind, const uint8_t **p, const uint8_t *end, vals *a)
+/* A reduced record's values (doc/format.md, REDUCED_COLS) go two ways. The times of other
+ * events it holds (each message's S - enter and P - enter, END's time) go into the times
+ * column as stored: they are what such a record costs, like an enter or a duration, and
+ * no prediction guesses them. The others, mostly the same from one record to the next
+ * (the burst's start and R* - enter are 0 unless something merged), are predicted as a
+ * full trace's fields are, with the sequence numbers a record names (a message's send
+ * and posting) as their difference to the record's own, in zigzag form: a regular code
+ * repeats it. */
+typedef struct rsplit {
+    const uint8_t **p, *end; /* the REDUCED record */
+    uint64_t seq;            /* the record's sequence number */
+    vals *a;                 /* the predicted values */
+    buf *times;              /* the times column */
+    vals *comms;             /* the communicator ids met in the block, in order */
+} rsplit;
+
+/* A communicator id (a 64-bit hash, doc/format.md) is a value: 1 + its place among the
+ * ids met before in the block, or 0 and the id for a new one. */
+static inline long comm_find(const vals *c, uint64_t id)
 {
-    uint64_t u;
-    if (kind == VT_RREC_NBCINIT) {
-        for (int i = 0; i < 4; i++)
-            if (get_u(p, end, &u) || vals_push(a, u))
-                return -1;
-        return 0;
-    }
-    if (kind != VT_RREC_COMP)
-        return 0;
-    /* flags, R* - enter, then three counted lists: messages (5 values, 7 when sync),
-     * synchronous sends (4), gates (4) */
-    for (int i = 0; i < 2; i++)
-        if (get_u(p, end, &u) || vals_push(a, u))
-            return -1;
-    for (int list = 0; list < 3; list++) {
-        uint64_t n;
-        if (get_u(p, end, &n) || vals_push(a, n) || n > (uint64_t)(end - *p))
-            return -1;
-        for (uint64_t k = 0; k < n; k++) {
-            unsigned per = list == 0 ? 5 : 4;
-            for (unsigned j = 0; j < per; j++)
-                if (get_u(p, end, &u) || vals_push(a, u))
-                    return -1;
-            if (list == 0 && u) /* sync: the posting call and its enter */
-                for (int j = 0; j < 2; j++)
-                    if (get_u(p, end, &u) || vals_push(a, u))
-                        return -1;
-        }
-    }
-    return 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->v[i] == id)
+            return (long)i;
+    return -1;
 }
 
-static int write_rtail(unsigned kind, const uint64_t *v, size_t n, buf *out)
+static inline int split_comm(rsplit *s)
 {
-    size_t i = 0;
-#define TAKE(x)                                                                                                        \
-    do {                                                                                                               \
-        if (i >= n || put_u(out, (x) = v[i++]))                                                                        \
-            return -1;                                                                                                 \
-    } while (0)
     uint64_t u;
-    if (kind == VT_RREC_NBCINIT) {
-        for (int k = 0; k < 4; k++)
-            TAKE(u);
-    } else if (kind == VT_RREC_COMP) {
-        TAKE(u);
-        TAKE(u);
-        for (int list = 0; list < 3; list++) {
-            uint64_t cnt;
-            TAKE(cnt);
-            if (cnt > n)
+    if (get_u(s->p, s->end, &u))
+        return -1;
+    long i = comm_find(s->comms, u);
+    if (i >= 0)
+        return vals_push(s->a, (uint64_t)i + 1);
+    return vals_push(s->a, 0) || vals_push(s->a, u) || vals_push(s->comms, u);
+}
+
+/* Packing: a time from the record into the times column. */
+static inline int split_time(rsplit *s) { return copy_var(s->p, s->end, s->times, NULL); }
+
+static inline int split_val(rsplit *s)
+{
+    uint64_t u;
+    return get_u(s->p, s->end, &u) || vals_push(s->a, u);
+}
+
+static inline int split_seq(rsplit *s)
+{
+    uint64_t u;
+    return get_u(s->p, s->end, &u) || vals_push(s->a, vt_zigzag((int64_t)(u - s->seq)));
+}
+
+/* The values of a record of KIND after its function and call site (its END's included). */
+static int split_rtail(uint64_t kind, rsplit *s)
+{
+    unsigned k = (unsigned)(kind & VT_RREC_K_MASK);
+    int bad = 0;
+    if (k == VT_RREC_NBCINIT) {
+        bad = split_val(s) || split_comm(s) || split_val(s) || split_val(s);
+    } else if (k == VT_RREC_COMP) {
+        bad = split_val(s) || split_val(s); /* flags, R* - enter (0 unless the record merged) */
+        for (int list = 0; list < 3 && !bad; list++) {
+            uint64_t n;
+            if (get_u(s->p, s->end, &n) || vals_push(s->a, n) || n > (uint64_t)(s->end - *s->p))
                 return -1;
-            for (uint64_t k = 0; k < cnt; k++) {
-                unsigned per = list == 0 ? 5 : 4;
-                for (unsigned j = 0; j < per; j++)
-                    TAKE(u);
-                if (list == 0 && u) {
-                    TAKE(u);
-                    TAKE(u);
+            for (uint64_t i = 0; i < n && !bad; i++) {
+                if (list == 2) {
+                    bad = split_comm(s) || split_val(s) || split_val(s) || split_val(s);
+                    continue;
+                }
+                /* a message: sender, send's sequence number, S - enter (a time), bytes, sync;
+                 * a synchronous send: receiver, send's sequence number, S - enter (mostly 0:
+                 * the call's own enter), bytes */
+                bad = split_val(s) || split_seq(s) || (list ? split_val(s) : split_time(s)) || split_val(s);
+                if (!bad && list == 0) {
+                    bad = split_val(s);
+                    if (!bad && s->a->v[s->a->n - 1])
+                        bad = split_seq(s) || split_time(s);
                 }
             }
         }
     }
-#undef TAKE
-    return i == n ? 0 : -1;
+    if (!bad && (kind & VT_RREC_K_END))
+        bad = split_val(s) || split_time(s);
+    return bad ? -1 : 0;
+}
+
+/* Unpacking: the predicted values of a record of KIND written as they are (tag 1), read
+ * from [*p, end) into A. Returns 0, or -1 when they run past end. */
+static int read_rvals(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a)
+{
+    unsigned k = (unsigned)(kind & VT_RREC_K_MASK);
+    uint64_t u;
+#define VAL()                                                                                                          \
+    do {                                                                                                               \
+        if (get_u(p, end, &u) || vals_push(a, u))                                                                      \
+            return -1;                                                                                                 \
+    } while (0)
+    if (kind & VT_RREC_K_BURST)
+        VAL();
+    if (k == VT_RREC_NBCINIT) {
+        VAL();
+        VAL(); /* communicator: 0 and a new id, or an earlier one's place */
+        if (!u)
+            VAL();
+        VAL();
+        VAL();
+    } else if (k == VT_RREC_COMP) {
+        VAL(); /* flags, R* - enter */
+        VAL();
+        for (int list = 0; list < 3; list++) {
+            VAL();
+            uint64_t n = u;
+            if (n > (uint64_t)(end - *p))
+                return -1;
+            for (uint64_t i = 0; i < n; i++) {
+                /* 4 each: a message's S and P are times, a synchronous send's S is not */
+                VAL();
+                if (list == 2 && !u) /* a gate's new communicator */
+                    VAL();
+                for (int j = 0; j < 3; j++)
+                    VAL();
+                if (list == 0 && u) /* synchronous: the posting call */
+                    VAL();
+            }
+        }
+    }
+    if (kind & VT_RREC_K_END)
+        VAL();
+#undef VAL
+    return 0;
+}
+
+/* Unpacking: the REDUCED bytes of the values V[*i..n) of a record of KIND after its
+ * function and call site, its times taken from T. Returns 0, or -1 when the values do not
+ * fit the kind (1: a time is missing, 2: no room). */
+typedef struct rjoin {
+    const uint64_t *v;
+    size_t n, i;
+    uint64_t seq;
+    cursor *t;
+    buf *out;
+    vals *comms;
+} rjoin;
+
+static inline int join_val(rjoin *j, uint64_t *x)
+{
+    if (j->i >= j->n)
+        return -1;
+    *x = j->v[j->i++];
+    return put_u(j->out, *x) ? 2 : 0;
+}
+
+static inline int join_seq(rjoin *j)
+{
+    if (j->i >= j->n)
+        return -1;
+    return put_u(j->out, j->seq + (uint64_t)vt_unzigzag(j->v[j->i++])) ? 2 : 0;
+}
+
+static inline int join_time(rjoin *j)
+{
+    const uint8_t *s = j->t->p;
+    uint64_t u;
+    if (get_u(&j->t->p, j->t->end, &u))
+        return 1;
+    return put_bytes(j->out, s, (size_t)(j->t->p - s)) ? 2 : 0;
+}
+
+static inline int join_comm(rjoin *j)
+{
+    if (j->i >= j->n)
+        return -1;
+    uint64_t x = j->v[j->i++], id;
+    if (x == 0) {
+        if (j->i >= j->n)
+            return -1;
+        id = j->v[j->i++];
+        if (vals_push(j->comms, id))
+            return 2;
+    } else if (x - 1 < j->comms->n) {
+        id = j->comms->v[x - 1];
+    } else {
+        return -1;
+    }
+    return put_u(j->out, id) ? 2 : 0;
+}
+
+static int join_rtail(uint64_t kind, rjoin *j)
+{
+    unsigned k = (unsigned)(kind & VT_RREC_K_MASK);
+    uint64_t x;
+    int rc = 0;
+    if (k == VT_RREC_NBCINIT) {
+        if (!(rc = join_val(j, &x)) && !(rc = join_comm(j)) && !(rc = join_val(j, &x)))
+            rc = join_val(j, &x);
+    } else if (k == VT_RREC_COMP) {
+        if ((rc = join_val(j, &x)) || (rc = join_val(j, &x)))
+            return rc;
+        for (int list = 0; list < 3 && !rc; list++) {
+            uint64_t n;
+            if ((rc = join_val(j, &n)))
+                return rc;
+            if (n > j->n - j->i)
+                return -1;
+            for (uint64_t i = 0; i < n && !rc; i++) {
+                if (list == 2) {
+                    if (!(rc = join_comm(j)) && !(rc = join_val(j, &x)) && !(rc = join_val(j, &x)))
+                        rc = join_val(j, &x);
+                    continue;
+                }
+                if ((rc = join_val(j, &x)) || (rc = join_seq(j)) || (rc = list ? join_val(j, &x) : join_time(j)) ||
+                    (rc = join_val(j, &x)))
+                    return rc;
+                if (list == 0 && !(rc = join_val(j, &x)) && x && !(rc = join_seq(j)))
+                    rc = join_time(j);
+            }
+        }
+    }
+    if (!rc && (kind & VT_RREC_K_END) && !(rc = join_val(j, &x)))
+        rc = join_time(j);
+    return rc ? rc : j->i == j->n ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ packing */
@@ -351,18 +523,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
-}
-
-/* Copies one varint from [*p, end) to B. */
-static inline int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
-{
-    const uint8_t *s = *p;
-    uint64_t u;
-    if (get_u(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
-        return -1;
-    if (v)
-        *v = u;
-    return 0;
 }
 
 /* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */
@@ -385,18 +545,6 @@ static int rkind_has_values(uint64_t kind)
 {
     uint64_t k = kind & VT_RREC_K_MASK;
     return (kind & (VT_RREC_K_BURST | VT_RREC_K_END)) || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
-}
-
-/* The END a reduced record holds (bit 16): two values after its own. */
-static inline int read_rend(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a)
-{
-    uint64_t u;
-    if (!(kind & VT_RREC_K_END))
-        return 0;
-    for (int i = 0; i < 2; i++)
-        if (get_u(p, end, &u) || vals_push(a, u))
-            return -1;
-    return 0;
 }
 
 /* The values A of a record of KEY into the fields column F: "as predicted", the
@@ -427,6 +575,25 @@ static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf
     return set_values(l, a->v, a->n);
 }
 
+/* Packing: a reduced record after its kind, sequence-number delta, enter and duration:
+ * its function and call site into the call-sites column (the function into *CODE, above
+ * its kind), its times into COL's times column, its other values into A. Kept out of
+ * pack()'s loop, which a full trace's records run through at every buffer flush. */
+static __attribute__((noinline)) int split_rrec(uint64_t *code, uint64_t *site, const uint8_t **p, const uint8_t *end,
+                                                uint64_t seq, vals *a, buf *col, vals *comms)
+{
+    rsplit sp = {p, end, seq, a, &col[COL_TIMES], comms};
+    if (!rkind_ok(*code) || ((*code & VT_RREC_K_BURST) && split_val(&sp)))
+        return -1;
+    if (rkind_has_site(*code)) {
+        uint64_t fnp;
+        if (copy_var(p, end, &col[COL_SITES], &fnp) || copy_var(p, end, &col[COL_SITES], site))
+            return -1;
+        *code |= fnp << 8;
+    }
+    return split_rtail(*code, &sp);
+}
+
 static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
                 size_t *outlen, char *err, size_t errlen)
 {
@@ -436,32 +603,32 @@ static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const
         col[c].max = (size_t)VT_BLOCK_MAX_RAW;
     hdr.max = 4 * VT_UVAR_MAX + NCOLS * VT_UVAR_MAX;
     lasts t = {0};
-    vals a = {0};
+    vals a = {0}, comms = {0};
     int rc = -1;
-    uint64_t first, base_seq = 0;
+    uint64_t first, base_seq = 0, seq;
     int64_t base;
     if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
         (reduced && vt_get_uvar(&p, end, &base_seq))) {
         fail(err, errlen, "the block header does not decode");
         goto out;
     }
+    seq = base_seq;
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code = 0, site = 0, u;
-        int bad = copy_var(&p, end, &col[COL_CODES], &code) || (reduced && copy_var(&p, end, &col[COL_SEQS], NULL)) ||
-                  copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], NULL);
+        uint64_t code = 0, site = 0;
+        int bad = copy_var(&p, end, &col[COL_CODES], &code);
+        if (reduced && !bad) {
+            uint64_t dseq;
+            bad = copy_var(&p, end, &col[COL_SEQS], &dseq);
+            seq += dseq;
+        }
+        bad = bad || copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], NULL);
         a.n = 0;
         if (!bad && !reduced) {
             const char *letters = fields_of(code, fn);
             bad = (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site)) || !letters ||
                   read_fields(letters, &p, end, &a);
         } else if (!bad) {
-            bad = !rkind_ok(code) || ((code & VT_RREC_K_BURST) && (get_u(&p, end, &u) || vals_push(&a, u)));
-            if (!bad && rkind_has_site(code)) {
-                uint64_t fnp;
-                bad = copy_var(&p, end, &col[COL_SITES], &fnp) || copy_var(&p, end, &col[COL_SITES], &site);
-                code |= fnp << 8;
-            }
-            bad = bad || read_rtail((unsigned)(code & VT_RREC_K_MASK), &p, end, &a) || read_rend(code, &p, end, &a);
+            bad = split_rrec(&code, &site, &p, end, seq, &a, col, &comms);
         }
         if (bad) {
             fail(err, errlen, "record %u does not decode", r);
@@ -481,7 +648,7 @@ static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const
         hdr.len = (size_t)(vt_put_uvar(hdr.p + hdr.len, base_seq) - hdr.p);
     size_t total = 0;
     for (int c = 0; c < NCOLS; c++) {
-        if (c == COL_SEQS && !reduced)
+        if (!col_in(reduced, c))
             continue;
         hdr.len = (size_t)(vt_put_uvar(hdr.p + hdr.len, col[c].len) - hdr.p);
         total += col[c].len;
@@ -507,6 +674,7 @@ out:
         free(col[c].p);
     free(hdr.p);
     free(a.v);
+    free(comms.v);
     lasts_free(&t);
     return rc;
 }
@@ -524,19 +692,15 @@ int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, uint8_t **out, s
 
 /* ------------------------------------------------------------------ unpacking */
 
-typedef struct cursor {
-    const uint8_t *p, *end;
-} cursor;
-
 static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
                   uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
     buf o = {.max = max_out};
     lasts t = {0};
-    vals a = {0};
+    vals a = {0}, comms = {0};
     cursor c[NCOLS] = {{0}};
-    uint64_t first, base_seq = 0, clen[NCOLS] = {0};
+    uint64_t first, base_seq = 0, seq, clen[NCOLS] = {0};
     int64_t base;
     int rc = -1;
     if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
@@ -545,7 +709,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         goto out;
     }
     for (int k = 0; k < NCOLS; k++)
-        if ((k != COL_SEQS || reduced) && vt_get_uvar(&p, end, &clen[k])) {
+        if (col_in(reduced, k) && vt_get_uvar(&p, end, &clen[k])) {
             fail(err, errlen, "expected the length of the %s column at byte %zu", col_name[k], (size_t)(p - in));
             goto out;
         }
@@ -568,16 +732,17 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
     o.len = (size_t)(vt_put_svar(o.p + o.len, base) - o.p);
     if (reduced && put_u(&o, base_seq))
         goto room;
+    seq = base_seq;
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code = 0, site = 0, fnp = 0, u = 0;
+        uint64_t code = 0, site = 0, fnp = 0, u = 0, dseq = 0;
         int k = -1;
         if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code))
             k = COL_CODES;
         else if (put_u(&o, code))
             goto room;
-        else if (reduced && get_u(&c[COL_SEQS].p, c[COL_SEQS].end, &u))
+        else if (reduced && get_u(&c[COL_SEQS].p, c[COL_SEQS].end, &dseq))
             k = COL_SEQS;
-        else if (reduced && put_u(&o, u))
+        else if (reduced && put_u(&o, dseq))
             goto room;
         else if (get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &u))
             k = COL_ENTERS;
@@ -587,6 +752,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             k = COL_DURS;
         else if (put_u(&o, u))
             goto room;
+        seq += dseq;
         int sited = reduced ? rkind_ok(code) && rkind_has_site(code) : code >= VT_CODE_FIRST_FN;
         if (k < 0 && sited && reduced && get_u(&c[COL_SITES].p, c[COL_SITES].end, &fnp))
             k = COL_SITES;
@@ -629,10 +795,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             if (!l)
                 goto nomem;
             if (tag == TAG_LITERAL) {
-                int bad = reduced ? ((code & VT_RREC_K_BURST) && (get_u(&f->p, f->end, &u) || vals_push(&a, u))) ||
-                                        read_rtail((unsigned)(code & VT_RREC_K_MASK), &f->p, f->end, &a) ||
-                                        read_rend(code, &f->p, f->end, &a)
-                                  : read_fields(letters, &f->p, f->end, &a);
+                int bad = reduced ? read_rvals(code, &f->p, f->end, &a) : read_fields(letters, &f->p, f->end, &a);
                 if (bad) {
                     fail(err, errlen, "record %u: expected the values of code %llu in the fields column at byte %zu", r,
                          (unsigned long long)code, (size_t)(at - in));
@@ -658,23 +821,26 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
                 goto nomem;
         }
         /* the values where the record has them */
-        size_t skip = 0;
         int bad;
         if (reduced) {
-            if ((code & VT_RREC_K_BURST) && (a.n < 1 || put_u(&o, a.v[0])))
-                goto bad_values;
-            skip = (code & VT_RREC_K_BURST) ? 1 : 0;
-            size_t tail = (code & VT_RREC_K_END) ? 2 : 0;
-            if (sited && (put_u(&o, fnp) || put_u(&o, site)))
+            rjoin j = {a.v, a.n, 0, seq, &c[COL_TIMES], &o, &comms};
+            uint64_t x;
+            bad = (code & VT_RREC_K_BURST) ? join_val(&j, &x) : 0;
+            if (!bad && sited && (put_u(&o, fnp) || put_u(&o, site)))
+                bad = 2;
+            if (!bad)
+                bad = join_rtail(code, &j);
+            if (bad == 1) {
+                fail(err, errlen, "record %u: expected a time in the times column at byte %zu", r,
+                     (size_t)(c[COL_TIMES].p - in));
+                goto out;
+            }
+            if (bad == 2)
                 goto room;
-            bad = a.n < skip + tail ||
-                  write_rtail((unsigned)(code & VT_RREC_K_MASK), a.n ? a.v + skip : NULL, a.n - skip - tail, &o) ||
-                  (tail && (put_u(&o, a.v[a.n - 2]) || put_u(&o, a.v[a.n - 1])));
         } else {
             bad = has_values && write_fields(letters, a.v, a.n, &o);
         }
         if (bad) {
-        bad_values:
             if (o.len + VT_UVAR_MAX > o.max)
                 goto room;
             fail(err, errlen, "record %u: its values in the fields column do not fit its code %llu", r,
@@ -701,6 +867,7 @@ nomem:
 out:
     free(o.p);
     free(a.v);
+    free(comms.v);
     lasts_free(&t);
     return rc;
 }
