@@ -300,17 +300,59 @@ typedef struct rsplit {
     uint64_t seq;            /* the record's sequence number */
     vals *a;                 /* the predicted values */
     buf *times;              /* the times column */
-    vals *comms;             /* the communicator ids met in the block, in order */
+    const struct comm_map *comms;
 } rsplit;
 
-/* A communicator id (a 64-bit hash, doc/format.md) is a value: 1 + its place among the
- * ids met before in the block, or 0 and the id for a new one. */
-static inline long comm_find(const vals *c, uint64_t id)
+/* A communicator id (a 64-bit hash, doc/format.md) is a value: 1 + its place in the rank's
+ * communicator table (the first with that id), or 0 and the id when it is not there.
+ * Packing looks ids up in a map made for the block. */
+typedef struct comm_map {
+    uint64_t *id;  /* open addressing; slot empty when at[] is 0 */
+    size_t *at;    /* place + 1 */
+    size_t cap;
+} comm_map;
+
+static size_t comm_home(uint64_t id, size_t cap)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (c->v[i] == id)
-            return (long)i;
-    return -1;
+    id ^= id >> 33;
+    id *= 0xff51afd7ed558ccdu;
+    id ^= id >> 33;
+    return (size_t)id & (cap - 1);
+}
+
+static int comm_map_make(comm_map *m, const vt_rcols_comms *c)
+{
+    *m = (comm_map){0};
+    if (!c || !c->n)
+        return 0;
+    size_t cap = 16;
+    while (cap < 2 * c->n)
+        cap *= 2;
+    m->id = malloc(cap * sizeof *m->id);
+    m->at = calloc(cap, sizeof *m->at);
+    if (!m->id || !m->at)
+        return -1;
+    m->cap = cap;
+    for (size_t i = 0; i < c->n; i++) {
+        size_t h = comm_home(c->id[i], cap);
+        while (m->at[h] && m->id[h] != c->id[i])
+            h = (h + 1) & (cap - 1);
+        if (!m->at[h]) {
+            m->id[h] = c->id[i];
+            m->at[h] = i + 1;
+        }
+    }
+    return 0;
+}
+
+static inline size_t comm_map_find(const comm_map *m, uint64_t id)
+{
+    if (!m->cap)
+        return 0;
+    for (size_t h = comm_home(id, m->cap); m->at[h]; h = (h + 1) & (m->cap - 1))
+        if (m->id[h] == id)
+            return m->at[h];
+    return 0;
 }
 
 static inline int split_comm(rsplit *s)
@@ -318,10 +360,8 @@ static inline int split_comm(rsplit *s)
     uint64_t u;
     if (get_u(s->p, s->end, &u))
         return -1;
-    long i = comm_find(s->comms, u);
-    if (i >= 0)
-        return vals_push(s->a, (uint64_t)i + 1);
-    return vals_push(s->a, 0) || vals_push(s->a, u) || vals_push(s->comms, u);
+    size_t at = comm_map_find(s->comms, u);
+    return vals_push(s->a, at) || (!at && vals_push(s->a, u));
 }
 
 /* Packing: a time from the record into the times column. */
@@ -429,7 +469,7 @@ typedef struct rjoin {
     uint64_t seq;
     cursor *t;
     buf *out;
-    vals *comms;
+    const vt_rcols_comms *comms;
 } rjoin;
 
 static inline int join_val(rjoin *j, uint64_t *x)
@@ -465,12 +505,10 @@ static inline int join_comm(rjoin *j)
         if (j->i >= j->n)
             return -1;
         id = j->v[j->i++];
-        if (vals_push(j->comms, id))
-            return 2;
-    } else if (x - 1 < j->comms->n) {
-        id = j->comms->v[x - 1];
+    } else if (j->comms && x - 1 < j->comms->n) {
+        id = j->comms->id[x - 1];
     } else {
-        return -1;
+        return 3;
     }
     return put_u(j->out, id) ? 2 : 0;
 }
@@ -580,7 +618,7 @@ static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf
  * its kind), its times into COL's times column, its other values into A. Kept out of
  * pack()'s loop, which a full trace's records run through at every buffer flush. */
 static __attribute__((noinline)) int split_rrec(uint64_t *code, uint64_t *site, const uint8_t **p, const uint8_t *end,
-                                                uint64_t seq, vals *a, buf *col, vals *comms)
+                                                uint64_t seq, vals *a, buf *col, const comm_map *comms)
 {
     rsplit sp = {p, end, seq, a, &col[COL_TIMES], comms};
     if (!rkind_ok(*code) || ((*code & VT_RREC_K_BURST) && split_val(&sp)))
@@ -594,8 +632,8 @@ static __attribute__((noinline)) int split_rrec(uint64_t *code, uint64_t *site, 
     return split_rtail(*code, &sp);
 }
 
-static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
-                size_t *outlen, char *err, size_t errlen)
+static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn,
+                const vt_rcols_comms *rcomms, uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
     buf col[NCOLS] = {{0}}, hdr = {0};
@@ -603,10 +641,13 @@ static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const
         col[c].max = (size_t)VT_BLOCK_MAX_RAW;
     hdr.max = 4 * VT_UVAR_MAX + NCOLS * VT_UVAR_MAX;
     lasts t = {0};
-    vals a = {0}, comms = {0};
+    vals a = {0};
+    comm_map comms = {0};
     int rc = -1;
     uint64_t first, base_seq = 0, seq;
     int64_t base;
+    if (reduced && comm_map_make(&comms, rcomms))
+        goto nomem;
     if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
         (reduced && vt_get_uvar(&p, end, &base_seq))) {
         fail(err, errlen, "the block header does not decode");
@@ -674,7 +715,8 @@ out:
         free(col[c].p);
     free(hdr.p);
     free(a.v);
-    free(comms.v);
+    free(comms.id);
+    free(comms.at);
     lasts_free(&t);
     return rc;
 }
@@ -682,23 +724,24 @@ out:
 int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
                    size_t *outlen, char *err, size_t errlen)
 {
-    return pack(0, in, len, nrec, fn, out, outlen, err, errlen);
+    return pack(0, in, len, nrec, fn, NULL, out, outlen, err, errlen);
 }
 
-int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, uint8_t **out, size_t *outlen, char *err, size_t errlen)
+int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint8_t **out,
+                  size_t *outlen, char *err, size_t errlen)
 {
-    return pack(1, in, len, nrec, NULL, out, outlen, err, errlen);
+    return pack(1, in, len, nrec, NULL, comms, out, outlen, err, errlen);
 }
 
 /* ------------------------------------------------------------------ unpacking */
 
-static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
-                  uint8_t **out, size_t *outlen, char *err, size_t errlen)
+static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn,
+                  const vt_rcols_comms *comms, size_t max_out, uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
     buf o = {.max = max_out};
     lasts t = {0};
-    vals a = {0}, comms = {0};
+    vals a = {0};
     cursor c[NCOLS] = {{0}};
     uint64_t first, base_seq = 0, seq, clen[NCOLS] = {0};
     int64_t base;
@@ -823,7 +866,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         /* the values where the record has them */
         int bad;
         if (reduced) {
-            rjoin j = {a.v, a.n, 0, seq, &c[COL_TIMES], &o, &comms};
+            rjoin j = {a.v, a.n, 0, seq, &c[COL_TIMES], &o, comms};
             uint64_t x;
             bad = (code & VT_RREC_K_BURST) ? join_val(&j, &x) : 0;
             if (!bad && sited && (put_u(&o, fnp) || put_u(&o, site)))
@@ -837,6 +880,11 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             }
             if (bad == 2)
                 goto room;
+            if (bad == 3) {
+                fail(err, errlen, "record %u: expected a communicator of the rank's table (%zu entries), found one past it",
+                     r, comms ? comms->n : 0);
+                goto out;
+            }
         } else {
             bad = has_values && write_fields(letters, a.v, a.n, &o);
         }
@@ -867,7 +915,6 @@ nomem:
 out:
     free(o.p);
     free(a.v);
-    free(comms.v);
     lasts_free(&t);
     return rc;
 }
@@ -875,11 +922,11 @@ out:
 int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
                      uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
-    return unpack(0, in, len, nrec, fn, max_out, out, outlen, err, errlen);
+    return unpack(0, in, len, nrec, fn, NULL, max_out, out, outlen, err, errlen);
 }
 
-int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, size_t max_out, uint8_t **out, size_t *outlen,
-                    char *err, size_t errlen)
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, size_t max_out,
+                    uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
-    return unpack(1, in, len, nrec, NULL, max_out, out, outlen, err, errlen);
+    return unpack(1, in, len, nrec, NULL, comms, max_out, out, outlen, err, errlen);
 }
