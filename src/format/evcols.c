@@ -17,7 +17,9 @@ static const char *const col_name[NCOLS] = {"codes", "sequence numbers", "call s
 
 static inline int col_in(int reduced, int c) { return reduced || (c != COL_SEQS && c != COL_TIMES); }
 
-enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2 };
+/* TAG_SPARSE (REDUCED_COLS only): a mask of the values that differ from the prediction
+ * (bit i: value i, at most 64 values), then their differences */
+enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2, TAG_SPARSE = 3 };
 
 /* vt_get_uvar with the one-byte case first: most values in MPI traces are small. */
 static inline int get_u(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -99,6 +101,7 @@ typedef struct last {
     uint64_t *v, *step;
     size_t n, cap;
     int used;
+    int seeded; /* v is another entry's (rseed): the next values set no step */
 } last;
 
 typedef struct lasts {
@@ -177,7 +180,7 @@ static inline int set_values(last *l, const uint64_t *v, size_t n)
         l->cap = n;
         l->n = 0;
     }
-    if (l->n == n) {
+    if (l->n == n && !l->seeded) {
         for (size_t i = 0; i < n; i++) {
             l->step[i] = v[i] - l->v[i];
             l->v[i] = v[i];
@@ -187,6 +190,7 @@ static inline int set_values(last *l, const uint64_t *v, size_t n)
         memset(l->step, 0, n * sizeof *l->step);
         l->n = n;
     }
+    l->seeded = 0;
     return 0;
 }
 
@@ -301,6 +305,7 @@ typedef struct rsplit {
     vals *a;                 /* the predicted values */
     buf *times;              /* the times column */
     const struct comm_map *comms;
+    lasts *cseq;             /* per communicator id: its next collective sequence number */
 } rsplit;
 
 /* A communicator id (a 64-bit hash, doc/format.md) is a value: 1 + its place in the rank's
@@ -355,13 +360,36 @@ static inline size_t comm_map_find(const comm_map *m, uint64_t id)
     return 0;
 }
 
+/* A collective sequence number is its difference (zigzag) to the one after the last
+ * on its communicator in the block: 0 while a rank's collectives follow each other. */
+static inline int cseq_next(lasts *t, uint64_t id, uint64_t *next)
+{
+    last *l = lasts_get(t, id, 0);
+    if (!l)
+        return -1;
+    *next = l->n ? l->v[0] : 0;
+    return 0;
+}
+
+static inline int cseq_set(lasts *t, uint64_t id, uint64_t seq)
+{
+    last *l = lasts_get(t, id, 0);
+    uint64_t next = seq + 1;
+    return l ? set_values(l, &next, 1) : -1;
+}
+
+/* A gate's communicator and collective sequence number. */
 static inline int split_comm(rsplit *s)
 {
-    uint64_t u;
+    uint64_t u, c, next;
     if (get_u(s->p, s->end, &u))
         return -1;
     size_t at = comm_map_find(s->comms, u);
-    return vals_push(s->a, at) || (!at && vals_push(s->a, u));
+    if (vals_push(s->a, at) || (!at && vals_push(s->a, u)))
+        return -1;
+    if (get_u(s->p, s->end, &c) || cseq_next(s->cseq, u, &next))
+        return -1;
+    return vals_push(s->a, vt_zigzag((int64_t)(c - next))) || cseq_set(s->cseq, u, c);
 }
 
 /* Packing: a time from the record into the times column. */
@@ -385,7 +413,7 @@ static int split_rtail(uint64_t kind, rsplit *s)
     unsigned k = (unsigned)(kind & VT_RREC_K_MASK);
     int bad = 0;
     if (k == VT_RREC_NBCINIT) {
-        bad = split_val(s) || split_comm(s) || split_val(s) || split_val(s);
+        bad = split_val(s) || split_comm(s) || split_val(s);
     } else if (k == VT_RREC_COMP) {
         bad = split_val(s) || split_val(s); /* flags, R* - enter (0 unless the record merged) */
         for (int list = 0; list < 3 && !bad; list++) {
@@ -394,7 +422,7 @@ static int split_rtail(uint64_t kind, rsplit *s)
                 return -1;
             for (uint64_t i = 0; i < n && !bad; i++) {
                 if (list == 2) {
-                    bad = split_comm(s) || split_val(s) || split_val(s) || split_val(s);
+                    bad = split_comm(s) || split_val(s) || split_val(s);
                     continue;
                 }
                 /* a message: sender, send's sequence number, S - enter (a time), bytes, sync;
@@ -470,6 +498,7 @@ typedef struct rjoin {
     cursor *t;
     buf *out;
     const vt_rcols_comms *comms;
+    lasts *cseq;
 } rjoin;
 
 static inline int join_val(rjoin *j, uint64_t *x)
@@ -510,7 +539,15 @@ static inline int join_comm(rjoin *j)
     } else {
         return 3;
     }
-    return put_u(j->out, id) ? 2 : 0;
+    uint64_t next, c;
+    if (put_u(j->out, id))
+        return 2;
+    if (j->i >= j->n)
+        return -1;
+    if (cseq_next(j->cseq, id, &next))
+        return 2;
+    c = next + (uint64_t)vt_unzigzag(j->v[j->i++]);
+    return put_u(j->out, c) || cseq_set(j->cseq, id, c) ? 2 : 0;
 }
 
 static int join_rtail(uint64_t kind, rjoin *j)
@@ -519,7 +556,7 @@ static int join_rtail(uint64_t kind, rjoin *j)
     uint64_t x;
     int rc = 0;
     if (k == VT_RREC_NBCINIT) {
-        if (!(rc = join_val(j, &x)) && !(rc = join_comm(j)) && !(rc = join_val(j, &x)))
+        if (!(rc = join_val(j, &x)) && !(rc = join_comm(j)))
             rc = join_val(j, &x);
     } else if (k == VT_RREC_COMP) {
         if ((rc = join_val(j, &x)) || (rc = join_val(j, &x)))
@@ -532,7 +569,7 @@ static int join_rtail(uint64_t kind, rjoin *j)
                 return -1;
             for (uint64_t i = 0; i < n && !rc; i++) {
                 if (list == 2) {
-                    if (!(rc = join_comm(j)) && !(rc = join_val(j, &x)) && !(rc = join_val(j, &x)))
+                    if (!(rc = join_comm(j)) && !(rc = join_val(j, &x)))
                         rc = join_val(j, &x);
                     continue;
                 }
@@ -585,16 +622,68 @@ static int rkind_has_values(uint64_t kind)
     return (kind & (VT_RREC_K_BURST | VT_RREC_K_END)) || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
 }
 
+/* A reduced record of a function and call site met for the first time in the block is
+ * predicted from the last record of its kind (with its bits): a rank's collectives at
+ * different call sites have the same values. KIND_SITE keys the kinds' entries. */
+#define KIND_SITE UINT64_MAX
+
+static int rseed(lasts *t, uint64_t key, uint64_t site, vals *tmp)
+{
+    last *k = lasts_get(t, key & 0xff, KIND_SITE);
+    if (!k)
+        return -1;
+    tmp->n = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (vals_push(tmp, k->v[i]))
+            return -1;
+    last *l = lasts_get(t, key, site);
+    if (!l)
+        return -1;
+    if (l->n || !tmp->n)
+        return 0;
+    if (set_values(l, tmp->v, tmp->n))
+        return -1;
+    l->seeded = 1;
+    return 0;
+}
+
+/* After a record of KEY with the values V[0..n): the last of its kind. */
+static int rkind_set(lasts *t, uint64_t key, const uint64_t *v, size_t n)
+{
+    last *k = lasts_get(t, key & 0xff, KIND_SITE);
+    return k ? set_values(k, v, n) : -1;
+}
+
 /* The values A of a record of KEY into the fields column F: "as predicted", the
  * differences to the prediction, or the values themselves. */
-static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f)
+static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f, int sparse)
 {
     last *l = lasts_get(t, code, site);
     if (!l)
         return -1;
+    uint64_t mask = 0;
+    size_t same = 0;
+    if (sparse && l->n == a->n && a->n <= 64)
+        for (size_t i = 0; i < a->n; i++) {
+            if (a->v[i] != l->v[i] + l->step[i])
+                mask |= (uint64_t)1 << i;
+            else
+                same++;
+        }
+    uint8_t tmp[VT_UVAR_MAX];
     if (as_predicted(l, a->v, a->n)) {
         if (put_u(f, TAG_SAME))
             return -1;
+    } else if (mask && (size_t)(vt_put_uvar(tmp, mask) - tmp) < same) {
+        if (put_u(f, TAG_SPARSE) || put_u(f, mask))
+            return -1;
+        for (size_t i = 0; i < a->n; i++) {
+            if (!(mask >> i & 1))
+                continue;
+            if (reserve(f, VT_UVAR_MAX))
+                return -1;
+            f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a->v[i] - l->v[i] - l->step[i])) - f->p);
+        }
     } else if (l->n == a->n) {
         if (put_u(f, TAG_DELTA))
             return -1;
@@ -618,9 +707,9 @@ static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf
  * its kind), its times into COL's times column, its other values into A. Kept out of
  * pack()'s loop, which a full trace's records run through at every buffer flush. */
 static __attribute__((noinline)) int split_rrec(uint64_t *code, uint64_t *site, const uint8_t **p, const uint8_t *end,
-                                                uint64_t seq, vals *a, buf *col, const comm_map *comms)
+                                                uint64_t seq, vals *a, buf *col, const comm_map *comms, lasts *cseq)
 {
-    rsplit sp = {p, end, seq, a, &col[COL_TIMES], comms};
+    rsplit sp = {p, end, seq, a, &col[COL_TIMES], comms, cseq};
     if (!rkind_ok(*code) || ((*code & VT_RREC_K_BURST) && split_val(&sp)))
         return -1;
     if (rkind_has_site(*code)) {
@@ -640,8 +729,8 @@ static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const
     for (int c = 0; c < NCOLS; c++)
         col[c].max = (size_t)VT_BLOCK_MAX_RAW;
     hdr.max = 4 * VT_UVAR_MAX + NCOLS * VT_UVAR_MAX;
-    lasts t = {0};
-    vals a = {0};
+    lasts t = {0}, cseq = {0};
+    vals a = {0}, tmp = {0};
     comm_map comms = {0};
     int rc = -1;
     uint64_t first, base_seq = 0, seq;
@@ -669,13 +758,14 @@ static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const
             bad = (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site)) || !letters ||
                   read_fields(letters, &p, end, &a);
         } else if (!bad) {
-            bad = split_rrec(&code, &site, &p, end, seq, &a, col, &comms);
+            bad = split_rrec(&code, &site, &p, end, seq, &a, col, &comms, &cseq);
         }
         if (bad) {
             fail(err, errlen, "record %u does not decode", r);
             goto out;
         }
-        if (a.n && put_values(&t, code, site, &a, &col[COL_FIELDS]))
+        if (a.n && ((reduced && rseed(&t, code, site, &tmp)) || put_values(&t, code, site, &a, &col[COL_FIELDS], reduced) ||
+                    (reduced && rkind_set(&t, code, a.v, a.n))))
             goto nomem;
     }
     if (p != end) {
@@ -715,9 +805,11 @@ out:
         free(col[c].p);
     free(hdr.p);
     free(a.v);
+    free(tmp.v);
     free(comms.id);
     free(comms.at);
     lasts_free(&t);
+    lasts_free(&cseq);
     return rc;
 }
 
@@ -740,8 +832,8 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
 {
     const uint8_t *p = in, *end = in + len;
     buf o = {.max = max_out};
-    lasts t = {0};
-    vals a = {0};
+    lasts t = {0}, cseq = {0};
+    vals a = {0}, tmp = {0};
     cursor c[NCOLS] = {{0}};
     uint64_t first, base_seq = 0, seq, clen[NCOLS] = {0};
     int64_t base;
@@ -828,12 +920,15 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         if (has_values) {
             cursor *f = &c[COL_FIELDS];
             const uint8_t *at = f->p;
-            uint64_t tag;
-            if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA) {
-                fail(err, errlen, "record %u: expected a tag 0-2 in the fields column at byte %zu", r,
-                     (size_t)(at - in));
+            uint64_t tag, mask = ~(uint64_t)0;
+            if (get_u(&f->p, f->end, &tag) || tag > (reduced ? TAG_SPARSE : TAG_DELTA) ||
+                (tag == TAG_SPARSE && get_u(&f->p, f->end, &mask))) {
+                fail(err, errlen, "record %u: expected a tag 0-%d in the fields column at byte %zu", r,
+                     reduced ? TAG_SPARSE : TAG_DELTA, (size_t)(at - in));
                 goto out;
             }
+            if (reduced && rseed(&t, key, site, &tmp))
+                goto nomem;
             last *l = lasts_get(&t, key, site);
             if (!l)
                 goto nomem;
@@ -844,14 +939,16 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
                          (unsigned long long)code, (size_t)(at - in));
                     goto out;
                 }
-            } else if (!l->n) {
-                fail(err, errlen, "record %u: values given as %s an earlier record of code %llu at byte %zu, found none",
-                     r, tag == TAG_SAME ? "those of" : "differences to", (unsigned long long)code, (size_t)(at - in));
+            } else if (!l->n || (tag == TAG_SPARSE && (l->n > 64 || (l->n < 64 && mask >> l->n)))) {
+                fail(err, errlen, "record %u: values given as %s an earlier record of code %llu at byte %zu, found %s", r,
+                     tag == TAG_SAME ? "those of" : "differences to", (unsigned long long)code, (size_t)(at - in),
+                     l->n ? "a mask past its values" : "none");
                 goto out;
             } else {
                 for (size_t i = 0; i < l->n; i++) {
                     int64_t d = 0;
-                    if (tag == TAG_DELTA && vt_get_svar(&f->p, f->end, &d)) {
+                    int differs = tag == TAG_DELTA || (tag == TAG_SPARSE && (mask >> i & 1));
+                    if (differs && vt_get_svar(&f->p, f->end, &d)) {
                         fail(err, errlen, "record %u: expected %zu differences in the fields column at byte %zu", r,
                              l->n, (size_t)(at - in));
                         goto out;
@@ -860,13 +957,13 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
                         goto nomem;
                 }
             }
-            if (set_values(l, a.v, a.n))
+            if (set_values(l, a.v, a.n) || (reduced && rkind_set(&t, key, a.v, a.n)))
                 goto nomem;
         }
         /* the values where the record has them */
         int bad;
         if (reduced) {
-            rjoin j = {a.v, a.n, 0, seq, &c[COL_TIMES], &o, comms};
+            rjoin j = {a.v, a.n, 0, seq, &c[COL_TIMES], &o, comms, &cseq};
             uint64_t x;
             bad = (code & VT_RREC_K_BURST) ? join_val(&j, &x) : 0;
             if (!bad && sited && (put_u(&o, fnp) || put_u(&o, site)))
@@ -914,8 +1011,10 @@ nomem:
     fail(err, errlen, "out of memory");
 out:
     free(o.p);
+    free(tmp.v);
     free(a.v);
     lasts_free(&t);
+    lasts_free(&cseq);
     return rc;
 }
 
