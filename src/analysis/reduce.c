@@ -27,7 +27,16 @@ typedef struct rank_out {
     int fd;
     vt_rrec_out out;        /* its REDUCED blocks */
     const char **fname, **flayout; /* the full trace's function table, for out */
+    uint64_t *comm_ids;     /* the ids of its communicator table, for out */
+    size_t ncomms;
 } rank_out;
+
+static const uint64_t *rank_comm_ids(void *arg, size_t *n)
+{
+    const rank_out *ro = arg;
+    *n = ro->ncomms;
+    return ro->comm_ids;
+}
 
 /* Atom values for the check: variable -> nsc values. */
 typedef struct atomtab {
@@ -461,6 +470,14 @@ static int open_outputs(reducer *Z)
         int rc = vt_rrec_out_init(&ro->out, ro->fd, Z->o->zstd_level, ro->fname, ro->flayout, rk->nfuncs);
         if (rc)
             return vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
+        ro->comm_ids = malloc((rk->ncomms ? rk->ncomms : 1) * sizeof *ro->comm_ids);
+        if (!ro->comm_ids)
+            return vt_error_set(Z->err, "out of memory");
+        for (size_t i = 0; i < rk->ncomms; i++)
+            ro->comm_ids[i] = rk->comms[i].id;
+        ro->ncomms = rk->ncomms;
+        ro->out.comm_ids = rank_comm_ids;
+        ro->out.comm_arg = ro;
     }
     return 0;
 }
@@ -578,6 +595,7 @@ out:
         vt_rrec_out_free(&Z.ro[r].out);
         free(Z.ro[r].fname);
         free(Z.ro[r].flayout);
+        free(Z.ro[r].comm_ids);
         vt_rr_free(&Z.ro[r].rr);
     }
     free(Z.ro);

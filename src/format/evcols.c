@@ -1,213 +1,11 @@
-/* EVENTS_COLS packing and unpacking; see evcols.h and doc/format.md. */
+/* EVENTS_COLS packing and unpacking (REDUCED_COLS: the same loops, the reduced records'
+ * parts in rcols.c); see evcols.h and doc/format.md. */
 #include "vt_config.h"
-#include "format/evcols.h"
-#include "format/reader.h"
-#include "util/codec.h"
+#include "format/evcols_priv.h"
 
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* The columns, in their order in the payload; REDUCED_COLS blocks have all six,
- * EVENTS_COLS blocks all but COL_SEQS. */
-enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_FIELDS, NCOLS };
 static const char *const col_name[NCOLS] = {"codes", "sequence numbers", "call sites", "enter times", "durations",
-                                            "fields"};
+                                            "times", "fields"};
 
-enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2 };
-
-/* vt_get_uvar with the one-byte case first: most values in MPI traces are small. */
-static inline int get_u(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-    if (*p < end && **p < 0x80) {
-        *v = *(*p)++;
-        return 0;
-    }
-    return vt_get_uvar(p, end, v);
-}
-
-/* ------------------------------------------------------------------ growable buffers */
-
-typedef struct buf {
-    uint8_t *p;
-    size_t len, cap, max;
-} buf;
-
-static __attribute__((noinline)) int grow(buf *b, size_t more)
-{
-    if (b->len + more > b->max)
-        return -1;
-    size_t nc = b->cap ? b->cap : 4096;
-    while (nc < b->len + more)
-        nc *= 2;
-    if (nc > b->max)
-        nc = b->max;
-    uint8_t *n = realloc(b->p, nc);
-    if (!n)
-        return -1;
-    b->p = n;
-    b->cap = nc;
-    return 0;
-}
-
-static inline int reserve(buf *b, size_t more) { return b->len + more <= b->cap ? 0 : grow(b, more); }
-
-static inline int put_bytes(buf *b, const uint8_t *p, size_t n)
-{
-    if (reserve(b, n))
-        return -1;
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-static inline int put_u(buf *b, uint64_t v)
-{
-    if (reserve(b, VT_UVAR_MAX))
-        return -1;
-    b->len = (size_t)(vt_put_uvar(b->p + b->len, v) - b->p);
-    return 0;
-}
-
-/* ------------------------------------------------------------------ the last fields of each (code, call site) */
-
-/* A (code, call site)'s last values and how much each moved from the one before: the
- * next record's values are predicted as v + step (request ids that grow by the same
- * amount, a tag that counts iterations, and unchanged peers and sizes are all "as
- * predicted"). */
-typedef struct last {
-    uint64_t code, site;
-    uint64_t *v, *step;
-    size_t n, cap;
-    int used;
-} last;
-
-typedef struct lasts {
-    last *e;
-    size_t cap, n;
-} lasts;
-
-static size_t home(uint64_t code, uint64_t site, size_t cap)
-{
-    uint64_t x = code * 0x9e3779b97f4a7c15u ^ (site + 0x632be59bd9b4e019u);
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9u;
-    x ^= x >> 29;
-    return (size_t)x & (cap - 1);
-}
-
-static __attribute__((noinline)) int lasts_grow(lasts *t)
-{
-    size_t nc = t->cap ? 2 * t->cap : 64;
-    last *ne = calloc(nc, sizeof *ne);
-    if (!ne)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->e[i].used) {
-            size_t h = home(t->e[i].code, t->e[i].site, nc);
-            while (ne[h].used)
-                h = (h + 1) & (nc - 1);
-            ne[h] = t->e[i];
-        }
-    free(t->e);
-    t->e = ne;
-    t->cap = nc;
-    return 0;
-}
-
-/* The entry of (code, site), made empty when new; NULL without memory. */
-static inline last *lasts_get(lasts *t, uint64_t code, uint64_t site)
-{
-    if (t->cap) {
-        size_t h = home(code, site, t->cap);
-        for (; t->e[h].used; h = (h + 1) & (t->cap - 1))
-            if (t->e[h].code == code && t->e[h].site == site)
-                return &t->e[h];
-    }
-    if (2 * (t->n + 1) > t->cap && lasts_grow(t))
-        return NULL;
-    size_t h = home(code, site, t->cap);
-    while (t->e[h].used)
-        h = (h + 1) & (t->cap - 1);
-    t->e[h] = (last){.code = code, .site = site, .used = 1};
-    t->n++;
-    return &t->e[h];
-}
-
-static void lasts_free(lasts *t)
-{
-    for (size_t i = 0; i < t->cap; i++) {
-        free(t->e[i].v);
-        free(t->e[i].step);
-    }
-    free(t->e);
-}
-
-/* Records V[0..n) as the last values; the steps are the differences to the values
- * before when they had the same count, else 0. */
-static inline int set_values(last *l, const uint64_t *v, size_t n)
-{
-    if (n > l->cap) {
-        uint64_t *nv = realloc(l->v, n * sizeof *nv);
-        if (nv)
-            l->v = nv;
-        uint64_t *ns = nv ? realloc(l->step, n * sizeof *ns) : NULL;
-        if (!ns)
-            return -1;
-        l->step = ns;
-        l->cap = n;
-        l->n = 0;
-    }
-    if (l->n == n) {
-        for (size_t i = 0; i < n; i++) {
-            l->step[i] = v[i] - l->v[i];
-            l->v[i] = v[i];
-        }
-    } else {
-        memcpy(l->v, v, n * sizeof *v);
-        memset(l->step, 0, n * sizeof *l->step);
-        l->n = n;
-    }
-    return 0;
-}
-
-/* Whether V[0..n) are the predicted values of L. */
-static inline int as_predicted(const last *l, const uint64_t *v, size_t n)
-{
-    if (l->n != n)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i] != l->v[i] + l->step[i])
-            return 0;
-    return 1;
-}
-
-/* ------------------------------------------------------------------ a record's fields as values */
-
-typedef struct vals {
-    uint64_t *v;
-    size_t n, cap;
-} vals;
-
-static __attribute__((noinline)) int vals_grow(vals *a)
-{
-    size_t nc = a->cap ? 2 * a->cap : 64;
-    uint64_t *n = realloc(a->v, nc * sizeof *n);
-    if (!n)
-        return -1;
-    a->v = n;
-    a->cap = nc;
-    return 0;
-}
-
-static inline int vals_push(vals *a, uint64_t x)
-{
-    if (a->n == a->cap && vals_grow(a))
-        return -1;
-    a->v[a->n++] = x;
-    return 0;
-}
 
 /* The letters of a record's fields: a call's layout, or those of a special record. NULL
  * for a code that is not known. */
@@ -267,138 +65,6 @@ static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *o
     return i == n ? 0 : -1;
 }
 
-/* ------------------------------------------------------------------ reduced records' values */
-
-/* The values after a reduced record's function and call site (doc/format.md, REDUCED). */
-static inline int read_rtail(unsigned kind, const uint8_t **p, const uint8_t *end, vals *a)
-{
-    uint64_t u;
-    if (kind == VT_RREC_NBCINIT) {
-        for (int i = 0; i < 4; i++)
-            if (get_u(p, end, &u) || vals_push(a, u))
-                return -1;
-        return 0;
-    }
-    if (kind != VT_RREC_COMP)
-        return 0;
-    /* flags, R* - enter, then three counted lists: messages (5 values, 7 when sync),
-     * synchronous sends (4), gates (4) */
-    for (int i = 0; i < 2; i++)
-        if (get_u(p, end, &u) || vals_push(a, u))
-            return -1;
-    for (int list = 0; list < 3; list++) {
-        uint64_t n;
-        if (get_u(p, end, &n) || vals_push(a, n) || n > (uint64_t)(end - *p))
-            return -1;
-        for (uint64_t k = 0; k < n; k++) {
-            unsigned per = list == 0 ? 5 : 4;
-            for (unsigned j = 0; j < per; j++)
-                if (get_u(p, end, &u) || vals_push(a, u))
-                    return -1;
-            if (list == 0 && u) /* sync: the posting call and its enter */
-                for (int j = 0; j < 2; j++)
-                    if (get_u(p, end, &u) || vals_push(a, u))
-                        return -1;
-        }
-    }
-    return 0;
-}
-
-static int write_rtail(unsigned kind, const uint64_t *v, size_t n, buf *out)
-{
-    size_t i = 0;
-#define TAKE(x)                                                                                                        \
-    do {                                                                                                               \
-        if (i >= n || put_u(out, (x) = v[i++]))                                                                        \
-            return -1;                                                                                                 \
-    } while (0)
-    uint64_t u;
-    if (kind == VT_RREC_NBCINIT) {
-        for (int k = 0; k < 4; k++)
-            TAKE(u);
-    } else if (kind == VT_RREC_COMP) {
-        TAKE(u);
-        TAKE(u);
-        for (int list = 0; list < 3; list++) {
-            uint64_t cnt;
-            TAKE(cnt);
-            if (cnt > n)
-                return -1;
-            for (uint64_t k = 0; k < cnt; k++) {
-                unsigned per = list == 0 ? 5 : 4;
-                for (unsigned j = 0; j < per; j++)
-                    TAKE(u);
-                if (list == 0 && u) {
-                    TAKE(u);
-                    TAKE(u);
-                }
-            }
-        }
-    }
-#undef TAKE
-    return i == n ? 0 : -1;
-}
-
-/* ------------------------------------------------------------------ packing */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-/* Copies one varint from [*p, end) to B. */
-static inline int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
-{
-    const uint8_t *s = *p;
-    uint64_t u;
-    if (get_u(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
-        return -1;
-    if (v)
-        *v = u;
-    return 0;
-}
-
-/* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */
-static int rkind_ok(uint64_t kind)
-{
-    uint64_t k = kind & VT_RREC_K_MASK;
-    if (kind > (VT_RREC_K_MASK | VT_RREC_K_BURST | VT_RREC_K_END) || k < VT_RREC_START || k > VT_RREC_END)
-        return 0;
-    return !(kind & ~VT_RREC_K_MASK) || (k != VT_RREC_START && k != VT_RREC_END);
-}
-
-static int rkind_has_site(uint64_t kind)
-{
-    uint64_t k = kind & VT_RREC_K_MASK;
-    return k == VT_RREC_CAND || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
-}
-
-/* Whether a reduced record of KIND has values in the fields column. */
-static int rkind_has_values(uint64_t kind)
-{
-    uint64_t k = kind & VT_RREC_K_MASK;
-    return (kind & (VT_RREC_K_BURST | VT_RREC_K_END)) || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
-}
-
-/* The END a reduced record holds (bit 16): two values after its own. */
-static inline int read_rend(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a)
-{
-    uint64_t u;
-    if (!(kind & VT_RREC_K_END))
-        return 0;
-    for (int i = 0; i < 2; i++)
-        if (get_u(p, end, &u) || vals_push(a, u))
-            return -1;
-    return 0;
-}
-
 /* The values A of a record of KEY into the fields column F: "as predicted", the
  * differences to the prediction, or the values themselves. */
 static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f)
@@ -427,47 +93,54 @@ static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf
     return set_values(l, a->v, a->n);
 }
 
-static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
-                size_t *outlen, char *err, size_t errlen)
+/* Inlined into each caller: a full trace's blocks, packed at every buffer flush, run a
+ * loop without the reduced records' branches. */
+static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec,
+                                                      const vt_evcols_funcs *fn, const vt_rcols_comms *rcomms,
+                                                      uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
     buf col[NCOLS] = {{0}}, hdr = {0};
     for (int c = 0; c < NCOLS; c++)
         col[c].max = (size_t)VT_BLOCK_MAX_RAW;
     hdr.max = 4 * VT_UVAR_MAX + NCOLS * VT_UVAR_MAX;
-    lasts t = {0};
-    vals a = {0};
+    lasts t = {0}, cseq = {0};
+    vals a = {0}, tmp = {0};
+    comm_map comms = {0};
     int rc = -1;
-    uint64_t first, base_seq = 0;
+    uint64_t first, base_seq = 0, seq;
     int64_t base;
+    if (reduced && vt__rcols_comm_map(&comms, rcomms))
+        goto nomem;
     if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
         (reduced && vt_get_uvar(&p, end, &base_seq))) {
         fail(err, errlen, "the block header does not decode");
         goto out;
     }
+    seq = base_seq;
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code = 0, site = 0, u;
-        int bad = copy_var(&p, end, &col[COL_CODES], &code) || (reduced && copy_var(&p, end, &col[COL_SEQS], NULL)) ||
-                  copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], NULL);
+        uint64_t code = 0, site = 0;
+        int bad = copy_var(&p, end, &col[COL_CODES], &code);
+        if (reduced && !bad) {
+            uint64_t dseq;
+            bad = copy_var(&p, end, &col[COL_SEQS], &dseq);
+            seq += dseq;
+        }
+        bad = bad || copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], NULL);
         a.n = 0;
         if (!bad && !reduced) {
             const char *letters = fields_of(code, fn);
             bad = (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site)) || !letters ||
                   read_fields(letters, &p, end, &a);
         } else if (!bad) {
-            bad = !rkind_ok(code) || ((code & VT_RREC_K_BURST) && (get_u(&p, end, &u) || vals_push(&a, u)));
-            if (!bad && rkind_has_site(code)) {
-                uint64_t fnp;
-                bad = copy_var(&p, end, &col[COL_SITES], &fnp) || copy_var(&p, end, &col[COL_SITES], &site);
-                code |= fnp << 8;
-            }
-            bad = bad || read_rtail((unsigned)(code & VT_RREC_K_MASK), &p, end, &a) || read_rend(code, &p, end, &a);
+            bad = vt__rcols_split(&code, &site, &p, end, seq, &a, col, &comms, &cseq);
         }
         if (bad) {
             fail(err, errlen, "record %u does not decode", r);
             goto out;
         }
-        if (a.n && put_values(&t, code, site, &a, &col[COL_FIELDS]))
+        if (a.n && (reduced ? vt__rcols_put(&t, code, site, &a, &col[COL_FIELDS], &tmp)
+                            : put_values(&t, code, site, &a, &col[COL_FIELDS])))
             goto nomem;
     }
     if (p != end) {
@@ -481,7 +154,7 @@ static int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const
         hdr.len = (size_t)(vt_put_uvar(hdr.p + hdr.len, base_seq) - hdr.p);
     size_t total = 0;
     for (int c = 0; c < NCOLS; c++) {
-        if (c == COL_SEQS && !reduced)
+        if (!col_in(reduced, c))
             continue;
         hdr.len = (size_t)(vt_put_uvar(hdr.p + hdr.len, col[c].len) - hdr.p);
         total += col[c].len;
@@ -507,36 +180,37 @@ out:
         free(col[c].p);
     free(hdr.p);
     free(a.v);
+    free(tmp.v);
+    free(comms.id);
+    free(comms.at);
     lasts_free(&t);
+    lasts_free(&cseq);
     return rc;
 }
 
 int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, uint8_t **out,
                    size_t *outlen, char *err, size_t errlen)
 {
-    return pack(0, in, len, nrec, fn, out, outlen, err, errlen);
+    return pack(0, in, len, nrec, fn, NULL, out, outlen, err, errlen);
 }
 
-int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, uint8_t **out, size_t *outlen, char *err, size_t errlen)
+int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint8_t **out,
+                  size_t *outlen, char *err, size_t errlen)
 {
-    return pack(1, in, len, nrec, NULL, out, outlen, err, errlen);
+    return pack(1, in, len, nrec, NULL, comms, out, outlen, err, errlen);
 }
 
 /* ------------------------------------------------------------------ unpacking */
 
-typedef struct cursor {
-    const uint8_t *p, *end;
-} cursor;
-
-static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
-                  uint8_t **out, size_t *outlen, char *err, size_t errlen)
+static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn,
+                  const vt_rcols_comms *comms, size_t max_out, uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
     buf o = {.max = max_out};
-    lasts t = {0};
-    vals a = {0};
+    lasts t = {0}, cseq = {0};
+    vals a = {0}, tmp = {0};
     cursor c[NCOLS] = {{0}};
-    uint64_t first, base_seq = 0, clen[NCOLS] = {0};
+    uint64_t first, base_seq = 0, seq, clen[NCOLS] = {0};
     int64_t base;
     int rc = -1;
     if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
@@ -545,7 +219,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         goto out;
     }
     for (int k = 0; k < NCOLS; k++)
-        if ((k != COL_SEQS || reduced) && vt_get_uvar(&p, end, &clen[k])) {
+        if (col_in(reduced, k) && vt_get_uvar(&p, end, &clen[k])) {
             fail(err, errlen, "expected the length of the %s column at byte %zu", col_name[k], (size_t)(p - in));
             goto out;
         }
@@ -568,16 +242,17 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
     o.len = (size_t)(vt_put_svar(o.p + o.len, base) - o.p);
     if (reduced && put_u(&o, base_seq))
         goto room;
+    seq = base_seq;
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code = 0, site = 0, fnp = 0, u = 0;
+        uint64_t code = 0, site = 0, fnp = 0, u = 0, dseq = 0;
         int k = -1;
         if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code))
             k = COL_CODES;
         else if (put_u(&o, code))
             goto room;
-        else if (reduced && get_u(&c[COL_SEQS].p, c[COL_SEQS].end, &u))
+        else if (reduced && get_u(&c[COL_SEQS].p, c[COL_SEQS].end, &dseq))
             k = COL_SEQS;
-        else if (reduced && put_u(&o, u))
+        else if (reduced && put_u(&o, dseq))
             goto room;
         else if (get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &u))
             k = COL_ENTERS;
@@ -587,6 +262,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             k = COL_DURS;
         else if (put_u(&o, u))
             goto room;
+        seq += dseq;
         int sited = reduced ? rkind_ok(code) && rkind_has_site(code) : code >= VT_CODE_FIRST_FN;
         if (k < 0 && sited && reduced && get_u(&c[COL_SITES].p, c[COL_SITES].end, &fnp))
             k = COL_SITES;
@@ -619,33 +295,35 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         if (has_values) {
             cursor *f = &c[COL_FIELDS];
             const uint8_t *at = f->p;
-            uint64_t tag;
-            if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA) {
-                fail(err, errlen, "record %u: expected a tag 0-2 in the fields column at byte %zu", r,
-                     (size_t)(at - in));
+            uint64_t tag, mask = ~(uint64_t)0;
+            if (get_u(&f->p, f->end, &tag) || tag > (reduced ? TAG_SPARSE : TAG_DELTA) ||
+                (tag == TAG_SPARSE && get_u(&f->p, f->end, &mask))) {
+                fail(err, errlen, "record %u: expected a tag 0-%d in the fields column at byte %zu", r,
+                     reduced ? TAG_SPARSE : TAG_DELTA, (size_t)(at - in));
                 goto out;
             }
+            if (reduced && vt__rcols_seed(&t, key, site, &tmp))
+                goto nomem;
             last *l = lasts_get(&t, key, site);
             if (!l)
                 goto nomem;
             if (tag == TAG_LITERAL) {
-                int bad = reduced ? ((code & VT_RREC_K_BURST) && (get_u(&f->p, f->end, &u) || vals_push(&a, u))) ||
-                                        read_rtail((unsigned)(code & VT_RREC_K_MASK), &f->p, f->end, &a) ||
-                                        read_rend(code, &f->p, f->end, &a)
-                                  : read_fields(letters, &f->p, f->end, &a);
+                int bad = reduced ? vt__rcols_read(code, &f->p, f->end, &a) : read_fields(letters, &f->p, f->end, &a);
                 if (bad) {
                     fail(err, errlen, "record %u: expected the values of code %llu in the fields column at byte %zu", r,
                          (unsigned long long)code, (size_t)(at - in));
                     goto out;
                 }
-            } else if (!l->n) {
-                fail(err, errlen, "record %u: values given as %s an earlier record of code %llu at byte %zu, found none",
-                     r, tag == TAG_SAME ? "those of" : "differences to", (unsigned long long)code, (size_t)(at - in));
+            } else if (!l->n || (tag == TAG_SPARSE && (l->n > 64 || (l->n < 64 && mask >> l->n)))) {
+                fail(err, errlen, "record %u: values given as %s an earlier record of code %llu at byte %zu, found %s", r,
+                     tag == TAG_SAME ? "those of" : "differences to", (unsigned long long)code, (size_t)(at - in),
+                     l->n ? "a mask past its values" : "none");
                 goto out;
             } else {
                 for (size_t i = 0; i < l->n; i++) {
                     int64_t d = 0;
-                    if (tag == TAG_DELTA && vt_get_svar(&f->p, f->end, &d)) {
+                    int differs = tag == TAG_DELTA || (tag == TAG_SPARSE && (mask >> i & 1));
+                    if (differs && vt_get_svar(&f->p, f->end, &d)) {
                         fail(err, errlen, "record %u: expected %zu differences in the fields column at byte %zu", r,
                              l->n, (size_t)(at - in));
                         goto out;
@@ -654,27 +332,29 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
                         goto nomem;
                 }
             }
-            if (set_values(l, a.v, a.n))
+            if (set_values(l, a.v, a.n) || (reduced && vt__rcols_kind_set(&t, key, a.v, a.n)))
                 goto nomem;
         }
         /* the values where the record has them */
-        size_t skip = 0;
         int bad;
         if (reduced) {
-            if ((code & VT_RREC_K_BURST) && (a.n < 1 || put_u(&o, a.v[0])))
-                goto bad_values;
-            skip = (code & VT_RREC_K_BURST) ? 1 : 0;
-            size_t tail = (code & VT_RREC_K_END) ? 2 : 0;
-            if (sited && (put_u(&o, fnp) || put_u(&o, site)))
+            bad = vt__rcols_join(code, sited, fnp, site, a.v, a.n, seq, &c[COL_TIMES], &o, comms, &cseq);
+            if (bad == 1) {
+                fail(err, errlen, "record %u: expected a time in the times column at byte %zu", r,
+                     (size_t)(c[COL_TIMES].p - in));
+                goto out;
+            }
+            if (bad == 2)
                 goto room;
-            bad = a.n < skip + tail ||
-                  write_rtail((unsigned)(code & VT_RREC_K_MASK), a.n ? a.v + skip : NULL, a.n - skip - tail, &o) ||
-                  (tail && (put_u(&o, a.v[a.n - 2]) || put_u(&o, a.v[a.n - 1])));
+            if (bad == 3) {
+                fail(err, errlen, "record %u: expected a communicator of the rank's table (%zu entries), found one past it",
+                     r, comms ? comms->n : 0);
+                goto out;
+            }
         } else {
             bad = has_values && write_fields(letters, a.v, a.n, &o);
         }
         if (bad) {
-        bad_values:
             if (o.len + VT_UVAR_MAX > o.max)
                 goto room;
             fail(err, errlen, "record %u: its values in the fields column do not fit its code %llu", r,
@@ -700,19 +380,21 @@ nomem:
     fail(err, errlen, "out of memory");
 out:
     free(o.p);
+    free(tmp.v);
     free(a.v);
     lasts_free(&t);
+    lasts_free(&cseq);
     return rc;
 }
 
 int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
                      uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
-    return unpack(0, in, len, nrec, fn, max_out, out, outlen, err, errlen);
+    return unpack(0, in, len, nrec, fn, NULL, max_out, out, outlen, err, errlen);
 }
 
-int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, size_t max_out, uint8_t **out, size_t *outlen,
-                    char *err, size_t errlen)
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, size_t max_out,
+                    uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
-    return unpack(1, in, len, nrec, NULL, max_out, out, outlen, err, errlen);
+    return unpack(1, in, len, nrec, NULL, comms, max_out, out, outlen, err, errlen);
 }

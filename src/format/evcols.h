@@ -33,10 +33,18 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
                      uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
 /* The same for REDUCED payloads (REDUCED_COLS blocks): a sequence-number column more,
- * the function and call site of a record in the call-sites column, and its other values
+ * the function and call site of a record in the call-sites column, the times of other
+ * events it holds (a message's send and posting) in a times column, and its other values
  * predicted per kind, function and call site. */
-int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, uint8_t **out, size_t *outlen, char *err, size_t errlen);
-int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, size_t max_out, uint8_t **out, size_t *outlen,
-                    char *err, size_t errlen);
+/* A rank's communicator table (RANKDEFS; the entries written so far, at run time): a
+ * REDUCED_COLS value names a communicator by its place there. */
+typedef struct vt_rcols_comms {
+    const uint64_t *id;
+    size_t n;
+} vt_rcols_comms;
+int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint8_t **out,
+                  size_t *outlen, char *err, size_t errlen);
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, size_t max_out,
+                    uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
 #endif

@@ -68,6 +68,7 @@ struct vt_cursor {
     /* EVENTS_COLS blocks: the payload unpacked, and the rank's layouts for it */
     uint8_t *unpacked;
     const char **layouts;
+    uint64_t *comm_ids; /* REDUCED_COLS blocks: the ids of the rank's communicator table */
     /* event blocks read: their bytes in the file, and their payloads decoded */
     uint64_t stored_bytes, decoded_bytes;
 };
@@ -124,6 +125,7 @@ void vt_cursor_close(vt_cursor *c)
     free(c->raw.p);
     free(c->unpacked);
     free(c->layouts);
+    free(c->comm_ids);
     free(c->started);
     free(c->done);
     free(c->rmsgs);
@@ -141,7 +143,16 @@ static int unpack_block(vt_cursor *c, const uint8_t *data, const vt_block_header
     free(c->unpacked);
     c->unpacked = NULL;
     if (h->type == VT_BLOCK_REDUCED_COLS) {
-        if (vt_rcols_unpack(data, h->raw_len, h->nrecords, VT_READER_MAX_RAW, &c->unpacked, len, msg, sizeof msg))
+        if (!c->comm_ids) {
+            c->comm_ids = malloc((rk->ncomms ? rk->ncomms : 1) * sizeof *c->comm_ids);
+            if (!c->comm_ids)
+                return vt__seterr(err, c->src.path, c->pos, "expected memory for the communicator table, found none");
+            for (size_t i = 0; i < rk->ncomms; i++)
+                c->comm_ids[i] = rk->comms[i].id;
+        }
+        vt_rcols_comms comms = {c->comm_ids, rk->ncomms};
+        if (vt_rcols_unpack(data, h->raw_len, h->nrecords, &comms, VT_READER_MAX_RAW, &c->unpacked, len, msg,
+                            sizeof msg))
             return vt__seterr(err, c->src.path, c->pos, "%s (in the %spayload of the REDUCED_COLS block at this offset)",
                               msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
         return 0;

@@ -134,7 +134,10 @@ static int write_block(vt_rrec_out *o)
     uint8_t *packed;
     size_t plen;
     char err[256];
-    if (o->zstd_level > 0 && !vt_rcols_pack(o->buf, o->len, o->nblock, &packed, &plen, err, sizeof err)) {
+    vt_rcols_comms comms = {NULL, 0};
+    if (o->comm_ids)
+        comms.id = o->comm_ids(o->comm_arg, &comms.n);
+    if (o->zstd_level > 0 && !vt_rcols_pack(o->buf, o->len, o->nblock, &comms, &packed, &plen, err, sizeof err)) {
         rc = vt_block_write(o->fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock, o->zstd_level);
         free(packed);
     }

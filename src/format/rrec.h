@@ -40,6 +40,10 @@ typedef struct vt_rrec_out {
     size_t nfn;
     uint8_t *named, *pending;
     int npending;
+    /* the rank's communicator table so far (REDUCED_COLS name communicators by their
+     * place in it): its ids and their count, through comm_ids(comm_arg); NULL: none */
+    const uint64_t *(*comm_ids)(void *arg, size_t *n);
+    void *comm_arg;
 } vt_rrec_out;
 
 /* Writes the first FUNCS block (naming no function yet) of the table NAME/LAYOUT[0..NFN)

@@ -1,4 +1,5 @@
 #include "tracing/comms.h"
+#include "tracing/rtreduce.h"
 #include "tracing/log.h"
 #include "util/sort.h"
 
@@ -308,4 +309,23 @@ int vt_comm_lowest(const vt_comm *c)
 }
 
 uint32_t vt_comms_count(void) { return ncomms; }
+
+const uint64_t *vt_comms_gids(size_t *n)
+{
+    static uint64_t *gids;
+    static size_t cap;
+    if (ncomms > cap) {
+        uint64_t *g = realloc(gids, ncomms * sizeof *g);
+        if (!g) {
+            *n = 0;
+            return NULL;
+        }
+        gids = g;
+        cap = ncomms;
+    }
+    for (uint32_t i = 0; i < ncomms; i++)
+        gids[i] = table[i]->gid;
+    *n = ncomms;
+    return gids;
+}
 vt_comm *vt_comm_at(uint32_t index) { return index < ncomms ? table[index] : NULL; }

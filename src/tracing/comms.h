@@ -57,6 +57,7 @@ static inline int vt_comm_peer(const vt_comm *c, int r)
 VT_HIDDEN int vt_comm_lowest(const vt_comm *c);
 VT_HIDDEN uint32_t vt_comms_count(void);
 VT_HIDDEN vt_comm *vt_comm_at(uint32_t index);
+/* vt_comms_gids (the table's ids) is declared in rtreduce.h, its one caller. */
 
 
 /* Id of `child`, made by the `count`-th creation call over `parent`, or (group_only)

@@ -159,6 +159,13 @@ static int put_record(void *arg, const vt_rrec *rec)
         write_failed(rc);
     return 0;
 }
+/* The writer's view of this rank's communicator table. */
+static const uint64_t *comm_ids(void *arg, size_t *n)
+{
+    (void)arg;
+    return vt_comms_gids(n);
+}
+
 
 
 int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const char *config_text)
@@ -197,6 +204,7 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
     int rc = rt.fd >= 0 ? vt_file_header_write(rt.fd, VT_MAGIC_RANK, (uint32_t)rank) : -errno;
     if (!rc)
         rc = vt_rrec_out_init(&rt.out, rt.fd, VT_RREC_ZSTD_LEVEL, vt_fn_name, vt_fn_layout, VT_NFN);
+    rt.out.comm_ids = comm_ids;
     if (rc) {
         vt_warn("the run-time reduction cannot write %s (%s)", rt.path, strerror(rc < 0 ? -rc : ENOMEM));
         return -1;

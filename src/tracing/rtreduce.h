@@ -15,6 +15,11 @@
 #include "model/model.h"
 #include "tracing/state.h"
 
+/* The ids of this rank's communicator table as it is now (comms.c; declared here, as
+ * comms.h's vt_comm is not the reader's, which the reduced writer's header brings):
+ * the reduced writer names communicators by their place in it. NULL, *n 0: no memory. */
+VT_HIDDEN const uint64_t *vt_comms_gids(size_t *n);
+
 /* Nonzero while the run-time reduction decides (VTRACE_MODE=reduced or both). */
 extern VT_HIDDEN int vt__rt;
 

@@ -1,0 +1,296 @@
+/* What EVENTS_COLS and REDUCED_COLS packing share (evcols.c; rcols.c the reduced
+ * records' own): growable buffers, column cursors, the last values of each key and their
+ * prediction. */
+#ifndef VT_EVCOLS_PRIV_H
+#define VT_EVCOLS_PRIV_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/evcols.h"
+#include "format/reader.h"
+#include "util/codec.h"
+
+/* The columns, in their order in the payload; REDUCED_COLS blocks have all seven,
+ * EVENTS_COLS blocks all but COL_SEQS and COL_TIMES. */
+enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_TIMES, COL_FIELDS, NCOLS };
+static inline int col_in(int reduced, int c) { return reduced || (c != COL_SEQS && c != COL_TIMES); }
+
+/* TAG_SPARSE (REDUCED_COLS only): a mask of the values that differ from the prediction
+ * (bit i: value i, at most 64 values), then their differences */
+enum { TAG_SAME = 0, TAG_LITERAL = 1, TAG_DELTA = 2, TAG_SPARSE = 3 };
+
+/* vt_get_uvar with the one-byte case first: most values in MPI traces are small. */
+static inline int get_u(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    if (*p < end && **p < 0x80) {
+        *v = *(*p)++;
+        return 0;
+    }
+    return vt_get_uvar(p, end, v);
+}
+
+/* ------------------------------------------------------------------ growable buffers */
+
+typedef struct buf {
+    uint8_t *p;
+    size_t len, cap, max;
+} buf;
+
+static __attribute__((noinline, unused)) int grow(buf *b, size_t more)
+{
+    if (b->len + more > b->max)
+        return -1;
+    size_t nc = b->cap ? b->cap : 4096;
+    while (nc < b->len + more)
+        nc *= 2;
+    if (nc > b->max)
+        nc = b->max;
+    uint8_t *n = realloc(b->p, nc);
+    if (!n)
+        return -1;
+    b->p = n;
+    b->cap = nc;
+    return 0;
+}
+
+static inline int reserve(buf *b, size_t more) { return b->len + more <= b->cap ? 0 : grow(b, more); }
+
+static inline int put_bytes(buf *b, const uint8_t *p, size_t n)
+{
+    if (reserve(b, n))
+        return -1;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static inline int put_u(buf *b, uint64_t v)
+{
+    if (reserve(b, VT_UVAR_MAX))
+        return -1;
+    b->len = (size_t)(vt_put_uvar(b->p + b->len, v) - b->p);
+    return 0;
+}
+
+/* Copies one varint from [*p, end) to B. */
+static inline int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
+{
+    const uint8_t *s = *p;
+    uint64_t u;
+    if (get_u(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
+        return -1;
+    if (v)
+        *v = u;
+    return 0;
+}
+
+typedef struct cursor {
+    const uint8_t *p, *end;
+} cursor;
+
+/* ------------------------------------------------------------------ the last fields of each (code, call site) */
+
+/* A (code, call site)'s last values and how much each moved from the one before: the
+ * next record's values are predicted as v + step (request ids that grow by the same
+ * amount, a tag that counts iterations, and unchanged peers and sizes are all "as
+ * predicted"). */
+typedef struct last {
+    uint64_t code, site;
+    uint64_t *v, *step;
+    size_t n, cap;
+    int used;
+    int seeded; /* v is another entry's (rseed): the next values set no step */
+} last;
+
+typedef struct lasts {
+    last *e;
+    size_t cap, n;
+} lasts;
+
+static inline size_t home(uint64_t code, uint64_t site, size_t cap)
+{
+    uint64_t x = code * 0x9e3779b97f4a7c15u ^ (site + 0x632be59bd9b4e019u);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 29;
+    return (size_t)x & (cap - 1);
+}
+
+static __attribute__((noinline, unused)) int lasts_grow(lasts *t)
+{
+    size_t nc = t->cap ? 2 * t->cap : 64;
+    last *ne = calloc(nc, sizeof *ne);
+    if (!ne)
+        return -1;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->e[i].used) {
+            size_t h = home(t->e[i].code, t->e[i].site, nc);
+            while (ne[h].used)
+                h = (h + 1) & (nc - 1);
+            ne[h] = t->e[i];
+        }
+    free(t->e);
+    t->e = ne;
+    t->cap = nc;
+    return 0;
+}
+
+/* The entry of (code, site), made empty when new; NULL without memory. */
+static inline last *lasts_get(lasts *t, uint64_t code, uint64_t site)
+{
+    if (t->cap) {
+        size_t h = home(code, site, t->cap);
+        for (; t->e[h].used; h = (h + 1) & (t->cap - 1))
+            if (t->e[h].code == code && t->e[h].site == site)
+                return &t->e[h];
+    }
+    if (2 * (t->n + 1) > t->cap && lasts_grow(t))
+        return NULL;
+    size_t h = home(code, site, t->cap);
+    while (t->e[h].used)
+        h = (h + 1) & (t->cap - 1);
+    t->e[h] = (last){.code = code, .site = site, .used = 1};
+    t->n++;
+    return &t->e[h];
+}
+
+static inline void lasts_free(lasts *t)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        free(t->e[i].v);
+        free(t->e[i].step);
+    }
+    free(t->e);
+}
+
+/* Records V[0..n) as the last values; the steps are the differences to the values
+ * before when they had the same count, else 0. */
+static inline int set_values(last *l, const uint64_t *v, size_t n)
+{
+    if (n > l->cap) {
+        uint64_t *nv = realloc(l->v, n * sizeof *nv);
+        if (nv)
+            l->v = nv;
+        uint64_t *ns = nv ? realloc(l->step, n * sizeof *ns) : NULL;
+        if (!ns)
+            return -1;
+        l->step = ns;
+        l->cap = n;
+        l->n = 0;
+    }
+    if (l->n == n && !l->seeded) {
+        for (size_t i = 0; i < n; i++) {
+            l->step[i] = v[i] - l->v[i];
+            l->v[i] = v[i];
+        }
+    } else {
+        memcpy(l->v, v, n * sizeof *v);
+        memset(l->step, 0, n * sizeof *l->step);
+        l->n = n;
+    }
+    l->seeded = 0;
+    return 0;
+}
+
+/* Whether V[0..n) are the predicted values of L. */
+static inline int as_predicted(const last *l, const uint64_t *v, size_t n)
+{
+    if (l->n != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != l->v[i] + l->step[i])
+            return 0;
+    return 1;
+}
+
+typedef struct vals {
+    uint64_t *v;
+    size_t n, cap;
+} vals;
+
+static __attribute__((noinline, unused)) int vals_grow(vals *a)
+{
+    size_t nc = a->cap ? 2 * a->cap : 64;
+    uint64_t *n = realloc(a->v, nc * sizeof *n);
+    if (!n)
+        return -1;
+    a->v = n;
+    a->cap = nc;
+    return 0;
+}
+
+static inline int vals_push(vals *a, uint64_t x)
+{
+    if (a->n == a->cap && vals_grow(a))
+        return -1;
+    a->v[a->n++] = x;
+    return 0;
+}
+
+static inline int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */
+static inline int rkind_ok(uint64_t kind)
+{
+    uint64_t k = kind & VT_RREC_K_MASK;
+    if (kind > (VT_RREC_K_MASK | VT_RREC_K_BURST | VT_RREC_K_END) || k < VT_RREC_START || k > VT_RREC_END)
+        return 0;
+    return !(kind & ~VT_RREC_K_MASK) || (k != VT_RREC_START && k != VT_RREC_END);
+}
+
+static inline int rkind_has_site(uint64_t kind)
+{
+    uint64_t k = kind & VT_RREC_K_MASK;
+    return k == VT_RREC_CAND || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
+}
+
+/* Whether a reduced record of KIND has values in the fields column. */
+static inline int rkind_has_values(uint64_t kind)
+{
+    uint64_t k = kind & VT_RREC_K_MASK;
+    return (kind & (VT_RREC_K_BURST | VT_RREC_K_END)) || k == VT_RREC_COMP || k == VT_RREC_NBCINIT;
+}
+
+
+/* A communicator id (a 64-bit hash, doc/format.md) is a value: 1 + its place in the rank's
+ * communicator table (the first with that id), or 0 and the id when it is not there.
+ * Packing looks ids up in a map made for the block. */
+typedef struct comm_map {
+    uint64_t *id;  /* open addressing; slot empty when at[] is 0 */
+    size_t *at;    /* place + 1 */
+    size_t cap;
+} comm_map;
+
+/* rcols.c: the reduced records' parts of pack() and unpack() (evcols.c) */
+int vt__rcols_comm_map(comm_map *m, const vt_rcols_comms *c);
+/* Packing: a reduced record after its kind, sequence-number delta, enter and duration. */
+int vt__rcols_split(uint64_t *code, uint64_t *site, const uint8_t **p, const uint8_t *end, uint64_t seq, vals *a,
+                    buf *col, const comm_map *comms, lasts *cseq);
+/* Packing: the values A of a record of CODE and SITE into the fields column F. */
+int vt__rcols_put(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f, vals *tmp);
+/* Unpacking: the prediction of a key met first; the last record of its kind. */
+int vt__rcols_seed(lasts *t, uint64_t key, uint64_t site, vals *tmp);
+int vt__rcols_kind_set(lasts *t, uint64_t key, const uint64_t *v, size_t n);
+/* Unpacking: the values of a record of KIND written as they are (tag 1). */
+int vt__rcols_read(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a);
+/* Unpacking: the REDUCED bytes of a record's values V[0..n) after its duration (its
+ * function FNP and call site SITE when SITED), times from T. Returns 0; -1 the values do
+ * not fit the kind, 1 a time is missing, 2 no room, 3 a communicator past COMMS. */
+int vt__rcols_join(uint64_t kind, int sited, uint64_t fnp, uint64_t site, const uint64_t *v, size_t n, uint64_t seq,
+                   cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq);
+
+#endif
