@@ -25,3 +25,6 @@ EXTRA_DIST += test/build/layering.sh maint/check-layering.py
 TESTS += test/build/sanitizers.sh
 EXTRA_DIST += test/build/sanitizers.sh test/analysis/fuzz_analyses.c
 include test/export/Makefile.mk
+# vtrace config-vars lists every VTRACE_* setting the layer reads (issue 17)
+TESTS += test/tools/config_vars.sh
+EXTRA_DIST += test/tools/config_vars.sh

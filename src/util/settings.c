@@ -258,7 +258,7 @@ static const vt_setting_info known[] = {
      "their time becomes part of the computation around them (README.vtrace, Filters)."},
     {"VTRACE_MODEL_L", 1, "duration", "half the fastest round trip at MPI_Init",
      "a duration such as 1500ns or 2us (the modelled message latency)", "The model's message latency L."},
-    {"VTRACE_MODEL_G", 1, "time per byte", "0", "a time per byte such as 0.1ns or 100ps",
+    {"VTRACE_MODEL_G", 1, "time per byte", "0ps", "a time per byte such as 0.1ns or 100ps",
      "The model's time per byte G."},
     {"VTRACE_MODEL_TRDV", 1, "size", "8256", "a size in bytes such as 8256 or 64k (the rendezvous threshold)",
      "Size from which a standard send is modelled as synchronous (MPICH ch4:ucx's eager limit on one node)."},
