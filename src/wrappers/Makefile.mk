@@ -1,15 +1,15 @@
 # Compiler wrappers, the MPICH profile configuration and the module file: made from
 # templates at build time, so they carry the final installation paths.
-bin_SCRIPTS += src/wrappers/mpicc src/wrappers/mpicxx src/wrappers/mpifort
+bin_SCRIPTS += src/wrappers/mpicc src/wrappers/mpicxx src/wrappers/mpifort src/wrappers/mpiexec
 nodist_sysconf_DATA = etc/vtrace.conf
 modulefiledir = $(datadir)/modulefiles/vtrace
 nodist_modulefile_DATA = etc/$(PACKAGE_VERSION)
 # CMake package configuration: find_package(vtrace), the target vtrace::vtrace
 cmakeconfigdir = $(libdir)/cmake/vtrace
 nodist_cmakeconfig_DATA = etc/cmake/vtrace-config.cmake etc/cmake/vtrace-config-version.cmake
-EXTRA_DIST += src/wrappers/mpicc.in etc/vtrace.conf.in etc/modulefile.in etc/cmake/vtrace-config.cmake.in \
+EXTRA_DIST += src/wrappers/mpicc.in src/wrappers/mpiexec.in etc/vtrace.conf.in etc/modulefile.in etc/cmake/vtrace-config.cmake.in \
 	etc/cmake/vtrace-config-version.cmake.in
-CLEANFILES += src/wrappers/mpicc src/wrappers/mpicxx src/wrappers/mpifort etc/vtrace.conf etc/$(PACKAGE_VERSION) \
+CLEANFILES += src/wrappers/mpicc src/wrappers/mpicxx src/wrappers/mpifort src/wrappers/mpiexec etc/vtrace.conf etc/$(PACKAGE_VERSION) \
 	etc/cmake/vtrace-config.cmake etc/cmake/vtrace-config-version.cmake
 
 vt_subst = sed -e 's|@libdir[@]|$(libdir)|g' -e 's|@prefix[@]|$(prefix)|g' \
@@ -26,6 +26,9 @@ src/wrappers/mpicxx: src/wrappers/mpicc.in Makefile
 src/wrappers/mpifort: src/wrappers/mpicc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) src/wrappers && $(vt_subst) -e 's|@VT_WRAPPER_NAME[@]|mpifort|g' \
 	  -e 's|@VT_REAL_WRAPPER[@]|$(MPI_FC)|g' $(srcdir)/src/wrappers/mpicc.in > $@ && chmod +x $@
+src/wrappers/mpiexec: src/wrappers/mpiexec.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) src/wrappers && $(vt_subst) -e 's|@VT_REAL_MPIEXEC[@]|$(MPIEXEC)|g' \
+	  $(srcdir)/src/wrappers/mpiexec.in > $@ && chmod +x $@
 etc/vtrace.conf: etc/vtrace.conf.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) etc && $(vt_subst) $(srcdir)/etc/vtrace.conf.in > $@
 etc/cmake/vtrace-config.cmake: etc/cmake/vtrace-config.cmake.in Makefile

@@ -5,8 +5,10 @@
 #   1. the wrappers: -show, -compile-info, -link-info (and MPICH's -compile_info,
 #      -link_info) print the complete line with libvtrace ahead of MPI; -show -c has no
 #      libraries; the MPI wrapper called is DIR's;
-#   2. CMake, a find_package(MPI) project: with -DMPI_C_COMPILER=PREFIX/bin/mpicc and
-#      with CC=PREFIX/bin/mpicc; a find_package(vtrace) project linking MPI::MPI_C before
+#   2. CMake, a find_package(MPI) project: with -DMPI_C_COMPILER=PREFIX/bin/mpicc, with
+#      CC=PREFIX/bin/mpicc, and with nothing but PREFIX/bin first on PATH (as the module
+#      sets it: FindMPI takes the compiler beside the first mpiexec, PREFIX/bin/mpiexec,
+#      which starts the configured MPI's); a find_package(vtrace) project linking MPI::MPI_C before
 #      vtrace::vtrace; and MPI's own mpicc as the control, which must come out untraced;
 #   3. mpicc -profile: MPICH's mpicc with the path form, vtrace's with -profile=vtrace;
 #      without the library both fail with a message; MPICH's own behaviour for a
@@ -51,7 +53,9 @@ if [ -z "$reuse" ]; then
 fi
 cd "$work" || exit 99
 grep -q "^real=\"$work/mpi/bin/mpicc\"" "$inst/bin/mpicc" || fail "bin/mpicc does not call the configured $work/mpi/bin/mpicc"
-grep -n '/usr/bin\|mpich' "$top_srcdir/src/wrappers/mpicc.in" && fail "src/wrappers/mpicc.in names an MPI itself"
+grep -q "^real=\"$work/mpi/bin/mpiexec\"" "$inst/bin/mpiexec" || fail "bin/mpiexec does not call the configured $work/mpi/bin/mpiexec"
+grep -n '/usr/bin\|mpich' "$top_srcdir/src/wrappers/mpicc.in" "$top_srcdir/src/wrappers/mpiexec.in" &&
+    fail "src/wrappers names an MPI itself"
 
 cat > app.c <<'C'
 #include <mpi.h>
@@ -124,6 +128,8 @@ C
     traced b_compiler/app "cmake -DMPI_C_COMPILER=PREFIX/bin/mpicc, find_package(MPI)"
     cmbuild cc cm_mpi CC="$inst/bin/mpicc" cmake
     traced b_cc/app "CC=PREFIX/bin/mpicc cmake, find_package(MPI)"
+    cmbuild path cm_mpi PATH="$inst/bin:$PATH" cmake
+    traced b_path/app "plain find_package(MPI) with PREFIX/bin first on PATH (the module loaded)"
     cmbuild package cm_vt CMAKE_PREFIX_PATH="$inst" cmake -DMPI_C_COMPILER="$mpicc_mpich"
     traced b_package/app "find_package(vtrace), MPI::MPI_C then vtrace::vtrace"
     cmbuild control cm_mpi cmake -DMPI_C_COMPILER="$mpicc_mpich"
