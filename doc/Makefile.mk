@@ -9,3 +9,4 @@ EXTRA_DIST += doc/model-notes.md
 # (vtrace(1), FILES); format.md is also in the top Makefile.am's EXTRA_DIST.
 dist_doc_DATA = doc/format.md doc/clock-repair.md doc/piggyback.md README.vtrace
 dist_man_MANS += doc/man/vtrace-export.1
+dist_man_MANS += doc/man/vtrace-config-vars.1

@@ -5,6 +5,9 @@ pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpic
       libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev libdw-dev
       libotf2-trace-dev otf2-tools python3-otf2
       clang zstd"
+# cmake and a module system: the site install's test (test/build/site_install.sh; Debian's
+# lmod and environment-modules conflict, the test takes either)
+pkgs="$pkgs cmake environment-modules"
 # headless Chromium renders the page of vtrace report in its test (test/report)
 pkgs="$pkgs chromium chromium-driver"
 if [ "$(id -u)" -ne 0 ]; then

@@ -25,3 +25,10 @@ EXTRA_DIST += test/build/layering.sh maint/check-layering.py
 TESTS += test/build/sanitizers.sh
 EXTRA_DIST += test/build/sanitizers.sh test/analysis/fuzz_analyses.c
 include test/export/Makefile.mk
+# vtrace config-vars lists every VTRACE_* setting the layer reads (issue 17)
+TESTS += test/tools/config_vars.sh
+EXTRA_DIST += test/tools/config_vars.sh
+# A site install (issue 17): wrappers' lines, CMake both ways and find_package(vtrace),
+# mpicc -profile, the module file; configure and make install in a build of its own.
+TESTS += test/build/site_install.sh
+EXTRA_DIST += test/build/site_install.sh

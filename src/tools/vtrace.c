@@ -26,6 +26,8 @@ static const vt__command commands[] = {
     {"export", "the trace in another viewer's format (otf2, paraver, perfetto)", vt__cmd_export, vt__usage_export},
     {"report", "one self-contained HTML page: timeline, critical and domino paths, profile", vt__cmd_report,
      vt__usage_report},
+    {"config-vars", "the VTRACE_* settings: type, default, accepted values (--full)", vt__cmd_config_vars,
+     vt__usage_config_vars},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -8,6 +8,7 @@
 #include "tracing/buffer.h"
 #include "tracing/callsites.h"
 #include "tracing/comms.h"
+#include "tracing/filter.h"
 #include "tracing/mpistatus.h"
 #include "tracing/period.h"
 #include "tracing/rtreduce.h"
@@ -43,6 +44,9 @@ static inline vt_comm *comm_of(MPI_Comm h)
  * until rec_done. NULL when recording has stopped. */
 static inline uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
 {
+    /* VTRACE_FILTER: left out, counted in the profile (rec_done) */
+    if (VT_UNLIKELY(vt__filter_on) && vt_filter_drop(c->fn, c->site))
+        return NULL;
     /* VTRACE_PERIODIC: iteration markers, and records of kept-enough iterations skipped
      * (never under MPI_THREAD_MULTIPLE) */
     if (VT_UNLIKELY(vt__period_on) && vt_period_step(c->fn, vt_callsite_index(c->site), c->enter))
@@ -80,7 +84,8 @@ static inline void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t
         vt_lock();
         profile_add(c->fn, exit - c->enter, bytes, 0);
         vt_unlock();
-        if (VT_UNLIKELY(vt__rt))
+        /* a filtered call is part of the burst around it, for the reduction too */
+        if (VT_UNLIKELY(vt__rt) && !(vt__filter_on && vt_filter_drop(c->fn, c->site)))
             vt_rt_unrecorded(c);
     }
     vt__depth = 0;

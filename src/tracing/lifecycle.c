@@ -10,6 +10,7 @@
 #include "tracing/handlers.h"
 #include "mpid/piggyback.h"
 #include "tracing/rtreduce.h"
+#include "tracing/filter.h"
 #include "tracing/log.h"
 #include "util/settings.h"
 #include "tracing/topo.h"
@@ -262,19 +263,27 @@ static int start(int provided)
     vt__rank = rank;
     char err[512];
     int bad = vt_config_load(&cfg, env, err, sizeof err) ? rank : world_size, first_bad = world_size;
+    if (bad == world_size && cfg.filter[0] && vt_filter_load(cfg.filter, err, sizeof err))
+        bad = rank;
     if (bad == world_size) {
-        /* every rank must run the same mode: headers on some messages only would corrupt them */
-        int modes[2] = {(int)cfg.mode, -(int)cfg.mode}, agreed[2];
-        PMPI_Allreduce(modes, agreed, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        /* every rank must run the same mode: headers on some messages only would corrupt them;
+         * and the same filter: a collective left out on some ranks only has no partners */
+        int fd = (int)(vt_filter_digest() & 0x3fffffff);
+        int modes[4] = {(int)cfg.mode, -(int)cfg.mode, fd, -fd}, agreed[4];
+        PMPI_Allreduce(modes, agreed, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (agreed[0] != -agreed[1]) {
             bad = rank;
             snprintf(err, sizeof err, "VTRACE_MODE differs between ranks (%s here; %s and %s are in use): every "
                      "rank must run the same mode", vt_mode_name(cfg.mode), vt_mode_name((enum vt_mode)-agreed[1]),
                      vt_mode_name((enum vt_mode)agreed[0]));
+        } else if (agreed[2] != -agreed[3]) {
+            bad = rank;
+            snprintf(err, sizeof err, "VTRACE_FILTER differs between ranks (%.300s here): every rank must read the "
+                     "same entries", cfg.filter[0] ? cfg.filter : "none");
         }
     } else {
-        int dummy[2] = {INT_MIN, INT_MIN}, agreed[2];
-        PMPI_Allreduce(dummy, agreed, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        int dummy[4] = {INT_MIN, INT_MIN, INT_MIN, INT_MIN}, agreed[4];
+        PMPI_Allreduce(dummy, agreed, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     }
     /* The lowest rank with an invalid setting says why, before anyone aborts (an
      * early abort of another rank could end the job before the message is out). */

@@ -145,6 +145,8 @@ static int rt_broken_ok(const char *v)
     return 1;
 }
 
+static const char *accepted(const char *name);
+
 int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -163,120 +165,167 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     cfg->period_max = 64;
     cfg->signals = 1;
     const char *v;
-#define BAD(var, val, forms) \
+#define BAD(var, val) \
     do { \
-        snprintf(err, errlen, "%s='%s' is invalid: expected %s", var, val, forms); \
+        snprintf(err, errlen, "%s='%s' is invalid: expected %s", var, val, accepted(var)); \
         return -1; \
     } while (0)
     if ((v = get("VTRACE_MODE")) && vt_parse_mode(v, &cfg->mode))
-        BAD("VTRACE_MODE", v, "one of off, full, reduced, both");
+        BAD("VTRACE_MODE", v);
     if ((v = get("VTRACE_DIR"))) {
         if (!*v)
-            BAD("VTRACE_DIR", v, "a directory path (unset it for the default name)");
+            BAD("VTRACE_DIR", v);
         if (strlen(v) >= sizeof cfg->dir - 32)
-            BAD("VTRACE_DIR", v, "a directory path shorter than 4000 characters");
+            BAD("VTRACE_DIR", v);
         strcpy(cfg->dir, v);
+    }
+    if ((v = get("VTRACE_FILTER"))) {
+        /* the file itself is read at MPI_Init (src/tracing/filter.c), which names its lines */
+        if (!*v || strlen(v) >= sizeof cfg->filter)
+            BAD("VTRACE_FILTER", v);
+        strcpy(cfg->filter, v);
     }
     if ((v = get("VTRACE_BUFFER"))) {
         if (vt_parse_size(v, &cfg->buffer))
-            BAD("VTRACE_BUFFER", v, "a size such as 32M, 512k or 1G (suffixes k, M, G; powers of 1024)");
+            BAD("VTRACE_BUFFER", v);
         if (cfg->buffer < 65536 || cfg->buffer > (1u << 30))
-            BAD("VTRACE_BUFFER", v, "a size from 64k to 1G");
+            BAD("VTRACE_BUFFER", v);
     }
     if ((v = get("VTRACE_THRESHOLD")) && vt_parse_duration(v, &cfg->threshold_ns))
-        BAD("VTRACE_THRESHOLD", v, "a duration such as 500us, 2ms or 1s (units ns, us, ms, s)");
+        BAD("VTRACE_THRESHOLD", v);
     if ((v = get("VTRACE_COMPRESS")) && vt_parse_int(v, 0, 19, &cfg->compress))
-        BAD("VTRACE_COMPRESS", v, "a zstd level from 0 (off) to 19");
+        BAD("VTRACE_COMPRESS", v);
     if ((v = get("VTRACE_VERBOSE")) && vt_parse_int(v, 0, 9, &cfg->verbose))
-        BAD("VTRACE_VERBOSE", v, "0 or 1");
+        BAD("VTRACE_VERBOSE", v);
     if ((v = get("VTRACE_CANDIDATES"))) {
         if (!strcmp(v, "all"))
             cfg->candidates_all = 1;
         else if (!strcmp(v, "bursts"))
             cfg->candidates_all = 0;
         else
-            BAD("VTRACE_CANDIDATES", v, "all or bursts");
+            BAD("VTRACE_CANDIDATES", v);
     }
     if ((v = get("VTRACE_MODEL_L")) && vt_parse_duration(v, &cfg->model_L))
-        BAD("VTRACE_MODEL_L", v, "a duration such as 1500ns or 2us (the modelled message latency)");
+        BAD("VTRACE_MODEL_L", v);
     if ((v = get("VTRACE_MODEL_G")) && vt_parse_per_byte(v, &cfg->model_G_ps))
-        BAD("VTRACE_MODEL_G", v, "a time per byte such as 0.1ns or 100ps");
+        BAD("VTRACE_MODEL_G", v);
     if ((v = get("VTRACE_MODEL_TRDV")) && vt_parse_size(v, &cfg->model_trdv))
-        BAD("VTRACE_MODEL_TRDV", v, "a size in bytes such as 8256 or 64k (the rendezvous threshold)");
+        BAD("VTRACE_MODEL_TRDV", v);
     if ((v = get("VTRACE_MODEL_M")) && vt_parse_int(v, 1, 7, &cfg->model_m))
-        BAD("VTRACE_MODEL_M", v, "an integer from 1 to 7");
+        BAD("VTRACE_MODEL_M", v);
     if ((v = get("VTRACE_MODEL_K")) && vt_parse_int(v, 1, 8, &cfg->model_K))
-        BAD("VTRACE_MODEL_K", v, "an integer from 1 to 8");
+        BAD("VTRACE_MODEL_K", v);
     if ((v = get("VTRACE_PERIODIC")) && vt_parse_int(v, 0, 1000000, &cfg->periodic))
-        BAD("VTRACE_PERIODIC", v, "0 (mark the iterations of periodic stretches) or N > 0 (also keep only N "
-                                  "iterations of each in detail)");
+        BAD("VTRACE_PERIODIC", v);
     if ((v = get("VTRACE_PERIOD_WINDOW")) && vt_parse_int(v, 1, 4096, &cfg->period_window))
-        BAD("VTRACE_PERIOD_WINDOW", v, "an integer from 1 to 4096 (calls the periodicity detector compares)");
+        BAD("VTRACE_PERIOD_WINDOW", v);
     if ((v = get("VTRACE_PERIOD_MAX")) && vt_parse_int(v, 1, 4096, &cfg->period_max))
-        BAD("VTRACE_PERIOD_MAX", v, "an integer from 1 to 4096 (the longest period looked for)");
+        BAD("VTRACE_PERIOD_MAX", v);
     if ((v = get("VTRACE_FLUSH_INTERVAL")) && strcmp(v, "0") &&
         (vt_parse_duration(v, &cfg->flush_interval_ns) || cfg->flush_interval_ns < 1000000))
-        BAD("VTRACE_FLUSH_INTERVAL", v, "0 (off) or a duration of at least 1ms such as 10s or 500ms");
+        BAD("VTRACE_FLUSH_INTERVAL", v);
     if ((v = get("VTRACE_SIGNALS")) && vt_parse_int(v, 0, 1, &cfg->signals))
-        BAD("VTRACE_SIGNALS", v, "1 (write the trace when a signal, MPI_Abort or exit ends the run) or 0");
+        BAD("VTRACE_SIGNALS", v);
     if ((v = get("VTRACE_TEST_FAIL_AFTER")) && vt_parse_size(v, &cfg->test_fail_after))
-        BAD("VTRACE_TEST_FAIL_AFTER", v, "a size");
+        BAD("VTRACE_TEST_FAIL_AFTER", v);
     /* read where it is used (rtreduce.c); checked here like the others */
     if ((v = get("VTRACE_TEST_RT_BROKEN")) && !rt_broken_ok(v))
-        BAD("VTRACE_TEST_RT_BROKEN", v, "noR3, nofold, stale-d or stop:N");
+        BAD("VTRACE_TEST_RT_BROKEN", v);
 #undef BAD
     return 0;
 }
 
-/* Every VTRACE_* name the project knows. Settings are read by the layer (vt_config_load;
- * VTRACE_MODE also by src/mpid/pb_requests.c before MPI_Init, VTRACE_TEST_RT_BROKEN by
- * rtreduce.c) and are the names offered for a typo; the others belong to vtrace's module
- * file, compiler wrapper and scripts and may be in a traced program's environment. */
-static const struct {
-    const char *name;
-    int setting;
-} known[] = {
-    {"VTRACE_MODE", 1},
-    {"VTRACE_DIR", 1},
-    {"VTRACE_BUFFER", 1},
-    {"VTRACE_THRESHOLD", 1},
-    {"VTRACE_CANDIDATES", 1},
-    {"VTRACE_COMPRESS", 1},
-    {"VTRACE_VERBOSE", 1},
-    {"VTRACE_MODEL_L", 1},
-    {"VTRACE_MODEL_G", 1},
-    {"VTRACE_MODEL_TRDV", 1},
-    {"VTRACE_MODEL_M", 1},
-    {"VTRACE_MODEL_K", 1},
-    {"VTRACE_PERIODIC", 1},
-    {"VTRACE_PERIOD_WINDOW", 1},
-    {"VTRACE_PERIOD_MAX", 1},
-    {"VTRACE_FLUSH_INTERVAL", 1},
-    {"VTRACE_SIGNALS", 1},
-    {"VTRACE_TEST_FAIL_AFTER", 1},      /* test hooks */
-    {"VTRACE_TEST_RT_BROKEN", 1},
-    {"VTRACE_ROOT", 0},                 /* etc/modulefile.in */
-    {"VTRACE_LIB", 0},
-    {"VTRACE_WRAPPER_SHOW", 0},         /* src/wrappers/mpicc.in */
-    {"VTRACE_CONFIGURE_FLAGS", 0},      /* maint/run-tests.sh (CI sets it for the whole suite) */
-    {"VTRACE_TEST_JOBS", 0},
-    {"VTRACE_SKIP_DEPS", 0},            /* maint/quickstart.sh */
-    {"VTRACE_SHARED", 0},               /* test/model */
-    {"VTRACE_DEBUG_PATH", 0},           /* the vtrace command's call-site search path */
+/* Every VTRACE_* name the project knows, described once: vt_config_load's messages
+ * take the accepted forms from here, `vtrace config-vars` prints the table. Settings are
+ * read by the layer (vt_config_load; VTRACE_MODE also by src/mpid/pb_requests.c before
+ * MPI_Init, VTRACE_TEST_RT_BROKEN by rtreduce.c) and are the names offered for a typo; the
+ * others belong to vtrace's module file, compiler wrapper and scripts and may be in a
+ * traced program's environment. */
+static const vt_setting_info known[] = {
+    {"VTRACE_MODE", 1, "enum", "full", "one of off, full, reduced, both",
+     "What the layer does: off records nothing; full writes every call; reduced writes only what can change a "
+     "prediction (the run-time reduction, a 64-byte header on every point-to-point message); both writes DIR/full "
+     "and DIR/reduced from one run."},
+    {"VTRACE_DIR", 1, "path", "vtrace-YYYYMMDD-HHMMSS-<job id or pid>",
+     "a directory path shorter than 4000 characters (unset it for the default name)",
+     "The trace directory, created with its parents; the default is made in rank 0's working directory."},
+    {"VTRACE_BUFFER", 1, "size", "32M", "a size from 64k to 1G such as 32M or 512k (suffixes k, M, G: powers of 1024)",
+     "Per-rank buffer; when full it is written to the rank's file and the write is recorded as a FLUSH event."},
+    {"VTRACE_THRESHOLD", 1, "duration", "1ms", "a duration such as 500us, 2ms or 1s (units ns, us, ms, s)",
+     "The model's candidate threshold theta: bursts and calls at least this long are candidates of a what-if."},
+    {"VTRACE_CANDIDATES", 1, "enum", "all", "all or bursts",
+     "Whether long MPI calls are candidates too (all) or only computation bursts (bursts)."},
+    {"VTRACE_COMPRESS", 1, "integer", "1", "a zstd level from 0 (off) to 19",
+     "zstd level of the trace blocks; above 0 the event blocks are also packed in columns."},
+    {"VTRACE_VERBOSE", 1, "integer", "0", "0 or 1", "1: rank 0 says where the trace goes."},
+    {"VTRACE_FILTER", 1, "path", "none",
+     "a readable filter file: one MPI function, glob (MPI_Win_*) or site:NAME a line, # comments",
+     "Calls of the listed functions and call sites are left out of the trace and counted in the profile only; "
+     "their time becomes part of the computation around them (README.vtrace, Filters)."},
+    {"VTRACE_MODEL_L", 1, "duration", "half the fastest round trip at MPI_Init",
+     "a duration such as 1500ns or 2us (the modelled message latency)", "The model's message latency L."},
+    {"VTRACE_MODEL_G", 1, "time per byte", "0ps", "a time per byte such as 0.1ns or 100ps",
+     "The model's time per byte G."},
+    {"VTRACE_MODEL_TRDV", 1, "size", "8256", "a size in bytes such as 8256 or 64k (the rendezvous threshold)",
+     "Size from which a standard send is modelled as synchronous (MPICH ch4:ucx's eager limit on one node)."},
+    {"VTRACE_MODEL_M", 1, "integer", "4", "an integer from 1 to 7",
+     "Limit m of the run-time reduction's symbolic differences (terms of a difference)."},
+    {"VTRACE_MODEL_K", 1, "integer", "8", "an integer from 1 to 8",
+     "Limit K of the run-time reduction's symbolic differences (messages folded into one)."},
+    {"VTRACE_PERIODIC", 1, "integer", "off",
+     "0 (mark the iterations of periodic stretches) or N > 0 (also keep only N iterations of each in detail)",
+     "The run-time periodicity detector: iteration boundaries become MARKER records; N > 0 makes a scaled trace."},
+    {"VTRACE_PERIOD_WINDOW", 1, "integer", "64", "an integer from 1 to 4096 (calls the periodicity detector compares)",
+     "The periodicity detector's window."},
+    {"VTRACE_PERIOD_MAX", 1, "integer", "64", "an integer from 1 to 4096 (the longest period looked for)",
+     "The periodicity detector's longest period."},
+    {"VTRACE_FLUSH_INTERVAL", 1, "duration", "0", "0 (off) or a duration of at least 1ms such as 10s or 500ms",
+     "Write the buffer at least this often, so that a run killed by SIGKILL loses at most this much; each write "
+     "adds a FLUSH event and a snapshot of the rank's definitions."},
+    {"VTRACE_SIGNALS", 1, "integer", "1", "1 (write the trace when a signal, MPI_Abort or exit ends the run) or 0",
+     "1: when a fatal signal, MPI_Abort or exit without MPI_Finalize ends the run, each rank writes its trace first "
+     "(README.vtrace, Runs that end early)."},
+    {"VTRACE_TEST_FAIL_AFTER", 1, "size", "off", "a size",
+     "Testing only: trace writes fail as if the disk were full after this many bytes."},
+    {"VTRACE_TEST_RT_BROKEN", 1, "enum", "off", "noR3, nofold, stale-d or stop:N",
+     "Testing only: breaks a rule of the run-time reduction on purpose, or stops it at call N."},
+    {"VTRACE_ROOT", 0, "path", "-", "-", "Set by the module file: the installation prefix."},
+    {"VTRACE_LIB", 0, "path", "-", "-", "Set by the module file: libvtrace.so, for LD_PRELOAD."},
+    {"VTRACE_PROFILE", 0, "path", "-", "-", "Set by the module file: the profile for MPICH's mpicc -profile=$VTRACE_PROFILE."},
+    {"VTRACE_WRAPPER_SHOW", 0, "flag", "-", "-", "Compiler wrappers: print the command instead of running it."},
+    {"VTRACE_CONFIGURE_FLAGS", 0, "string", "-", "-", "maint/run-tests.sh: extra configure options (CI)."},
+    {"VTRACE_TEST_JOBS", 0, "integer", "-", "-", "maint/run-tests.sh: parallel test jobs."},
+    {"VTRACE_SKIP_DEPS", 0, "flag", "-", "-", "maint/quickstart.sh: do not install dependencies."},
+    {"VTRACE_SHARED", 0, "path", "-", "-", "test/model: the shared design directory."},
+    {"VTRACE_DEBUG_PATH", 0, "path list", "none", "directories separated by colons",
+     "Read by the vtrace command, not the layer: where to look for the call sites' binaries and debug files "
+     "(after --debug-dir)."},
 };
+
+#define NKNOWN (sizeof known / sizeof known[0])
+
+const vt_setting_info *vt_setting_info_at(size_t i) { return i < NKNOWN ? &known[i] : NULL; }
+
+static const char *accepted(const char *name)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (!strcmp(known[i].name, name))
+            return known[i].accepted;
+    return "?";
+}
 
 const char *vt_setting_at(size_t i, int *is_setting)
 {
-    if (i >= sizeof known / sizeof known[0])
+    if (i >= NKNOWN)
         return NULL;
     if (is_setting)
-        *is_setting = known[i].setting;
+        *is_setting = known[i].is_setting;
     return known[i].name;
 }
 
 int vt_setting_known(const char *name)
 {
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    for (size_t i = 0; i < NKNOWN; i++)
         if (!strcmp(name, known[i].name))
             return 1;
     return 0;
@@ -307,8 +356,8 @@ const char *vt_setting_nearest(const char *name)
 {
     const char *best = NULL;
     size_t best_d = (size_t)-1;
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (!known[i].setting)
+    for (size_t i = 0; i < NKNOWN; i++) {
+        if (!known[i].is_setting)
             continue;
         size_t d = vt_edit_distance(name, known[i].name);
         if (d < best_d) {
@@ -357,6 +406,8 @@ int vt_config_format(const vt_config *cfg, char *out, size_t len)
     if (cfg->model_L_rounds > 0 && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, "VTRACE_MODEL_L_CALIBRATION=min of %d, median %" PRId64 "ns\n",
                       cfg->model_L_rounds, cfg->model_L_median);
+    if (cfg->filter[0] && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_FILTER=%s\n", cfg->filter);
     if (cfg->periodic >= 0 && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, "VTRACE_PERIODIC=%d\nVTRACE_PERIOD_WINDOW=%d\nVTRACE_PERIOD_MAX=%d\n",
                       cfg->periodic, cfg->period_window, cfg->period_max);

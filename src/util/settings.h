@@ -28,6 +28,7 @@ typedef struct vt_config {
     int64_t flush_interval_ns; /* VTRACE_FLUSH_INTERVAL: write the buffer at least this often; 0: only when full */
     int signals;             /* VTRACE_SIGNALS: write the buffer when a fatal signal, MPI_Abort or exit ends the run */
     uint64_t test_fail_after;
+    char filter[4096];       /* VTRACE_FILTER: the filter file, empty for none */
 } vt_config;
 
 /* Parsers of one value; each returns 0, or -1 and leaves *out alone. */
@@ -43,6 +44,19 @@ const char *vt_mode_name(enum vt_mode m);
  * Returns 0, or -1 with a message naming the variable and the accepted forms; a variable
  * that is set but empty (VTRACE_BUFFER=) is invalid too. */
 int vt_config_load(vt_config *cfg, const char *(*getenv_fn)(const char *), char *err, size_t errlen);
+
+/* One VTRACE_* name of the project's one table (settings.c): vt_config_load's messages
+ * and `vtrace config-vars` come from it. */
+typedef struct vt_setting_info {
+    const char *name;
+    int is_setting;          /* 1 read by the layer; 0 a name of vtrace's scripts, module file, wrapper */
+    const char *type;
+    const char *def;         /* the default, as a user would write it (or what happens unset) */
+    const char *accepted;    /* the accepted forms (the "expected ..." of an error) */
+    const char *what;        /* one sentence */
+} vt_setting_info;
+/* i-th entry, NULL past the end. */
+const vt_setting_info *vt_setting_info_at(size_t i);
 
 /* The VTRACE_* names the project knows (one table, settings.c): i-th name, NULL past the
  * end; *is_setting (may be NULL): 1 for a setting the layer reads, 0 for a name of

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 }
 C
 # The wrapper links the library ahead of MPI (here from the build tree).
-sed "s|-L\"\$libdir\" -Wl,-rpath,\"\$libdir\"|-L$work/build/.libs -Wl,-rpath,$work/build/.libs|" src/wrappers/mpicc > mpicc.local
+sed "s|^libdir=.*|libdir=$work/build/.libs|" src/wrappers/mpicc > mpicc.local
 sh mpicc.local -o hello hello.c || exit 1
 ldd ./hello | grep -q libvtrace || { echo "FAIL: hello is not linked with libvtrace"; exit 1; }
 lock=

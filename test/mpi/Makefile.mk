@@ -298,3 +298,11 @@ EXTRA_DIST += test/mpi/itemlog.h
 # rebuilt binaries (analysis/symbols.h)
 TESTS += test/mpi/symbols.sh
 EXTRA_DIST += test/mpi/symbols.sh
+
+# VTRACE_FILTER (issue 17): filter.sh runs test/mpi/filtered, whose call sites dladdr names
+check_PROGRAMS += test/mpi/filtered
+test_mpi_filtered_SOURCES = test/mpi/filtered.c test/mpi/mpitest.h
+test_mpi_filtered_LDADD = libvtrace.la
+test_mpi_filtered_LDFLAGS = $(vt_mpi_ldflags) -export-dynamic
+TESTS += test/mpi/filter.sh
+EXTRA_DIST += test/mpi/filter.sh

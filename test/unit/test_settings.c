@@ -292,12 +292,54 @@ static void empty_values(void **state)
     }
 }
 
+/* The table's documented defaults are the defaults: each setting set to its table default
+ * loads the configuration the empty environment gives (vtrace config-vars prints them).
+ * The others say what happens unset: no value stands for it. */
+static void table_defaults(void **state)
+{
+    (void)state;
+    static const char *const not_values[] = {"VTRACE_DIR", "VTRACE_FILTER", "VTRACE_MODEL_L", "VTRACE_PERIODIC",
+                                             "VTRACE_TEST_FAIL_AFTER", "VTRACE_TEST_RT_BROKEN"};
+    static const char *const none[] = {NULL};
+    fake_env = none;
+    vt_config base, c;
+    char err[256];
+    assert_int_equal(vt_config_load(&base, fake_getenv, err, sizeof err), 0);
+    const vt_setting_info *s;
+    size_t checked = 0;
+    for (size_t i = 0; (s = vt_setting_info_at(i)); i++) {
+        assert_non_null(s->type);
+        assert_true(strlen(s->what) > 10);
+        if (!s->is_setting)
+            continue;
+        assert_true(strlen(s->accepted) > 2);
+        int skip = 0;
+        for (size_t k = 0; k < sizeof not_values / sizeof not_values[0]; k++)
+            skip |= !strcmp(not_values[k], s->name);
+        if (skip)
+            continue;
+        const char *env[] = {s->name, s->def, NULL};
+        fake_env = env;
+        if (vt_config_load(&c, fake_getenv, err, sizeof err))
+            fail_msg("%s=%s (its documented default): %s", s->name, s->def, err);
+        if (memcmp(&c, &base, sizeof c))
+            fail_msg("%s=%s (its documented default) loads another configuration than unset", s->name, s->def);
+        checked++;
+    }
+    assert_true(checked >= 10);
+    /* an invalid value's message is the table's accepted forms */
+    const char *env[] = {"VTRACE_MODEL_M", "9", NULL};
+    fake_env = env;
+    assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+    assert_string_equal(err, "VTRACE_MODEL_M='9' is invalid: expected an integer from 1 to 7");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(modes),
         cmocka_unit_test(defaults), cmocka_unit_test(load_and_errors), cmocka_unit_test(model_settings),
-        cmocka_unit_test(edit_distances), cmocka_unit_test(nearest_names), cmocka_unit_test(unknown_variables),
+        cmocka_unit_test(edit_distances), cmocka_unit_test(nearest_names), cmocka_unit_test(unknown_variables), cmocka_unit_test(table_defaults),
         cmocka_unit_test(empty_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
