@@ -6,3 +6,4 @@ dist_man_MANS += doc/man/vtrace-clusters.1
 dist_man_MANS += doc/man/vtrace-compensate.1
 EXTRA_DIST += doc/clock-repair.md doc/model-notes.md doc/piggyback.md
 dist_man_MANS += doc/man/vtrace-export.1
+dist_man_MANS += doc/man/vtrace-synth.1

@@ -45,6 +45,8 @@ int vt__cmd_patterns(int argc, char **argv);
 void vt__usage_patterns(FILE *out);
 int vt__cmd_compensate(int argc, char **argv);
 void vt__usage_compensate(FILE *out);
+int vt__cmd_synth(int argc, char **argv);
+void vt__usage_synth(FILE *out);
 
 /* Candidates (vt_replay_candidates) and scenario lists, shared by the subcommands. */
 typedef struct vt__cand {

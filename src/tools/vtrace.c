@@ -25,6 +25,8 @@ static const vt__command commands[] = {
     {"export", "the trace in another viewer's format (otf2, paraver, perfetto)", vt__cmd_export, vt__usage_export},
     {"report", "one self-contained HTML page: timeline, critical and domino paths, profile", vt__cmd_report,
      vt__usage_report},
+    {"synth", "write a synthetic trace of a regular pattern (halo, allreduce, pipeline, ...)", vt__cmd_synth,
+     vt__usage_synth},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
