@@ -326,6 +326,7 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     s->size = 0;
     s->pool = NULL;
     s->slot = -1;
+    s->dctx = t->pool ? t->pool->dctx : NULL;
     if (t->mem) {
         for (size_t i = 0; i < t->nmem; i++) {
             if (t->mem[i].name && strcmp(t->mem[i].name, name) == 0) {
@@ -545,6 +546,8 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
     if (buf_reserve(raw, h->raw_len ? h->raw_len : 1))
         return vt__seterr(err, s->path, off, "expected a %s block of %u decoded bytes, found no memory to hold it",
                           vt__block_type_name(h->type), h->raw_len);
+    if (!dctx)
+        dctx = s->dctx; /* ZSTD_decompress makes (and clears) a 100 KB context a call */
     size_t n = dctx ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
                     : ZSTD_decompress(raw->p, h->raw_len, sp, h->stored_len);
     if (ZSTD_isError(n))

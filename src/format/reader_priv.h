@@ -57,6 +57,7 @@ typedef struct src {
     uint64_t size;
     fd_pool *pool;      /* NULL: fd is the source's own */
     int slot;           /* its place in the pool while fd is open */
+    void *dctx;         /* the trace's zstd context (the pool's), or NULL */
 } src_t;
 
 typedef struct rank_priv {
