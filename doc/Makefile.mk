@@ -10,3 +10,4 @@ EXTRA_DIST += doc/model-notes.md
 dist_doc_DATA = doc/format.md doc/clock-repair.md doc/piggyback.md README.vtrace
 dist_man_MANS += doc/man/vtrace-export.1
 dist_man_MANS += doc/man/vtrace-config-vars.1
+dist_man_MANS += doc/man/vtrace-synth.1

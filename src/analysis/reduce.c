@@ -25,6 +25,7 @@ typedef struct rank_out {
     vt_rankreduce rr;
     struct reducer *Z;
     int fd;
+    char *path;             /* its file */
     vt_rrec_out out;        /* its REDUCED blocks */
     const char **fname, **flayout; /* the full trace's function table, for out */
     uint64_t *comm_ids;     /* the ids of its communicator table, for out */
@@ -468,6 +469,14 @@ static int open_outputs(reducer *Z)
         if (write_file(dir, name, VT_MAGIC_RANK, r, NULL, 0, 0, 0, &ro->fd, Z->err))
             return -1;
         int rc = vt_rrec_out_init(&ro->out, ro->fd, Z->o->zstd_level, ro->fname, ro->flayout, rk->nfuncs);
+        /* no descriptor per rank: the file is opened for each block (64K ranks) */
+        ro->fd = -1;
+        if (!rc && !(ro->path = malloc(strlen(dir) + sizeof name + 1)))
+            rc = -ENOMEM;
+        if (!rc) {
+            sprintf(ro->path, "%s/%s", dir, name);
+            rc = vt_rrec_out_detach(&ro->out, ro->path);
+        }
         if (rc)
             return vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
         ro->comm_ids = malloc((rk->ncomms ? rk->ncomms : 1) * sizeof *ro->comm_ids);
@@ -499,11 +508,12 @@ static int close_outputs(reducer *Z)
         size_t len;
         if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
             return -1;
-        int rc = vt_block_write(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0, Z->o->zstd_level);
+        ro->fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        int rc = ro->fd < 0 ? -errno : vt_block_write(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0, Z->o->zstd_level);
         free(defs);
         if (!rc)
             rc = vt_block_write(ro->fd, VT_BLOCK_END, NULL, 0, 0, 0);
-        int crc = close(ro->fd);
+        int crc = ro->fd >= 0 ? close(ro->fd) : 0;
         ro->fd = -1;
         if (rc || crc)
             return vt_error_set(Z->err, "%s/rank-%06u.vte: cannot write: %s", dir, r, strerror(rc ? -rc : errno));
@@ -596,6 +606,7 @@ out:
         free(Z.ro[r].fname);
         free(Z.ro[r].flayout);
         free(Z.ro[r].comm_ids);
+        free(Z.ro[r].path);
         vt_rr_free(&Z.ro[r].rr);
     }
     free(Z.ro);

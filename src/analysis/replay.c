@@ -58,6 +58,36 @@ static void stop_at_cut(replay *R)
     }
 }
 
+/* Each rank's scenario events (RANK:SEQ items) in its rstate, in one pass over the
+ * items: random scenarios name events of every rank, so a pass per rank would cost
+ * ranks x items (4G steps at 64K ranks). */
+static int rank_items(replay *R)
+{
+    for (size_t sc = 0; sc < R->nsc; sc++)
+        for (size_t i = 0; i < R->sc[sc].nitems; i++) {
+            const vt_shorten *it = &R->sc[sc].items[i];
+            if (it->sel == VT_SEL_EVENT && it->rank >= 0 && it->rank < (int64_t)R->nranks)
+                R->rs[it->rank].nevitems++;
+        }
+    for (uint32_t r = 0; r < R->nranks; r++) {
+        rstate *s = &R->rs[r];
+        if (s->nevitems && !(s->evitems = malloc(s->nevitems * sizeof *s->evitems))) {
+            vt_error_set(R->err, "out of memory");
+            return -1;
+        }
+        s->nevitems = 0;
+    }
+    for (size_t sc = 0; sc < R->nsc; sc++)
+        for (size_t i = 0; i < R->sc[sc].nitems; i++) {
+            vt_shorten *it = &R->sc[sc].items[i];
+            if (it->sel == VT_SEL_EVENT && it->rank >= 0 && it->rank < (int64_t)R->nranks) {
+                rstate *s = &R->rs[it->rank];
+                s->evitems[s->nevitems++] = (struct evitem){it->seq, sc, it};
+            }
+        }
+    return 0;
+}
+
 /* A scenario naming an event that is not there or not a candidate is an error. */
 static int check_items(replay *R)
 {
@@ -163,6 +193,8 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
             R.ngeneric++;
         }
     }
+    if (rank_items(&R))
+        goto out;
     for (uint32_t r = 0; r < R.nranks; r++)
         if (vt__rp_setup_rank(&R, &R.rs[r], r))
             goto out;

@@ -689,22 +689,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
                 s->exc[n++] = (uint32_t)i;
         qsort_r(s->exc, n, sizeof *s->exc, cmp_exc, (void *)s->recvs);
     }
-    size_t nev = 0;
-    for (size_t sc = 0; sc < R->nsc; sc++)
-        for (size_t i = 0; i < R->sc[sc].nitems; i++)
-            nev += R->sc[sc].items[i].sel == VT_SEL_EVENT && R->sc[sc].items[i].rank == (int64_t)r;
-    if (nev && !(s->evitems = malloc(nev * sizeof *s->evitems))) {
-        vt_error_set(R->err, "out of memory");
-        return -1;
-    }
-    for (size_t sc = 0; sc < R->nsc; sc++) {
-        for (size_t i = 0; i < R->sc[sc].nitems; i++) {
-            vt_shorten *it = &R->sc[sc].items[i];
-            if (it->sel != VT_SEL_EVENT || it->rank != (int64_t)r)
-                continue;
-            s->evitems[s->nevitems++] = (struct evitem){it->seq, sc, it};
-        }
-    }
+    /* s->evitems: this rank's scenario events, given by vt__rp_rank_items */
     if (s->nevitems > 1)
         vt_sort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
     return 0;

@@ -173,7 +173,10 @@ static int trace_new(vt_trace **out, vt_error *err, const char *dir)
     if (!t)
         return vt__seterr(err, dir, 0, "expected a trace, found no memory to open it");
     t->dir = strdup(dir);
-    if (!t->dir) {
+    t->pool = vt__fd_pool_new();
+    if (!t->dir || !t->pool) {
+        vt__fd_pool_free(t->pool);
+        free(t->dir);
         free(t);
         return vt__seterr(err, dir, 0, "expected a trace, found no memory to open it");
     }
@@ -222,6 +225,7 @@ void vt_trace_close(vt_trace *t)
 {
     if (!t)
         return;
+    vt__fd_pool_free(t->pool);
     vt__arena_free(&t->ar);
     free(t->ranks);
     free(t->ranges);

@@ -10,9 +10,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef HAVE_ZSTD
-#include <zstd.h>
-#endif
 
 /* svar holding a world rank or one of the negative peer values -1 to -4. */
 static int pp_peer(pp *r, int64_t *v, uint32_t nranks, const char *what)
@@ -56,7 +53,8 @@ struct vt_cursor {
     vt_rgate *rgates;
     size_t rgates_cap;
     int state; /* 0 reading, 1 end, -1 error */
-    vt_error last;
+    vt_error *last; /* the error, after one (errors are made in the pool's scratch) */
+    fd_scratch *scratch;
     /* reduced records: what one stored record stands for (reduced_next) */
     vt_rrec pend[4];
     int npend, ipend;
@@ -98,17 +96,13 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
         vt_cursor_close(c);
         return -1;
     }
+    vt__src_pool(&c->src, t->pool);
     c->pos = t->priv[rank].ev_begin;
     c->end = t->priv[rank].ev_end;
     pp_init(&c->r, (const uint8_t *)"", 0, c->rk->path, 0, 0, err);
-#ifdef HAVE_ZSTD
-    c->dctx = ZSTD_createDCtx();
-    if (!c->dctx) {
-        vt__seterr(err, c->rk->path, 0, "expected a zstd context, found no memory for it");
-        vt_cursor_close(c);
-        return -1;
-    }
-#endif
+    /* shared: a zstd context is 100 KB, and a trace may have 64K cursors */
+    c->dctx = vt__fd_pool_dctx(t->pool);
+    c->scratch = vt__fd_pool_scratch(t->pool);
     *out = c;
     return 0;
 }
@@ -118,9 +112,7 @@ void vt_cursor_close(vt_cursor *c)
     if (!c)
         return;
     vt__src_close(&c->src);
-#ifdef HAVE_ZSTD
-    ZSTD_freeDCtx(c->dctx);
-#endif
+    free(c->last);
     free(c->stored.p);
     free(c->raw.p);
     free(c->unpacked);
@@ -198,12 +190,19 @@ static int cursor_block(vt_cursor *c, vt_error *err)
         return vt__seterr(err, c->src.path, c->pos,
                           "expected EVENTS blocks ending at offset %llu, found a block ending at %llu",
                           (unsigned long long)c->end, (unsigned long long)next);
-    if (vt__load_payload(&c->src, c->pos, &h, &c->stored, &c->raw, c->dctx, &data, err))
+    /* a block in columns is unpacked into c->unpacked at once: its stored and decoded
+     * bytes go to the scratch all cursors share, not to buffers of each rank's */
+    int cols = h.type == VT_BLOCK_EVENTS_COLS || h.type == VT_BLOCK_REDUCED_COLS;
+    if (vt__load_payload(&c->src, c->pos, &h, cols ? &c->scratch->stored : &c->stored,
+                         cols ? &c->scratch->raw : &c->raw, c->dctx, &data, err))
         return -1;
-    if (h.type == VT_BLOCK_EVENTS_COLS || h.type == VT_BLOCK_REDUCED_COLS) {
+    if (cols) {
         size_t len;
         if (unpack_block(c, data, &h, &len, err))
             return -1;
+        uint8_t *fit = realloc(c->unpacked, len ? len : 1); /* it was grown by doubling */
+        if (fit)
+            c->unpacked = fit;
         pp_init(&c->r, c->unpacked, len, c->src.path, c->pos, PP_UNPACKED, err);
     } else {
         pp_init(&c->r, data, h.raw_len, c->src.path, c->pos, h.codec != VT_CODEC_RAW, err);
@@ -421,62 +420,66 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     return 0;
 }
 
+/* The error just made in the scratch becomes the cursor's for good (a cursor that
+ * failed keeps failing with it). Returns -1. */
+static int cursor_failed(vt_cursor *c)
+{
+    c->state = -1;
+    if (!c->last && (c->last = malloc(sizeof *c->last)))
+        *c->last = c->scratch->err;
+    return -1;
+}
+
 /* The framing both kinds of records share: the next record's payload position, across
  * blocks. 1: a record is next (decode it, then call cursor_advance); 0: end; -1: error
- * (in c->last). */
+ * (cursor_failed). */
 static int cursor_ready(vt_cursor *c, const char *payload)
 {
     if (c->state < 0)
         return -1;
     if (c->state > 0)
         return 0;
-    c->r.err = &c->last;
+    c->r.err = &c->scratch->err;
     while (c->left == 0) {
         if (c->r.p != c->r.end) {
             vt__pp_err(&c->r, "expected end of the %s payload after %u records (block header), found %zu more bytes",
                        payload, c->inblock, pp_left(&c->r));
-            c->state = -1;
-            return -1;
+            return cursor_failed(c);
         }
-        int rc = cursor_block(c, &c->last);
-        if (rc < 0) {
-            c->state = -1;
-            return -1;
-        }
+        int rc = cursor_block(c, &c->scratch->err);
+        if (rc < 0)
+            return cursor_failed(c);
         if (rc == 0) {
             c->state = 1;
             return 0;
         }
-        c->r.err = &c->last;
+        c->r.err = &c->scratch->err;
     }
     if (c->r.p == c->r.end) {
         vt__pp_err(&c->r, "expected %u more records (block header), found end of payload", c->left);
-        c->state = -1;
-        return -1;
+        return cursor_failed(c);
     }
-    return 1;
-}
-
-/* After a record was decoded (ok == 0) or failed to (ok != 0): the cursor's result. */
-static int cursor_advance(vt_cursor *c, int ok, vt_error *err)
-{
-    if (ok != 0) {
-        c->state = -1;
-        if (err)
-            *err = c->last;
-        return -1;
-    }
-    c->left--;
-    c->inblock++;
-    c->next_index++;
     return 1;
 }
 
 static int cursor_fail(vt_cursor *c, vt_error *err)
 {
     if (err)
-        *err = c->last;
+        *err = c->last ? *c->last : c->scratch->err;
     return -1;
+}
+
+/* After a record was decoded (ok == 0) or failed to (ok != 0): the cursor's result. */
+static int cursor_advance(vt_cursor *c, int ok, vt_error *err)
+{
+    if (ok != 0) {
+        cursor_failed(c);
+        return cursor_fail(c, err);
+    }
+    c->left--;
+    c->inblock++;
+    c->next_index++;
+    return 1;
 }
 
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -175,11 +176,108 @@ static int buf_reserve(buf *b, size_t n)
 
 /* ------------------------------------------------------------------ sources */
 
+struct fd_pool {
+    struct pool_slot {
+        src_t *owner;   /* NULL: free */
+        int used;       /* read since the hand last passed (the clock's second chance) */
+    } *slot;
+    int cap, hand;
+    void *dctx;
+    fd_scratch scratch;
+};
+
+fd_scratch *vt__fd_pool_scratch(fd_pool *p) { return &p->scratch; }
+
+fd_pool *vt__fd_pool_new(void)
+{
+    fd_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    struct rlimit rl;
+    rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    p->cap = lim == RLIM_INFINITY || lim / 4 > 512 ? 512 : lim / 4 < 4 ? 4 : (int)(lim / 4);
+    p->slot = calloc((size_t)p->cap, sizeof *p->slot);
+    if (!p->slot) {
+        free(p);
+        return NULL;
+    }
+#ifdef HAVE_ZSTD
+    p->dctx = ZSTD_createDCtx(); /* NULL: each block decoded without a context */
+#endif
+    return p;
+}
+
+void vt__fd_pool_free(fd_pool *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->cap; i++)
+        if (p->slot[i].owner) {
+            close(p->slot[i].owner->fd);
+            p->slot[i].owner->fd = -1;
+            p->slot[i].owner->pool = NULL;
+        }
+#ifdef HAVE_ZSTD
+    ZSTD_freeDCtx(p->dctx);
+#endif
+    free(p->scratch.stored.p);
+    free(p->scratch.raw.p);
+    free(p->slot);
+    free(p);
+}
+
+void *vt__fd_pool_dctx(fd_pool *p) { return p ? p->dctx : NULL; }
+
+/* A slot for S: a free one, or the least recently read one's (its file is closed). */
+static void pool_take(fd_pool *p, src_t *s)
+{
+    for (;;) {
+        struct pool_slot *sl = &p->slot[p->hand];
+        int at = p->hand;
+        p->hand = (p->hand + 1) % p->cap;
+        if (sl->owner && sl->used) {
+            sl->used = 0;
+            continue;
+        }
+        if (sl->owner) {
+            close(sl->owner->fd);
+            sl->owner->fd = -1;
+        }
+        sl->owner = s;
+        sl->used = 1;
+        s->slot = at;
+        return;
+    }
+}
+
+void vt__src_pool(src_t *s, fd_pool *p)
+{
+    if (!p || s->mem || s->fd < 0)
+        return;
+    s->pool = p;
+    pool_take(p, s);
+}
+
+/* Opens a pooled source's file again, in the pool. */
+static int pool_reopen(src_t *s, vt_error *err)
+{
+    int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return vt__seterr(err, s->path, 0, "expected the rank file (opened again), found none (%s)", strerror(errno));
+    pool_take(s->pool, s);
+    s->fd = fd;
+    return 0;
+}
+
 void vt__src_close(src_t *s)
 {
-    if (s->fd >= 0)
+    if (s->fd >= 0) {
         close(s->fd);
+        if (s->pool)
+            s->pool->slot[s->slot].owner = NULL;
+    }
     s->fd = -1;
+    s->pool = NULL;
 }
 
 /* Reads len bytes at off (off + len <= s->size, checked by the caller). */
@@ -191,6 +289,14 @@ static int src_read(const src_t *s, uint64_t off, void *out, size_t len, vt_erro
         if (len)
             memcpy(out, s->mem + off, len);
         return 0;
+    }
+    if (s->pool) {
+        /* the pool's bookkeeping is the reader's, not the caller's: a const source still
+         * has its descriptor opened again, and marked as read */
+        src_t *m = (src_t *)s;
+        if (m->fd < 0 && pool_reopen(m, err))
+            return -1;
+        m->pool->slot[m->slot].used = 1;
     }
     uint8_t *p = out;
     size_t done = 0;
@@ -218,6 +324,9 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     s->fd = -1;
     s->mem = NULL;
     s->size = 0;
+    s->pool = NULL;
+    s->slot = -1;
+    s->dctx = t->pool ? t->pool->dctx : NULL;
     if (t->mem) {
         for (size_t i = 0; i < t->nmem; i++) {
             if (t->mem[i].name && strcmp(t->mem[i].name, name) == 0) {
@@ -452,6 +561,8 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
     if (buf_reserve(raw, h->raw_len ? h->raw_len : 1))
         return vt__seterr(err, s->path, off, "expected a %s block of %u decoded bytes, found no memory to hold it",
                           vt__block_type_name(h->type), h->raw_len);
+    if (!dctx)
+        dctx = s->dctx; /* ZSTD_decompress makes (and clears) a 100 KB context a call */
     size_t n = dctx ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
                     : ZSTD_decompress(raw->p, h->raw_len, sp, h->stored_len);
     if (ZSTD_isError(n))

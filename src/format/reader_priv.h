@@ -43,12 +43,21 @@ typedef struct buf {
     size_t cap;
 } buf;
 
+/* The descriptors of a trace's cursors, a bounded number of them open at a time (a
+ * 64K-rank trace has a cursor per rank): a cursor's file is closed when another needs
+ * a descriptor, and opened again when it reads (reader_io.c). Also the one zstd
+ * context the cursors share: a block is decoded in one call. */
+typedef struct fd_pool fd_pool;
+
 /* A file to read: a descriptor or a memory buffer. */
 typedef struct src {
     const char *path;
-    int fd;
+    int fd;             /* -1: closed (a pooled source opens it again when it reads) */
     const uint8_t *mem;
     uint64_t size;
+    fd_pool *pool;      /* NULL: fd is the source's own */
+    int slot;           /* its place in the pool while fd is open */
+    void *dctx;         /* the trace's zstd context (the pool's), or NULL */
 } src_t;
 
 typedef struct rank_priv {
@@ -81,9 +90,27 @@ struct vt_trace {
     uint64_t config_off;        /* of the string, or of its zstd block */
     size_t config_pos;          /* in the decoded payload of that block, when compressed */
     int config_compressed;
+    fd_pool *pool;              /* the cursors' descriptors (reader_io.c) */
 };
 
 void vt__src_close(src_t *s);
+/* A pool of at most a quarter of the descriptors the process may open (RLIMIT_NOFILE),
+ * between 4 and 512; NULL without memory. */
+fd_pool *vt__fd_pool_new(void);
+void vt__fd_pool_free(fd_pool *p);
+/* Hands the open source S (at a stable address until vt__src_close) to pool P: from now
+ * on its descriptor may be closed to make room, and is opened again when S reads. */
+void vt__src_pool(src_t *s, fd_pool *p);
+/* The shared zstd decompression context (NULL: none; decode without one). */
+void *vt__fd_pool_dctx(fd_pool *p);
+/* Scratch the cursors share, for what they use only while loading a block: the stored
+ * and decoded payloads of a block that is unpacked next (EVENTS_COLS, REDUCED_COLS), and
+ * the error being made. */
+typedef struct fd_scratch {
+    buf stored, raw;
+    vt_error err;
+} fd_scratch;
+fd_scratch *vt__fd_pool_scratch(fd_pool *p);
 int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
                        vt_error *err);
 void vt__rank_file_name(char out[32], uint32_t rank);

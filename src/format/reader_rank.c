@@ -146,7 +146,8 @@ static int parse_members(vt_trace *t, pp *r, int compact, const vt_comm *earlier
 {
     uint64_t n, form = 0;
     const uint8_t *at = r->p;
-    if (pp_count(r, &n, 1, what))
+    /* a compact list may name more members than the payload has bytes (a range) */
+    if (compact ? pp_uvar(r, &n, what) : pp_count(r, &n, 1, what))
         return -1;
     if (n > t->nranks) {
         r->p = at;
@@ -188,6 +189,11 @@ static int parse_members(vt_trace *t, pp *r, int compact, const vt_comm *earlier
     if (form != 0) {
         r->p = at;
         return vt__pp_err(r, "expected member list form 0, 1 or 2, found %llu", (unsigned long long)form);
+    }
+    if (n > pp_left(r)) {
+        r->p = at;
+        return vt__pp_err(r, "expected %llu members one by one, found %zu bytes left in the payload",
+                          (unsigned long long)n, pp_left(r));
     }
     uint32_t *m = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *m);
     if (!m)

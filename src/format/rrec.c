@@ -6,8 +6,10 @@
 #include "util/codec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static uint8_t *vt_rrec_block_begin(uint8_t *out, uint64_t first_index, int64_t base_time, uint64_t base_seq)
 {
@@ -97,6 +99,21 @@ int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *
     return vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, VT_RREC_ZSTD_LEVEL);
 }
 
+int vt_rrec_out_detach(vt_rrec_out *o, const char *path)
+{
+    int rc = 0;
+    if (o->fd >= 0 && close(o->fd))
+        rc = -errno;
+    o->fd = -1;
+    o->path = path;
+    uint8_t *nb = realloc(o->buf, 4096);
+    if (nb) {
+        o->buf = nb;
+        o->cap = 4096;
+    }
+    return rc;
+}
+
 void vt_rrec_out_name(vt_rrec_out *o, int64_t fn)
 {
     if (fn >= 0 && (size_t)fn < o->nfn && !o->named[fn] && !o->pending[fn]) {
@@ -105,12 +122,28 @@ void vt_rrec_out_name(vt_rrec_out *o, int64_t fn)
     }
 }
 
+/* The descriptor to write to: the open one, or O->path opened for appending (-errno). */
+static int out_open(const vt_rrec_out *o)
+{
+    if (o->fd >= 0 || !o->path)
+        return o->fd;
+    int fd = open(o->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+static int out_close(const vt_rrec_out *o, int fd, int rc)
+{
+    if (fd != o->fd && close(fd) && !rc)
+        rc = -errno;
+    return rc;
+}
+
 /* The functions named since the last FUNCS block, before the block that uses them. */
-static int name_pending(vt_rrec_out *o)
+static int name_pending_fd(vt_rrec_out *o, int fd)
 {
     if (!o->npending)
         return 0;
-    int rc = vt_funcs_block_write(o->fd, o->fname, o->flayout, o->nfn, o->pending, 0, VT_RREC_ZSTD_LEVEL);
+    int rc = vt_funcs_block_write(fd, o->fname, o->flayout, o->nfn, o->pending, 0, VT_RREC_ZSTD_LEVEL);
     for (size_t i = 0; i < o->nfn; i++)
         if (o->pending[i]) {
             o->named[i] = 1;
@@ -120,15 +153,26 @@ static int name_pending(vt_rrec_out *o)
     return rc;
 }
 
+static int name_pending(vt_rrec_out *o)
+{
+    if (!o->npending)
+        return 0;
+    int fd = out_open(o);
+    return fd < 0 ? fd : out_close(o, fd, name_pending_fd(o, fd));
+}
+
 /* The open block: packed in columns (REDUCED_COLS) when blocks are compressed, as the
  * full trace's events are (evcols.h), as it is otherwise or if packing fails. */
 static int write_block(vt_rrec_out *o)
 {
     if (!o->len)
         return 0;
-    int rc = name_pending(o);
+    int fd = out_open(o);
+    if (fd < 0)
+        return fd;
+    int rc = name_pending_fd(o, fd);
     if (rc)
-        return rc;
+        return out_close(o, fd, rc);
     rc = 1;
 #ifdef HAVE_ZSTD
     uint8_t *packed;
@@ -138,12 +182,13 @@ static int write_block(vt_rrec_out *o)
     if (o->comm_ids)
         comms.id = o->comm_ids(o->comm_arg, &comms.n);
     if (o->zstd_level > 0 && !vt_rcols_pack(o->buf, o->len, o->nblock, &comms, &packed, &plen, err, sizeof err)) {
-        rc = vt_block_write(o->fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock, o->zstd_level);
+        rc = vt_block_write(fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock, o->zstd_level);
         free(packed);
     }
 #endif
     if (rc == 1)
-        rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
+        rc = vt_block_write(fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
+    rc = out_close(o, fd, rc);
     o->len = 0;
     o->nblock = 0;
     o->last_at = SIZE_MAX;
@@ -160,12 +205,15 @@ static int store(vt_rrec_out *o, const vt_rrec *rec, unsigned kbits, int64_t bur
         if (rc)
             return rc;
     }
-    if (need > o->cap) {
-        uint8_t *nb = realloc(o->buf, need);
+    if (o->len + need > o->cap) {
+        size_t cap = 2 * o->cap < VT_RREC_BLOCK_BYTES ? 2 * o->cap : VT_RREC_BLOCK_BYTES;
+        if (cap < o->len + need)
+            cap = o->len + need;
+        uint8_t *nb = realloc(o->buf, cap);
         if (!nb)
             return -ENOMEM;
         o->buf = nb;
-        o->cap = need;
+        o->cap = cap;
     }
     if (!o->index && !o->started)
         o->prev_time = rec->enter; /* no START: the first block's base time is the first record's */
@@ -258,6 +306,8 @@ void vt_rrec_out_free(vt_rrec_out *o)
 
 int vt_rrec_out_write_raw(vt_rrec_out *o, uint8_t *scratch, size_t cap)
 {
+    if (o->fd < 0)
+        return -EBADF; /* detached (vtrace reduce): not the run time's */
     if (o->npending) {
         size_t need = vt_funcs_payload_size(o->fname, o->flayout, o->nfn, o->pending);
         if (need > cap)

@@ -22,6 +22,9 @@
  * the reader gives them back as records of their own. */
 typedef struct vt_rrec_out {
     int fd;
+    const char *path;       /* when set and fd is -1: the file is opened (appending) for each
+                             * block and closed after it, so that a reduction of many ranks
+                             * holds no descriptor per rank */
     int zstd_level;
     uint8_t *buf;
     size_t len, cap;
@@ -51,6 +54,10 @@ typedef struct vt_rrec_out {
  * must outlive O. */
 int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
                      size_t nfn);
+/* For a reduction of many ranks: closes O's file and from now on opens PATH (which must
+ * outlive O) for each block, and holds a buffer that grows to a block as records come,
+ * not a block's worth from the start. Returns 0 or -errno (the close failed). */
+int vt_rrec_out_detach(vt_rrec_out *o, const char *path);
 /* Names function FN too (the profile's functions, before the end). */
 void vt_rrec_out_name(vt_rrec_out *o, int64_t fn);
 /* Appends REC (a burst, until the next record shows whether it goes into it), writing

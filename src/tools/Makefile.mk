@@ -24,6 +24,8 @@ vtrace_SOURCES += src/tools/cmd_clusters.c
 vtrace_SOURCES += src/tools/cmd_compensate.c
 # vtrace config-vars (the settings table of src/util/settings.c)
 vtrace_SOURCES += src/tools/cmd_config_vars.c
+# vtrace synth (synthetic traces of regular patterns)
+vtrace_SOURCES += src/tools/cmd_synth.c src/tools/synth.h src/tools/synth_gen.c src/tools/synth_out.c
 # vtrace report: the page's CSS and JavaScript (src/tools/report/) as C strings.
 src/tools/report_assets.h: $(top_srcdir)/src/tools/report/report.css $(top_srcdir)/src/tools/report/report.js \
 		$(top_srcdir)/src/tools/report/embed.sh

@@ -461,7 +461,10 @@ static int export_all(ex *x)
     if (x->reduced && vt__otf2_collect_rsends(x))
         return -1;
 
-    x->ar = OTF2_Archive_Open(x->o->out, ARCHIVE, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+    /* OTF2 gives each location's writers a chunk of each size, touched afresh (the
+     * local definitions hold a clock offset or two): the smallest chunks, so that
+     * 64K ranks do not cost 64K x 5 MB of pages */
+    x->ar = OTF2_Archive_Open(x->o->out, ARCHIVE, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN, OTF2_CHUNK_SIZE_MIN,
                               OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!x->ar)
         return vt__otf2_fail(x, "OTF2_Archive_Open", OTF2_ERROR_INVALID);

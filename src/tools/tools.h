@@ -47,6 +47,8 @@ int vt__cmd_compensate(int argc, char **argv);
 void vt__usage_compensate(FILE *out);
 int vt__cmd_config_vars(int argc, char **argv);
 void vt__usage_config_vars(FILE *out);
+int vt__cmd_synth(int argc, char **argv);
+void vt__usage_synth(FILE *out);
 
 /* Candidates (vt_replay_candidates) and scenario lists, shared by the subcommands. */
 typedef struct vt__cand {

@@ -28,6 +28,8 @@ static const vt__command commands[] = {
      vt__usage_report},
     {"config-vars", "the VTRACE_* settings: type, default, accepted values (--full)", vt__cmd_config_vars,
      vt__usage_config_vars},
+    {"synth", "write a synthetic trace of a regular pattern (halo, allreduce, pipeline, ...)", vt__cmd_synth,
+     vt__usage_synth},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
