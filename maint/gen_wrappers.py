@@ -272,6 +272,13 @@ def body(f):
     return "\n".join(lines) + "\n"
 
 
+def guarded(f, text):
+    """text only where mpi.h declares f: configure writes VT_LACKS_<name> for the functions
+    of the table that the MPI library lacks (src/vt_mpi_lacks.h; Open MPI 4.1 has no _c
+    functions, no persistent collectives, no MPI_Isendrecv)."""
+    return "#ifndef VT_LACKS_%s\n%s#endif\n" % (f["name"], text)
+
+
 def entry(f):
     """The exported C entry point: the body, with the caller of MPI_X as call site."""
     name, cls, ret = f["name"], f["cls"], f["ret"]
@@ -497,12 +504,12 @@ def main():
           " * C entry points, each calling its body with its own return address. wrappers_f08.c\n"
           " * includes this file with VT_BODIES_ONLY defined, to call the same bodies from the\n"
           " * mpi_f08 entry points. */" % os.path.basename(table),
-          '#include "tracing/handlers.h"', '#include "mpid/piggyback.h"', "",
+          '#include "vt_mpi_lacks.h"', '#include "tracing/handlers.h"', '#include "mpid/piggyback.h"', "",
           "/* Always inlined: the C hot path must cost what it cost before there were bodies. */",
           "#define VT_BODY static inline __attribute__((always_inline))", ""]
-    wr += [body(f) for f in funcs if f["cls"] not in ("init", "init_thread", "finalize")]
+    wr += [guarded(f, body(f)) for f in funcs if f["cls"] not in ("init", "init_thread", "finalize")]
     wr += ["#ifndef VT_BODIES_ONLY", ""]
-    wr += [entry(f) for f in funcs]
+    wr += [guarded(f, entry(f)) for f in funcs]
     wr += ["#endif /* VT_BODIES_ONLY */", ""]
     f08list = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(table), "f08_direct.txt")
     shims = parse_f08(f08list, funcs)
@@ -513,8 +520,12 @@ def main():
           " * return address as call site (the user's Fortran code), and converts the results\n"
           " * back. When the layer is not recording, the body calls the PMPI_ function, which is\n"
           " * what MPICH's binding does. */" % (os.path.basename(table), os.path.basename(f08list)),
-          "#define VT_BODIES_ONLY", '#include "wrappers.c"', "", F08_PROLOGUE]
-    f8 += [f08_shim(sym, f) for sym, f in shims]
+          "#define VT_BODIES_ONLY", '#include "wrappers.c"', "",
+          "/* MPICH's binding only: the shims follow libmpichfort's argument conventions and",
+          " * status layout. Open MPI's mpi_f08 (and mpif.h, use mpi) call PMPI_ for every routine",
+          " * under names of its own: not traced (README.vtrace). */", "#if defined(MPICH)", F08_PROLOGUE]
+    f8 += [guarded(f, f08_shim(sym, f)) for sym, f in shims]
+    f8 += ["#endif /* MPICH */", ""]
     for path, lines in (("vt_fn.h", hdr), ("vt_fn_table.c", tab), ("wrappers.c", wr), ("wrappers_f08.c", f8)):
         tmp = os.path.join(outdir, path + ".tmp")
         with open(tmp, "w") as fh:

@@ -2,6 +2,7 @@
 # Installs the Debian packages vtrace needs to build, test and run (Debian 12).
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpich-dev gfortran
+      openmpi-bin libopenmpi-dev
       libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev libdw-dev
       libotf2-trace-dev otf2-tools python3-otf2
       clang zstd"

@@ -18,6 +18,10 @@ include test/analysis/Makefile.mk
 # configure --disable-vtrace, in a build of its own.
 TESTS += test/build/disabled.sh
 EXTRA_DIST += test/build/disabled.sh
+# configure --with-mpi=openmpi, in a build of its own: a part of the MPI tests under
+# Open MPI (skips without it).
+TESTS += test/build/openmpi.sh
+EXTRA_DIST += test/build/openmpi.sh
 # The layout of src/: includes by folder, file lengths, no call cycles (maint/check-layering.py).
 TESTS += test/build/layering.sh
 EXTRA_DIST += test/build/layering.sh maint/check-layering.py

@@ -1,6 +1,6 @@
 /* Cost of carrying a fixed-size header on every message, by strategy and header size,
  * on this machine's MPI (doc/piggyback.md; piggyback-notes.md measured a prototype):
- *   mpicc -O2 -o pbstrat maint/bench/piggyback-strategies.c && mpiexec -n 2 ./pbstrat [REPS]
+ *   mpicc.mpich -O2 -o pbstrat maint/bench/piggyback-strategies.c && mpiexec.mpich -n 2 ./pbstrat [REPS]
  * For each payload size and strategy: the one-way latency of a ping-pong (half the
  * round trip), median over REPS rounds of 50 round trips, strategies interleaved round by
  * round so that the machine's noise hits them alike, and the ratio to plain MPI.

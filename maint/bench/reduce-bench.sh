@@ -8,12 +8,12 @@
 #   groups    seed 002's group exchange (Fig. 8): 20 iterations x 16 points
 #   halo      Irecv/Isend/Waitall + Allreduce each iteration, 200 iterations
 #   pipeline  200 items through the ranks
-# Environment: MPIEXEC (default mpiexec).
+# Environment: MPIEXEC (default mpiexec.mpich: a bare mpiexec may be Open MPI's).
 set -eu
 me=reduce-bench.sh
 build=$(cd "${1:?usage: reduce-bench.sh BUILDDIR [THRESHOLD]}" && pwd)
 theta=${2:-1ms}
-mpiexec=${MPIEXEC:-mpiexec}
+mpiexec=${MPIEXEC:-mpiexec.mpich}
 vt=$build/vtrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

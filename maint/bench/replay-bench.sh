@@ -19,13 +19,13 @@
 #   ITERS        halo iterations (default 1000000; each makes 12 records, 4 messages)
 #   BENCH_TRACE  trace directory to use: made there when it does not exist, kept
 #                afterwards (default: a temporary directory, removed at the end)
-#   MPIEXEC      the MPI launcher (default mpiexec)
+#   MPIEXEC      the MPI launcher (default mpiexec.mpich: a bare mpiexec may be Open MPI's)
 set -eu
 me=replay-bench.sh
 build=${1:?usage: replay-bench.sh BUILDDIR [RUNS]}
 runs=${2:-3}
 iters=${ITERS:-1000000}
-mpiexec=${MPIEXEC:-mpiexec}
+mpiexec=${MPIEXEC:-mpiexec.mpich}
 die() {
     echo "$me: $*" >&2
     exit 1

@@ -3,3 +3,4 @@
 # Includes src/tracing and src/mpid. Linked into libvtrace (src/tracing/Makefile.mk).
 vt_mpi_sources = src/mpi/wrappers.c src/mpi/wrappers_f08.c src/mpi/vt_fn.h src/mpi/vt_fn_table.c
 EXTRA_DIST += $(vt_mpi_sources)
+DISTCLEANFILES = src/vt_mpi_lacks.h

@@ -120,6 +120,14 @@ int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count co
 {
     /* MPICH's unpack stops where the bytes end, a trailing partial element included,
      * as a receive of a short message does */
+#ifdef OPEN_MPI
+    /* Open MPI's unpack refuses input shorter than count elements (MPI_ERR_TRUNCATE, fatal
+     * under the default error handler) where its receive takes the whole elements that
+     * came: unpack those (a trailing partial element is left unwritten). */
+    MPI_Count size = 0;
+    if (PMPI_Type_size_c(type, &size) == MPI_SUCCESS && size > 0 && n < count * size)
+        count = n / size;
+#endif
     if (VT_UNLIKELY(buf == MPI_BOTTOM))
         return unpack_bottom(in, n, count, type);
     MPI_Count pos = 0;

@@ -3,6 +3,7 @@
 #define VT_PB_PRIV_H
 
 #include "mpid/piggyback.h"
+#include "mpid/pb_compat.h"
 #include "tracing/mpistatus.h"
 #include "tracing/comms.h"
 #include "model/model.h"

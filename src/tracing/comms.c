@@ -1,6 +1,7 @@
 #include "tracing/comms.h"
 #include "tracing/rtreduce.h"
 #include "tracing/log.h"
+#include "tracing/mpihandle.h"
 #include "util/sort.h"
 
 #include <stdlib.h>
@@ -27,7 +28,7 @@ uint64_t vt_hash64(uint64_t h, uint64_t v)
 
 static uint32_t slot_of(MPI_Comm h)
 {
-    uint64_t x = (uint64_t)(uint32_t)h * 0x9e3779b97f4a7c15ull;
+    uint64_t x = VT_HANDLE_KEY(h) * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(x >> 32) & (mapcap - 1);
 }
 

@@ -15,7 +15,7 @@ static inline MPI_Count vt_status_bytes(const MPI_Status *st)
                        ((uint64_t)((unsigned)st->count_hi_and_cancelled >> 1) << 32));
 #else
     MPI_Count n = 0;
-    if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
         return 0;
     return n;
 #endif

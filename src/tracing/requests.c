@@ -1,4 +1,5 @@
 #include "tracing/requests.h"
+#include "tracing/mpihandle.h"
 
 #include <stdlib.h>
 
@@ -9,7 +10,7 @@ static uint64_t next_id = 1;
 
 static uint32_t bucket_of(MPI_Request h)
 {
-    uint64_t x = (uint64_t)(uint32_t)h * 0x9e3779b97f4a7c15ull;
+    uint64_t x = VT_HANDLE_KEY(h) * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(x >> 32) & (nbuckets - 1);
 }
 

@@ -7,7 +7,9 @@ work=$(pwd)/test/build/disabled.work
 rm -rf "$work"
 mkdir -p "$work/build"
 cd "$work/build" || exit 1
-if ! "$top_srcdir/configure" --disable-vtrace --prefix="$work/inst" > configure.out 2>&1; then
+# the parent build's MPI (its C wrapper, from test/mpi/Makefile.mk's LOG_COMPILER)
+if ! "$top_srcdir/configure" --disable-vtrace ${VTEST_MPI_CC:+--with-mpi="$VTEST_MPI_CC"} --prefix="$work/inst" \
+        > configure.out 2>&1; then
     tail -20 configure.out
     exit 1
 fi

@@ -122,7 +122,8 @@ if [ -w /dev/full ]; then
 fi
 
 # A real run: examples/halo on 2 ranks, under the machine's one MPI lock.
-mpiexec=${VTEST_MPIEXEC:-$(command -v mpiexec)}
+# the launcher configure found (MPICH's or Open MPI's), never a bare mpiexec from PATH
+mpiexec=${VTEST_MPIEXEC:-}
 if [ -z "$mpiexec" ] || [ ! -x ./examples/halo ] || ! command -v flock > /dev/null 2>&1; then
     echo "$me: no mpiexec, flock or examples/halo: the halo part is skipped"
 else

@@ -6,8 +6,9 @@
 # configure found no mpiexec.
 set -u
 . "$(dirname "$0")/otf2_lib.sh"
-MPIEXEC=${VTEST_MPIEXEC-mpiexec}
-[ -n "$MPIEXEC" ] && command -v "$MPIEXEC" > /dev/null || { echo "SKIP: no mpiexec"; exit 77; }
+# the launcher configure found, never a bare mpiexec from PATH (it may be another MPI's)
+MPIEXEC=${VTEST_MPIEXEC:-}
+[ -n "$MPIEXEC" ] && command -v "$MPIEXEC" > /dev/null || { echo "SKIP: no mpiexec found by configure"; exit 77; }
 HALO=${HALO:-./examples/halo}
 [ -x "$HALO" ] || { echo "FAIL: $HALO is not built"; exit 1; }
 work=test/export/otf2_halo.work

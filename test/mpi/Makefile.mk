@@ -6,7 +6,7 @@
 # run-mpi-test.sh is the LOG_COMPILER of the whole tree: it runs any test that is
 # not in test/mpi/testlist unchanged (exec "$@").
 LOG_COMPILER = env VTEST_SRCDIR='$(abs_top_srcdir)' VTEST_BUILDDIR='$(abs_top_builddir)' \
-	VTEST_MPIEXEC='$(MPIEXEC)' VTEST_MPI_CC='$(MPI_CC)' VTEST_PYTHON='$(PYTHON3)' \
+	VTEST_MPIEXEC='$(MPIEXEC)' VTEST_MPI_CC='$(MPI_CC)' VTEST_MPI='$(VT_MPI)' $(VT_TEST_MPI_ENV) VTEST_PYTHON='$(PYTHON3)' \
 	VTEST_VTRACE='$(abs_top_builddir)/vtrace$(EXEEXT)' \
 	$(SHELL) $(top_srcdir)/test/mpi/run-mpi-test.sh
 
