@@ -144,8 +144,9 @@ int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Dataty
 
 /* ------------------------------------------------------------------ headers */
 
-/* What the model makes of each function's messages (model.h), set when the transport
- * starts: its send kind, and whether it is a blocking send. */
+/* What the header says of each function's messages (pb_priv.h), set when the transport
+ * starts: whether it is a blocking send, and from how many payload bytes the model takes
+ * its messages as synchronous (model.h). */
 uint8_t vt_pb_fn_flags[VT_NFN + 1];
 uint64_t vt_pb_sync_from[VT_NFN + 1];
 
