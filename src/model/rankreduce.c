@@ -70,7 +70,24 @@ void vt_rr_free(vt_rankreduce *rr)
     memset(rr, 0, sizeof *rr);
 }
 
+/* The fast paths' precondition (rankreduce.h), kept after everything that may change
+ * what it reads: the start, sym.invalid (vt_rr_event, vt_rr_probe_fill). */
+static void fast_flags(vt_rankreduce *rr)
+{
+    rr->quiet_ok = rr->started && !rr->sym.invalid && !rr->hooks.event;
+    rr->fold_ok = rr->quiet_ok && rr->sym.broken == VT_SYM_CORRECT;
+}
+
+static int probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *m);
+
 int vt_rr_probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *m)
+{
+    int rc = probe_fill(rr, probe_seq, m);
+    fast_flags(rr);
+    return rc;
+}
+
+static int probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *m)
 {
     rr->d_version++;
     for (size_t w = 0; w < rr->nwin; w++) {
@@ -413,7 +430,16 @@ static const vt_obs_con *probed_message(const vt_obs_event *e)
     return probed;
 }
 
+static int event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, vt_error *err);
+
 int vt_rr_event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, vt_error *err)
+{
+    int rc = event(rr, e, nbc_members, err);
+    fast_flags(rr);
+    return rc;
+}
+
+static int event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, vt_error *err)
 {
     rr->stats.events++;
     rr->d_version++;

@@ -73,6 +73,10 @@ typedef struct vt_rankreduce {
     /* moves whenever sym.d may have changed (each vt_rr_event, vt_rr_probe_fill): the
      * run time keeps d's encoding and knows it is current while this stays */
     uint64_t d_version;
+    /* the fast paths' precondition, kept by vt_rr_event and vt_rr_probe_fill (one load
+     * on every call of the run time in place of four): quiet_ok = started and sym.d valid
+     * and no event hook; fold_ok = quiet_ok and R3 not deliberately broken */
+    int quiet_ok, fold_ok;
 } vt_rankreduce;
 
 /* Returns 0, or -1 when m, K are out of range (vt_poly_limits_ok). SINK and HOOKS may
@@ -109,7 +113,7 @@ int vt_rr_event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, 
  * (Inline: they are taken on nearly every call of the run time.) */
 static inline int vt_rr_quiet_allowed_(const vt_rankreduce *rr, int candidate)
 {
-    return rr->started && !candidate && !rr->sym.invalid && !rr->hooks.event;
+    return rr->quiet_ok && !candidate;
 }
 
 static inline void vt_rr_quiet_call_(vt_rankreduce *rr, uint64_t seq, int64_t exit_local)
@@ -132,8 +136,7 @@ static inline int vt_rr_quiet(vt_rankreduce *rr, uint64_t seq, int is_call, int6
 static inline int vt_rr_folded_receive(vt_rankreduce *rr, uint64_t seq, int64_t exit_local, const vt_poly *D, int sync,
                                        int candidate)
 {
-    if (!vt_rr_quiet_allowed_(rr, candidate) || sync || rr->sym.broken != VT_SYM_CORRECT ||
-        (D && !vt_poly_equal(D, &rr->sym.d)))
+    if (!rr->fold_ok || candidate || sync || (D && !vt_poly_equal(D, &rr->sym.d)))
         return 0;
     rr->stats.events++;
     vt_rr_quiet_call_(rr, seq, exit_local);

@@ -152,18 +152,29 @@ int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Dataty
 
 /* ------------------------------------------------------------------ headers */
 
-/* What the model makes of each function's messages (model.h), set when the transport
- * starts: its send kind, and whether it is a blocking send. */
-uint8_t vt_pb_send_kind[VT_NFN], vt_pb_blocking_send[VT_NFN];
-vt_model_params vt_pb_model = {.T_rdv = 8256};
+/* What the header says of each function's messages (pb_priv.h), set when the transport
+ * starts: whether it is a blocking send, and from how many payload bytes the model takes
+ * its messages as synchronous (model.h). */
+uint8_t vt_pb_fn_flags[VT_NFN + 1];
+uint64_t vt_pb_sync_from[VT_NFN + 1];
 
 void vt_pb_model_init(int64_t t_rdv)
 {
-    vt_pb_model.T_rdv = t_rdv;
-    for (unsigned f = 0; f < VT_NFN; f++) {
+    vt_model_params p = {.T_rdv = t_rdv};
+    for (unsigned f = 0; f <= VT_NFN; f++) {
+        if (f == VT_NFN) {
+            /* no function known (VT_NFN): no flags, never synchronous */
+            vt_pb_fn_flags[f] = 0;
+            vt_pb_sync_from[f] = UINT64_MAX;
+            continue;
+        }
         enum vt_model_kind k = vt_model_kind_of(vt_fn_name[f]);
-        vt_pb_send_kind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
-        vt_pb_blocking_send[f] = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND;
+        enum vt_model_kind sk = vt_model_send_kind(vt_fn_name[f]);
+        vt_pb_fn_flags[f] = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND ? VT_PB_FLAG_BLOCKING : 0;
+        /* vt_model_is_sync as a threshold: it depends on the size only through T_rdv */
+        vt_pb_sync_from[f] = vt_model_is_sync(sk, 0, &p) ? 0
+                           : !vt_model_is_sync(sk, UINT64_MAX >> 1, &p) ? UINT64_MAX
+                           : (uint64_t)t_rdv;
     }
 }
 

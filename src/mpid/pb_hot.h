@@ -67,6 +67,9 @@ static inline int vt_pb_unpack(const uint8_t *in, MPI_Count n, void *buf, MPI_Co
     return MPI_SUCCESS;
 }
 
+/* The header's first three bytes, 'V' 'P' and the version 1, as a little-endian number */
+#define VT_PB_MAGIC ((uint64_t)'V' | (uint64_t)'P' << 8 | (uint64_t)1 << 16)
+
 /* A 64-bit word as little-endian bytes (the header's byte order). */
 static inline uint64_t vt_pb_le64(uint64_t x)
 {
@@ -83,12 +86,11 @@ static VT_ALWAYS_INLINE void vt_pb_header_write(uint8_t *h, const vt_call *c, un
 {
     uint64_t pl = (uint64_t)payload, seq = 2 * vt__calls + 1;
     int64_t start = c ? c->enter : 0;
-    int known = fn < VT_NFN;
-    int sync = known && vt_model_is_sync((enum vt_model_kind)vt_pb_send_kind[fn], pl, &vt_pb_model);
+    if (fn > VT_NFN)
+        fn = VT_NFN;
+    unsigned flags = ((unsigned)mode & 3) | vt_pb_fn_flags[fn] | (pl >= vt_pb_sync_from[fn] ? VT_PB_FLAG_SYNC : 0);
     /* bytes 0-7: 'V' 'P' version flags, then four zero bytes (one store) */
-    uint64_t w0 = 'V' | (uint64_t)'P' << 8 | (uint64_t)1 << 16 |
-                  (uint64_t)((mode & 3) | (known && vt_pb_blocking_send[fn] ? 4 : 0) | (sync ? 8 : 0)) << 24;
-    w0 = vt_pb_le64(w0);
+    uint64_t w0 = vt_pb_le64(VT_PB_MAGIC | (uint64_t)flags << 24);
     memcpy(h, &w0, 8);
     memcpy(h + 8, &pl, 8);
     memcpy(h + 16, &seq, 8);
@@ -101,11 +103,14 @@ static VT_ALWAYS_INLINE void vt_pb_header_write(uint8_t *h, const vt_call *c, un
  * layer). out->m.poly points into h. */
 static inline int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
 {
-    if (h[0] != 'V' || h[1] != 'P' || h[2] != 1 || h[32] > VT_RT_POLY_ROOM)
+    /* one 32-bit load on little-endian machines (compilers merge the bytes) */
+    uint32_t w0 = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+    if ((w0 & 0xffffffu) != VT_PB_MAGIC || h[32] > VT_RT_POLY_ROOM)
         return -1;
-    out->mode = h[3] & 3;
-    out->m.blocking = (h[3] >> 2) & 1;
-    out->m.sync = (h[3] >> 3) & 1;
+    unsigned flags = w0 >> 24;
+    out->mode = flags & 3;
+    out->m.blocking = (flags & VT_PB_FLAG_BLOCKING) != 0;
+    out->m.sync = (flags & VT_PB_FLAG_SYNC) != 0;
     memcpy(&out->m.bytes, h + 8, 8);
     memcpy(&out->m.seq, h + 16, 8);
     memcpy(&out->m.S_local, h + 24, 8);

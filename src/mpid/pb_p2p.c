@@ -32,7 +32,7 @@ static int is_packed(const pb_shape *s) { return s->bytes < VT_PB_PACK_MAX; }
 
 /* Blocking calls stage small messages on the stack (the thread-local scratch costs a
  * call on the hot path): header and payload up to this many bytes. */
-#define LOCAL_STAGE 512
+#define LOCAL_STAGE (VT_PB_H + 2048)
 
 /* Where a blocking call's wire form goes: `local` (LOCAL_STAGE bytes) when it fits, else
  * the thread's scratch slot; NULL when out of memory. */

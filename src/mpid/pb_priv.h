@@ -89,12 +89,15 @@ extern size_t vt_pb_nreqs;
 /* A handle MPI gives for a request that is complete already and shared by many. */
 int vt_pb_handle_is_builtin(MPI_Request h);
 
-/* The model's kinds of every function, for the header (at the transport's start). */
+/* What the header says of every function, for the header (at the transport's start):
+ * its flags (VT_PB_FLAG_BLOCKING: a blocking send) and the payload bytes from which its
+ * messages are synchronous to the model (0: always, UINT64_MAX: never; vt_model_is_sync
+ * as a table). Index VT_NFN: a send no call is known for. */
 void vt_pb_model_init(int64_t t_rdv);
-/* ... set there: each function's send kind (model.h), whether it is a blocking send,
- * and the model parameters that decide whether a message is synchronous */
-extern uint8_t vt_pb_send_kind[VT_NFN], vt_pb_blocking_send[VT_NFN];
-extern vt_model_params vt_pb_model;
+#define VT_PB_FLAG_BLOCKING 4u
+#define VT_PB_FLAG_SYNC 8u
+extern uint8_t vt_pb_fn_flags[VT_NFN + 1];
+extern uint64_t vt_pb_sync_from[VT_NFN + 1];
 
 /* Out of line, for pb_hot.h: packing and unpacking of non-contiguous types, and a
  * receive whose header is missing (a warning; the run-time reduction stops). */

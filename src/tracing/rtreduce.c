@@ -77,6 +77,8 @@ static struct {
     uint64_t nbc_comm, nbc_seq;
     uint32_t nbc_members;
     int probing;                    /* the call is a probe that found a message */
+    int unusual;                    /* any of nother, probing, nprobed, nbc is set (one test on
+                                     * the fast path of vt_rt_call) */
     rt_probe probe;                 /* ... its message's envelope */
     rt_probe *open;                 /* probes whose message is not received yet */
     size_t nopen, capopen;
@@ -332,6 +334,7 @@ static vt_obs_con *new_other(void)
     if (room_for((void **)&rt.other, &rt.capother, rt.nother + 1, sizeof *rt.other))
         return NULL;
     vt_obs_con *o = &rt.other[rt.nother++];
+    rt.unusual = 1;
     memset(o, 0, sizeof *o);
     return o;
 }
@@ -390,6 +393,7 @@ static __attribute__((noinline)) int probed_in(rt_msg *m, const vt_rt_header *h,
             return 1;
         }
         rt.probed_by[rt.nprobed++] = rt.open[pi].seq;
+        rt.unusual = 1;
         rt.open[pi] = rt.open[--rt.nopen];
         return 1;
     }
@@ -487,6 +491,7 @@ void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers)
     if (!vt__rt || !mine())
         return;
     rt.nbc = 1;
+    rt.unusual = 1;
     rt.nbc_comm = comm_id;
     rt.nbc_seq = coll_seq;
     rt.nbc_members = nmembers;
@@ -498,6 +503,7 @@ void vt_rt_probe(uint32_t src, int tag, uint64_t comm_id, MPI_Message matched, u
     if (!vt__rt || !mine())
         return;
     rt.probing = 1;
+    rt.unusual = 1;
     rt.probe = (rt_probe){.src = src, .tag = tag, .comm = comm_id, .matched = matched, .order = post_order};
 }
 
@@ -507,6 +513,7 @@ void vt_rt_discard(void)
     rt.nbc = 0;
     rt.probing = 0;
     rt.nprobed = 0;
+    rt.unusual = 0;
 }
 
 void vt_rt_unrecorded(const vt_call *c)
@@ -534,6 +541,7 @@ static void call_done(int64_t exit)
     rt.nbc = 0;
     rt.probing = 0;
     rt.nprobed = 0;
+    rt.unusual = 0;
     rt.prev_exit = exit;
 }
 
@@ -654,7 +662,7 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
     }
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
     int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
-    if (!rt.nother && !rt.probing && !rt.nprobed && !rt.nbc &&
+    if (!rt.unusual &&
         (rt.nmsgs == 0   ? vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, candidate)
          : rt.nmsgs == 1 ? vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit,
                                                 rt.msgs[0].d_equal == rt.rr.d_version ? NULL : msg_D(&rt.msgs[0]),

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char *buf = calloc(1, BIG), *back = calloc(1, 8);
     if (rank == 0) {
-        int bsize = 8 + MPI_BSEND_OVERHEAD;
+        int bsize = BIG + MPI_BSEND_OVERHEAD;
         void *bb = malloc((size_t)bsize), *det;
         MPI_Request r;
         MPI_Send(buf, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
@@ -55,6 +55,12 @@ int main(int argc, char **argv)
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
         MPI_Request_free(&r);
+        /* always synchronous whatever the size (not blocking); never, however large */
+        MPI_Issend(buf, 8, MPI_BYTE, 1, 8, MPI_COMM_WORLD, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Buffer_attach(bb, bsize);
+        MPI_Bsend(buf, BIG, MPI_BYTE, 1, 9, MPI_COMM_WORLD);
+        MPI_Buffer_detach(&det, &bsize);
         free(bb);
     } else if (rank == 1) {
         FILE *log = fopen("hdr.log", "w");
@@ -69,6 +75,8 @@ int main(int argc, char **argv)
         MPI_Send(back, 8, MPI_BYTE, 0, 6, MPI_COMM_WORLD);
         raw_recv(log, 7, 16);
         raw_recv(log, 7, 16);
+        raw_recv(log, 8, 8);
+        raw_recv(log, 9, BIG);
         fclose(log);
     }
     free(buf);

@@ -1,0 +1,75 @@
+/* Instructions of MPI_Send/MPI_Recv pairs, for callgrind (maint/bench/pair-instructions.sh).
+ *   cgpair pingpong BYTES TRIPS   the benchmark's ping-pong (the run-time reduction makes
+ *                                 the decisions it makes there); counted: the trips
+ *   cgpair batch BYTES BATCHES    rank 0 sends 32 messages, a barrier, rank 1 receives
+ *                                 them, all arrived: no call waits, so MPI's own work is
+ *                                 counted without its polling; counted: sends and receives
+ * Collection is switched on around the counted calls only (run callgrind with
+ * --collect-atstart=no). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <valgrind/callgrind.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc != 4) {
+        fprintf(stderr, "usage: cgpair pingpong|batch BYTES N\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int batch = strcmp(argv[1], "batch") == 0;
+    long n = atol(argv[2]);
+    int reps = atoi(argv[3]);
+    char *buf = malloc(n > 0 ? (size_t)n : 1);
+    memset(buf, 1, n > 0 ? (size_t)n : 1);
+    enum { K = 32 };
+    /* pass 0 warms up (connections, pools), pass 1 is counted */
+    for (int pass = 0; pass < 2; pass++) {
+        int rounds = pass ? reps : 10;
+        if (!batch) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (pass)
+                CALLGRIND_TOGGLE_COLLECT;
+            for (int i = 0; i < rounds; i++) {
+                if (rank == 0) {
+                    MPI_Send(buf, (int)n, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+                    MPI_Recv(buf, (int)n, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                } else if (rank == 1) {
+                    MPI_Recv(buf, (int)n, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, (int)n, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+                }
+            }
+            if (pass)
+                CALLGRIND_TOGGLE_COLLECT;
+            continue;
+        }
+        for (int b = 0; b < rounds; b++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (rank == 0) {
+                if (pass)
+                    CALLGRIND_TOGGLE_COLLECT;
+                for (int i = 0; i < K; i++)
+                    MPI_Send(buf, (int)n, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+                if (pass)
+                    CALLGRIND_TOGGLE_COLLECT;
+            }
+            /* rank 0's barrier message follows its K messages: they are all in */
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (rank == 1) {
+                if (pass)
+                    CALLGRIND_TOGGLE_COLLECT;
+                for (int i = 0; i < K; i++)
+                    MPI_Recv(buf, (int)n, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (pass)
+                    CALLGRIND_TOGGLE_COLLECT;
+            }
+        }
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}
