@@ -20,6 +20,9 @@
 # writes the partial element, the transport (Open MPI's MPI_Unpack refuses short input)
 # writes the whole elements only.
 set -u
+# Under the parent's `make check`, MAKEFLAGS carries its TEST_LOGS (every test of the
+# parent tree): the nested make below must run only the subset it names.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 for p in mpicc.openmpi mpiexec.openmpi; do
     command -v $p > /dev/null 2>&1 || { echo "SKIP: no $p (Open MPI is not installed)"; exit 77; }
