@@ -5,54 +5,77 @@
 
 #include <stdlib.h>
 
-/* Request i matches a record of sequence number seq (full trace: a call, 2 callno + 1,
- * and the burst before it, 2 callno) with call site cs. */
-static void take(size_t n, const uint32_t *rank, const uint64_t *seq, const char **out, const vt_trace *t,
-                 uint32_t r, uint64_t lo, uint64_t hi, int64_t cs)
+/* The requests in (rank, seq) order, so that one pass over a rank's records in order
+ * answers all of its requests: O(records + requests log requests), whatever their
+ * number (critical-path --json names every candidate). */
+static const uint32_t *sort_rank;
+static const uint64_t *sort_seq;
+
+static int by_rank_seq(const void *x, const void *y)
 {
-    for (size_t i = 0; i < n; i++)
-        if (rank[i] == r && !out[i] && seq[i] >= lo && seq[i] <= hi && vt_trace_callsite(t, r, cs))
-            out[i] = vt_site_name(t, r, cs);
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    if (sort_rank[a] != sort_rank[b])
+        return sort_rank[a] < sort_rank[b] ? -1 : 1;
+    return sort_seq[a] < sort_seq[b] ? -1 : sort_seq[a] > sort_seq[b];
+}
+
+/* The requests at ix[*p..end) with sequence numbers up to hi get the site cs of the
+ * record lo..hi (a full trace's call 2 callno + 1 and the burst before it, 2 callno);
+ * those below lo name no record. */
+static void take(const vt_trace *t, uint32_t r, const size_t *ix, size_t *p, size_t end, const uint64_t *seq,
+                 const char **out, uint64_t lo, uint64_t hi, int64_t cs)
+{
+    while (*p < end && seq[ix[*p]] < lo)
+        (*p)++;
+    for (; *p < end && seq[ix[*p]] <= hi; (*p)++)
+        out[ix[*p]] = vt_trace_callsite(t, r, cs) ? vt_site_name(t, r, cs) : "";
 }
 
 int vt__event_sites(const vt_trace *t, size_t n, const uint32_t *rank, const uint64_t *seq, const char **out,
                     vt_error *err)
 {
     uint32_t nranks = vt_trace_nranks(t);
-    unsigned char *want = calloc(nranks ? nranks : 1, 1);
-    if (!want)
+    size_t *ix = malloc((n ? n : 1) * sizeof *ix);
+    if (!ix)
         return vt_error_set(err, "out of memory naming call sites");
     for (size_t i = 0; i < n; i++) {
-        out[i] = NULL;
-        if (rank[i] < nranks)
-            want[rank[i]] = 1;
+        out[i] = "";
+        ix[i] = i;
     }
+    sort_rank = rank;
+    sort_seq = seq;
+    qsort(ix, n, sizeof *ix, by_rank_seq);
     int reduced = vt_trace_is_reduced(t), rc = 0;
-    for (uint32_t r = 0; r < nranks && !rc; r++) {
-        if (!want[r])
+    for (size_t b = 0; b < n && !rc;) {
+        uint32_t r = rank[ix[b]];
+        size_t e = b;
+        while (e < n && rank[ix[e]] == r)
+            e++;
+        if (r >= nranks) {
+            b = e;
             continue;
+        }
         vt_cursor *c;
         if (vt_cursor_open(t, r, &c, err)) {
             rc = -1;
             break;
         }
-        int got;
+        int got = 0;
+        size_t p = b;
         if (reduced) {
             vt_rrec rr;
-            while ((got = vt_cursor_next_reduced(c, &rr, err)) == 1)
-                take(n, rank, seq, out, t, r, rr.seq, rr.seq, rr.callsite);
+            while (p < e && (got = vt_cursor_next_reduced(c, &rr, err)) == 1)
+                take(t, r, ix, &p, e, seq, out, rr.seq, rr.seq, rr.callsite);
         } else {
             vt_event ev;
-            while ((got = vt_cursor_next(c, &ev, err)) == 1)
+            while (p < e && (got = vt_cursor_next(c, &ev, err)) == 1)
                 if (ev.fn >= 0)
-                    take(n, rank, seq, out, t, r, 2 * ev.callno, 2 * ev.callno + 1, ev.callsite);
+                    take(t, r, ix, &p, e, seq, out, 2 * ev.callno, 2 * ev.callno + 1, ev.callsite);
         }
-        rc = got < 0 ? -1 : 0;
+        rc = p < e && got < 0 ? -1 : 0;
         vt_cursor_close(c);
+        b = e;
     }
-    for (size_t i = 0; i < n; i++)
-        if (!out[i])
-            out[i] = "";
-    free(want);
+    free(ix);
     return rc;
 }
