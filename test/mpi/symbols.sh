@@ -69,7 +69,7 @@ grep -q "\"source\":\"main (halo.c:$allreduce)\"" "$work/patterns.json" ||
 "$V" critical-path -q "$t" > "$work/cp.out" || fail "vtrace critical-path"
 sed -n '/^per call site/,/^$/p' "$work/cp.out" | grep -q "main (halo.c:$allreduce) " ||
     fail "critical-path: main (halo.c:$allreduce) is not in the time per call site"
-"$V" domino -q "$t" > "$work/domino.out" || fail "vtrace domino"
+"$V" domino -q --threshold 1us "$t" > "$work/domino.out" || fail "vtrace domino"
 steps=$(grep -c '^ *[0-9][0-9]* [0-9]*:[0-9]' "$work/domino.out")
 named=0
 for l in $mpi_lines; do
