@@ -65,34 +65,6 @@ static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *o
     return i == n ? 0 : -1;
 }
 
-/* The values A of a record of KEY into the fields column F: "as predicted", the
- * differences to the prediction, or the values themselves. */
-static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f)
-{
-    last *l = lasts_get(t, code, site);
-    if (!l)
-        return -1;
-    if (as_predicted(l, a->v, a->n)) {
-        if (put_u(f, TAG_SAME))
-            return -1;
-    } else if (l->n == a->n) {
-        if (put_u(f, TAG_DELTA))
-            return -1;
-        for (size_t i = 0; i < a->n; i++) {
-            if (reserve(f, VT_UVAR_MAX))
-                return -1;
-            f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a->v[i] - l->v[i] - l->step[i])) - f->p);
-        }
-    } else {
-        if (put_u(f, TAG_LITERAL))
-            return -1;
-        for (size_t i = 0; i < a->n; i++)
-            if (put_u(f, a->v[i]))
-                return -1;
-    }
-    return set_values(l, a->v, a->n);
-}
-
 /* Inlined into each caller: a full trace's blocks, packed at every buffer flush, run a
  * loop without the reduced records' branches. */
 static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec,

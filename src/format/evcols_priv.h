@@ -293,4 +293,32 @@ int vt__rcols_read(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a
 int vt__rcols_join(uint64_t kind, int sited, uint64_t fnp, uint64_t site, const uint64_t *v, size_t n, uint64_t seq,
                    cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq);
 
+/* The values A of a record of KEY into the fields column F: "as predicted", the
+ * differences to the prediction, or the values themselves. */
+static inline int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f)
+{
+    last *l = lasts_get(t, code, site);
+    if (!l)
+        return -1;
+    if (as_predicted(l, a->v, a->n)) {
+        if (put_u(f, TAG_SAME))
+            return -1;
+    } else if (l->n == a->n) {
+        if (put_u(f, TAG_DELTA))
+            return -1;
+        for (size_t i = 0; i < a->n; i++) {
+            if (reserve(f, VT_UVAR_MAX))
+                return -1;
+            f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a->v[i] - l->v[i] - l->step[i])) - f->p);
+        }
+    } else {
+        if (put_u(f, TAG_LITERAL))
+            return -1;
+        for (size_t i = 0; i < a->n; i++)
+            if (put_u(f, a->v[i]))
+                return -1;
+    }
+    return set_values(l, a->v, a->n);
+}
+
 #endif

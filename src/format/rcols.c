@@ -322,34 +322,6 @@ int vt__rcols_kind_set(lasts *t, uint64_t key, const uint64_t *v, size_t n)
     return k ? set_values(k, v, n) : -1;
 }
 
-/* The values A of a record of KEY into the fields column F: "as predicted", the
- * differences to the prediction, or the values themselves. */
-static int put_values(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f)
-{
-    last *l = lasts_get(t, code, site);
-    if (!l)
-        return -1;
-    if (as_predicted(l, a->v, a->n)) {
-        if (put_u(f, TAG_SAME))
-            return -1;
-    } else if (l->n == a->n) {
-        if (put_u(f, TAG_DELTA))
-            return -1;
-        for (size_t i = 0; i < a->n; i++) {
-            if (reserve(f, VT_UVAR_MAX))
-                return -1;
-            f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a->v[i] - l->v[i] - l->step[i])) - f->p);
-        }
-    } else {
-        if (put_u(f, TAG_LITERAL))
-            return -1;
-        for (size_t i = 0; i < a->n; i++)
-            if (put_u(f, a->v[i]))
-                return -1;
-    }
-    return set_values(l, a->v, a->n);
-}
-
 /* The same for a reduced record: also tag 3 (TAG_SPARSE) when it is shorter than tag 2,
  * and the prediction of a function and call site met first from the last record of its
  * kind (rseed), which is then this record. */
