@@ -534,6 +534,8 @@ static void snapshot(void)
         int rc = vt_buffer_put_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base), cfg.compress ? 3 : 0, 0);
         if (rc)
             vt_buffer_fail(rc);
+        if (reduced_dir[0])
+            vt_rt_snapshot(g.base, (size_t)(g.p - g.base));
         /* room for the crash paths' encoding, with what may come until the next flush */
         vt_crash_reserve(2 * (size_t)(g.p - g.base) + CRASH_RESERVE, NULL);
     }
