@@ -2,7 +2,7 @@
 if HAVE_CMOCKA
 check_PROGRAMS += test/unit/test_settings
 TESTS += test/unit/test_settings
-test_unit_test_settings_SOURCES = test/unit/test_settings.c src/util/settings.c src/util/settings.h
+test_unit_test_settings_SOURCES = test/unit/test_settings.c src/util/settings.c src/util/settings.h src/util/aside.c
 test_unit_test_settings_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 test_unit_test_settings_LDADD = $(CMOCKA_LIBS)
 endif

@@ -78,6 +78,8 @@ int vt__cmd_compensate(int argc, char **argv)
                         "full trace\n", in);
         goto done;
     }
+    if (vt__make_room(out))
+        goto done;
     if (vt_trace_match(t, vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE ? VT_MATCH_PARTIAL : 0, &m, &err)) {
         rc = vt__fail(&err);
         goto done;

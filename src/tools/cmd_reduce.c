@@ -111,6 +111,8 @@ int vt__cmd_reduce(int argc, char **argv)
         rc = vt__usage_error(vt__usage_reduce, "OUT must differ from FULL");
         goto out;
     }
+    if (!nowrite && vt__make_room(outdir))
+        goto out;
     vt_model_params p;
     if ((go = vt__model_params(t, in, threshold, vt__usage_reduce, &p)) != VT_ARGS_GO) {
         rc = go;

@@ -104,6 +104,8 @@ int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, struct vt_clockfi
 void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
 /* On standard error, when the trace is incomplete: what happened and that the answers
  * cover its readable part only. */
+/* OUT made ready for a new trace (VTRACE_OVERWRITE); 0, or -1 with a message. */
+int vt__make_room(const char *out);
 void vt__note_incomplete(const vt_trace *t);
 
 
