@@ -39,11 +39,12 @@ void vt__usage_whatif(FILE *out)
             "A scenario is a space-separated list of SELECTOR=SHORTENING:\n"
             "  SELECTOR   RANK:SEQ (an event: SEQ counts bursts and calls of the rank from 0),\n"
             "             rank:R (all candidates of rank R), fn:NAME (candidate calls of an MPI\n"
-            "             function), site:NAME (candidate computation before a call site, by\n"
-            "             symbol or module+0xOFFSET), R/fn:NAME, R/site:NAME, all\n"
+            "             function), site:NAME (candidate computation before a call site:\n"
+            "             FILE:LINE, FILE, FUNCTION, symbol or module+0xOFFSET), R/fn:NAME,\n"
+            "             R/site:NAME, all\n"
             "  SHORTENING elim (the whole duration), -P%% (a fraction), -N[ns|us|ms|s] (capped at\n"
             "             the duration)\n"
-            "e.g.  vtrace whatif -s '0:17=elim' -s 'fn:MPI_Recv=-50%%' -s 'rank:1=-20%%' trace/\n");
+            "e.g.  vtrace whatif -s '0:17=elim' -s 'fn:MPI_Recv=-50%%' -s 'site:halo.c:44=-20%%' trace/\n");
 }
 
 /* The scenario's text, cut after a line's worth unless FULL. */
@@ -174,6 +175,18 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     vt__clock_warn(&res, fix);
+    /* a selector that shortened nothing is most likely misspelt: say so (once each) */
+    for (size_t k = 0; k < first_random && k < sc.n; k++)
+        for (size_t i = 0; i < sc.v[k].nitems; i++) {
+            const vt_shorten *it = &sc.v[k].items[i];
+            if (it->sel != VT_SEL_EVENT && it->hits == 0)
+                fprintf(stderr, "vtrace: note: scenario '%s': %s%s%s matches no candidate event%s\n", sc.v[k].text,
+                        it->sel == VT_SEL_SITE ? "site:" : it->sel == VT_SEL_FUNC ? "fn:" : "",
+                        it->name ? it->name : it->sel == VT_SEL_ALL ? "all" : "rank:",
+                        it->sel == VT_SEL_RANK ? "(that rank)" : "",
+                        it->sel == VT_SEL_SITE ? " (sites are named as vtrace dump prints them: FUNCTION, FILE, "
+                                                 "FILE:LINE, symbol or module+0xOFFSET)" : "");
+        }
     int64_t measured = 0;
     for (uint32_t r = 0; r < res.nranks; r++)
         if (r == 0 || res.measured[r] > measured)
