@@ -2,6 +2,7 @@
  * shorten or eliminate candidate events (model.md; seed 002's PerWiz). */
 #include "vt_config.h"
 #include "tools/tools.h"
+#include "analysis/imbalance.h"
 #include "tools/progress.h"
 #include "model/model.h"
 #include "analysis/replay.h"
@@ -33,6 +34,9 @@ void vt__usage_whatif(FILE *out)
             "      --json               one JSON object per scenario and line\n"
             VT__USAGE_DEBUG_DIR
             "  -q, --quiet          no progress display on a terminal\n"
+            "      --balance            also the load-imbalance scenario: no rank computes longer than\n"
+            "                           the mean of the ranks between two collectives on\n"
+            "                           MPI_COMM_WORLD (candidate bursts above it shortened)\n"
             "      --clock-repair       first repair receives that end before their send started\n"
             "                           (controlled logical clock, vtrace-whatif(1)); without it\n"
             "                           they are only counted, in a warning\n\n"
@@ -100,7 +104,8 @@ static void print_ends(const vt_replay_result *res, size_t k, int all)
 int vt__cmd_whatif(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL;
-    int json = 0, list = 0, repair = 0, events = 0, allranks = 0;
+    int json = 0, list = 0, repair = 0, events = 0, allranks = 0, balance = 0;
+    vt_imbalance_stats ist;
     int quiet = 0;
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
@@ -120,6 +125,7 @@ int vt__cmd_whatif(int argc, char **argv)
         {"-l", "--list-candidates", VT_OPT_FLAG, .dest = &list},
         {NULL, "--events", VT_OPT_FLAG, .dest = &events},
         {NULL, "--ranks", VT_OPT_FLAG, .dest = &allranks},
+        {NULL, "--balance", VT_OPT_FLAG, .dest = &balance},
         {"-s", "--scenario", VT_OPT_CALL, .dest = &sc, .call = vt__opt_scenario},
         {"-f", "--scenario-file", VT_OPT_LIST, .dest = &files},
         {"-r", "--random", VT_OPT_COUNT, .dest = &nrandom},
@@ -157,6 +163,25 @@ int vt__cmd_whatif(int argc, char **argv)
             printf("%u:%" PRIu64 " %" PRId64 " ns %s\n", cs.v[i].rank, cs.v[i].seq, cs.v[i].dur, cs.v[i].fn);
         rc = VT_EXIT_OK;
         goto out;
+    }
+    if (balance) {
+        vt_scenario *nv = realloc(sc.v, (sc.n + 1) * sizeof *sc.v);
+        if (!nv) {
+            fprintf(stderr, "vtrace: out of memory\n");
+            goto out;
+        }
+        sc.v = nv;
+        if (vt_imbalance_scenario(t, &p, "balance (no rank computes longer than the mean between two "
+                                        "collectives on MPI_COMM_WORLD)", &sc.v[sc.n], &ist, &verr)) {
+            rc = vt__fail(&verr);
+            goto out;
+        }
+        sc.n++;
+        if (!json)
+            printf("balance: %" PRIu64 " intervals between collectives on MPI_COMM_WORLD; %" PRIu64
+                   " candidate bursts of ranks above the mean shortened, %.6f s of %.6f s of candidate computation "
+                   "(summed over ranks)\n",
+                   ist.intervals, ist.shortened, ist.above_ns / 1e9, ist.candidate_ns / 1e9);
     }
     size_t first_random = nrandom ? sc.n : SIZE_MAX;
     if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, err, sizeof err)) {
