@@ -143,6 +143,11 @@ int vt__cmd_reduce(int argc, char **argv)
     }
     if (check && sc.n == 0 && vt__scenario_add(&sc, "", err, sizeof err))
         goto out;
+    vt_imbalance_stats ist;
+    if (vt__scenarios_expand(&sc, t, &p, &ist, &verr) < 0) {
+        rc = vt__fail(&verr);
+        goto out;
+    }
     /* m stays NULL: the replay under vt_reduce matches messages as it goes */
     vt_reduce_stats st;
     if (vt_reduce(t, m, &p, sc.v, sc.n, &o, &st, &verr)) {

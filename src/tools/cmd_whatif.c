@@ -2,7 +2,6 @@
  * shorten or eliminate candidate events (model.md; seed 002's PerWiz). */
 #include "vt_config.h"
 #include "tools/tools.h"
-#include "analysis/imbalance.h"
 #include "tools/progress.h"
 #include "model/model.h"
 #include "analysis/replay.h"
@@ -34,9 +33,9 @@ void vt__usage_whatif(FILE *out)
             "      --json               one JSON object per scenario and line\n"
             VT__USAGE_DEBUG_DIR
             "  -q, --quiet          no progress display on a terminal\n"
-            "      --balance            also the load-imbalance scenario: no rank computes longer than\n"
-            "                           the mean of the ranks between two collectives on\n"
-            "                           MPI_COMM_WORLD (candidate bursts above it shortened)\n"
+            "      --balance            also the load-imbalance scenario (-s balance): no rank computes\n"
+            "                           longer than the mean of the ranks between two collectives\n"
+            "                           on MPI_COMM_WORLD (candidate bursts above it shortened)\n"
             "      --clock-repair       first repair receives that end before their send started\n"
             "                           (controlled logical clock, vtrace-whatif(1)); without it\n"
             "                           they are only counted, in a warning\n\n"
@@ -164,25 +163,20 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = VT_EXIT_OK;
         goto out;
     }
-    if (balance) {
-        vt_scenario *nv = realloc(sc.v, (sc.n + 1) * sizeof *sc.v);
-        if (!nv) {
-            fprintf(stderr, "vtrace: out of memory\n");
-            goto out;
-        }
-        sc.v = nv;
-        if (vt_imbalance_scenario(t, &p, "balance (no rank computes longer than the mean between two "
-                                        "collectives on MPI_COMM_WORLD)", &sc.v[sc.n], &ist, &verr)) {
-            rc = vt__fail(&verr);
-            goto out;
-        }
-        sc.n++;
-        if (!json)
-            printf("balance: %" PRIu64 " intervals between collectives on MPI_COMM_WORLD; %" PRIu64
-                   " candidate bursts of ranks above the mean shortened, %.6f s of %.6f s of candidate computation "
-                   "(summed over ranks)\n",
-                   ist.intervals, ist.shortened, ist.above_ns / 1e9, ist.candidate_ns / 1e9);
+    if (balance && vt__scenario_add(&sc, VT__BALANCE, err, sizeof err)) {
+        fprintf(stderr, "vtrace: %s\n", err);
+        goto out;
     }
+    int expanded = vt__scenarios_expand(&sc, t, &p, &ist, &verr);
+    if (expanded < 0) {
+        rc = vt__fail(&verr);
+        goto out;
+    }
+    if (expanded && !json)
+        printf("balance: %" PRIu64 " intervals between collectives on MPI_COMM_WORLD; %" PRIu64
+               " candidate bursts of ranks above the mean shortened, %.6f s of %.6f s of candidate computation "
+               "(summed over ranks)\n",
+               ist.intervals, ist.shortened, ist.above_ns / 1e9, ist.candidate_ns / 1e9);
     size_t first_random = nrandom ? sc.n : SIZE_MAX;
     if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, err, sizeof err)) {
         fprintf(stderr, "vtrace: %s\n", err);

@@ -7,7 +7,8 @@
 #      gains the computation above the mean it reports;
 #   2. no slow rank and no jitter: nothing to shorten, no gain;
 #   3. the reduced trace of the same run predicts the same to the nanosecond;
-#   4. a trace without collectives on MPI_COMM_WORLD is one interval.
+#   4. a trace without collectives on MPI_COMM_WORLD is one interval;
+#   5. vtrace domino --by rank ends with the same gain.
 set -u
 VTRACE=${VTEST_VTRACE:-./vtrace}
 PYTHON=${VTEST_PYTHON:-python3}
@@ -37,7 +38,13 @@ grep -q "^balance: 41 intervals between collectives on MPI_COMM_WORLD; 40 candid
 "$VTRACE" whatif --json --balance -s '1/site:exchange_post_recv=-50%' "$work/slow/reduced" > "$work/slow-red.json" ||
     fail "whatif --balance on the reduced trace"
 cmp -s "$work/slow.json" "$work/slow-red.json" || fail "the reduced trace predicts otherwise: $(diff "$work/slow.json" "$work/slow-red.json")"
-
+# domino --by rank ends with the same scenario's row
+"$VTRACE" domino --by rank --json "$work/slow/full" > "$work/domino.json" || fail "domino --by rank"
+"$PYTHON" -c 'import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+b = [r for r in rows if r.get("what") == "load imbalance"]
+sys.exit(0 if len(b) == 1 and b[0]["gain_ns"] == int(sys.argv[2]) else 1)' "$work/domino.json" "$bal_gain" ||
+    fail "domino --by rank: no load-imbalance row with the gain $bal_gain ns: $(tail -1 "$work/domino.json")"
 "$VTRACE" synth -n 4 -i 40 --allreduce-every 1 --compute 1ms --jitter 0 "$work/even" > /dev/null || fail "vtrace synth"
 "$VTRACE" whatif --balance "$work/even" > "$work/even.txt" || fail "whatif --balance (even)"
 grep -q "; 0 candidate bursts of ranks above the mean shortened" "$work/even.txt" &&
