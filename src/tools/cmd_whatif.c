@@ -169,11 +169,17 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     vt_replay_result res;
-    if (vt_replay(t, NULL, &p, sc.v, sc.n, &res, &verr)) {
-        rc = vt__fail(&verr);
+    const vt_par_comm *par = vt__par();
+    if (par ? vt_replay_par(t, &p, sc.v, sc.n, par, &res, &verr) : vt_replay(t, NULL, &p, sc.v, sc.n, &res, &verr)) {
+        rc = par && par->me != 0 ? VT_EXIT_ERROR : vt__fail(&verr);
         goto out;
     }
     vt__clock_warn(&res, fix);
+    if (par && getenv("VTRACE_PAR_STATS"))
+        fprintf(stderr, "vtrace: parallel replay: %d processes, %" PRIu64 " rounds, %" PRIu64 " bytes sent, %" PRIu64
+                " model events (%.1f bytes per event)%s\n", par->nproc, res.par_rounds, res.par_bytes, res.events,
+                res.events ? (double)res.par_bytes / (double)res.events : 0.0,
+                res.par_rounds ? "" : ": replayed by process 0 alone");
     int64_t measured = 0;
     for (uint32_t r = 0; r < res.nranks; r++)
         if (r == 0 || res.measured[r] > measured)
