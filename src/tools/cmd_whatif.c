@@ -174,6 +174,11 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = par && par->me != 0 ? VT_EXIT_ERROR : vt__fail(&verr);
         goto out;
     }
+    if (par && par->me != 0) {   /* process 0 writes the answers */
+        vt_replay_result_free(&res);
+        rc = VT_EXIT_OK;
+        goto out;
+    }
     vt__clock_warn(&res, fix);
     if (par && getenv("VTRACE_PAR_STATS"))
         fprintf(stderr, "vtrace: parallel replay: %d processes, %" PRIu64 " rounds, %" PRIu64 " bytes sent, %" PRIu64
