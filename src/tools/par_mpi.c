@@ -10,6 +10,7 @@
 #include "tools/tools.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@ static int exchange(void *arg, uint8_t *const *out, const size_t *len,
             rc = -1;
     MPI_Request bar = MPI_REQUEST_NULL;
     int in_barrier = 0;
+    unsigned idle = 0;
     uint8_t *buf = NULL;
     size_t cap = 0;
     for (;;) {
@@ -53,6 +55,10 @@ static int exchange(void *arg, uint8_t *const *out, const size_t *len,
                 rc = -1;
             continue;
         }
+        /* nothing arrived: after a while, let a process that shares this core run
+         * (MPICH polls; under an oversubscribed mpiexec the others wait for it) */
+        if (++idle % 64 == 0)
+            sched_yield();
         int done;
         if (!in_barrier) {
             done = 1;
@@ -78,7 +84,15 @@ static int sum(void *arg, int64_t *v, size_t n)
     (void)arg;
     for (size_t off = 0; off < n;) {
         int k = n - off > (1u << 30) ? 1 << 30 : (int)(n - off);
-        if (MPI_Allreduce(MPI_IN_PLACE, v + off, k, MPI_INT64_T, MPI_SUM, world) != MPI_SUCCESS)
+        MPI_Request rq;
+        int done = 0;
+        if (MPI_Iallreduce(MPI_IN_PLACE, v + off, k, MPI_INT64_T, MPI_SUM, world, &rq) != MPI_SUCCESS)
+            return -1;
+        /* (a test loop that yields: an oversubscribed core still turns over) */
+        for (unsigned idle = 1; MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done; idle++)
+            if (idle % 64 == 0)
+                sched_yield();
+        if (!done)
             return -1;
         off += (size_t)k;
     }

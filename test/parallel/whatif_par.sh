@@ -98,7 +98,7 @@ fi
 # An incomplete trace (rank 1 killed): the ranks stop at the cut, in parallel too.
 if [ -x test/crash/faults ]; then
     $lock env VTRACE_MODE=full VTRACE_DIR="$work/crash" VTRACE_BUFFER=64k timeout -k 10 120 "$MPIEXEC" -n 2 \
-        test/crash/faults term 5000 1 0 > "$work/crash.run" 2>&1 < /dev/null
+        test/crash/faults term 1000 1 0 > "$work/crash.run" 2>&1 < /dev/null
     if [ -f "$work/crash/vtrace.defs" ]; then
         same par "$work/crash" -s 'all=-10%' -s ''
         grep -q "incomplete" "$work/s.err" || fail "the killed run's trace is not incomplete"
