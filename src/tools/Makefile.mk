@@ -41,3 +41,5 @@ EXTRA_DIST += src/tools/report/report.css src/tools/report/report.js src/tools/r
 vtrace_mpi_SOURCES = $(vt_tool_sources) src/tools/par_mpi.c
 vtrace_mpi_LDADD = $(vtrace_LDADD)
 vtrace_SOURCES = $(vt_tool_sources) src/tools/par_exec.c
+# (CC is mpicc, which names libmpi: vtrace calls none of it, and must not need it)
+vtrace_LDFLAGS = -Wl,--as-needed
