@@ -42,24 +42,6 @@ static int stream_unmatched(replay *R, int drain)
     return -1;
 }
 
-/* An incomplete trace: no rank can go on, the ones left stop at the cut. */
-static void stop_at_cut(replay *R)
-{
-    for (uint32_t r = 0; r < R->nranks; r++) {
-        rstate *s = &R->rs[r];
-        if (s->finished)
-            continue;
-        s->finished = 1;
-        if (s->have && !R->reduced)
-            s->last_exit = s->genter; /* the burst before the call it waits in was replayed */
-        else if (R->reduced)
-            s->last_exit = s->prev_exit; /* the last record replayed: a reduced trace's END is lost */
-        uint64_t n = vt_trace_rank(R->t, r)->nrecords;
-        R->res->cut_ranks++;
-        R->res->cut_records += n > s->ev.index ? n - s->ev.index : 0;
-    }
-}
-
 /* Each rank's scenario events (RANK:SEQ items) in its rstate, in one pass over the
  * items: random scenarios name events of every rank, so a pass per rank would cost
  * ranks x items (4G steps at 64K ranks). */
@@ -151,10 +133,10 @@ void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg)
     progress_arg = arg;
 }
 
-int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
-                      const vt_observer *obs, vt_replay_result *res, vt_error *err)
+static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                      const vt_observer *obs, const vt_par_comm *par, vt_replay_result *res, vt_error *err)
 {
-    replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .obs = obs, .res = res, .err = err};
+    replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .obs = obs, .par = par, .res = res, .err = err};
     R.keys = vt_matches_keys(m, NULL);
     memset(res, 0, sizeof *res);
     R.nranks = vt_trace_nranks(t);
@@ -174,15 +156,17 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     int rc = -1;
     if (!res->ends || !res->total || !res->measured || !R.rs || !R.delta || !R.tmp || !R.dbefore) {
         vt_error_set(err, "out of memory");
-        goto out;
+        goto setup;
     }
+    if (par && vt__rp_par_init(&R))
+        goto setup;
     size_t ngen = 0;
     for (size_t s = 0; s < nsc; s++)
         for (size_t i = 0; i < sc[s].nitems; i++)
             ngen += sc[s].items[i].sel != VT_SEL_EVENT;
     if (ngen && !(R.generic = malloc(ngen * sizeof *R.generic))) {
         vt_error_set(err, "out of memory");
-        goto out;
+        goto setup;
     }
     for (size_t s = 0; s < nsc; s++) {
         for (size_t i = 0; i < sc[s].nitems; i++) {
@@ -196,10 +180,10 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
         }
     }
     if (rank_items(&R))
-        goto out;
+        goto setup;
     for (uint32_t r = 0; r < R.nranks; r++)
         if (vt__rp_setup_rank(&R, &R.rs[r], r))
-            goto out;
+            goto setup;
     /* A scaled trace (VTRACE_PERIODIC) lacks the records of repeated iterations. */
     for (uint32_t r = 0; r < R.nranks; r++) {
         if (vt_trace_rank(t, r)->flags & VT_RANK_SCALED) {
@@ -207,12 +191,31 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
                            "were not written): predictions from it would be wrong; trace the run again without "
                            "VTRACE_PERIODIC (VTRACE_PERIODIC=0 marks iterations and keeps every record)",
                            vt_trace_rank(t, r)->path, r);
-            goto out;
+            goto setup;
         }
     }
     R.reduced = vt_trace_is_reduced(t);
     if (R.reduced && vt__rp_reduced_prepass(&R))
+        goto setup;
+    rc = 0;
+setup:
+    /* (parallel: every process learns whether every one is ready) */
+    if (par) {
+        int64_t bad = rc != 0;
+        if (par->sum(par->arg, &bad, 1) || bad) {
+            rc = -1;
+            goto out;
+        }
+    }
+    if (rc)
         goto out;
+    rc = -1;
+    if (par) {
+        if (vt__rp_par_loop(&R) || vt__rp_par_gather(&R))
+            goto out;
+        rc = check_items(&R);
+        goto out;
+    }
     uint32_t done = 0;
     uint64_t nsteps = 0;
     while (done < R.nranks) {
@@ -237,7 +240,7 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
             }
         }
         if (!progress && R.partial) {
-            stop_at_cut(&R);
+            vt__rp_stop_at_cut(&R);
             break;
         }
         if (!progress && R.stream && stream_unmatched(&R, 1))
@@ -286,6 +289,8 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     }
     rc = check_items(&R);
 out:
+    if (par)
+        vt__rp_par_free(&R);
     for (uint32_t r = 0; R.rs && r < R.nranks; r++)
         vt__rp_free_rank(&R.rs[r]);
     for (size_t g = 0; g < R.ngates; g++) {
@@ -326,6 +331,34 @@ out:
     if (rc)
         vt_replay_result_free(res);
     return rc;
+}
+
+int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                      const vt_observer *obs, vt_replay_result *res, vt_error *err)
+{
+    return replay_run(t, m, p, sc, nsc, obs, NULL, res, err);
+}
+
+int vt_replay_par(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc, const vt_par_comm *pc,
+                  vt_replay_result *res, vt_error *err)
+{
+    /* a reduced trace's values travel by sequence number (replay_reduced.c): not yet in
+     * parallel, process 0 replays it alone */
+    if (!vt_trace_is_reduced(t) && replay_run(t, NULL, p, sc, nsc, NULL, pc, res, err) == 0)
+        return 0;
+    /* Not finished in parallel (an error in the trace, a reduced trace): process 0
+     * replays alone, serially, and its answer or error is the serial one. */
+    int64_t v = 0;
+    int rc = -1;
+    memset(res, 0, sizeof *res);
+    err->msg[0] = 0;
+    if (pc->me == 0) {
+        rc = vt_replay(t, NULL, p, sc, nsc, res, err);
+        v = rc != 0;
+    }
+    if (pc->sum(pc->arg, &v, 1))
+        v = 1;
+    return pc->me == 0 ? rc : v ? -1 : 0;
 }
 
 void vt_replay_result_free(vt_replay_result *res)

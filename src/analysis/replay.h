@@ -78,6 +78,9 @@ typedef struct vt_replay_result {
      * part. cut_ranks ranks stopped there with cut_records of their records unreplayed. */
     uint32_t cut_ranks;
     uint64_t cut_records;
+    /* vt_replay_par: rounds of messages (0: replayed by process 0 alone) and the bytes
+     * all processes sent */
+    uint64_t par_rounds, par_bytes;
 } vt_replay_result;
 
 /* Replays the trace for every scenario. Errors (a trace the replay cannot order, an
@@ -88,6 +91,31 @@ typedef struct vt_replay_result {
 int vt_replay(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
               vt_replay_result *res, vt_error *err);
 void vt_replay_result_free(vt_replay_result *res);
+
+/* ------------------------------------------------------------------ parallel replay
+ *
+ * vt_replay over several processes (vtrace-whatif(1), PARALLEL): each process replays a
+ * block of the ranks and sends what a rank of another process reads (a send's time and
+ * differences, a synchronous receive's posting, a collective member's entry) as
+ * messages. The transport is the caller's (vtrace-mpi: MPI); this library knows no MPI. */
+typedef struct vt_par_comm {
+    void *arg;
+    int nproc, me;
+    /* One round: out[q] (len[q] bytes, 0: nothing) to each process q; then deliver() for
+     * each message the others sent this round, in order per sender. 0, or -1. */
+    int (*exchange)(void *arg, uint8_t *const *out, const size_t *len,
+                    int (*deliver)(void *darg, int from, const uint8_t *data, size_t len), void *darg);
+    /* v[i] = the sum of v[i] over the processes, on every process. 0, or -1. */
+    int (*sum)(void *arg, int64_t *v, size_t n);
+} vt_par_comm;
+
+/* vt_replay (a full trace, messages matched while replaying) over the processes of PC,
+ * each calling it with the same arguments: every process gets the whole result. A
+ * trace the parallel replay cannot finish (an error, a reduced trace) is replayed by
+ * process 0 alone, so that the answer and the error are the serial ones; the others
+ * then return its return code with an empty err. */
+int vt_replay_par(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc, const vt_par_comm *pc,
+                  vt_replay_result *res, vt_error *err);
 
 /* ------------------------------------------------------------------ observers
  *

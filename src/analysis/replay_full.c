@@ -87,6 +87,13 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
     if (!post && R->obs && R->obs->publish)
         R->obs->publish(R->obs->arg, s->rank, sl->seq,
                         R->obs->ext_size ? R->slotext + (size_t)i * R->obs->ext_size : NULL);
+    if (R->par) {
+        /* a value a rank of another process reads goes there now, if its pairing allows */
+        int rc = post ? vt__rp_ship_post(R, s, pos) : vt__rp_ship_send(R, s, pos);
+        if (rc == 1)
+            vt__rp_sm_trim(s);
+        return rc < 0 ? -1 : 0;
+    }
     return 0;
 }
 
@@ -320,6 +327,10 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             gate *g = vt__rp_gate_get(R, id, ev->collseq, need, &gi);
             if (!g)
                 return -1;
+            if (R->par && (vt__rp_gate_local(R, g, vt_trace_comm(R->t, s->rank, ev->comm)) ||
+                           vt__rp_ship_join(R, vt_trace_comm(R->t, s->rank, ev->comm), id, ev->collseq, need, enter,
+                                            s->d, s->rank, 2 * ev->callno + 1)))
+                return -1;
             vt__rp_gate_join(R, g, enter, s->d, s->rank, 2 * ev->callno + 1);
             uint64_t gid = vt__rp_gate_id(R, gi);
             if (k == VT_MK_ICOLL) {
@@ -410,6 +421,8 @@ static int sync_sender(replay *R, rstate *s, size_t i)
         if (!R->stream)
             return 0;
         /* not paired yet: the receiver may not have posted it, or holds unresolved receives */
+        if (R->par && !vt__rp_mine(R, R->keys[se->key].dst))
+            return vt__rp_ship_settle(R, R->keys[se->key].dst) ? -1 : 1;   /* its process settles it */
         if (vt__rp_settle(R, &R->rs[R->keys[se->key].dst]))
             return -1;
         se = SE(s, i);
@@ -620,6 +633,24 @@ nomem:
     return STEP_ERROR;
 }
 
+/* An incomplete trace: no rank can go on, the ones left stop at the cut. */
+void vt__rp_stop_at_cut(replay *R)
+{
+    for (uint32_t r = 0; r < R->nranks; r++) {
+        rstate *s = &R->rs[r];
+        if (s->finished)
+            continue;
+        s->finished = 1;
+        if (s->have && !R->reduced)
+            s->last_exit = s->genter; /* the burst before the call it waits in was replayed */
+        else if (R->reduced)
+            s->last_exit = s->prev_exit; /* the last record replayed: a reduced trace's END is lost */
+        uint64_t n = vt_trace_rank(R->t, r)->nrecords;
+        R->res->cut_ranks++;
+        R->res->cut_records += n > s->ev.index ? n - s->ev.index : 0;
+    }
+}
+
 static int cmp_evitem(const void *a, const void *b)
 {
     const struct evitem *x = a, *y = b;
@@ -641,7 +672,8 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
 {
     s->rank = r;
     s->probe_msg = SIZE_MAX;
-    if (vt_cursor_open(R->t, r, &s->cur, R->err))
+    /* (parallel: another process reads the ranks it replays) */
+    if (vt__rp_mine(R, r) && vt_cursor_open(R->t, r, &s->cur, R->err))
         return -1;
     s->d = calloc(R->nsc + 1, sizeof(int64_t));
     const vt_rank *rk = vt_trace_rank(R->t, r);

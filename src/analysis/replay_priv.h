@@ -183,7 +183,25 @@ typedef struct replay {
     u64map syncinfo;          /* sender << 40 | send seq -> index in sinfo */
     struct sinfo { uint32_t dst; uint64_t post_seq; int64_t P, E; } *sinfo;   /* global P, E */
     size_t nsinfo, capsinfo;
+    /* Parallel replay (replay_par.c; NULL: serial). This process steps ranks [lo, hi);
+     * the rstates of the others are proxies: their windows and slots hold what their
+     * processes sent (replay_wire.c). */
+    const vt_par_comm *par;
+    uint32_t lo, hi;
+    struct wbuf { uint8_t *b; size_t n, cap; } *out;   /* per process: the set being filled */
+    struct wbuf *outsets;     /* two sets of nproc: one is sent while the other fills */
+    uint64_t activity;        /* values sent or received, records read ahead on request */
+    u64map commloc;           /* communicator id -> members owned here + 1 */
+    uint32_t *stamp;          /* per process, to list a communicator's processes once */
+    uint32_t nstamp;
 } replay;
+
+/* The process that replays rank r (blocks of ranks), and whether it is this one. */
+static inline uint32_t vt__rp_owner(const replay *R, uint32_t r)
+{
+    return (uint32_t)(((uint64_t)(r + 1) * (uint64_t)R->par->nproc - 1) / R->nranks);
+}
+static inline int vt__rp_mine(const replay *R, uint32_t r) { return !R->par || (r >= R->lo && r < R->hi); }
 
 
 /* ------------------------------------------------------------------ streaming matching
@@ -219,6 +237,7 @@ typedef struct replay {
 #define XF_RET 2u     /* the replay is done with it */
 #define XF_RES 4u     /* send: whether it was cancelled is known */
 #define XF_REL 8u     /* receive: released (in its key's FIFO, or paired) */
+#define XF_SHIP 16u   /* parallel: sent to the other end's process (a send; a receive's posting) */
 
 typedef struct rx {
     uint64_t comm;    /* communicator id of a pending nonblocking receive */
@@ -321,7 +340,19 @@ void vt__rp_fix_members(replay *R);
 int vt__rp_note_gate(replay *R, uint64_t id);
 int vt__rp_note_used(replay *R, uint32_t sl);
 
-/* replay_stream.c: matching while replaying (calls replay_core.c only) */
+/* replay_wire.c: the parallel replay's messages out (calls replay_core.c only) */
+enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE };
+int vt__rp_ship_send(replay *R, rstate *s, size_t pos);
+int vt__rp_ship_post(replay *R, rstate *s, size_t i);
+int vt__rp_ship_join(replay *R, const vt_comm *c, uint64_t comm, uint64_t seq, uint32_t need, int64_t T,
+                     const int64_t *D, uint32_t rank, uint64_t mseq);
+int vt__rp_ship_settle(replay *R, uint32_t rank);
+int vt__rp_gate_local(replay *R, gate *g, const vt_comm *c);
+int vt__rp_slot_new(replay *R, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w, const int64_t *d,
+                    uint32_t uses);
+
+/* replay_stream.c: matching while replaying (calls replay_core.c and replay_wire.c) */
+int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d);
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_recv(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_send(replay *R, rstate *s, size_t i);
@@ -335,10 +366,18 @@ int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ..
 void vt__rp_sm_free(rstate *s);
 void vt__rp_sm_trim(rstate *s);
 
-/* replay_full.c: the records of a full trace */
+/* replay_full.c: the records of a full trace (calls the files above) */
 void vt__rp_free_rank(rstate *s);
 int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r);
 int vt__rp_step(replay *R, rstate *s);
+
+void vt__rp_stop_at_cut(replay *R);
+
+/* replay_par.c: the parallel replay's rounds (calls the files above) */
+int vt__rp_par_init(replay *R);
+int vt__rp_par_loop(replay *R);
+int vt__rp_par_gather(replay *R);
+void vt__rp_par_free(replay *R);
 
 /* replay_reduced.c: reduced traces (calls replay_core.c only) */
 int vt__rp_reduced_candidates(const vt_trace *t, vt_candidate_fn fn, void *arg, vt_error *err);

@@ -86,6 +86,8 @@ static void pair_recv(replay *R, rstate *s, uint32_t pos)
         R->kq_head[k] = SX(o, h)->next;
         if (R->kq_head[k] == VT_MPOS_NONE)
             R->kq_side[k] = 0;
+        if (R->par)
+            (void)vt__rp_ship_post(R, s, pos);  /* (out of memory: R->failed) */
         return;
     }
     RX(s, pos)->next = VT_MPOS_NONE;
@@ -101,6 +103,12 @@ static void pair_recv(replay *R, rstate *s, uint32_t pos)
 static void pair_send(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = SE(s, pos)->key;
+    if (R->par && !vt__rp_mine(R, R->kt.k[k].dst)) {
+        /* its receiver's process pairs it (released sends reach it in order) */
+        if (vt__rp_ship_send(R, s, pos) == 1)
+            vt__rp_sm_trim(s);
+        return;
+    }
     if (R->kq_side[k] == 1) {
         rstate *o = &R->rs[R->kt.k[k].dst];
         uint32_t h = R->kq_head[k];
@@ -109,6 +117,8 @@ static void pair_send(replay *R, rstate *s, uint32_t pos)
         R->kq_head[k] = RX(o, h)->next;
         if (R->kq_head[k] == VT_MPOS_NONE)
             R->kq_side[k] = 0;
+        if (R->par)
+            (void)vt__rp_ship_post(R, o, h);
         return;
     }
     SX(s, pos)->next = VT_MPOS_NONE;
@@ -144,11 +154,11 @@ static void sm_release(replay *R, rstate *s)
             pair_recv(R, s, (uint32_t)e);
     }
     while (m->srel < m->shi && (SX(s, m->srel)->flags & XF_RES)) {
-        if (SE(s, m->srel)->key == KEY_SKIP)
-            SX(s, m->srel)->flags |= XF_RET;
+        uint64_t p = m->srel++;
+        if (SE(s, p)->key == KEY_SKIP)
+            SX(s, p)->flags |= XF_RET;
         else
-            pair_send(R, s, (uint32_t)m->srel);
-        m->srel++;
+            pair_send(R, s, (uint32_t)p);
     }
 }
 
@@ -202,6 +212,52 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
     *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p))};
     s->nsends = ++m->shi;
     return 0;
+}
+
+/* Parallel replay: a send of a rank of another process to a rank of this one (W_SEND,
+ * replay_wire.c) enters the sender's proxy window, released, with its slot, and is
+ * paired as a local one would be. Its sender's position is kept in sub. */
+int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d)
+{
+    uint32_t src = (uint32_t)w[2], dst = (uint32_t)w[3];
+    rstate *s = &R->rs[src];
+    smatch *m = s->sm;
+    if (m->shi >= POS_MAX) {
+        vt_error_set(R->err, "expected at most %u sends of rank %u, found more", (unsigned)POS_MAX, src);
+        R->failed = 1;
+        return -1;
+    }
+    if (m->shi - m->slo == m->scap) {
+        vt_match_csend *a = ring_grow(s->sw, m->scap, sizeof *a, m->slo, m->shi);
+        sx *b = a ? ring_grow(m->sxw, m->scap, sizeof *b, m->slo, m->shi) : NULL;
+        if (!b) {
+            free(a);
+            goto nomem;
+        }
+        free(s->sw);
+        free(m->sxw);
+        s->sw = a;
+        m->sxw = b;
+        m->scap = m->scap ? 2 * m->scap : 64;
+        s->smask = m->scap - 1;
+    }
+    uint32_t key = key_intern(R, (uint64_t)w[1], src, dst, w[4]);
+    if (key == KEY_PENDING)
+        goto nomem;
+    uint64_t pos = m->shi;
+    *SE(s, pos) = (vt_match_csend){(uint64_t)w[8], (uint64_t)w[6], key, VT_MPOS_NONE, (int32_t)w[7], (uint32_t)w[5]};
+    *SX(s, pos) = (sx){VT_MPOS_NONE, XF_RES, 1};
+    if (vt__rp_slot_new(R, &s->ss, src, (uint32_t)pos, 0, (const int64_t[]){w[9], 0, w[10], w[11]}, d, 1))
+        goto nomem;
+    s->nsends = ++m->shi;
+    m->srel = m->shi;
+    pair_send(R, s, (uint32_t)pos);
+    R->activity++;
+    return R->failed ? -1 : 0;
+nomem:
+    vt_error_set(R->err, "out of memory receiving a send of rank %u", src);
+    R->failed = 1;
+    return -1;
 }
 
 /* Adds a receive named by EV, posted at POST; its position in *pos. */

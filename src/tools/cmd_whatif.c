@@ -172,7 +172,7 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = vt__fail(&verr);
         goto out;
     }
-    if (expanded && !json)
+    if (expanded && !json && (!vt__par() || vt__par()->me == 0))
         printf("balance: %" PRIu64 " intervals between collectives on MPI_COMM_WORLD; %" PRIu64
                " candidate bursts of ranks above the mean shortened, %.6f s of %.6f s of candidate computation "
                "(summed over ranks)\n",
@@ -189,13 +189,25 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     vt_replay_result res;
-    if (vt_replay(t, NULL, &p, sc.v, sc.n, &res, &verr)) {
-        rc = vt__fail(&verr);
+    const vt_par_comm *par = vt__par();
+    if (par ? vt_replay_par(t, &p, sc.v, sc.n, par, &res, &verr) : vt_replay(t, NULL, &p, sc.v, sc.n, &res, &verr)) {
+        rc = par && par->me != 0 ? VT_EXIT_ERROR : vt__fail(&verr);
+        goto out;
+    }
+    if (par && par->me != 0) {   /* process 0 writes the answers */
+        vt_replay_result_free(&res);
+        rc = VT_EXIT_OK;
         goto out;
     }
     vt__clock_warn(&res, fix);
-    /* a selector that shortened nothing is most likely misspelt: say so (once each) */
-    for (size_t k = 0; k < first_random && k < sc.n; k++)
+    if (par && getenv("VTRACE_PAR_STATS"))
+        fprintf(stderr, "vtrace: parallel replay: %d processes, %" PRIu64 " rounds, %" PRIu64 " bytes sent, %" PRIu64
+                " model events (%.1f bytes per event)%s\n", par->nproc, res.par_rounds, res.par_bytes, res.events,
+                res.events ? (double)res.par_bytes / (double)res.events : 0.0,
+                res.par_rounds ? "" : ": replayed by process 0 alone");
+    /* a selector that shortened nothing is most likely misspelt: say so (once each; a
+     * parallel replay counts the hits of each process's ranks only) */
+    for (size_t k = 0; !par && k < first_random && k < sc.n; k++)
         for (size_t i = 0; i < sc.v[k].nitems; i++) {
             const vt_shorten *it = &sc.v[k].items[i];
             if (it->sel != VT_SEL_EVENT && it->hits == 0)

@@ -138,4 +138,14 @@ void vt__json_key(FILE *out, int *first, const char *key);
 void vt__text_token(FILE *out, const char *s);
 
 
+/* Parallel analysis (par_exec.c in vtrace, par_mpi.c in vtrace-mpi). vtrace sees that it
+ * runs under mpiexec with more than one process (PMI_SIZE, OMPI_COMM_WORLD_SIZE) or is
+ * given --parallel, and then runs vtrace-mpi in its place: vtrace never needs MPI.
+ * vt__par_start returns nonzero when this process should not run the command (it is not
+ * process 0 of vtrace-mpi and the command is not parallel); vt__par() is the transport
+ * (NULL: serial). */
+int vt__par_start(int *argc, char ***argv);
+void vt__par_end(void);
+const vt_par_comm *vt__par(void);
+
 #endif

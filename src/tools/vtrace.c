@@ -55,7 +55,20 @@ static const vt__command *find(const char *name)
     return NULL;
 }
 
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    if (vt__par_start(&argc, &argv)) {
+        vt__par_end();
+        return VT_EXIT_OK;   /* (a process of vtrace-mpi with nothing to do) */
+    }
+    int rc = run(argc, argv);
+    vt__par_end();
+    return rc;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         /* no command at all: the list of commands is what helps */

@@ -303,6 +303,7 @@ static const vt_setting_info known[] = {
     {"VTRACE_ROOT", 0, "path", "-", "-", "Set by the module file: the installation prefix."},
     {"VTRACE_LIB", 0, "path", "-", "-", "Set by the module file: libvtrace.so, for LD_PRELOAD."},
     {"VTRACE_PROFILE", 0, "path", "-", "-", "Set by the module file: the profile for MPICH's mpicc -profile=$VTRACE_PROFILE."},
+    {"VTRACE_PAR_STATS", 0, "flag", "-", "-", "vtrace-mpi: process 0 prints the parallel replay's rounds and bytes."},
     {"VTRACE_WRAPPER_SHOW", 0, "flag", "-", "-", "Compiler wrappers: print the command instead of running it."},
     {"VTRACE_CONFIGURE_FLAGS", 0, "string", "-", "-", "maint/run-tests.sh: extra configure options (CI)."},
     {"VTRACE_TEST_JOBS", 0, "integer", "-", "-", "maint/run-tests.sh: parallel test jobs."},

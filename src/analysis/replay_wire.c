@@ -1,0 +1,176 @@
+/* The parallel replay's messages out (replay_par.c runs the rounds): what a rank of this
+ * process makes that a rank of another process reads. Each message is a few int64
+ * words and the nsc differences:
+ *   W_SEND   comm src dst tag pos bytes fn index T Tloc seq, D   a released, published send
+ *   W_POST   src spos dst T E Tloc seq, D       the posting of a synchronous receive
+ *   W_JOIN   comm seq need T rank mseq, D        a member's entry into a collective
+ *   W_SETTLE rank                                read rank's receives until one is resolved
+ * The share of a slot (and of a send's window entry) that the remote reader would
+ * release is released when the value is sent. */
+#include "vt_config.h"
+#include "analysis/replay_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_t *d, size_t nd)
+{
+    struct wbuf *b = &R->out[q];
+    size_t need = (nw + nd) * sizeof(int64_t);
+    if (b->n + need > b->cap) {
+        size_t nc = b->cap ? b->cap : 4096;
+        while (nc < b->n + need)
+            nc *= 2;
+        uint8_t *n = realloc(b->b, nc);
+        if (!n) {
+            vt_error_set(R->err, "out of memory sending replay values to process %u", q);
+            R->failed = 1;
+            return -1;
+        }
+        b->b = n;
+        b->cap = nc;
+    }
+    memcpy(b->b + b->n, w, nw * sizeof *w);
+    if (nd)
+        memcpy(b->b + b->n + nw * sizeof *w, d, nd * sizeof *d);
+    b->n += need;
+    return 0;
+}
+
+static void slot_release(replay *R, posmap *pm, uint32_t pos, uint32_t sl)
+{
+    if (--R->slots[sl].uses == 0) {
+        vt__rp_pm_del(pm, pos);
+        R->freeslots[R->nfree++] = sl;
+    }
+}
+
+int vt__rp_slot_new(replay *R, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w, const int64_t *d,
+                    uint32_t uses)
+{
+    uint32_t i = vt__rp_slot_alloc(R);
+    if (i == SLOT_NONE)
+        return -1;
+    if (vt__rp_pm_put(pm, pos, i)) {
+        R->freeslots[R->nfree++] = i;
+        return -1;
+    }
+    slot *sl = &R->slots[i];
+    sl->T = w[0];
+    sl->E = w[1];
+    sl->Tloc = w[2];
+    sl->seq = (uint64_t)w[3];
+    sl->uses = uses;
+    sl->rank = rank;
+    sl->pos = pos;
+    sl->post = (uint32_t)post;
+    memcpy(vt__rp_slot_d(R, i), d, sizeof(int64_t) * R->nsc);
+    return 0;
+}
+
+/* Send entry pos of local rank s to its receiver's process, once it is both released
+ * (its order among its key's sends is final) and published (its slot holds T and D).
+ * 1 when the window can be trimmed. */
+int vt__rp_ship_send(replay *R, rstate *s, size_t pos)
+{
+    const vt_match_csend *se = SE(s, pos);
+    sx *x = SX(s, pos);
+    if (se->key >= KEY_SKIP || (x->flags & XF_SHIP) || pos >= s->sm->srel)
+        return 0;
+    const vt_match_key *k = &R->keys[se->key];
+    if (vt__rp_mine(R, k->dst))
+        return 0;
+    uint32_t sl = vt__rp_pm_get(&s->ss, (uint32_t)pos);
+    if (sl == SLOT_NONE)
+        return 0;
+    const slot *sd = &R->slots[sl];
+    int64_t w[12] = {W_SEND, (int64_t)k->comm_id, k->src, k->dst, k->tag, (int64_t)pos, (int64_t)se->bytes, se->fn,
+                     (int64_t)se->index, sd->T, sd->Tloc, (int64_t)sd->seq};
+    if (wput(R, vt__rp_owner(R, k->dst), w, 12, vt__rp_slot_d(R, sl), R->nsc))
+        return -1;
+    x->flags |= XF_SHIP;
+    R->activity++;
+    slot_release(R, &s->ss, (uint32_t)pos, sl);
+    if (--x->refs == 0) {
+        x->flags |= XF_RET;
+        return pos == s->sm->slo;
+    }
+    return 0;
+}
+
+/* The posting of receive i of local rank s to its sender's process, once the receive is
+ * paired with a synchronous send of a rank there and its posting slot is made. */
+int vt__rp_ship_post(replay *R, rstate *s, size_t i)
+{
+    const vt_match_crecv *rv = RV(s, i);
+    if (rv->send_pos == VT_MPOS_NONE || rv->key >= KEY_SKIP || (RX(s, i)->flags & XF_SHIP))
+        return 0;
+    const vt_match_key *k = &R->keys[rv->key];
+    if (vt__rp_mine(R, k->src))
+        return 0;
+    const rstate *o = &R->rs[k->src];
+    const vt_match_csend *se = SE(o, rv->send_pos);
+    enum vt_model_kind sk = se->fn >= 0 && (size_t)se->fn < o->nfuncs ? o->skind[se->fn] : VT_MK_SEND;
+    if (!vt_model_is_sync(sk, se->bytes, R->p))
+        return 0;
+    uint32_t pl = vt__rp_pm_get(&s->ps, (uint32_t)i);
+    if (pl == SLOT_NONE)
+        return 0;
+    const slot *po = &R->slots[pl];
+    /* a proxy's send entry keeps its sender's position in sub */
+    int64_t w[8] = {W_POST, k->src, se->sub, s->rank, po->T, po->E, po->Tloc, (int64_t)po->seq};
+    if (wput(R, vt__rp_owner(R, k->src), w, 8, vt__rp_slot_d(R, pl), R->nsc))
+        return -1;
+    RX(s, i)->flags |= XF_SHIP;
+    R->activity++;
+    slot_release(R, &s->ps, (uint32_t)i, pl);
+    return 0;
+}
+
+/* A local member's entry into collective (comm, seq) to every other process that
+ * replays a member of communicator c. */
+int vt__rp_ship_join(replay *R, const vt_comm *c, uint64_t comm, uint64_t seq, uint32_t need, int64_t T,
+                     const int64_t *D, uint32_t rank, uint64_t mseq)
+{
+    int64_t w[7] = {W_JOIN, (int64_t)comm, (int64_t)seq, need, T, rank, (int64_t)mseq};
+    uint32_t me = (uint32_t)R->par->me, mark = ++R->nstamp;
+    for (int side = 0; side < 2; side++) {
+        const uint32_t *mem = side ? c->remote_members : c->members;
+        uint32_t n = side ? ((c->flags & 1) ? c->remote_size : 0) : c->size;
+        for (uint32_t j = 0; mem && j < n; j++) {
+            if (mem[j] >= R->nranks)
+                continue;
+            uint32_t q = vt__rp_owner(R, mem[j]);
+            if (q == me || R->stamp[q] == mark)
+                continue;
+            R->stamp[q] = mark;
+            if (wput(R, q, w, 7, D, R->nsc))
+                return -1;
+            R->activity++;
+        }
+    }
+    return 0;
+}
+
+int vt__rp_ship_settle(replay *R, uint32_t rank)
+{
+    int64_t w[2] = {W_SETTLE, rank};
+    return wput(R, vt__rp_owner(R, rank), w, 2, NULL, 0);
+}
+
+/* A gate is left by the members this process replays (the others leave theirs). */
+int vt__rp_gate_local(replay *R, gate *g, const vt_comm *c)
+{
+    uint64_t v;
+    if (!vt__rp_map_get(&R->commloc, c->id, &v)) {
+        v = 1;
+        for (uint32_t j = 0; j < c->size; j++)
+            v += c->members && vt__rp_mine(R, c->members[j]);
+        for (uint32_t j = 0; (c->flags & 1) && j < c->remote_size; j++)
+            v += c->remote_members && vt__rp_mine(R, c->remote_members[j]);
+        if (vt__rp_map_put(&R->commloc, c->id, v))
+            return -1;
+    }
+    g->left = (uint32_t)(v - 1);
+    return 0;
+}

@@ -1,0 +1,6 @@
+# test/parallel: the parallel replay (vtrace-mpi, run by vtrace under mpiexec) gives the
+# serial replay's output byte for byte: model programs' traces, vtrace synth traces,
+# mc.py's random programs (when shared/ is there), an incomplete trace, and the cases
+# process 0 replays alone (errors, a reduced trace); and vtrace itself needs no MPI.
+TESTS += test/parallel/whatif_par.sh
+EXTRA_DIST += test/parallel/whatif_par.sh
