@@ -7,7 +7,7 @@ vtrace_SOURCES = \
 	src/tools/cmd_reduce.c src/tools/scenarios.c src/tools/clockrepair.c \
 	src/tools/cmd_export.c src/tools/export.h src/tools/export_paraver.c src/tools/paraver_mpi.c src/tools/paraver_mpi.h src/tools/export_perfetto.c src/tools/export_walk.c src/tools/progress.c src/tools/progress.h \
 	src/tools/cmd_period.c \
-	src/tools/json.c src/tools/debugdir.c src/tools/eventsite.c src/tools/eventsite.h src/tools/cmd_report.c src/tools/report.h src/tools/report_collect.c src/tools/report_write.c
+	src/tools/json.c src/tools/debugdir.c src/tools/eventsite.c src/tools/eventsite.h src/tools/cmd_report.c src/tools/report.h src/tools/report_collect.c src/tools/report_timeline.c src/tools/report_write.c
 vtrace_LDADD = libvtread.la
 # OTF2 export (export_otf2.c, export_otf2_events.c; built without OTF2, --format=otf2 says
 # how to get it), in a library of its own so that only it gets OTF2_CFLAGS and vtrace's
