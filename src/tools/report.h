@@ -100,7 +100,8 @@ typedef struct report {
     int64_t measured;    /* measured run time (ns), -1 unknown */
     uint64_t clock_violations;
     /* candidates, domino, what-if (domino.h) */
-    vt_domino dom;
+    vt_domino dom;       /* after the analysis, only the candidates shown (what-if rows, then steps) */
+    size_t ncand, nwk;   /* candidates considered, what-if rows */
     /* what to fix first by rank and by function (aggregate.h; empty when it failed) */
     vt_agg fix_rank, fix_fn;
     /* wait-state patterns (patterns.h) */

@@ -113,6 +113,21 @@ static int domino_whatif(report *R)
     }
     if (R->measured < 0)
         R->measured = R->dom.measured;
+    /* Only the what-if rows' and the steps' candidates are shown: the others (one for
+     * every candidate of the trace) are freed before the next analyses run. */
+    R->ncand = R->dom.n;
+    R->nwk = R->nwhatif < R->dom.n ? R->nwhatif : R->dom.n;
+    vt_domino_cand *k = malloc((R->nwk + R->dom.nsteps + 1) * sizeof *k);
+    if (k) {
+        memcpy(k, R->dom.c, R->nwk * sizeof *k);
+        for (size_t s = 0; s < R->dom.nsteps; s++) {
+            k[R->nwk + s] = R->dom.c[R->dom.order[s]];
+            R->dom.order[s] = R->nwk + s;
+        }
+        free(R->dom.c);
+        R->dom.c = k;
+        R->dom.n = R->dom.cap = R->nwk + R->dom.nsteps;
+    }
     step(R);
     /* each rank's, each function's candidates eliminated at once (vtrace domino --by) */
     if (vt_agg_run(R->t, &R->p, VT_AGG_RANK, "elim", R->maxc, &R->fix_rank, &err) ||
@@ -134,7 +149,7 @@ static int want_cmp(const void *a, const void *b)
 
 static int build_wants(report *R)
 {
-    size_t nw = R->nwhatif < R->dom.n ? R->nwhatif : R->dom.n;
+    size_t nw = R->nwk;
     R->wants = calloc(R->dom.nsteps + nw + 1, sizeof *R->wants);
     if (!R->wants)
         return -1;

@@ -456,7 +456,7 @@ static void write_data(report *R, FILE *o)
     jkey(o, &first, "analysis_error");
     jstr(o, R->an_error);
     jkey(o, &first, "candidates");
-    fprintf(o, "%zu", R->dom.n);
+    fprintf(o, "%zu", R->ncand);
     jkey(o, &first, "domino");
     putc('[', o);
     int64_t prev = R->measured;
@@ -476,7 +476,7 @@ static void write_data(report *R, FILE *o)
     putc(']', o);
     jkey(o, &first, "whatif");
     putc('[', o);
-    size_t nw = R->nwhatif < R->dom.n ? R->nwhatif : R->dom.n;
+    size_t nw = R->nwk;
     const vt_domino_cand **rows = calloc(nw + 1, sizeof *rows);
     size_t nr = 0;
     for (size_t i = 0; rows && i < nw; i++)
