@@ -425,7 +425,7 @@
                  * drawn as itself; narrower ones are summed per pixel column. Outside the
                  * detail window the bins stand for the calls. */
                 col.y = y; col.h = h;
-                var i = lowerBound(L.bins, v0 - BW);
+                var i = Math.max(0, lowerBin(L.bins, v0));
                 for (; i < L.bins.length && L.bins[i][0] <= v1; i++) {
                     var bn = L.bins[i], bs = bn[0], be = bs + BW;
                     drawBin(s, bn, bs, Math.min(be, DW0));
@@ -743,7 +743,11 @@
         draw();   /* synchronously, so that the page is complete once loaded */
         rangeStats(0, D.duration_ns);
         return { zoomTo: zoomTo, get stats() { return stats; }, colors: colorMap,
-                 get geometry() { return { label: LABEL, axis: AXIS, lane: laneH, width: W, pad: laneH > 12 ? 3 : 1, dpr: dpr, view: [v0, v1] }; } };
+                 get geometry() {
+                     var rc = cv.getBoundingClientRect();
+                     return { left: rc.left + window.scrollX, top: rc.top + window.scrollY, label: LABEL, axis: AXIS, lane: laneH, width: W,
+                              pad: laneH > 12 ? 3 : 1, dpr: dpr, view: [v0, v1], detail: [X(Math.max(DW0, v0)), X(Math.min(DW1, v1))] };
+                 } };
     }
 
     /* ---------------------------------------------------------------- tables */
