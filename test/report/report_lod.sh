@@ -104,6 +104,21 @@ if $CHECK pixels "$shots/lod-nobins.png" "$work/nobins.dom" bins:MPI_Waitall > "
     echo "FAIL: the pixel check found bins on a page that draws none"; cat "$work/out"; fail=1
 fi
 
+# --detail-from moves the window: it starts 1 s into the run, every call in it
+"$VTRACE" report -q --max-events 20000 --detail-from 1s -o "$work/late.html" "$work/t" 2> "$work/report.err" ||
+    { echo "FAIL: vtrace report --detail-from 1s"; cat "$work/report.err"; fail=1; }
+python3 - "$work/late.html" <<'PY' || { echo "FAIL: --detail-from 1s: the window"; fail=1; }
+import json, re, sys
+d = json.loads(re.search(r'id="vt-data">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+w, ev = d["detail"], d["events"]["data"]
+assert 0.99e9 <= w["start"] <= 1.01e9 < w["end"], w
+assert ev and all(e[1] + e[2] >= w["start"] and e[1] < w["end"] for e in ev), "a call outside the window"
+# every call of the window: rank 1's calls in it follow each other without a gap in seq
+seqs = sorted(e[4] for e in ev if e[0] == 1)
+assert seqs == list(range(seqs[0], seqs[-1] + 1, 2)), "rank 1 misses calls in the window"
+print("--detail-from 1s: window [%d, %d), %d calls" % (w["start"], w["end"], len(ev)))
+PY
+
 # ---------------------------------------------------------------- a reduced trace
 "$SYNTH" "$work/s" > /dev/null || { echo "cannot make the synthetic trace"; exit 1; }
 "$VTRACE" reduce --threshold 100ns "$work/s" "$work/red" > /dev/null || { echo "FAIL: vtrace reduce"; exit 1; }
