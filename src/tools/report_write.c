@@ -244,10 +244,12 @@ static void write_detail(report *R, FILE *o, int *first, int64_t t0)
 }
 
 /* "bins":{"origin":NS,"width":NS,"n":N,"fields":[...],"ranks":[[...],...]}: each rank's
- * bins that hold anything, flattened (bin index first), origin relative to T0. */
+ * bins that hold anything, flattened (bin index first), origin relative to T0; none when
+ * the detail holds every call (the page draws the calls). */
 static void write_bins(report *R, FILE *o, int *first, int64_t t0)
 {
     const rbins *B = &R->bins;
+    int complete = R->w0 <= R->tmin && R->w1 > R->tmax;
     jkey(o, first, "bins");
     fprintf(o, "{\"origin\":%" PRId64 ",\"width\":%" PRId64 ",\"n\":%u,\"clamped\":%" PRIu64
                ",\"fields\":[\"bin\",\"mpi\",\"calls\",\"fn\",\"fn_ns\",\"agg\"],\"ranks\":[",
@@ -255,7 +257,7 @@ static void write_bins(report *R, FILE *o, int *first, int64_t t0)
     for (uint32_t r = 0; r < R->nranks; r++) {
         const rbin *row = &B->b[(size_t)r * B->nbins];
         fputs(r ? ",\n[" : "[", o);
-        for (uint32_t i = 0, n = 0; i < B->nbins; i++) {
+        for (uint32_t i = 0, n = 0; !complete && i < B->nbins; i++) {
             const rbin *x = &row[i];
             if (!x->mpi && !x->agg && !x->calls)
                 continue;
