@@ -1,6 +1,8 @@
 /* vtrace report DIR -o FILE: one self-contained HTML page (inline CSS and JavaScript,
  * the data as embedded JSON, nothing fetched) with a zoomable timeline per rank (MPI
- * calls, messages, iteration markers, a reduced trace's aggregated stretches), the
+ * calls, messages, iteration markers, a reduced trace's aggregated stretches; bins of
+ * the whole run and every call of a window, in memory that does not grow with the
+ * trace), the
  * critical path of the measured run (critpath.h), the domino path (as vtrace domino
  * computes it), the per-function profile and the what-if gains of the longest
  * candidates. The page's CSS and JavaScript are src/tools/report/report.{css,js},
@@ -26,9 +28,12 @@ void vt__usage_report(FILE *out)
                  "trace) with zoom (wheel) and pan (drag), the critical path of the measured run, the\n"
                  "domino path, the per-function profile and the what-if gains of the longest candidates.\n\n"
                  "  -o, --output FILE       the page ('-': standard output)\n"
-                 "      --max-events N      embed at most N calls (the longest; default 200000), and at\n"
-                 "                          most N messages, markers, aggregated stretches and path\n"
-                 "                          segments; the page says how many were left out\n"
+                 "      --max-events N      embed every call of a window of the run, at most N of them\n"
+                 "                          (default 200000; the rest is drawn from the bins, a few\n"
+                 "                          thousand per rank), and at most N messages (of the window),\n"
+                 "                          markers, aggregated stretches and path segments; the page\n"
+                 "                          says how many were left out\n"
+                 "      --detail-from DUR   the window starts DUR after the run's start (default 0)\n"
                  "  -k, --top K             domino steps (default 5; 0: none)\n"
                  "      --whatif N          what-if rows: the N longest candidates, each eliminated alone\n"
                  "                          (default 10; 0: none)\n"
@@ -40,7 +45,7 @@ void vt__usage_report(FILE *out)
 
 int vt__cmd_report(int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL, *threshold = NULL;
+    const char *dir = NULL, *out = NULL, *threshold = NULL, *from = NULL;
     int quiet = 0, rc = VT_EXIT_ERROR;
     report R;
     memset(&R, 0, sizeof R);
@@ -56,6 +61,7 @@ int vt__cmd_report(int argc, char **argv)
         {NULL, "--whatif", VT_OPT_COUNT, .dest = &R.nwhatif},
         {NULL, "--max-candidates", VT_OPT_POSITIVE, .dest = &R.maxc},
         {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
+        {NULL, "--detail-from", VT_OPT_STRING, .dest = &from},
         {"-q", "--quiet", VT_OPT_FLAG, .dest = &quiet},
         VT__OPT_DEBUG_DIR,
         {0},
@@ -71,6 +77,8 @@ int vt__cmd_report(int argc, char **argv)
     int64_t theta = 0;
     if (threshold && vt_parse_duration(threshold, &theta))
         return vt__usage_error(vt__usage_report, "--threshold takes a duration such as 500us, not '%s'", threshold);
+    if (from && (vt_parse_duration(from, &R.detail_from) || R.detail_from < 0))
+        return vt__usage_error(vt__usage_report, "--detail-from takes a duration such as 2s, not '%s'", from);
 
     /* The output first: an unwritable place is reported before the long part. The page
      * is written to a temporary file beside it and renamed when complete. */

@@ -228,6 +228,47 @@ static void write_patterns(report *R, FILE *o)
     putc('}', o);
 }
 
+/* "detail":{"start":NS,"end":NS,"complete":B}: the window whose every call is embedded
+ * (relative to T0; complete: the whole run). */
+static void write_detail(report *R, FILE *o, int *first, int64_t t0)
+{
+    int64_t a = R->w0, b = R->w1;
+    int complete = a <= R->tmin && b > R->tmax;
+    if (a < t0)
+        a = t0;
+    if (b > R->tmax || b < a)
+        b = b < a ? a : R->tmax;
+    jkey(o, first, "detail");
+    fprintf(o, "{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"complete\":%s}", a - t0, b - t0,
+            complete ? "true" : "false");
+}
+
+/* "bins":{"origin":NS,"width":NS,"n":N,"fields":[...],"ranks":[[...],...]}: each rank's
+ * bins that hold anything, flattened (bin index first), origin relative to T0; none when
+ * the detail holds every call (the page draws the calls). */
+static void write_bins(report *R, FILE *o, int *first, int64_t t0)
+{
+    const rbins *B = &R->bins;
+    int complete = R->w0 <= R->tmin && R->w1 > R->tmax;
+    jkey(o, first, "bins");
+    fprintf(o, "{\"origin\":%" PRId64 ",\"width\":%" PRId64 ",\"n\":%u,\"clamped\":%" PRIu64
+               ",\"fields\":[\"bin\",\"mpi\",\"calls\",\"fn\",\"fn_ns\",\"agg\"],\"ranks\":[",
+            B->origin - t0, B->width, B->nbins, B->clamped);
+    for (uint32_t r = 0; r < R->nranks; r++) {
+        const rbin *row = &B->b[(size_t)r * B->nbins];
+        fputs(r ? ",\n[" : "[", o);
+        for (uint32_t i = 0, n = 0; !complete && i < B->nbins; i++) {
+            const rbin *x = &row[i];
+            if (!x->mpi && !x->agg && !x->calls)
+                continue;
+            fprintf(o, "%s%u,%" PRId64 ",%u,%d,%" PRId64 ",%" PRId64, n++ ? "," : "", i, x->mpi, x->calls,
+                    x->dom_ns ? x->dom : -1, x->dom_ns, x->agg);
+        }
+        putc(']', o);
+    }
+    fputs("]}", o);
+}
+
 static void write_data(report *R, FILE *o)
 {
     int first = 1;
@@ -291,14 +332,29 @@ static void write_data(report *R, FILE *o)
     }
     putc(']', o);
 
-    /* timeline */
-    const rev *ev =
-        table_begin(o, &first, "events", &R->ev, "[\"rank\",\"start\",\"dur\",\"fn\",\"seq\",\"flags\"]", cmp_ev);
-    for (size_t i = 0; i < R->ev.n; i++)
-        fprintf(o, "%s[%u,%" PRId64 ",%" PRId64 ",%d,%" PRIu64 ",%u]\n", i ? "," : "", ev[i].rank, ev[i].start - t0,
-                ev[i].dur, ev[i].fn, ev[i].seq, ev[i].flags);
+    /* timeline: the bins, and the calls and messages of the detail window */
+    write_detail(R, o, &first, t0);
+    write_bins(R, o, &first, t0);
+    jkey(o, &first, "events");
+    fprintf(o, "{\"total\":%" PRIu64 ",\"embedded\":%zu,\"omitted\":%" PRIu64
+               ",\"fields\":[\"rank\",\"start\",\"dur\",\"fn\",\"seq\",\"flags\"],\"data\":[",
+            R->ev_total, R->nev, R->ev_total - R->nev);
+    if (R->nev)
+        vt_sort(R->ev, R->nev, sizeof *R->ev, cmp_ev);
+    for (size_t i = 0; i < R->nev; i++) {
+        const rev *ev = &R->ev[i];
+        fprintf(o, "%s[%u,%" PRId64 ",%" PRId64 ",%d,%" PRIu64 ",%u]\n", i ? "," : "", ev->rank, ev->start - t0,
+                ev->dur, ev->fn, ev->seq, ev->flags);
+    }
     fputs("]}", o);
 
+    /* the messages that cross the window (the window may have shrunk after they came) */
+    size_t nm = 0;
+    rmsg *msv = (rmsg *)R->msg.v;
+    for (size_t i = 0; i < R->msg.n; i++)
+        if (msv[i].s < R->w1 && msv[i].r >= R->w0)
+            msv[nm++] = msv[i];
+    R->msg.n = nm;
     const rmsg *ms =
         table_begin(o, &first, "messages", &R->msg, "[\"src\",\"send\",\"dst\",\"recv\",\"bytes\"]", cmp_msg);
     for (size_t i = 0; i < R->msg.n; i++)
@@ -402,7 +458,7 @@ static void write_data(report *R, FILE *o)
     jkey(o, &first, "analysis_error");
     jstr(o, R->an_error);
     jkey(o, &first, "candidates");
-    fprintf(o, "%zu", R->dom.n);
+    fprintf(o, "%zu", R->ncand);
     jkey(o, &first, "domino");
     putc('[', o);
     int64_t prev = R->measured;
@@ -422,7 +478,7 @@ static void write_data(report *R, FILE *o)
     putc(']', o);
     jkey(o, &first, "whatif");
     putc('[', o);
-    size_t nw = R->nwhatif < R->dom.n ? R->nwhatif : R->dom.n;
+    size_t nw = R->nwk;
     const vt_domino_cand **rows = calloc(nw + 1, sizeof *rows);
     size_t nr = 0;
     for (size_t i = 0; rows && i < nw; i++)

@@ -6,6 +6,15 @@
   check_report.py dom DOM PAGE              the DOM Chromium printed after the page's
                                             script ran (--dump-dom): no error, the
                                             timeline drawn, the tables filled in
+  check_report.py pixels PNG DOM WHAT...    the screenshot PNG (Chromium --screenshot of
+                                            the page whose DOM is DOM) shows WHAT in the
+                                            timeline's lanes, each of:
+      bins:FN        FN's colour right of the detail window (bins drawn)
+      events:FN      FN's colour over a lane's whole height (one call drawn as itself)
+      columns:FN     FN's colour in a column lower than the lane (summed)
+      computation, path, domino, hatch (a reduced trace's aggregated spans),
+      detail (the window's band on the axis)
+      !WHAT          WHAT is not there
 
 EXPECT.json: {"nranks": N, "events": N, "messages": N, "markers": N, "aggregated": ">0",
 "domino": ["R:S", ...], "max_events": N}; a key that is absent is not checked.
@@ -122,8 +131,10 @@ def check_dom(dom, page):
             return -1
     if num("events") != d["events"]["embedded"]:
         bad("the script read %d events, the page holds %d" % (num("events"), d["events"]["embedded"]))
-    if d["events"]["embedded"] and num("drawn-events") <= 0:
-        bad("no call drawn on the timeline")
+    if d["events"]["embedded"] and num("drawn-events") + num("drawn-summed") <= 0:
+        bad("no call drawn on the timeline (as itself or summed in a pixel column)")
+    if not d["detail"]["complete"] and num("drawn-bins") <= 0:
+        bad("calls outside the detail window, and no bin drawn")
     if d["messages"]["embedded"] and num("drawn-messages") <= 0:
         bad("no message drawn on the timeline")
     if d["aggregated"]["embedded"] and num("drawn-aggregated") <= 0:
@@ -155,7 +166,112 @@ def check_dom(dom, page):
         bad("profile table: %d rows, summary says %d, profile has %d" % (rows, num("profile-rows"), len(d["profile"])))
 
 
+def read_png(path):
+    """The pixels of an 8-bit RGB or RGBA PNG (what Chromium writes) as rows of bytes,
+    and the bytes per pixel."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("%s: not a PNG" % path)
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, lace = struct.unpack(">IIBBBBB", body)
+            if depth != 8 or ctype not in (2, 6) or lace:
+                raise ValueError("%s: PNG of depth %d, colour type %d, interlace %d" % (path, depth, ctype, lace))
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, rows, prev, stride = zlib.decompress(idat), [], bytearray(w * bpp), w * bpp
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return rows, bpp
+
+
+def check_pixels(png, dom, whats):
+    text = open(dom, encoding="utf-8", errors="replace").read()
+    m = re.search(r'<div id="vt-summary"([^>]*)>', text)
+    if not m:
+        bad("no #vt-summary in %s" % dom)
+        return
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', m.group(1)))
+    unq = lambda v: json.loads(v.replace("&quot;", '"').replace("&amp;", "&"))
+    g, colors = unq(attrs["geometry"]), unq(attrs["colors"])
+    rows, bpp = read_png(png)
+    nr = int(attrs["ranks"])
+    x0, x1 = int(g["left"] + g["label"]) + 1, int(g["left"] + g["width"]) - 9
+    h = g["lane"] - 2 * g["pad"]
+    lanes = [int(g["top"] + g["axis"] + r * g["lane"] + g["pad"]) for r in range(nr)]
+    if lanes[-1] + g["lane"] > len(rows) or x1 > len(rows[0]) // bpp:
+        bad("the timeline is not inside the screenshot (%s)" % g)
+        return
+
+    def rgb(c):
+        return bytes(int(c[i:i + 2], 16) for i in (1, 3, 5))
+
+    def px(x, y):
+        return bytes(rows[y][x * bpp:x * bpp + 3])
+
+    def count(c, xs, ys):
+        return sum(1 for y in ys for x in xs if px(x, y) == c)
+
+    lane_ys = [y for top in lanes for y in range(top, top + h)]
+    for what in whats:
+        neg = what.startswith("!")
+        kind, _, fn = what.lstrip("!").partition(":")
+        if kind in ("bins", "events", "columns") and fn not in colors:
+            bad("%s: no colour for %r" % (what, fn))
+            continue
+        c = rgb(colors[fn] if fn else colors.get(kind, "#000000"))
+        if kind == "bins":
+            xs = range(max(x0, int(g["left"] + g["detail"][1]) + 3), x1)
+            found = count(c, xs, lane_ys)
+        elif kind in ("events", "columns"):
+            found = 0
+            for top in lanes:
+                for x in range(x0, x1):
+                    run = sum(1 for y in range(top, top + h) if px(x, y) == c)
+                    found += (run >= h - 1) if kind == "events" else (0 < run < h * 0.8 and px(x, top + h - 1) == c)
+        elif kind == "path":
+            found = count(c, range(x0, x1), [top + g["lane"] - 2 * g["pad"] + k for top in lanes for k in range(1, 3)])
+        elif kind == "detail":
+            found = count(c, range(x0, x1), range(int(g["top"] + g["axis"]) - 4, int(g["top"] + g["axis"]) - 1))
+        elif kind in ("computation", "domino", "hatch"):
+            found = count(c, range(x0, x1), lane_ys)
+        else:
+            bad("unknown check %r" % what)
+            continue
+        enough = found >= (3 if kind == "events" else 20)
+        print("%s: %s: %d" % (png, what, found))
+        if enough == neg:
+            bad("%s: %s (%d pixels or columns found)" % (what, "drawn, expected not" if neg else "not drawn", found))
+
+
 def main():
+    if len(sys.argv) >= 5 and sys.argv[1] == "pixels":
+        check_pixels(sys.argv[2], sys.argv[3], sys.argv[4:])
+        for e in errors:
+            print("%s: %s" % (sys.argv[2], e))
+        return 1 if errors else 0
     if len(sys.argv) != 4 or sys.argv[1] not in ("static", "dom"):
         sys.stderr.write(__doc__)
         return 2

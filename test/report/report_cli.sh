@@ -118,6 +118,7 @@ expect 2 'missing trace directory' -- "$VTRACE" report -o "$work/x.html"
 expect 2 'unknown option' -- "$VTRACE" report --frobnicate -o "$work/x.html" "$work/t"
 expect 2 '--max-events takes a count' -- "$VTRACE" report --max-events many -o "$work/x.html" "$work/t"
 expect 2 '--threshold takes a duration' -- "$VTRACE" report --threshold soon -o "$work/x.html" "$work/t"
+expect 2 '--detail-from takes a duration' -- "$VTRACE" report --detail-from later -o "$work/x.html" "$work/t"
 expect 2 'one trace directory only' -- "$VTRACE" report -o "$work/x.html" "$work/t" "$work/red"
 expect 0 'usage: vtrace report' -- "$VTRACE" help report
 # Bad input: exit 1 naming the file; nothing is left behind.

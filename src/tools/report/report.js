@@ -49,7 +49,7 @@
 
     /* The overlays have colours no function gets: the critical path near-black, the
      * domino path violet, computation pale yellow; hashed colours avoid red and violet. */
-    var PATH = '#16181d', DOMINO = '#7b2ff7', COMPUTATION = '#f3e7b3';
+    var PATH = '#16181d', DOMINO = '#7b2ff7', COMPUTATION = '#f3e7b3', DETAIL = '#2f9e5b', OTHER = '#a3a8b3';
     function color(i, names) {
         var name = i >= 0 ? names[i] : '';
         if (/^MPI_(Wait|Test)/.test(name)) return 'hsl(0, 62%, 62%)';
@@ -64,6 +64,21 @@
         if (/^MPI_Finalize/.test(name)) return 'hsl(215, 14%, 44%)';
         if (/^MPI_File/.test(name)) return 'hsl(175, 45%, 42%)';
         return 'hsl(' + (25 + hash(name) % 235) + ', 45%, 60%)';
+    }
+    /* 'hsl(H, S%, L%)' as '#rrggbb': the canvas draws exactly these, and the tests look
+     * for them in the screenshots (#vt-summary data-colors). */
+    function hex(c) {
+        var m = /^hsl\(([\d.]+), ([\d.]+)%, ([\d.]+)%\)$/.exec(c);
+        if (!m) return c;
+        var h = +m[1] / 360, sa = +m[2] / 100, l = +m[3] / 100;
+        var q = l < 0.5 ? l * (1 + sa) : l + sa - l * sa, p = 2 * l - q;
+        function ch(t) {
+            if (t < 0) t += 1;
+            if (t > 1) t -= 1;
+            var v = t < 1 / 6 ? p + (q - p) * 6 * t : t < 1 / 2 ? q : t < 2 / 3 ? p + (q - p) * (2 / 3 - t) * 6 : p;
+            return ('0' + Math.round(v * 255).toString(16)).slice(-2);
+        }
+        return '#' + ch(h + 1 / 3) + ch(h) + ch(h - 1 / 3);
     }
     function hash(s) {
         var h = 2166136261;
@@ -114,7 +129,12 @@
         if (D.incomplete) app.appendChild(el('div', { cls: 'vt-note', text: 'The trace is incomplete: recording stopped early on some rank.' }));
         if (D.clock_violations > 0)
             app.appendChild(el('div', { cls: 'vt-note', text: D.clock_violations + ' receives end before their send started (clock condition); the analyses use the raw times.' }));
-        [['events', 'calls', 'the shortest'], ['messages', 'messages', 'the shortest'], ['markers', 'markers', 'the last'],
+        if (!D.detail.complete)
+            app.appendChild(el('div', { cls: 'vt-note', text: 'Embedded one by one: the ' + fmtInt(D.events.embedded) + ' calls of ' +
+                fmtNs(D.detail.start) + ' to ' + fmtNs(D.detail.end) + ' (--max-events ' + D.max_events + ', --detail-from), and the messages that cross ' +
+                'that window; the other ' + fmtInt(D.events.omitted) + ' calls are left out of the page and aggregated: bins of ' + fmtNs(D.bins.width) +
+                ' per rank (time in MPI, calls, the function with the most time).' }));
+        [['messages', 'messages', 'outside the detail window, or over --max-events'], ['markers', 'markers', 'the last'],
          ['aggregated', 'aggregated stretches', 'the shortest']].forEach(function (k) {
             var c = D[k[0]];
             if (c.omitted > 0)
@@ -147,6 +167,12 @@
         sum.setAttribute('data-domino-rows', D.domino.length);
         sum.setAttribute('data-whatif-rows', D.whatif.length);
         sum.setAttribute('data-drawn-computation', tl.stats.computation);
+        sum.setAttribute('data-drawn-bins', tl.stats.bins);
+        sum.setAttribute('data-drawn-columns', tl.stats.columns);
+        sum.setAttribute('data-drawn-summed', tl.stats.summed);
+        sum.setAttribute('data-detail', D.detail.complete ? 'complete' : D.detail.start + ',' + D.detail.end);
+        sum.setAttribute('data-geometry', JSON.stringify(tl.geometry));
+        sum.setAttribute('data-colors', JSON.stringify(tl.colors));
         sum.setAttribute('data-fix-rank-rows', D.fix_first ? D.fix_first.rank.length : 0);
         sum.setAttribute('data-fix-function-rows', D.fix_first ? D.fix_first.function.length : 0);
         sum.setAttribute('data-fix-first-rank', D.fix_first && D.fix_first.rank.length ? D.fix_first.rank[0].what : '');
@@ -180,6 +206,8 @@
         bar_.appendChild(el('span', { cls: 'vt-hint', text: 'wheel: zoom, drag: pan, shift+drag: statistics of a range, double-click: reset, hover: details' }));
         app.appendChild(bar_);
 
+        var lod = el('div', { id: 'vt-lod', cls: 'vt-hint' });
+        app.appendChild(lod);
         var box = el('div', { id: 'vt-timeline-box' });
         var cv = el('canvas', { id: 'vt-timeline' });
         var tip = el('div', { id: 'vt-tooltip' });
@@ -187,16 +215,17 @@
         box.appendChild(tip);
         app.appendChild(box);
 
-        /* per rank: calls, aggregated stretches, markers sorted by start */
+        /* per rank: calls of the detail window, aggregated stretches, markers sorted by
+         * start; the bins of the whole run (D.bins: index, ns in calls, calls, dominant
+         * function, its ns, ns aggregated) */
         var lanes = [];
-        for (var r = 0; r < nr; r++) lanes.push({ ev: [], agg: [], mk: [], maxDur: 0, maxAgg: 0 });
+        for (var r = 0; r < nr; r++) lanes.push({ ev: [], agg: [], mk: [], bins: [], maxDur: 0, maxAgg: 0 });
         var fnTime = {};
         D.events.data.forEach(function (e) {
             var L = lanes[e[0]];
             if (!L) return;
             L.ev.push(e);
             if (e[2] > L.maxDur) L.maxDur = e[2];
-            fnTime[e[3]] = (fnTime[e[3]] || 0) + e[2];
         });
         D.aggregated.data.forEach(function (a) {
             var L = lanes[a[0]];
@@ -205,24 +234,45 @@
             if (a[2] > L.maxAgg) L.maxAgg = a[2];
         });
         D.markers.data.forEach(function (m) { if (lanes[m[0]]) lanes[m[0]].mk.push(m); });
+        var BW = D.bins.width, BO = D.bins.origin;
+        D.bins.ranks.forEach(function (flat, r) {
+            var L = lanes[r];
+            if (!L) return;
+            for (var i = 0; i + 5 < flat.length; i += 6) {
+                /* [start, mpi, calls, fn, fn_ns, agg]: start in ns like the calls' */
+                L.bins.push([BO + flat[i] * BW, flat[i + 1], flat[i + 2], flat[i + 3], flat[i + 4], flat[i + 5]]);
+                if (flat[i + 3] >= -1 && flat[i + 4] > 0) fnTime[flat[i + 3]] = (fnTime[flat[i + 3]] || 0) + flat[i + 4];
+            }
+        });
         lanes.forEach(function (L) {
             L.ev.sort(function (a, b) { return a[1] - b[1]; });
             L.agg.sort(function (a, b) { return a[1] - b[1]; });
         });
-        var colors = names.map(function (n, i) { return color(i, names); });
+        /* the window whose every call is embedded; outside it, the bins */
+        var DW0 = D.detail.complete ? -Infinity : D.detail.start, DW1 = D.detail.complete ? Infinity : D.detail.end;
+        var colors = names.map(function (n, i) { return hex(color(i, names)); });
         var segs = D.critical_path.available ? D.critical_path.segments.data : [];
         var edges = D.critical_path.available ? D.critical_path.edges.data : [];
         var dom = D.domino.filter(function (d) { return d.start !== undefined; });
 
         /* legend: the functions with the most time on the timeline */
+        var evTime = {};
+        D.events.data.forEach(function (e) { evTime[e[3]] = (evTime[e[3]] || 0) + e[2]; });
         var order = Object.keys(fnTime).map(Number).sort(function (a, b) { return fnTime[b] - fnTime[a]; });
+        Object.keys(evTime).map(Number).sort(function (a, b) { return evTime[b] - evTime[a]; }).forEach(function (i) {
+            if (!(i in fnTime)) order.push(i);
+        });
         var leg = el('div', { cls: 'vt-legend' });
         order.slice(0, 16).forEach(function (i) {
             leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + (i >= 0 ? colors[i] : '#999') }), i >= 0 ? names[i] : '?']));
         });
         if (D.kind === 'reduced') leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:#c9ccd3' }), 'aggregated (merged events)']));
         leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + COMPUTATION }),
-            'computation' + (D.events.omitted > 0 ? ' (and calls not embedded)' : '')]));
+            'computation']));
+        if (!D.detail.complete)
+            leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + DETAIL }),
+                'calls one by one (outside: bins of ' + fmtNs(BW) + ', the dominant function\'s colour, as high as the share of time in MPI)']));
+        leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + OTHER }), 'other MPI calls (summed)']));
         leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + PATH }), 'critical path']));
         leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:' + DOMINO }), 'domino path']));
         leg.appendChild(el('span', null, [el('span', { cls: 'sw', style: 'background:#36a' }), 'message']));
@@ -239,7 +289,7 @@
         var W = 0, H = AXIS + nr * laneH + 8, dpr = window.devicePixelRatio || 1;
         var ctx = cv.getContext('2d');
         var hatch = null;
-        var stats = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0, computation: 0 };
+        var stats = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0, computation: 0, bins: 0, columns: 0, summed: 0 };
         var sel = null;   /* shift+drag: {a, b} in ns */
 
         function size() {
@@ -259,14 +309,80 @@
             return lo;
         }
 
+        function lowerBin(arr, t) {   /* last index with start <= t, -1 none */
+            var lo = 0, hi = arr.length;
+            while (lo < hi) { var mid = (lo + hi) >> 1; if (arr[mid][0] <= t) lo = mid + 1; else hi = mid; }
+            return lo - 1;
+        }
         function niceStep(span, px) {
             var raw = span / Math.max(1, px / 110), p = Math.pow(10, Math.floor(Math.log10(raw)));
             var m = raw / p;
             return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
         }
 
+        /* One pixel column of the lane being drawn: what narrower than a pixel falls in
+         * it, summed (ns in calls per function, ns aggregated), drawn from the bottom as
+         * high as its share of the column's time, in the colour of the function with the
+         * most time (over the computation colour: the rest of the column), the aggregated
+         * share hatched above it. */
+        var col = { px: -1, mpi: 0, agg: 0, fns: {}, y: 0, h: 0 }, pxns = 1;
+        function colFlush(s) {
+            if (col.px < 0) return;
+            var hm = col.mpi > 0 ? Math.max(2, Math.round(col.h * Math.min(1, col.mpi / pxns))) : 0;
+            var ha = col.agg > 0 ? Math.max(1, Math.round(col.h * Math.min(1, col.agg / pxns))) : 0;
+            if (hm + ha > col.h) ha = col.h - hm;
+            if (hm > 0) {
+                var best = null, bns = -1;
+                for (var f in col.fns) if (col.fns[f] > bns) { bns = col.fns[f]; best = +f; }
+                ctx.fillStyle = best >= 0 ? colors[best] : best === -2 ? OTHER : '#999';
+                ctx.fillRect(col.px, col.y + col.h - hm, 1, hm);
+            }
+            if (ha > 0) {
+                ctx.fillStyle = hatch || '#d5d8de';
+                ctx.fillRect(col.px, col.y + col.h - hm - ha, 1, ha);
+            }
+            s.columns++;
+            col.px = -1; col.mpi = 0; col.agg = 0; col.fns = {};
+        }
+        function colAdd(s, x, fn, ns, agg) {
+            var px = Math.max(LABEL, Math.floor(x));
+            if (px !== col.px) { colFlush(s); col.px = px; }
+            if (agg) col.agg += ns;
+            else { col.mpi += ns; col.fns[fn] = (col.fns[fn] || 0) + ns; }
+        }
+        /* The part [a, b) of bin BN (outside the detail window): a block as wide as it
+         * when a pixel or more, else into the pixel columns. */
+        function drawBin(s, bn, a, b) {
+            if (b <= a || b < v0 || a > v1) return;
+            var f = (b - a) / BW, x0 = X(a), x1 = X(b);
+            if (x1 - x0 < 1) {
+                if (bn[1] > 0) {
+                    colAdd(s, x0, bn[3], bn[4] * f, false);
+                    if (bn[1] > bn[4]) colAdd(s, x0, -2, (bn[1] - bn[4]) * f, false);
+                }
+                if (bn[5] > 0) colAdd(s, x0, -1, bn[5] * f, true);
+                s.bins++;
+                return;
+            }
+            colFlush(s);
+            var r0 = Math.max(LABEL, Math.round(x0)), r1 = Math.max(r0 + 1, Math.round(x1));
+            var hm = bn[1] > 0 ? Math.max(2, Math.round(col.h * Math.min(1, bn[1] / BW))) : 0;
+            var ha = bn[5] > 0 ? Math.max(1, Math.round(col.h * Math.min(1, bn[5] / BW))) : 0;
+            if (hm + ha > col.h) ha = col.h - hm;
+            if (hm > 0) {
+                ctx.fillStyle = bn[3] >= 0 ? colors[bn[3]] : '#999';
+                ctx.fillRect(r0, col.y + col.h - hm, r1 - r0, hm);
+            }
+            if (ha > 0) {
+                ctx.fillStyle = hatch || '#d5d8de';
+                ctx.fillRect(r0, col.y + col.h - hm - ha, r1 - r0, ha);
+            }
+            s.bins++;
+        }
+
         function draw() {
-            var s = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0, computation: 0 };
+            var s = { events: 0, messages: 0, aggregated: 0, path: 0, domino: 0, computation: 0, bins: 0, columns: 0, summed: 0 };
+            pxns = (v1 - v0) / (W - LABEL - 8);
             ctx.clearRect(0, 0, W, H);
             ctx.font = '11px system-ui, sans-serif';
             ctx.textBaseline = 'middle';
@@ -288,6 +404,12 @@
             }
             ctx.save();
             ctx.beginPath(); ctx.rect(LABEL, 0, W - LABEL, H); ctx.clip();
+            /* the detail window: a green band under the axis */
+            if (!D.detail.complete && DW1 > DW0 && DW1 >= v0 && DW0 <= v1) {
+                ctx.fillStyle = DETAIL;
+                var dx0 = Math.max(LABEL, Math.round(X(DW0)));
+                ctx.fillRect(dx0, AXIS - 4, Math.max(2, Math.round(X(DW1)) - dx0), 3);
+            }
             var pad = laneH > 12 ? 3 : 1;
             for (r = 0; r < nr; r++) {
                 var L = lanes[r], y = laneY(r) + pad, h = laneH - 2 * pad;
@@ -299,28 +421,47 @@
                     ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0), h);
                     s.computation++;
                 }
-                /* aggregated stretches of a reduced trace */
-                var i = lowerBound(L.agg, v0 - L.maxAgg);
-                for (; i < L.agg.length && L.agg[i][1] <= v1; i++) {
-                    var a = L.agg[i], x0 = X(a[1]), x1 = X(a[1] + a[2]);
-                    if (x1 < LABEL) continue;
-                    ctx.fillStyle = hatch || '#d5d8de';
-                    ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
-                    s.aggregated++;
-                    if (x1 - x0 > 70 && h >= 10) {
-                        ctx.fillStyle = '#505766';
-                        var lbl = 'aggregated (' + a[3] + ')';
-                        if (ctx.measureText(lbl).width > x1 - x0 - 6) lbl = 'aggregated';
-                        ctx.fillText(lbl, Math.max(x0, LABEL) + 3, y + h / 2);
-                    }
+                /* Level of detail: a call or an aggregated stretch a pixel wide or more is
+                 * drawn as itself; narrower ones are summed per pixel column. Outside the
+                 * detail window the bins stand for the calls. */
+                col.y = y; col.h = h;
+                var i = Math.max(0, lowerBin(L.bins, v0));
+                for (; i < L.bins.length && L.bins[i][0] <= v1; i++) {
+                    var bn = L.bins[i], bs = bn[0], be = bs + BW;
+                    drawBin(s, bn, bs, Math.min(be, DW0));
+                    drawBin(s, bn, Math.max(bs, DW1), be);
                 }
-                /* calls: one rectangle per pixel column at most */
-                var last = -1e9;
-                i = lowerBound(L.ev, v0 - L.maxDur);
-                for (; i < L.ev.length && L.ev[i][1] <= v1; i++) {
-                    var e = L.ev[i];
+                colFlush(s);
+                /* the window: aggregated stretches of a reduced trace and calls, by start */
+                var ia = lowerBound(L.agg, Math.max(v0, DW0) - L.maxAgg), ie = lowerBound(L.ev, v0 - L.maxDur), last = -1e9;
+                for (;;) {
+                    var na = ia < L.agg.length && L.agg[ia][1] <= v1 ? L.agg[ia] : null;
+                    var ne = ie < L.ev.length && L.ev[ie][1] <= v1 ? L.ev[ie] : null;
+                    if (!na && !ne) break;
+                    if (na && (!ne || na[1] <= ne[1])) {
+                        ia++;
+                        if (na[1] + na[2] < DW0 || na[1] >= DW1) continue;
+                        var x0 = X(na[1]), x1 = X(na[1] + na[2]);
+                        if (x1 < LABEL) continue;
+                        s.aggregated++;
+                        if (x1 - x0 < 1) { colAdd(s, x0, -1, na[2], true); continue; }
+                        colFlush(s);
+                        ctx.fillStyle = hatch || '#d5d8de';
+                        ctx.fillRect(Math.round(x0), y, Math.max(1, Math.round(x1) - Math.round(x0)), h);
+                        if (x1 - x0 > 70 && h >= 10) {
+                            ctx.fillStyle = '#505766';
+                            var lbl = 'aggregated (' + na[3] + ')';
+                            if (ctx.measureText(lbl).width > x1 - x0 - 6) lbl = 'aggregated';
+                            ctx.fillText(lbl, Math.max(x0, LABEL) + 3, y + h / 2);
+                        }
+                        continue;
+                    }
+                    ie++;
+                    var e = ne;
                     var ex0 = X(e[1]), ex1 = X(e[1] + e[2]);
                     if (ex1 < LABEL) continue;
+                    if (ex1 - ex0 < 1) { colAdd(s, ex0, e[3], e[2], false); s.summed++; continue; }
+                    colFlush(s);
                     var px0 = Math.floor(ex0), px1 = Math.max(px0 + 1, Math.ceil(ex1));
                     if (px1 <= last) continue;
                     if (px0 < last) px0 = last;
@@ -338,6 +479,7 @@
                     last = px1;
                     s.events++;
                 }
+                colFlush(s);
                 /* iteration markers */
                 if (opts.markers) {
                     for (i = 0; i < L.mk.length; i++) {
@@ -365,8 +507,13 @@
                     s.path++;
                 });
                 ctx.strokeStyle = PATH; ctx.lineWidth = 1.5;
+                var lastEdge = -1e9;
                 edges.forEach(function (g) {
                     if (Math.max(g[2], g[4]) < v0 || Math.min(g[2], g[4]) > v1) return;
+                    /* zoomed out, one edge in 4 pixels: the path's bands still show where it runs */
+                    var ex = X(g[2]);
+                    if (Math.abs(ex - lastEdge) < 4) return;
+                    lastEdge = ex;
                     ctx.beginPath();
                     ctx.moveTo(X(g[2]), laneY(g[1]) + laneH - 2);
                     ctx.lineTo(X(g[4]), laneY(g[3]) + laneH - 2);
@@ -377,9 +524,14 @@
             if (opts.messages) {
                 ctx.strokeStyle = 'rgba(51, 102, 170, 0.55)'; ctx.lineWidth = 1;
                 ctx.beginPath();
+                var lastMsg = {};
                 D.messages.data.forEach(function (m) {
                     if (Math.max(m[1], m[3]) < v0 || Math.min(m[1], m[3]) > v1) return;
                     var xs = X(m[1]), xr = X(m[3]), ys = laneY(m[0]) + laneH / 2, yr = laneY(m[2]) + laneH / 2;
+                    /* zoomed out, one message a pair of ranks in 4 pixels */
+                    var key = m[0] + ':' + m[2];
+                    if (lastMsg[key] !== undefined && Math.abs(xs - lastMsg[key]) < 4) return;
+                    lastMsg[key] = xs;
                     ctx.moveTo(xs, ys); ctx.lineTo(xr, yr);
                     /* arrow head at the receive */
                     var ang = Math.atan2(yr - ys, xr - xs);
@@ -418,6 +570,10 @@
             ctx.fillText(fmtNs(v1 - v0) + ' shown', 4, 10);
             stats = s;
             cv.setAttribute('data-drawn', s.events);
+            cv.setAttribute('data-view', Math.round(v0) + ',' + Math.round(v1));
+            lod.textContent = 'Drawn: ' + fmtInt(s.events) + ' calls one by one, ' + fmtInt(s.columns) + ' pixel columns summing ' +
+                fmtInt(s.summed) + ' calls and ' + fmtInt(s.bins) + ' bins of ' + fmtNs(BW) + ' (height: share of the time in MPI, colour: the function with the most time)' +
+                (D.detail.complete ? '.' : '; every call is embedded from ' + fmtNs(DW0) + ' to ' + fmtNs(DW1) + ' (green band on the axis), the rest of the run as bins.');
         }
 
         var pending = false;
@@ -502,6 +658,15 @@
                     }
                 }
             }
+            if (!text && x >= LABEL && r >= 0 && r < nr && (t < DW0 || t >= DW1)) {
+                var B = lanes[r].bins, k = lowerBin(B, t);
+                if (k >= 0 && t < B[k][0] + BW) {
+                    var bn = B[k];
+                    text = 'bin of ' + fmtNs(BW) + ' from ' + fmtNs(bn[0]) + ' (calls not embedded here)\n' + fmtInt(bn[2]) + ' calls, ' +
+                        fmtPct(bn[1] / BW) + ' in MPI' + (bn[4] > 0 ? ', most in ' + (bn[3] >= 0 ? names[bn[3]] : '?') + ' (' + fmtNs(bn[4]) + ')' : '') +
+                        (bn[5] > 0 ? '\naggregated ' + fmtNs(bn[5]) : '');
+                }
+            }
             if (text) {
                 tip.textContent = text;
                 tip.style.display = 'block';
@@ -530,18 +695,29 @@
                     var c = clip(e[1], e[1] + e[2]);
                     if (c > 0) { per[e[3]] = (per[e[3]] || 0) + c; calls += sp ? clip(Math.max(e[1], sp[0]), Math.min(e[1] + e[2], sp[1])) : c; }
                 });
+                /* outside the detail window, the bins: their dominant function, the rest
+                 * of their time in calls as "other MPI calls", in proportion to the part
+                 * of the bin in the range */
+                lanes[r].bins.forEach(function (bn) {
+                    var o = clip(bn[0], Math.min(bn[0] + BW, DW0)) + clip(Math.max(bn[0], DW1), bn[0] + BW);
+                    if (o <= 0 || bn[1] <= 0) return;
+                    var f = o / BW;
+                    if (bn[4] > 0) per[bn[3]] = (per[bn[3]] || 0) + bn[4] * f;
+                    if (bn[1] > bn[4]) per[-2] = (per[-2] || 0) + (bn[1] - bn[4]) * f;
+                    calls += bn[1] * f;
+                });
             }
             segs.forEach(function (g) { path += clip(g[1], g[2]); });
             var total = 0;
             for (r = 0; r < nr; r++) total += clip(0, D.duration_ns);
             var rows = Object.keys(per).map(Number).sort(function (x, y) { return per[y] - per[x]; }).slice(0, 15).map(function (i) {
-                return { cells: [i >= 0 ? names[i] : '?', fmtNs(per[i]), fmtPct(total > 0 ? per[i] / total : 0)] };
+                return { cells: [i >= 0 ? names[i] : i === -2 ? 'other MPI calls (bins)' : '?', fmtNs(per[i]), fmtPct(total > 0 ? per[i] / total : 0)] };
             });
             var comp = Math.max(0, busy - calls);
             rows.unshift({ cells: ['computation', fmtNs(comp), fmtPct(total > 0 ? comp / total : 0)] });
             rangeBox.textContent = '';
             rangeBox.appendChild(el('h3', { text: 'Statistics from ' + fmtNs(a) + ' to ' + fmtNs(b) + ' (' + fmtNs(b - a) + ', ' + nr +
-                ' ranks; critical path ' + fmtNs(path) + ' of it)' + (D.events.omitted > 0 ? '; calls not embedded count as computation' : '') }));
+                ' ranks; critical path ' + fmtNs(path) + ' of it)' + (D.detail.complete ? '' : '; outside the detail window from the bins') }));
             var t = table(['', 'time (summed over ranks)', 'share of the ranks\' time'], rows, [0, 1, 1]);
             t.id = 'vt-range-table';
             rangeBox.appendChild(t);
@@ -550,6 +726,11 @@
         reset.addEventListener('click', resetView);
         window.addEventListener('resize', function () { size(); schedule(); });
 
+        /* a view given in the page's address, #view=FROM,TO (ns from the start) */
+        var hv = /[#&]view=(-?[\d.]+),(-?[\d.]+)/.exec(window.location.hash);
+        if (hv && +hv[2] > +hv[1]) { v0 = +hv[1]; v1 = +hv[2]; }
+        var colorMap = { computation: COMPUTATION, path: PATH, domino: DOMINO, detail: DETAIL, other: OTHER, hatch: '#e3e5ea' };
+        names.forEach(function (n, i) { colorMap[n] = colors[i]; });
         size();
         /* the stretches of a reduced trace: hatched grey */
         var pc = document.createElement('canvas');
@@ -561,7 +742,12 @@
         hatch = ctx.createPattern(pc, 'repeat');
         draw();   /* synchronously, so that the page is complete once loaded */
         rangeStats(0, D.duration_ns);
-        return { zoomTo: zoomTo, get stats() { return stats; } };
+        return { zoomTo: zoomTo, get stats() { return stats; }, colors: colorMap,
+                 get geometry() {
+                     var rc = cv.getBoundingClientRect();
+                     return { left: rc.left + window.scrollX, top: rc.top + window.scrollY, label: LABEL, axis: AXIS, lane: laneH, width: W,
+                              pad: laneH > 12 ? 3 : 1, dpr: dpr, view: [v0, v1], detail: [X(Math.max(DW0, v0)), X(Math.min(DW1, v1))] };
+                 } };
     }
 
     /* ---------------------------------------------------------------- tables */
