@@ -14,8 +14,8 @@ static void collect(void *arg, uint32_t rank, uint64_t seq, int64_t dur, const c
     (void)callsite;
     vt_domino *d = arg;
     /* Start-up is no work a programmer can shorten. */
-    if (fname && !strncmp(fname, "MPI_Init", 8))
-        return;
+    if ((fname && !strncmp(fname, "MPI_Init", 8)) || d->cap == SIZE_MAX)
+        return;   /* (SIZE_MAX: memory ran out before: the caller says so) */
     if (d->n == d->cap) {
         size_t nc = d->cap ? d->cap * 2 : 256;
         vt_domino_cand *n = realloc(d->c, nc * sizeof *n);
