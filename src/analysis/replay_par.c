@@ -223,7 +223,7 @@ int vt__rp_par_gather(replay *R)
     for (uint32_t r = R->lo; r < R->hi; r++) {
         const rstate *s = &R->rs[r];
         v[r] = s->last_exit;
-        v[n + r] = s->first_enter;
+        v[n + r] = s->started ? s->first_enter : INT64_MIN; /* (as the serial replay: no record, no start) */
         for (size_t k = 0; k < nsc; k++)
             v[2 * n + k * n + r] = s->last_exit - s->d[k];
     }
@@ -259,12 +259,17 @@ int vt__rp_par_gather(replay *R)
             x->seen = it[3 * j + 1] != 0;
             x->seen_dur = it[3 * j + 2];
         }
-    for (uint32_t r = 0; r < n; r++) {
-        res->measured[r] = v[r];
-        if (r == 0 || v[n + r] < res->start)
+    int have_start = 0;
+    for (uint32_t r = 0; r < n; r++)
+        if (v[n + r] != INT64_MIN && (!have_start || v[n + r] < res->start)) {
             res->start = v[n + r];
+            have_start = 1;
+        }
+    for (uint32_t r = 0; r < n; r++) {
+        int none = v[n + r] == INT64_MIN;
+        res->measured[r] = none ? res->start : v[r];
         for (size_t k = 0; k < nsc; k++) {
-            int64_t e = v[2 * n + k * n + r];
+            int64_t e = none ? res->start : v[2 * n + k * n + r];
             res->ends[k * n + r] = e;
             if (r == 0 || e > res->total[k])
                 res->total[k] = e;

@@ -205,9 +205,8 @@ int vt__cmd_whatif(int argc, char **argv)
                 " model events (%.1f bytes per event)%s\n", par->nproc, res.par_rounds, res.par_bytes, res.events,
                 res.events ? (double)res.par_bytes / (double)res.events : 0.0,
                 res.par_rounds ? "" : ": replayed by process 0 alone");
-    /* a selector that shortened nothing is most likely misspelt: say so (once each; a
-     * parallel replay counts the hits of each process's ranks only) */
-    for (size_t k = 0; !par && k < first_random && k < sc.n; k++)
+    /* a selector that shortened nothing is most likely misspelt: say so (once each) */
+    for (size_t k = 0; k < first_random && k < sc.n; k++)
         for (size_t i = 0; i < sc.v[k].nitems; i++) {
             const vt_shorten *it = &sc.v[k].items[i];
             if (it->sel != VT_SEL_EVENT && it->hits == 0)

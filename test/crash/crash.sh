@@ -53,8 +53,19 @@ for kind in term segv kill abort exit; do
     for mode in full both reduced; do
         name=${mode}_$kind
         run "$name" $mode $kind
+        name_rc=$rc mode_was=$mode
         echo "$name: exit status $rc (untraced $plain_rc)"
-        [ "$rc" = "$plain_rc" ] || fail "$name: exit status $rc, untraced $plain_rc"
+        if [ "$rc" != "$plain_rc" ]; then
+            # when one rank ends and mpiexec takes the others down, which status it reports
+            # races on a loaded machine (2 or 9 for exit): the untraced run again, twice at most
+            for again in 1 2; do
+                run plain_${kind}_$again off $kind   # (run sets name and mode)
+                [ "$rc" = "$name_rc" ] && break
+            done
+            name=${mode_was}_$kind mode=$mode_was
+            [ "$rc" = "$name_rc" ] || fail "$name: exit status $name_rc, untraced $plain_rc and $rc"
+            rc=$name_rc
+        fi
         # the program's own lines (mpiexec's report of a failed job names the pids)
         grep -E '^(rank |done)' "$work/plain_$kind.out" > "$work/plain_$kind.lines"
         grep -E '^(rank |done)' "$work/$name.out" > "$work/$name.lines"
@@ -97,8 +108,11 @@ $check "$work/kill_interval_both/reduced" 1 "(killed by SIGKILL" --covers "$work
 $check "$work/kill_interval_reduced/reduced" 1 "(killed by SIGKILL" --flushed || fail "kill_interval_reduced"
 for d in "$work/kill_interval_both/reduced" "$work/kill_interval_reduced/reduced"; do
     "$VTRACE" whatif "$d" > "$d.whatif" 2>&1 || fail "vtrace whatif $d: $(tail -1 "$d.whatif")"
-    # the measured run ends where the records end, after the loop (not at 0 or before the start)
-    awk '/rank ends/ { for (i = 5; i <= NF; i++) if ($i <= 0) bad = 1; found = 1 } END { exit !(found && !bad) }' \
+    # the measured run ends where the records end: rank 1 (which went on calling MPI in
+    # its pause) after the start, none before it (rank 0, blocked in a call all along,
+    # may have flushed nothing: it ends at the start)
+    awk '/rank ends/ { for (i = 6; i <= NF; i++) if ($i < 0) bad = 1; if ($7 <= 0) bad = 1; found = 1 }
+         END { exit !(found && !bad) }' \
         "$d.whatif" || fail "vtrace whatif $d: the ranks' measured ends: $(grep 'rank ends' "$d.whatif")"
 done
 
