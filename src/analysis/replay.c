@@ -330,6 +330,7 @@ int vt_replay_candidates(const vt_trace *t, const vt_model_params *p, vt_candida
         vt_cursor *c;
         if (vt_cursor_open(t, r, &c, err))
             return -1;
+        vt_cursor_fast(c);
         vt_event ev;
         int rc;
         int64_t prev = 0;

@@ -643,6 +643,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     s->probe_msg = SIZE_MAX;
     if (vt_cursor_open(R->t, r, &s->cur, R->err))
         return -1;
+    vt_cursor_fast(s->cur);
     s->d = calloc(R->nsc + 1, sizeof(int64_t));
     const vt_rank *rk = vt_trace_rank(R->t, r);
     s->rk = rk;

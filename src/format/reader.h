@@ -273,6 +273,12 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
  * 0: end of the rank's records; -1: error (and every later call returns -1). */
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err);
 void vt_cursor_close(vt_cursor *c); /* NULL is fine */
+/* From now on, EVENTS_COLS blocks are decoded straight from their columns rather than
+ * unpacked into EVENTS rows first (the replay's cursors): the same records. A block
+ * that does not decode is unpacked when its first bad record is reached, so its error
+ * comes after the records before it, where without this call it comes before them
+ * (vt_cursor_bytes then counts column bytes as decoded). */
+void vt_cursor_fast(vt_cursor *c);
 
 /* ------------------------------------------------------------------ reduced traces
  *
