@@ -281,6 +281,9 @@ out:
         free(R.gates[g]->mseq);
         free(R.gates[g]);
     }
+    for (size_t i = 0; i < R.nftabs; i++)
+        vt__rp_free_ftab(&R.ftabs[i]);
+    free(R.ftabs);
     free(R.gates);
     free(R.freegates);
     free(R.gate_of);

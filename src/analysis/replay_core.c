@@ -36,7 +36,7 @@ static uint64_t mix(uint64_t x)
 int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v)
 {
     if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
+        size_t nc = m->cap ? m->cap * 2 : 16;
         uint64_t *nk = calloc(nc, sizeof *nk), *nv = calloc(nc, sizeof *nv);
         if (!nk || !nv) {
             free(nk);
@@ -136,7 +136,7 @@ uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val)
 {
     if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
+        size_t nc = m->cap ? m->cap * 2 : 16;
         uint64_t *ne = calloc(nc, sizeof *ne);
         if (!ne)
             return -1;
@@ -285,11 +285,20 @@ int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind 
 
 const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn)
 {
+    const rstate *s = &R->rs[rank];
+    if (fn >= 0 && (size_t)fn < s->nfuncs && s->fname)
+        return s->fname[fn];
     const vt_function *f = vt_trace_function(R->t, rank, fn);
     return f ? f->name : "?";
 }
 
-int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local) { return vt_global_time(R->t, rank, local); }
+int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local)
+{
+    const rstate *s = &R->rs[rank];
+    if (s->goff_ok)
+        return (int64_t)((uint64_t)local + (uint64_t)s->goff);
+    return vt_global_time(R->t, rank, local);
+}
 
 /* δ of every scenario for a candidate event; `func` and the call site `cs` feed the
  * selectors (the site's name is made only when a site selector looks at it). */

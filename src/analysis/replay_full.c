@@ -21,7 +21,7 @@ static int pend_before(pend a, pend b) { return a.done < b.done || (a.done == b.
 static int heap_push(heap *h, uint64_t done, uint32_t pos)
 {
     if (h->n == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 64;
+        size_t nc = h->cap ? h->cap * 2 : 16;
         pend *v = realloc(h->v, nc * sizeof *v);
         if (!v)
             return -1;
@@ -637,6 +637,47 @@ static int cmp_exc(const void *a, const void *b, void *arg)
     return (x > y) - (x < y);
 }
 
+/* The kinds of RK's functions: ranks share their function tables (the reader shares
+ * identical ones between consecutive ranks), and so do their kinds here. */
+static const ftab *function_table(replay *R, const vt_rank *rk)
+{
+    if (R->nftabs && R->ftabs[R->nftabs - 1].funcs == rk->funcs && R->ftabs[R->nftabs - 1].n == rk->nfuncs)
+        return &R->ftabs[R->nftabs - 1];
+    ftab *n = realloc(R->ftabs, (R->nftabs + 1) * sizeof *n);
+    if (!n)
+        return NULL;
+    R->ftabs = n;
+    ftab *f = &n[R->nftabs];
+    size_t nf = rk->nfuncs + 1;
+    *f = (ftab){rk->funcs, rk->nfuncs, malloc(nf * sizeof *f->fkind), malloc(nf * sizeof *f->skind), malloc(nf),
+                malloc(nf), malloc(nf), malloc(nf * sizeof *f->fname)};
+    if (!f->fkind || !f->skind || !f->sinit || !f->kinds || !f->inits || !f->fname) {
+        vt__rp_free_ftab(f);
+        return NULL;
+    }
+    R->nftabs++;
+    for (size_t i = 0; i < rk->nfuncs; i++) {
+        const char *name = rk->funcs[i].name;
+        f->fkind[i] = vt_model_kind_of(name);
+        f->skind[i] = vt_model_send_kind(name);
+        /* MPI_Send_init and the Ssend, Bsend, Rsend ones (and their _c variants) */
+        f->sinit[i] = strstr(name, "send_init") || strstr(name, "Send_init");
+        f->kinds[i] = vt__match_classify(&rk->funcs[i], &f->inits[i]);
+        f->fname[i] = name;
+    }
+    return f;
+}
+
+void vt__rp_free_ftab(ftab *f)
+{
+    free(f->fkind);
+    free(f->skind);
+    free(f->sinit);
+    free(f->kinds);
+    free(f->inits);
+    free(f->fname);
+}
+
 int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
 {
     s->rank = r;
@@ -647,14 +688,17 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     s->d = calloc(R->nsc + 1, sizeof(int64_t));
     const vt_rank *rk = vt_trace_rank(R->t, r);
     s->rk = rk;
+    const ftab *ft = function_table(R, rk);
+    if (!s->d || !ft || (R->stream && !(s->sm = calloc(1, sizeof *s->sm)))) {
+        vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
+        return -1;
+    }
+    int64_t off;
+    s->goff_ok = vt_global_offset(R->t, r, &off);
+    s->goff = s->goff_ok ? off : 0;
     if (R->stream) {
-        s->sm = calloc(1, sizeof *s->sm);
-        if (!s->sm || !(s->sm->kinds = malloc(rk->nfuncs + 1)) || !(s->sm->inits = malloc(rk->nfuncs + 1))) {
-            vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
-            return -1;
-        }
-        for (size_t i = 0; i < rk->nfuncs; i++)
-            s->sm->kinds[i] = vt__match_classify(&rk->funcs[i], &s->sm->inits[i]);
+        s->sm->kinds = ft->kinds;
+        s->sm->inits = ft->inits;
     } else {
         s->recvs = vt_matches_crecvs(R->m, r, &s->nrecvs);
         s->sends = vt_matches_csends(R->m, r, &s->nsends);
@@ -663,19 +707,10 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
         s->rmask = s->smask = SIZE_MAX;
     }
     s->nfuncs = rk->nfuncs;
-    s->fkind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
-    s->skind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
-    s->sinit = malloc(rk->nfuncs + 1);
-    if (!s->d || !s->fkind || !s->skind || !s->sinit) {
-        vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
-        return -1;
-    }
-    for (size_t i = 0; i < rk->nfuncs; i++) {
-        s->fkind[i] = vt_model_kind_of(rk->funcs[i].name);
-        s->skind[i] = vt_model_send_kind(rk->funcs[i].name);
-        /* MPI_Send_init and the Ssend, Bsend, Rsend ones (and their _c variants) */
-        s->sinit[i] = strstr(rk->funcs[i].name, "send_init") || strstr(rk->funcs[i].name, "Send_init");
-    }
+    s->fkind = ft->fkind;
+    s->skind = ft->skind;
+    s->sinit = ft->sinit;
+    s->fname = ft->fname;
     for (size_t i = 0; i < s->nrecvs; i++)
         s->nexc += s->recvs[i].post_index != s->recvs[i].index;
     if (s->nexc) {
@@ -704,9 +739,6 @@ void vt__rp_free_rank(rstate *s)
     free(s->probed.e);
     free(s->pending.v);
     free(s->done);
-    free(s->fkind);
-    free(s->skind);
-    free(s->sinit);
     free(s->exc);
     free(s->d);
     free(s->evitems);

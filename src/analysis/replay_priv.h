@@ -72,6 +72,10 @@ enum { REQ_SEND = 1, REQ_ICOLL = 2 };
 
 typedef struct rstate {
     uint32_t rank;
+    int goff_ok;              /* global time = local + goff (vt_global_offset) */
+    int64_t goff;
+    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
+    unsigned knext;
     vt_cursor *cur;
     vt_event ev;
     int have, published, finished, done_ready, started;
@@ -98,9 +102,11 @@ typedef struct rstate {
     uint32_t *done;           /* receives the current record completes */
     size_t ndone, capdone;
     u64map reqs;              /* request id -> kind << 56 | position or gate id */
-    enum vt_model_kind *fkind;
-    enum vt_model_kind *skind; /* vt_model_send_kind of each function */
-    uint8_t *sinit;           /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    /* Per function (shared by ranks with the same function table, R->ftabs): */
+    const enum vt_model_kind *fkind;
+    const enum vt_model_kind *skind; /* vt_model_send_kind of each function */
+    const uint8_t *sinit;     /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    const char *const *fname; /* its name */
     size_t nfuncs;
     uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */
@@ -121,6 +127,15 @@ typedef struct rstate {
     size_t nevitems, evptr;
 } rstate;
 
+/* What the replay derives from a function table, made once per distinct table. */
+typedef struct ftab {
+    const vt_function *funcs;
+    size_t n;
+    enum vt_model_kind *fkind, *skind;
+    uint8_t *sinit, *kinds, *inits;
+    const char **fname;
+} ftab;
+
 typedef struct replay {
     const vt_trace *t;
     const vt_matches *m;
@@ -130,6 +145,8 @@ typedef struct replay {
     size_t nsc;
     uint32_t nranks;
     rstate *rs;
+    ftab *ftabs;
+    size_t nftabs;
     slot *slots;              /* pool; differences at slotd + i * nsc */
     int64_t *slotd;
     uint32_t *freeslots;
@@ -253,7 +270,7 @@ typedef struct stmpl {
 } stmpl;
 
 typedef struct smatch {
-    uint8_t *kinds, *inits;
+    const uint8_t *kinds, *inits;
     u64map active;            /* request -> position << 2 | A_* */
     u64map templates;         /* request -> index in tmpls */
     stmpl *tmpls;
@@ -336,6 +353,7 @@ void vt__rp_sm_free(rstate *s);
 void vt__rp_sm_trim(rstate *s);
 
 /* replay_full.c: the records of a full trace */
+void vt__rp_free_ftab(ftab *f);
 void vt__rp_free_rank(rstate *s);
 int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r);
 int vt__rp_step(replay *R, rstate *s);

@@ -398,6 +398,15 @@ int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const v
     uint64_t clen[NCOLS] = {0};
     lasts_free(&d->t); /* each block stands alone */
     memset(&d->t, 0, sizeof d->t);
+    /* small to start with: a cursor per rank, and 64K ranks */
+    if (!(d->t.e = calloc(8, sizeof *d->t.e)))
+        return -1;
+    d->t.cap = 8;
+    if (!d->a.v) {
+        if (!(d->a.v = malloc(16 * sizeof *d->a.v)))
+            return -1;
+        d->a.cap = 16;
+    }
     d->fn = *fn;
     if (vt_get_uvar(&p, end, first) || vt_get_svar(&p, end, base))
         return -1;

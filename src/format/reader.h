@@ -208,6 +208,9 @@ const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index);
  * interpolated between the two synchronisations, constant outside them; 0 offset for
  * same-clock ranks. Returns LOCAL_NS for an unknown rank. */
 int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns);
+/* 1 with *OFF when vt_global_time(t, rank, x) is x + *OFF for every x (no correction
+ * installed, and one offset for the whole run), else 0. */
+int vt_global_offset(const vt_trace *t, uint32_t rank, int64_t *off);
 
 /* Installs a correction that vt_global_time() adds from then on: FN(ARG, rank, local_ns)
  * ns (NULL removes it), so every tool sees corrected times; the clock-condition repair
