@@ -314,14 +314,12 @@ int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind 
                        vt_obs_con **oc);
 int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base, int64_t M,
                        const char *func, int64_t cs, enum vt_model_kind kind);
-const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn);
 gate *vt__rp_gate_by_id(const replay *R, uint64_t id);
 gate *vt__rp_gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, size_t *gi);
 size_t vt__rp_gate_home(uint64_t comm, uint64_t seq, size_t cap);
 uint64_t vt__rp_gate_id(const replay *R, size_t i);
 void vt__rp_gate_join(replay *R, gate *g, int64_t T, const int64_t *D, uint32_t rank, uint64_t seq);
 void vt__rp_gate_leave(replay *R, uint64_t id);
-int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local);
 void vt__rp_map_del(u64map *m, uint64_t k);
 void vt__rp_map_free(u64map *m);
 int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v);
@@ -329,14 +327,54 @@ int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v);
 void vt__rp_pm_del(posmap *m, uint32_t pos);
 uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos);
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val);
-int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x);
-int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x);
 uint32_t vt__rp_slot_alloc(replay *R);
-int64_t *vt__rp_slot_d(const replay *R, uint32_t i);
 int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);
 void vt__rp_fix_members(replay *R);
 int vt__rp_note_gate(replay *R, uint64_t id);
-int vt__rp_note_used(replay *R, uint32_t sl);
+
+int vt__rp_grow_u32(uint32_t **v, size_t *cap);
+int vt__rp_grow_u64(uint64_t **v, size_t *cap);
+
+/* Every record goes through these: inline. */
+static inline int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+    if (*n == *cap && vt__rp_grow_u32(v, cap))
+        return -1;
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static inline int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+    if (*n == *cap && vt__rp_grow_u64(v, cap))
+        return -1;
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
+
+static inline int vt__rp_note_used(replay *R, uint32_t sl)
+{
+    return vt__rp_push_u32(&R->used, &R->nused, &R->capused, sl);
+}
+
+static inline const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn)
+{
+    const rstate *s = &R->rs[rank];
+    if (fn >= 0 && (size_t)fn < s->nfuncs && s->fname)
+        return s->fname[fn];
+    const vt_function *f = vt_trace_function(R->t, rank, fn);
+    return f ? f->name : "?";
+}
+
+static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local)
+{
+    const rstate *s = &R->rs[rank];
+    if (s->goff_ok)
+        return (int64_t)((uint64_t)local + (uint64_t)s->goff);
+    return vt_global_time(R->t, rank, local);
+}
 
 /* replay_stream.c: matching while replaying (calls replay_core.c only) */
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);

@@ -541,23 +541,12 @@ int vt__rp_more(replay *R, rstate *s)
         return 0;
     if (own_current(s))
         return sm_nomem(R, s, &s->ev);
-    vt_event ev;
-    int rc = vt_cursor_next(s->cur, &ev, R->err);
-    if (rc < 0) {
-        R->failed = 1;
-        return -1;
-    }
-    if (rc == 0)
-        return sm_finish(R, s) ? -1 : 0;
-    if (match(R, s, &ev))
-        return -1;
-    if (ev.fn < 0)
-        return 1; /* special records are no model events: the replay skips them */
+    /* room first: the record is decoded into its place (no copy of it) */
     if (m->bhi - m->blo == m->bcap) {
         size_t nc = m->bcap ? 2 * m->bcap : 4;
         brec *n = calloc(nc, sizeof *n);
         if (!n)
-            return sm_nomem(R, s, &ev);
+            return sm_nomem(R, s, &s->ev);
         for (uint64_t i = m->blo; i < m->bhi; i++)
             n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
         for (uint64_t i = m->bhi; i < m->blo + m->bcap; i++) /* unused entries keep their lists */
@@ -567,27 +556,38 @@ int vt__rp_more(replay *R, rstate *s)
         m->bcap = nc;
     }
     brec *b = &m->buf[m->bhi & (m->bcap - 1)];
-    if (ev.nstarted > b->capst) {
-        uint64_t *p = realloc(b->st, ev.nstarted * sizeof *p);
+    vt_event *ev = &b->ev;
+    int rc = vt_cursor_next(s->cur, ev, R->err);
+    if (rc < 0) {
+        R->failed = 1;
+        return -1;
+    }
+    if (rc == 0)
+        return sm_finish(R, s) ? -1 : 0;
+    if (match(R, s, ev))
+        return -1;
+    if (ev->fn < 0)
+        return 1; /* special records are no model events: the replay skips them */
+    if (ev->nstarted > b->capst) {
+        uint64_t *p = realloc(b->st, ev->nstarted * sizeof *p);
         if (!p)
-            return sm_nomem(R, s, &ev);
+            return sm_nomem(R, s, ev);
         b->st = p;
-        b->capst = ev.nstarted;
+        b->capst = ev->nstarted;
     }
-    if (ev.ndone > b->capdn) {
-        vt_completion *p = realloc(b->dn, ev.ndone * sizeof *p);
+    if (ev->ndone > b->capdn) {
+        vt_completion *p = realloc(b->dn, ev->ndone * sizeof *p);
         if (!p)
-            return sm_nomem(R, s, &ev);
+            return sm_nomem(R, s, ev);
         b->dn = p;
-        b->capdn = ev.ndone;
+        b->capdn = ev->ndone;
     }
-    if (ev.nstarted)
-        memcpy(b->st, ev.started, ev.nstarted * sizeof *b->st);
-    if (ev.ndone)
-        memcpy(b->dn, ev.done, ev.ndone * sizeof *b->dn);
-    b->ev = ev;
-    b->ev.started = b->st;
-    b->ev.done = b->dn;
+    if (ev->nstarted)
+        memcpy(b->st, ev->started, ev->nstarted * sizeof *b->st);
+    if (ev->ndone)
+        memcpy(b->dn, ev->done, ev->ndone * sizeof *b->dn);
+    ev->started = b->st;
+    ev->done = b->dn;
     m->bhi++;
     return 1;
 }
