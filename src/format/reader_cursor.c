@@ -308,11 +308,6 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     return 1;
 }
 
-/* A record's defaults: a template copy is cheaper than memset and a dozen stores. */
-static const vt_event ev_none = {.fn = -1, .callsite = -1, .comm = -1, .newcomm = -1, .peer = VT_PEER_NONE,
-                                 .tag = -1, .rpeer = VT_PEER_NONE, .rtag = -1, .root = VT_PEER_NONE,
-                                 .collseq = VT_SEQ_NONE, .file = -1, .offset = -1};
-
 static int decode_record(vt_cursor *c, vt_event *ev)
 {
     pp *r = &c->r;
@@ -322,7 +317,7 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     int64_t s;
     const uint8_t *at;
 
-    *ev = ev_none;
+    *ev = vt__ev_none;
     ev->index = c->next_index;
     ev->callno = c->next_callno;
     ev->block_offset = c->block_off;
@@ -498,152 +493,20 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     return 0;
 }
 
-/* A peer value (zigzag U): a world rank or -1 to -4, as pp_peer reads it. */
-static int fast_peer(uint64_t u, uint32_t nranks, int64_t *out)
-{
-    int64_t v = vt_unzigzag(u);
-    if (v < VT_PEER_ROOT || v >= (int64_t)nranks)
-        return 1;
-    *out = v;
-    return 0;
-}
-
-/* decode_record() of a record read from the columns (X); 1 when anything in it is not
- * as decode_record would take it (the caller then falls back to the rows, which say
- * what). */
-static int fast_fill(vt_cursor *c, vt_event *ev, const vt_evcols_rec *x)
-{
-    const vt_rank *rk = c->rk;
-    uint32_t nranks = c->t->nranks;
-    const uint64_t *v = x->v;
-    size_t n = x->n, i = 0;
-    *ev = ev_none;
-    ev->index = c->next_index;
-    ev->callno = c->next_callno;
-    ev->block_offset = c->block_off;
-    ev->code = x->code;
-    uint64_t enter = c->prev + (uint64_t)vt_unzigzag(x->enter);
-    uint64_t exit_ = enter + x->dur;
-    ev->enter = (int64_t)enter;
-    ev->exit = (int64_t)exit_;
-    if (x->code < VT_CODE_FIRST_FN) {
-        if (x->code == VT_CODE_MARKER && n == 2) {
-            ev->marker_kind = v[0];
-            ev->marker_value = vt_unzigzag(v[1]);
-        } else if (x->code == VT_CODE_STOPPED && n == 1) {
-            ev->stop_reason = v[0];
-        } else if (x->code != VT_CODE_FLUSH || n) {
-            return 1;
-        }
-        c->prev = exit_;
-        return 0;
-    }
-    uint64_t fn = x->code - VT_CODE_FIRST_FN;
-    if (fn >= rk->nfuncs || !rk->funcs[fn].name[0])
-        return 1;
-    ev->fn = (int64_t)fn;
-    const vt_function *f = &rk->funcs[fn];
-    if (rk->ncallsites == 0 ? x->site != 0 : x->site >= rk->ncallsites)
-        return 1;
-    if (rk->ncallsites)
-        ev->callsite = (int64_t)x->site;
-    ev->fields = f->fields | VT_F_CALLSITE;
-    for (const char *l = f->layout; *l; l++) {
-        if (i >= n)
-            return 1;
-        uint64_t u = v[i++];
-        switch (*l) {
-        case 'c':
-            if (u >= rk->ncomms)
-                return 1;
-            ev->comm = (int64_t)u;
-            break;
-        case 'n':
-            ev->newcomm = vt_unzigzag(u);
-            if (ev->newcomm < -1 || ev->newcomm >= (int64_t)rk->ncomms)
-                return 1;
-            break;
-        case 'p':
-            if (fast_peer(u, nranks, &ev->peer))
-                return 1;
-            break;
-        case 't': ev->tag = vt_unzigzag(u); break;
-        case 'b': ev->bytes = u; break;
-        case 'P':
-            if (fast_peer(u, nranks, &ev->rpeer))
-                return 1;
-            break;
-        case 'T': ev->rtag = vt_unzigzag(u); break;
-        case 'B': ev->rbytes = u; break;
-        case 'o':
-            if (fast_peer(u, nranks, &ev->root))
-                return 1;
-            break;
-        case 'q': ev->collseq = u; break;
-        case 'r': ev->request = u; break;
-        case 'm': ev->msg = u; break;
-        case 'f':
-            if (u >= rk->nfiles)
-                return 1;
-            ev->file = (int64_t)u;
-            break;
-        case 'O': ev->offset = vt_unzigzag(u); break;
-        case 'R':
-            if (u > n - i)
-                return 1;
-            if (u > c->started_cap) {
-                uint64_t *p = realloc(c->started, (size_t)u * sizeof *p);
-                if (!p)
-                    return 1;
-                c->started = p;
-                c->started_cap = (size_t)u;
-            }
-            if (u)
-                memcpy(c->started, v + i, (size_t)u * sizeof *v);
-            i += (size_t)u;
-            ev->nstarted = (size_t)u;
-            ev->started = u ? c->started : NULL;
-            break;
-        case 'k':
-            if (u > (n - i) / 5)
-                return 1;
-            if (u > c->done_cap) {
-                vt_completion *p = realloc(c->done, (size_t)u * sizeof *p);
-                if (!p)
-                    return 1;
-                c->done = p;
-                c->done_cap = (size_t)u;
-            }
-            for (uint64_t j = 0; j < u; j++, i += 5) {
-                vt_completion *d = &c->done[j];
-                d->request = v[i];
-                d->flags = v[i + 1];
-                if (fast_peer(v[i + 2], nranks, &d->peer))
-                    return 1;
-                d->tag = vt_unzigzag(v[i + 3]);
-                d->bytes = v[i + 4];
-            }
-            ev->ndone = (size_t)u;
-            ev->done = u ? c->done : NULL;
-            break;
-        default:
-            return 1;
-        }
-    }
-    if (i != n)
-        return 1;
-    c->prev = exit_;
-    return 0;
-}
-
 /* The current record of a block read from its columns, falling back to unpacking the
  * block into rows (from then on) when the columns do not give it: decode_record then
  * decodes it or says what is wrong, as without vt_cursor_fast. */
 static int fast_record(vt_cursor *c, vt_event *ev)
 {
     vt_evcols_rec x;
-    if (!vt_evcols_dec_next(c->dec, &x) && !fast_fill(c, ev, &x) && (c->left > 1 || vt_evcols_dec_done(c->dec)))
+    if (!vt_evcols_dec_next(c->dec, &x) &&
+        !vt__fast_fill(c->rk, c->t->nranks, &x, ev, &c->prev, &c->started, &c->started_cap, &c->done, &c->done_cap) &&
+        (c->left > 1 || vt_evcols_dec_done(c->dec))) {
+        ev->index = c->next_index;
+        ev->callno = c->next_callno;
+        ev->block_offset = c->block_off;
         return 0;
+    }
     c->fastblk = 0;
     if (rows_start(c, c->block_off, c->cols, &c->fasth, &c->scratch->err) || block_head(c, c->next_index - c->inblock))
         return -1;
