@@ -62,14 +62,26 @@ static pend heap_pop(heap *h)
 
 /* Fills the slot of (rank, send or posting pos) with T, E, d and its readers, reusing
  * the slot when it is still there (a second fill overwrites, as before). */
+/* The slot of send POS of rank s: streaming, in the send's window entry (read with the
+ * entry, no map lookup in another rank's memory), else in s->ss. */
+static uint32_t send_slot(const replay *R, const rstate *s, size_t pos)
+{
+    if (R->stream)
+        return pos >= s->sm->slo && pos < s->sm->shi ? SX(s, pos)->slot : SLOT_NONE;
+    return vt__rp_pm_get(&s->ss, (uint32_t)pos);
+}
+
 static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int64_t E, uint32_t uses)
 {
     posmap *pm = post ? &s->ps : &s->ss;
-    uint32_t i = vt__rp_pm_get(pm, (uint32_t)pos);
+    int inwin = !post && R->stream;
+    uint32_t i = inwin ? send_slot(R, s, pos) : vt__rp_pm_get(pm, (uint32_t)pos);
     if (i == SLOT_NONE) {
         if ((i = vt__rp_slot_alloc(R)) == SLOT_NONE)
             return -1;
-        if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
+        if (inwin) {
+            SX(s, pos)->slot = i;
+        } else if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
             R->freeslots[R->nfree++] = i;
             return -1;
         }
@@ -124,7 +136,10 @@ static void release_used(replay *R, rstate *s)
         slot *sl = &R->slots[R->used[i]];
         if (sl->uses && --sl->uses == 0) {
             rstate *o = &R->rs[sl->rank];
-            vt__rp_pm_del(sl->post ? &o->ps : &o->ss, sl->pos);
+            if (sl->post || !R->stream)
+                vt__rp_pm_del(sl->post ? &o->ps : &o->ss, sl->pos);
+            else if (sl->pos >= o->sm->slo && sl->pos < o->sm->shi)
+                SX(o, sl->pos)->slot = SLOT_NONE;
             R->freeslots[R->nfree++] = R->used[i];
         }
     }
@@ -355,7 +370,7 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     const vt_match_crecv *rv = RV(s, i);
     const vt_match_key *key = &R->keys[rv->key];
     rstate *snd = &R->rs[key->src];
-    uint32_t sl = vt__rp_pm_get(&snd->ss, rv->send_pos);
+    uint32_t sl = send_slot(R, snd, rv->send_pos);
     if (sl == SLOT_NONE)
         return 1;
     const vt_match_csend *se = SE(snd, rv->send_pos);
@@ -419,7 +434,7 @@ static int sync_sender(replay *R, rstate *s, size_t i)
     uint32_t pl = vt__rp_pm_get(&R->rs[R->keys[se->key].dst].ps, se->recv_pos);
     if (pl == SLOT_NONE)
         return 1;
-    uint32_t sl = vt__rp_pm_get(&s->ss, (uint32_t)i);
+    uint32_t sl = send_slot(R, s, i);
     if (sl == SLOT_NONE)
         return 1; /* read already by both readers: not a trace this replay can order */
     const slot *sd = &R->slots[sl], *po = &R->slots[pl];

@@ -247,6 +247,7 @@ typedef struct sx {
     uint32_t next;
     uint16_t flags;
     uint16_t refs;    /* readers left: the receiver, and the sender's completion when synchronous */
+    uint32_t slot;    /* its slot (rstate.ss without streaming), SLOT_NONE */
 } sx;
 
 typedef struct brec {
