@@ -15,6 +15,8 @@
 # a trace record, as `vtrace info` counts them) and per message, and for the replays
 # the model events per second (a burst and a call per record) and the cost of 8
 # scenarios against 1.
+# For the speed against the rank count (2, 1K, 16K ranks; 1 and 8 scenarios; CPU time and
+# instructions per event) see replay-scale.sh beside this script.
 # Environment:
 #   ITERS        halo iterations (default 1000000; each makes 12 records, 4 messages)
 #   BENCH_TRACE  trace directory to use: made there when it does not exist, kept

@@ -301,6 +301,9 @@ out:
         free(R.gates[g]->mseq);
         free(R.gates[g]);
     }
+    for (size_t i = 0; i < R.nftabs; i++)
+        vt__rp_free_ftab(&R.ftabs[i]);
+    free(R.ftabs);
     free(R.gates);
     free(R.freegates);
     free(R.gate_of);
@@ -378,6 +381,7 @@ int vt_replay_candidates(const vt_trace *t, const vt_model_params *p, vt_candida
         vt_cursor *c;
         if (vt_cursor_open(t, r, &c, err))
             return -1;
+        vt_cursor_fast(c);
         vt_event ev;
         int rc;
         int64_t prev = 0;

@@ -36,7 +36,7 @@ static uint64_t mix(uint64_t x)
 int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v)
 {
     if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
+        size_t nc = m->cap ? m->cap * 2 : 16;
         uint64_t *nk = calloc(nc, sizeof *nk), *nv = calloc(nc, sizeof *nv);
         if (!nk || !nv) {
             free(nk);
@@ -136,7 +136,7 @@ uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val)
 {
     if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 64;
+        size_t nc = m->cap ? m->cap * 2 : 16;
         uint64_t *ne = calloc(nc, sizeof *ne);
         if (!ne)
             return -1;
@@ -184,35 +184,30 @@ void vt__rp_pm_del(posmap *m, uint32_t pos)
     }
 }
 
-int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+
+
+/* Out of line: the push functions' growing. */
+int vt__rp_grow_u32(uint32_t **v, size_t *cap)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        uint32_t *p = realloc(*v, nc * sizeof *p);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = nc;
-    }
-    (*v)[(*n)++] = x;
+    size_t nc = *cap ? *cap * 2 : 16;
+    uint32_t *p = realloc(*v, nc * sizeof *p);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = nc;
     return 0;
 }
 
-int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+int vt__rp_grow_u64(uint64_t **v, size_t *cap)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        uint64_t *p = realloc(*v, nc * sizeof *p);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = nc;
-    }
-    (*v)[(*n)++] = x;
+    size_t nc = *cap ? *cap * 2 : 16;
+    uint64_t *p = realloc(*v, nc * sizeof *p);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = nc;
     return 0;
 }
-
-int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
 
 /* A free slot (its fields are the caller's to set), or SLOT_NONE without memory. */
 uint32_t vt__rp_slot_alloc(replay *R)
@@ -283,13 +278,6 @@ int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind 
     return 0;
 }
 
-const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn)
-{
-    const vt_function *f = vt_trace_function(R->t, rank, fn);
-    return f ? f->name : "?";
-}
-
-int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local) { return vt_global_time(R->t, rank, local); }
 
 /* δ of every scenario for a candidate event; `func` and the call site `cs` feed the
  * selectors. */
@@ -590,7 +578,6 @@ void vt__rp_gate_leave(replay *R, uint64_t id)
     }
 }
 
-int vt__rp_note_used(replay *R, uint32_t sl) { return vt__rp_push_u32(&R->used, &R->nused, &R->capused, sl); }
 
 int vt__rp_note_gate(replay *R, uint64_t id)
 {

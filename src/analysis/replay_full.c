@@ -21,7 +21,7 @@ static int pend_before(pend a, pend b) { return a.done < b.done || (a.done == b.
 static int heap_push(heap *h, uint64_t done, uint32_t pos)
 {
     if (h->n == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 64;
+        size_t nc = h->cap ? h->cap * 2 : 16;
         pend *v = realloc(h->v, nc * sizeof *v);
         if (!v)
             return -1;
@@ -62,14 +62,26 @@ static pend heap_pop(heap *h)
 
 /* Fills the slot of (rank, send or posting pos) with T, E, d and its readers, reusing
  * the slot when it is still there (a second fill overwrites, as before). */
+/* The slot of send POS of rank s: streaming, in the send's window entry (read with the
+ * entry, no map lookup in another rank's memory), else in s->ss. */
+static uint32_t send_slot(const replay *R, const rstate *s, size_t pos)
+{
+    if (R->stream)
+        return pos >= s->sm->slo && pos < s->sm->shi ? SX(s, pos)->slot : SLOT_NONE;
+    return vt__rp_pm_get(&s->ss, (uint32_t)pos);
+}
+
 static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int64_t E, uint32_t uses)
 {
     posmap *pm = post ? &s->ps : &s->ss;
-    uint32_t i = vt__rp_pm_get(pm, (uint32_t)pos);
+    int inwin = !post && R->stream;
+    uint32_t i = inwin ? send_slot(R, s, pos) : vt__rp_pm_get(pm, (uint32_t)pos);
     if (i == SLOT_NONE) {
         if ((i = vt__rp_slot_alloc(R)) == SLOT_NONE)
             return -1;
-        if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
+        if (inwin) {
+            SX(s, pos)->slot = i;
+        } else if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
             R->freeslots[R->nfree++] = i;
             return -1;
         }
@@ -131,7 +143,10 @@ static void release_used(replay *R, rstate *s)
         slot *sl = &R->slots[R->used[i]];
         if (sl->uses && --sl->uses == 0) {
             rstate *o = &R->rs[sl->rank];
-            vt__rp_pm_del(sl->post ? &o->ps : &o->ss, sl->pos);
+            if (sl->post || !R->stream)
+                vt__rp_pm_del(sl->post ? &o->ps : &o->ss, sl->pos);
+            else if (sl->pos >= o->sm->slo && sl->pos < o->sm->shi)
+                SX(o, sl->pos)->slot = SLOT_NONE;
             R->freeslots[R->nfree++] = R->used[i];
         }
     }
@@ -366,7 +381,7 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     const vt_match_crecv *rv = RV(s, i);
     const vt_match_key *key = &R->keys[rv->key];
     rstate *snd = &R->rs[key->src];
-    uint32_t sl = vt__rp_pm_get(&snd->ss, rv->send_pos);
+    uint32_t sl = send_slot(R, snd, rv->send_pos);
     if (sl == SLOT_NONE)
         return 1;
     const vt_match_csend *se = SE(snd, rv->send_pos);
@@ -432,7 +447,7 @@ static int sync_sender(replay *R, rstate *s, size_t i)
     uint32_t pl = vt__rp_pm_get(&R->rs[R->keys[se->key].dst].ps, se->recv_pos);
     if (pl == SLOT_NONE)
         return 1;
-    uint32_t sl = vt__rp_pm_get(&s->ss, (uint32_t)i);
+    uint32_t sl = send_slot(R, s, i);
     if (sl == SLOT_NONE)
         return 1; /* read already by both readers: not a trace this replay can order */
     const slot *sd = &R->slots[sl], *po = &R->slots[pl];
@@ -668,6 +683,47 @@ static int cmp_exc(const void *a, const void *b, void *arg)
     return (x > y) - (x < y);
 }
 
+/* The kinds of RK's functions: ranks share their function tables (the reader shares
+ * identical ones between consecutive ranks), and so do their kinds here. */
+static const ftab *function_table(replay *R, const vt_rank *rk)
+{
+    if (R->nftabs && R->ftabs[R->nftabs - 1].funcs == rk->funcs && R->ftabs[R->nftabs - 1].n == rk->nfuncs)
+        return &R->ftabs[R->nftabs - 1];
+    ftab *n = realloc(R->ftabs, (R->nftabs + 1) * sizeof *n);
+    if (!n)
+        return NULL;
+    R->ftabs = n;
+    ftab *f = &n[R->nftabs];
+    size_t nf = rk->nfuncs + 1;
+    *f = (ftab){rk->funcs, rk->nfuncs, malloc(nf * sizeof *f->fkind), malloc(nf * sizeof *f->skind), malloc(nf),
+                malloc(nf), malloc(nf), malloc(nf * sizeof *f->fname)};
+    if (!f->fkind || !f->skind || !f->sinit || !f->kinds || !f->inits || !f->fname) {
+        vt__rp_free_ftab(f);
+        return NULL;
+    }
+    R->nftabs++;
+    for (size_t i = 0; i < rk->nfuncs; i++) {
+        const char *name = rk->funcs[i].name;
+        f->fkind[i] = vt_model_kind_of(name);
+        f->skind[i] = vt_model_send_kind(name);
+        /* MPI_Send_init and the Ssend, Bsend, Rsend ones (and their _c variants) */
+        f->sinit[i] = strstr(name, "send_init") || strstr(name, "Send_init");
+        f->kinds[i] = vt__match_classify(&rk->funcs[i], &f->inits[i]);
+        f->fname[i] = name;
+    }
+    return f;
+}
+
+void vt__rp_free_ftab(ftab *f)
+{
+    free(f->fkind);
+    free(f->skind);
+    free(f->sinit);
+    free(f->kinds);
+    free(f->inits);
+    free(f->fname);
+}
+
 int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
 {
     s->rank = r;
@@ -675,17 +731,21 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     /* (parallel: another process reads the ranks it replays) */
     if (vt__rp_mine(R, r) && vt_cursor_open(R->t, r, &s->cur, R->err))
         return -1;
+    vt_cursor_fast(s->cur);
     s->d = calloc(R->nsc + 1, sizeof(int64_t));
     const vt_rank *rk = vt_trace_rank(R->t, r);
     s->rk = rk;
+    const ftab *ft = function_table(R, rk);
+    if (!s->d || !ft || (R->stream && !(s->sm = calloc(1, sizeof *s->sm)))) {
+        vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
+        return -1;
+    }
+    int64_t off;
+    s->goff_ok = vt_global_offset(R->t, r, &off);
+    s->goff = s->goff_ok ? off : 0;
     if (R->stream) {
-        s->sm = calloc(1, sizeof *s->sm);
-        if (!s->sm || !(s->sm->kinds = malloc(rk->nfuncs + 1)) || !(s->sm->inits = malloc(rk->nfuncs + 1))) {
-            vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
-            return -1;
-        }
-        for (size_t i = 0; i < rk->nfuncs; i++)
-            s->sm->kinds[i] = vt__match_classify(&rk->funcs[i], &s->sm->inits[i]);
+        s->sm->kinds = ft->kinds;
+        s->sm->inits = ft->inits;
     } else {
         s->recvs = vt_matches_crecvs(R->m, r, &s->nrecvs);
         s->sends = vt_matches_csends(R->m, r, &s->nsends);
@@ -694,19 +754,10 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
         s->rmask = s->smask = SIZE_MAX;
     }
     s->nfuncs = rk->nfuncs;
-    s->fkind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
-    s->skind = malloc(sizeof(enum vt_model_kind) * (rk->nfuncs + 1));
-    s->sinit = malloc(rk->nfuncs + 1);
-    if (!s->d || !s->fkind || !s->skind || !s->sinit) {
-        vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
-        return -1;
-    }
-    for (size_t i = 0; i < rk->nfuncs; i++) {
-        s->fkind[i] = vt_model_kind_of(rk->funcs[i].name);
-        s->skind[i] = vt_model_send_kind(rk->funcs[i].name);
-        /* MPI_Send_init and the Ssend, Bsend, Rsend ones (and their _c variants) */
-        s->sinit[i] = strstr(rk->funcs[i].name, "send_init") || strstr(rk->funcs[i].name, "Send_init");
-    }
+    s->fkind = ft->fkind;
+    s->skind = ft->skind;
+    s->sinit = ft->sinit;
+    s->fname = ft->fname;
     for (size_t i = 0; i < s->nrecvs; i++)
         s->nexc += s->recvs[i].post_index != s->recvs[i].index;
     if (s->nexc) {
@@ -735,9 +786,6 @@ void vt__rp_free_rank(rstate *s)
     free(s->probed.e);
     free(s->pending.v);
     free(s->done);
-    free(s->fkind);
-    free(s->skind);
-    free(s->sinit);
     free(s->exc);
     free(s->d);
     free(s->evitems);

@@ -72,6 +72,10 @@ enum { REQ_SEND = 1, REQ_ICOLL = 2 };
 
 typedef struct rstate {
     uint32_t rank;
+    int goff_ok;              /* global time = local + goff (vt_global_offset) */
+    int64_t goff;
+    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
+    unsigned knext;
     vt_cursor *cur;
     vt_event ev;
     int have, published, finished, done_ready, started;
@@ -98,9 +102,11 @@ typedef struct rstate {
     uint32_t *done;           /* receives the current record completes */
     size_t ndone, capdone;
     u64map reqs;              /* request id -> kind << 56 | position or gate id */
-    enum vt_model_kind *fkind;
-    enum vt_model_kind *skind; /* vt_model_send_kind of each function */
-    uint8_t *sinit;           /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    /* Per function (shared by ranks with the same function table, R->ftabs): */
+    const enum vt_model_kind *fkind;
+    const enum vt_model_kind *skind; /* vt_model_send_kind of each function */
+    const uint8_t *sinit;     /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    const char *const *fname; /* its name */
     size_t nfuncs;
     uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */
@@ -121,6 +127,15 @@ typedef struct rstate {
     size_t nevitems, evptr;
 } rstate;
 
+/* What the replay derives from a function table, made once per distinct table. */
+typedef struct ftab {
+    const vt_function *funcs;
+    size_t n;
+    enum vt_model_kind *fkind, *skind;
+    uint8_t *sinit, *kinds, *inits;
+    const char **fname;
+} ftab;
+
 typedef struct replay {
     const vt_trace *t;
     const vt_matches *m;
@@ -130,6 +145,8 @@ typedef struct replay {
     size_t nsc;
     uint32_t nranks;
     rstate *rs;
+    ftab *ftabs;
+    size_t nftabs;
     slot *slots;              /* pool; differences at slotd + i * nsc */
     int64_t *slotd;
     uint32_t *freeslots;
@@ -249,6 +266,7 @@ typedef struct sx {
     uint32_t next;
     uint16_t flags;
     uint16_t refs;    /* readers left: the receiver, and the sender's completion when synchronous */
+    uint32_t slot;    /* its slot (rstate.ss without streaming), SLOT_NONE */
 } sx;
 
 typedef struct brec {
@@ -272,7 +290,7 @@ typedef struct stmpl {
 } stmpl;
 
 typedef struct smatch {
-    uint8_t *kinds, *inits;
+    const uint8_t *kinds, *inits;
     u64map active;            /* request -> position << 2 | A_* */
     u64map templates;         /* request -> index in tmpls */
     stmpl *tmpls;
@@ -316,14 +334,12 @@ int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind 
                        vt_obs_con **oc);
 int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base, int64_t M,
                        const char *func, int64_t cs, enum vt_model_kind kind);
-const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn);
 gate *vt__rp_gate_by_id(const replay *R, uint64_t id);
 gate *vt__rp_gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, size_t *gi);
 size_t vt__rp_gate_home(uint64_t comm, uint64_t seq, size_t cap);
 uint64_t vt__rp_gate_id(const replay *R, size_t i);
 void vt__rp_gate_join(replay *R, gate *g, int64_t T, const int64_t *D, uint32_t rank, uint64_t seq);
 void vt__rp_gate_leave(replay *R, uint64_t id);
-int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local);
 void vt__rp_map_del(u64map *m, uint64_t k);
 void vt__rp_map_free(u64map *m);
 int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v);
@@ -331,14 +347,54 @@ int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v);
 void vt__rp_pm_del(posmap *m, uint32_t pos);
 uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos);
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val);
-int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x);
-int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x);
 uint32_t vt__rp_slot_alloc(replay *R);
-int64_t *vt__rp_slot_d(const replay *R, uint32_t i);
 int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);
 void vt__rp_fix_members(replay *R);
 int vt__rp_note_gate(replay *R, uint64_t id);
-int vt__rp_note_used(replay *R, uint32_t sl);
+
+int vt__rp_grow_u32(uint32_t **v, size_t *cap);
+int vt__rp_grow_u64(uint64_t **v, size_t *cap);
+
+/* Every record goes through these: inline. */
+static inline int vt__rp_push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+    if (*n == *cap && vt__rp_grow_u32(v, cap))
+        return -1;
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static inline int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+    if (*n == *cap && vt__rp_grow_u64(v, cap))
+        return -1;
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
+static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
+
+static inline int vt__rp_note_used(replay *R, uint32_t sl)
+{
+    return vt__rp_push_u32(&R->used, &R->nused, &R->capused, sl);
+}
+
+static inline const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn)
+{
+    const rstate *s = &R->rs[rank];
+    if (fn >= 0 && (size_t)fn < s->nfuncs && s->fname)
+        return s->fname[fn];
+    const vt_function *f = vt_trace_function(R->t, rank, fn);
+    return f ? f->name : "?";
+}
+
+static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local)
+{
+    const rstate *s = &R->rs[rank];
+    if (s->goff_ok)
+        return (int64_t)((uint64_t)local + (uint64_t)s->goff);
+    return vt_global_time(R->t, rank, local);
+}
 
 /* replay_wire.c: the parallel replay's messages out (calls replay_core.c only) */
 enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE };
@@ -367,6 +423,7 @@ void vt__rp_sm_free(rstate *s);
 void vt__rp_sm_trim(rstate *s);
 
 /* replay_full.c: the records of a full trace (calls the files above) */
+void vt__rp_free_ftab(ftab *f);
 void vt__rp_free_rank(rstate *s);
 int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r);
 int vt__rp_step(replay *R, rstate *s);

@@ -9,10 +9,13 @@
 #include <string.h>
 
 
+/* Rings start small: at 16K ranks and more, per-rank memory is what the caches hold. */
+#define RING_MIN 8
+
 /* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap. */
 static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_t hi)
 {
-    size_t nc = cap ? 2 * cap : 64;
+    size_t nc = cap ? 2 * cap : RING_MIN;
     char *n = malloc(nc * size);
     if (!n)
         return NULL;
@@ -23,8 +26,16 @@ static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_
 
 /* The key id of (comm, src, dst, tag), added when new, with room for it in the FIFO
  * arrays; KEY_PENDING without memory. */
-static uint32_t key_intern(replay *R, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
 {
+    /* a rank uses few keys over and over (its neighbours): its own recent ones first,
+     * where the table's would be another rank's */
+    for (int c = 0; c < 8; c++) {
+        uint32_t k = s->kcache[c];
+        if (k && R->kt.k[k - 1].comm_id == comm && R->kt.k[k - 1].src == src && R->kt.k[k - 1].dst == dst &&
+            R->kt.k[k - 1].tag == tag)
+            return k - 1;
+    }
     uint32_t id = vt__key_intern(&R->kt, comm, src, dst, tag);
     if (id == KEY_PENDING)
         return KEY_PENDING;
@@ -44,6 +55,7 @@ static uint32_t key_intern(replay *R, uint64_t comm, uint32_t src, uint32_t dst,
         R->kq_side = sd;
         R->capkq = cap;
     }
+    s->kcache[s->knext++ & 7] = id + 1;
     return id;
 }
 
@@ -176,7 +188,7 @@ static int rq_push(rstate *s, uint64_t v, uint64_t post)
         free(m->rqpost);
         m->rq = a;
         m->rqpost = b;
-        m->qcap = m->qcap ? 2 * m->qcap : 64;
+        m->qcap = m->qcap ? 2 * m->qcap : RING_MIN;
     }
     m->rq[m->qhi & (m->qcap - 1)] = v;
     m->rqpost[m->qhi & (m->qcap - 1)] = post;
@@ -201,15 +213,16 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
         free(m->sxw);
         s->sw = a;
         m->sxw = b;
-        m->scap = m->scap ? 2 * m->scap : 64;
+        m->scap = m->scap ? 2 * m->scap : RING_MIN;
         s->smask = m->scap - 1;
     }
-    uint32_t key = key_intern(R, comm, s->rank, (uint32_t)peer, tag);
+    uint32_t key = key_intern(R, s, comm, s->rank, (uint32_t)peer, tag);
     if (key == KEY_PENDING)
         return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
     enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
     *SE(s, m->shi) = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
-    *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p))};
+    *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p)),
+                          SLOT_NONE};
     s->nsends = ++m->shi;
     return 0;
 }
@@ -277,7 +290,7 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
         free(m->rxw);
         s->rw = a;
         m->rxw = b;
-        m->rcap = m->rcap ? 2 * m->rcap : 64;
+        m->rcap = m->rcap ? 2 * m->rcap : RING_MIN;
         s->rmask = m->rcap - 1;
     }
     *pos = m->rhi;
@@ -293,7 +306,7 @@ static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, ui
         RV(s, pos)->key = KEY_SKIP;
         return 0;
     }
-    uint32_t key = key_intern(R, comm, (uint32_t)src, s->rank, tag);
+    uint32_t key = key_intern(R, s, comm, (uint32_t)src, s->rank, tag);
     if (key == KEY_PENDING)
         return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "receives") : sm_nomem(R, s, ev);
     RV(s, pos)->key = key;
@@ -585,23 +598,12 @@ int vt__rp_more(replay *R, rstate *s)
         return 0;
     if (own_current(s))
         return sm_nomem(R, s, &s->ev);
-    vt_event ev;
-    int rc = vt_cursor_next(s->cur, &ev, R->err);
-    if (rc < 0) {
-        R->failed = 1;
-        return -1;
-    }
-    if (rc == 0)
-        return sm_finish(R, s) ? -1 : 0;
-    if (match(R, s, &ev))
-        return -1;
-    if (ev.fn < 0)
-        return 1; /* special records are no model events: the replay skips them */
+    /* room first: the record is decoded into its place (no copy of it) */
     if (m->bhi - m->blo == m->bcap) {
-        size_t nc = m->bcap ? 2 * m->bcap : 16;
+        size_t nc = m->bcap ? 2 * m->bcap : 4;
         brec *n = calloc(nc, sizeof *n);
         if (!n)
-            return sm_nomem(R, s, &ev);
+            return sm_nomem(R, s, &s->ev);
         for (uint64_t i = m->blo; i < m->bhi; i++)
             n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
         for (uint64_t i = m->bhi; i < m->blo + m->bcap; i++) /* unused entries keep their lists */
@@ -611,27 +613,38 @@ int vt__rp_more(replay *R, rstate *s)
         m->bcap = nc;
     }
     brec *b = &m->buf[m->bhi & (m->bcap - 1)];
-    if (ev.nstarted > b->capst) {
-        uint64_t *p = realloc(b->st, ev.nstarted * sizeof *p);
+    vt_event *ev = &b->ev;
+    int rc = vt_cursor_next(s->cur, ev, R->err);
+    if (rc < 0) {
+        R->failed = 1;
+        return -1;
+    }
+    if (rc == 0)
+        return sm_finish(R, s) ? -1 : 0;
+    if (match(R, s, ev))
+        return -1;
+    if (ev->fn < 0)
+        return 1; /* special records are no model events: the replay skips them */
+    if (ev->nstarted > b->capst) {
+        uint64_t *p = realloc(b->st, ev->nstarted * sizeof *p);
         if (!p)
-            return sm_nomem(R, s, &ev);
+            return sm_nomem(R, s, ev);
         b->st = p;
-        b->capst = ev.nstarted;
+        b->capst = ev->nstarted;
     }
-    if (ev.ndone > b->capdn) {
-        vt_completion *p = realloc(b->dn, ev.ndone * sizeof *p);
+    if (ev->ndone > b->capdn) {
+        vt_completion *p = realloc(b->dn, ev->ndone * sizeof *p);
         if (!p)
-            return sm_nomem(R, s, &ev);
+            return sm_nomem(R, s, ev);
         b->dn = p;
-        b->capdn = ev.ndone;
+        b->capdn = ev->ndone;
     }
-    if (ev.nstarted)
-        memcpy(b->st, ev.started, ev.nstarted * sizeof *b->st);
-    if (ev.ndone)
-        memcpy(b->dn, ev.done, ev.ndone * sizeof *b->dn);
-    b->ev = ev;
-    b->ev.started = b->st;
-    b->ev.done = b->dn;
+    if (ev->nstarted)
+        memcpy(b->st, ev->started, ev->nstarted * sizeof *b->st);
+    if (ev->ndone)
+        memcpy(b->dn, ev->done, ev->ndone * sizeof *b->dn);
+    ev->started = b->st;
+    ev->done = b->dn;
     m->bhi++;
     return 1;
 }
@@ -801,8 +814,6 @@ void vt__rp_sm_free(rstate *s)
     smatch *m = s->sm;
     if (!m)
         return;
-    free(m->kinds);
-    free(m->inits);
     vt__rp_map_free(&m->active);
     vt__rp_map_free(&m->templates);
     vt__rp_map_free(&m->probes);

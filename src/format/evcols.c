@@ -370,3 +370,120 @@ int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols
 {
     return unpack(1, in, len, nrec, NULL, comms, max_out, out, outlen, err, errlen);
 }
+
+/* ------------------------------------------------------------------ record by record */
+
+struct vt_evcols_dec {
+    cursor c[NCOLS];
+    vt_evcols_funcs fn;
+    lasts t;
+    vals a;
+};
+
+vt_evcols_dec *vt_evcols_dec_new(void) { return calloc(1, sizeof(vt_evcols_dec)); }
+
+void vt_evcols_dec_free(vt_evcols_dec *d)
+{
+    if (!d)
+        return;
+    lasts_free(&d->t);
+    free(d->a.v);
+    free(d);
+}
+
+int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const vt_evcols_funcs *fn, uint64_t *first,
+                        int64_t *base)
+{
+    const uint8_t *p = in, *end = in + len;
+    uint64_t clen[NCOLS] = {0};
+    lasts_free(&d->t); /* each block stands alone */
+    memset(&d->t, 0, sizeof d->t);
+    /* small to start with: a cursor per rank, and 64K ranks */
+    if (!(d->t.e = calloc(8, sizeof *d->t.e)))
+        return -1;
+    d->t.cap = 8;
+    if (!d->a.v) {
+        if (!(d->a.v = malloc(16 * sizeof *d->a.v)))
+            return -1;
+        d->a.cap = 16;
+    }
+    d->fn = *fn;
+    if (vt_get_uvar(&p, end, first) || vt_get_svar(&p, end, base))
+        return -1;
+    for (int k = 0; k < NCOLS; k++)
+        if (col_in(0, k) && vt_get_uvar(&p, end, &clen[k]))
+            return -1;
+    for (int k = 0; k < NCOLS; k++) {
+        if (clen[k] > (uint64_t)(end - p))
+            return -1;
+        d->c[k] = (cursor){p, p + clen[k]};
+        p += clen[k];
+    }
+    return p == end ? 0 : -1;
+}
+
+/* unpack()'s loop for one record of a full trace, without writing it out. */
+int vt_evcols_dec_next(vt_evcols_dec *d, vt_evcols_rec *r)
+{
+    cursor *c = d->c;
+    uint64_t code, site = 0;
+    if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code) || get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &r->enter) ||
+        get_u(&c[COL_DURS].p, c[COL_DURS].end, &r->dur) ||
+        (code >= VT_CODE_FIRST_FN && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site)))
+        return -1;
+    const char *letters = fields_of(code, &d->fn);
+    if (!letters)
+        return -1;
+    d->a.n = 0;
+    if (*letters) {
+        cursor *f = &c[COL_FIELDS];
+        uint64_t tag;
+        if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA)
+            return -1;
+        last *l = lasts_get(&d->t, code, site);
+        if (!l)
+            return -1;
+        if (tag == TAG_LITERAL) {
+            if (read_fields(letters, &f->p, f->end, &d->a) || set_values(l, d->a.v, d->a.n))
+                return -1;
+        } else {
+            /* set_values() of the predicted values: with as many values as before, a
+             * step is the new value less the old one (for TAG_SAME the step itself) */
+            size_t n = l->n;
+            if (!n)
+                return -1;
+            while (d->a.cap < n)
+                if (vals_grow(&d->a))
+                    return -1;
+            uint64_t *v = d->a.v;
+            if (tag == TAG_SAME) {
+                for (size_t i = 0; i < n; i++)
+                    v[i] = l->v[i] += l->step[i];
+            } else {
+                for (size_t i = 0; i < n; i++) {
+                    int64_t dd;
+                    if (vt_get_svar(&f->p, f->end, &dd))
+                        return -1;
+                    uint64_t x = l->v[i] + l->step[i] + (uint64_t)dd;
+                    l->step[i] = x - l->v[i];
+                    l->v[i] = v[i] = x;
+                }
+            }
+            d->a.n = n;
+        }
+    }
+    r->code = code;
+    r->site = site;
+    r->letters = letters;
+    r->v = d->a.v;
+    r->n = d->a.n;
+    return 0;
+}
+
+int vt_evcols_dec_done(const vt_evcols_dec *d)
+{
+    for (int k = 0; k < NCOLS; k++)
+        if (d->c[k].p != d->c[k].end)
+            return 0;
+    return 1;
+}

@@ -32,6 +32,27 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
 int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
                      uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
+/* Record by record, straight from the columns (the replay's cursors): a record's parts
+ * as vt_evcols_unpack would write them, the fields each as the uvar it is stored as
+ * (signed ones in their zigzag form). Any failure returns -1 without saying why: the
+ * caller then unpacks the block with vt_evcols_unpack, whose error names the fault. */
+typedef struct vt_evcols_rec {
+    uint64_t code, enter, dur, site; /* enter: the delta's zigzag form; site: 0 for specials */
+    const char *letters;             /* the layout of the code */
+    const uint64_t *v;               /* the fields' values, n of them */
+    size_t n;
+} vt_evcols_rec;
+typedef struct vt_evcols_dec vt_evcols_dec;
+vt_evcols_dec *vt_evcols_dec_new(void);
+void vt_evcols_dec_free(vt_evcols_dec *d); /* NULL is fine */
+/* Starts the payload IN[0..len) (which stays valid until the next start): its first
+ * record index and base time. */
+int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const vt_evcols_funcs *fn, uint64_t *first,
+                        int64_t *base);
+int vt_evcols_dec_next(vt_evcols_dec *d, vt_evcols_rec *r);
+/* 1 when every column was read to its end. */
+int vt_evcols_dec_done(const vt_evcols_dec *d);
+
 /* The same for REDUCED payloads (REDUCED_COLS blocks): a sequence-number column more,
  * the function and call site of a record in the call-sites column, the times of other
  * events it holds (a message's send and posting) in a times column, and its other values

@@ -370,6 +370,20 @@ void vt_trace_set_time_shift(vt_trace *t, vt_time_shift_fn fn, const void *arg)
     }
 }
 
+int vt_global_offset(const vt_trace *t, uint32_t rank, int64_t *off)
+{
+    const vt_rank *r = vt_trace_rank(t, rank);
+    if (!t || t->shift)
+        return 0;
+    if (!r || r->clock.same_clock)
+        *off = 0;
+    else if (r->clock.t2 <= r->clock.t1 || t->init_clock || r->clock.off1 == r->clock.off2)
+        *off = r->clock.off1;
+    else
+        return 0;
+    return 1;
+}
+
 int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns)
 {
     const vt_rank *r = vt_trace_rank(t, rank);

@@ -208,6 +208,9 @@ const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index);
  * interpolated between the two synchronisations, constant outside them; 0 offset for
  * same-clock ranks. Returns LOCAL_NS for an unknown rank. */
 int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns);
+/* 1 with *OFF when vt_global_time(t, rank, x) is x + *OFF for every x (no correction
+ * installed, and one offset for the whole run), else 0. */
+int vt_global_offset(const vt_trace *t, uint32_t rank, int64_t *off);
 
 /* Installs a correction that vt_global_time() adds from then on: FN(ARG, rank, local_ns)
  * ns (NULL removes it), so every tool sees corrected times; the clock-condition repair
@@ -273,6 +276,12 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
  * 0: end of the rank's records; -1: error (and every later call returns -1). */
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err);
 void vt_cursor_close(vt_cursor *c); /* NULL is fine */
+/* From now on, EVENTS_COLS blocks are decoded straight from their columns rather than
+ * unpacked into EVENTS rows first (the replay's cursors): the same records. A block
+ * that does not decode is unpacked when its first bad record is reached, so its error
+ * comes after the records before it, where without this call it comes before them
+ * (vt_cursor_bytes then counts column bytes as decoded). */
+void vt_cursor_fast(vt_cursor *c);
 
 /* ------------------------------------------------------------------ reduced traces
  *

@@ -69,6 +69,13 @@ struct vt_cursor {
     uint64_t *comm_ids; /* REDUCED_COLS blocks: the ids of the rank's communicator table */
     /* event blocks read: their bytes in the file, and their payloads decoded */
     uint64_t stored_bytes, decoded_bytes;
+    /* vt_cursor_fast: EVENTS_COLS blocks decoded straight from their columns (a copy of
+     * the payload in cols), the block's header kept for falling back to unpacking */
+    int fast, fastblk;
+    vt_evcols_dec *dec;
+    uint8_t *cols;
+    size_t colcap;
+    vt_block_header fasth;
 };
 
 int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
@@ -123,12 +130,21 @@ void vt_cursor_close(vt_cursor *c)
     free(c->rmsgs);
     free(c->rssends);
     free(c->rgates);
+    free(c->cols);
+    vt_evcols_dec_free(c->dec);
     free(c);
+}
+
+void vt_cursor_fast(vt_cursor *c)
+{
+    if (c)
+        c->fast = 1;
 }
 
 /* An EVENTS_COLS or REDUCED_COLS block's payload DATA unpacked into c->unpacked
  * (evcols.h). */
-static int unpack_block(vt_cursor *c, const uint8_t *data, const vt_block_header *h, size_t *len, vt_error *err)
+static int unpack_block(vt_cursor *c, uint64_t off, const uint8_t *data, const vt_block_header *h, size_t *len,
+                        vt_error *err)
 {
     const vt_rank *rk = c->rk;
     char msg[512];
@@ -138,29 +154,99 @@ static int unpack_block(vt_cursor *c, const uint8_t *data, const vt_block_header
         if (!c->comm_ids) {
             c->comm_ids = malloc((rk->ncomms ? rk->ncomms : 1) * sizeof *c->comm_ids);
             if (!c->comm_ids)
-                return vt__seterr(err, c->src.path, c->pos, "expected memory for the communicator table, found none");
+                return vt__seterr(err, c->src.path, off, "expected memory for the communicator table, found none");
             for (size_t i = 0; i < rk->ncomms; i++)
                 c->comm_ids[i] = rk->comms[i].id;
         }
         vt_rcols_comms comms = {c->comm_ids, rk->ncomms};
         if (vt_rcols_unpack(data, h->raw_len, h->nrecords, &comms, VT_READER_MAX_RAW, &c->unpacked, len, msg,
                             sizeof msg))
-            return vt__seterr(err, c->src.path, c->pos, "%s (in the %spayload of the REDUCED_COLS block at this offset)",
+            return vt__seterr(err, c->src.path, off, "%s (in the %spayload of the REDUCED_COLS block at this offset)",
                               msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
         return 0;
     }
     if (!c->layouts) {
         c->layouts = malloc((rk->nfuncs ? rk->nfuncs : 1) * sizeof *c->layouts);
         if (!c->layouts)
-            return vt__seterr(err, c->src.path, c->pos, "expected memory for the function table, found none");
+            return vt__seterr(err, c->src.path, off, "expected memory for the function table, found none");
         for (size_t i = 0; i < rk->nfuncs; i++)
             c->layouts[i] = rk->funcs[i].layout;
     }
     vt_evcols_funcs fn = {c->layouts, rk->nfuncs};
     if (vt_evcols_unpack(data, h->raw_len, h->nrecords, &fn, VT_READER_MAX_RAW, &c->unpacked, len, msg, sizeof msg))
-        return vt__seterr(err, c->src.path, c->pos, "%s (in the %spayload of the EVENTS_COLS block at this offset)",
+        return vt__seterr(err, c->src.path, off, "%s (in the %spayload of the EVENTS_COLS block at this offset)",
                           msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
     return 0;
+}
+
+/* An EVENTS_COLS or REDUCED_COLS block at OFF unpacked into rows, c->r on them. */
+static int rows_start(vt_cursor *c, uint64_t off, const uint8_t *data, const vt_block_header *h, vt_error *err)
+{
+    size_t len;
+    if (unpack_block(c, off, data, h, &len, err))
+        return -1;
+    uint8_t *fit = realloc(c->unpacked, len ? len : 1); /* it was grown by doubling */
+    if (fit)
+        c->unpacked = fit;
+    pp_init(&c->r, c->unpacked, len, c->src.path, off, PP_UNPACKED, err);
+    return 0;
+}
+
+/* The block payload's header in c->r: its first record index (EXPECT), base time and,
+ * reduced, base sequence number. */
+static int block_head(vt_cursor *c, uint64_t expect)
+{
+    uint64_t first;
+    int64_t base;
+    const uint8_t *at = c->r.p;
+    if (pp_uvar(&c->r, &first, "first record index"))
+        return -1;
+    if (first != expect) {
+        c->r.p = at;
+        return vt__pp_err(&c->r, "expected first record index %llu, found %llu", (unsigned long long)expect,
+                          (unsigned long long)first);
+    }
+    if (pp_svar(&c->r, &base, "base time"))
+        return -1;
+    c->prev = (uint64_t)base;
+    if (c->rk->reduced && pp_uvar(&c->r, &c->prev_seq, "base sequence number"))
+        return -1;
+    return 0;
+}
+
+/* vt_cursor_fast: the EVENTS_COLS payload DATA copied to c->cols and read from its
+ * columns; 0 when that cannot start (the block is then unpacked, as without). */
+static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *h)
+{
+    if (!c->layouts) {
+        c->layouts = malloc((c->rk->nfuncs ? c->rk->nfuncs : 1) * sizeof *c->layouts);
+        if (!c->layouts)
+            return 0;
+        for (size_t i = 0; i < c->rk->nfuncs; i++)
+            c->layouts[i] = c->rk->funcs[i].layout;
+    }
+    if (!c->dec && !(c->dec = vt_evcols_dec_new()))
+        return 0;
+    if (h->raw_len > c->colcap) {
+        uint8_t *p = realloc(c->cols, h->raw_len);
+        if (!p)
+            return 0;
+        c->cols = p;
+        c->colcap = h->raw_len;
+    }
+    memcpy(c->cols, data, h->raw_len);
+    vt_evcols_funcs fn = {c->layouts, c->rk->nfuncs};
+    uint64_t first;
+    int64_t base;
+    if (vt_evcols_dec_start(c->dec, c->cols, h->raw_len, &fn, &first, &base) || first != c->next_index)
+        return 0;
+    free(c->unpacked); /* the rows of the block before */
+    c->unpacked = NULL;
+    c->prev = (uint64_t)base;
+    c->fasth = *h;
+    c->fastblk = 1;
+    pp_init(&c->r, c->cols, 0, c->src.path, c->pos, PP_UNPACKED, &c->scratch->err);
+    return 1;
 }
 
 /* Loads the next EVENTS block. 1: loaded, 0: no more blocks, -1: error. */
@@ -196,35 +282,26 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     if (vt__load_payload(&c->src, c->pos, &h, cols ? &c->scratch->stored : &c->stored,
                          cols ? &c->scratch->raw : &c->raw, c->dctx, &data, err))
         return -1;
+    c->fastblk = 0;
+    c->stored_bytes += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    if (c->fast && h.type == VT_BLOCK_EVENTS_COLS && h.nrecords && fast_start(c, data, &h)) {
+        c->decoded_bytes += h.raw_len;
+        c->block_off = c->pos;
+        c->pos = next;
+        c->left = h.nrecords;
+        c->inblock = 0;
+        return 1;
+    }
     if (cols) {
-        size_t len;
-        if (unpack_block(c, data, &h, &len, err))
+        if (rows_start(c, c->pos, data, &h, err))
             return -1;
-        uint8_t *fit = realloc(c->unpacked, len ? len : 1); /* it was grown by doubling */
-        if (fit)
-            c->unpacked = fit;
-        pp_init(&c->r, c->unpacked, len, c->src.path, c->pos, PP_UNPACKED, err);
     } else {
         pp_init(&c->r, data, h.raw_len, c->src.path, c->pos, h.codec != VT_CODEC_RAW, err);
     }
-    c->stored_bytes += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     c->decoded_bytes += (uint64_t)(c->r.end - c->r.begin);
     c->block_off = c->pos;
     c->pos = next;
-    uint64_t first;
-    int64_t base;
-    const uint8_t *at = c->r.p;
-    if (pp_uvar(&c->r, &first, "first record index"))
-        return -1;
-    if (first != c->next_index) {
-        c->r.p = at;
-        return vt__pp_err(&c->r, "expected first record index %llu, found %llu", (unsigned long long)c->next_index,
-                          (unsigned long long)first);
-    }
-    if (pp_svar(&c->r, &base, "base time"))
-        return -1;
-    c->prev = (uint64_t)base;
-    if (c->rk->reduced && pp_uvar(&c->r, &c->prev_seq, "base sequence number"))
+    if (block_head(c, c->next_index))
         return -1;
     c->left = h.nrecords;
     c->inblock = 0;
@@ -240,11 +317,7 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     int64_t s;
     const uint8_t *at;
 
-    /* a template copy: cheaper than memset and a dozen stores */
-    static const vt_event none = {.fn = -1, .callsite = -1, .comm = -1, .newcomm = -1, .peer = VT_PEER_NONE,
-                                  .tag = -1, .rpeer = VT_PEER_NONE, .rtag = -1, .root = VT_PEER_NONE,
-                                  .collseq = VT_SEQ_NONE, .file = -1, .offset = -1};
-    *ev = none;
+    *ev = vt__ev_none;
     ev->index = c->next_index;
     ev->callno = c->next_callno;
     ev->block_offset = c->block_off;
@@ -420,6 +493,30 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     return 0;
 }
 
+/* The current record of a block read from its columns, falling back to unpacking the
+ * block into rows (from then on) when the columns do not give it: decode_record then
+ * decodes it or says what is wrong, as without vt_cursor_fast. */
+static int fast_record(vt_cursor *c, vt_event *ev)
+{
+    vt_evcols_rec x;
+    if (!vt_evcols_dec_next(c->dec, &x) &&
+        !vt__fast_fill(c->rk, c->t->nranks, &x, ev, &c->prev, &c->started, &c->started_cap, &c->done, &c->done_cap) &&
+        (c->left > 1 || vt_evcols_dec_done(c->dec))) {
+        ev->index = c->next_index;
+        ev->callno = c->next_callno;
+        ev->block_offset = c->block_off;
+        return 0;
+    }
+    c->fastblk = 0;
+    if (rows_start(c, c->block_off, c->cols, &c->fasth, &c->scratch->err) || block_head(c, c->next_index - c->inblock))
+        return -1;
+    vt_event skip;
+    for (uint32_t i = 0; i < c->inblock; i++)
+        if (decode_record(c, &skip))
+            return -1;
+    return decode_record(c, ev);
+}
+
 /* The error just made in the scratch becomes the cursor's for good (a cursor that
  * failed keeps failing with it). Returns -1. */
 static int cursor_failed(vt_cursor *c)
@@ -455,7 +552,7 @@ static int cursor_ready(vt_cursor *c, const char *payload)
         }
         c->r.err = &c->scratch->err;
     }
-    if (c->r.p == c->r.end) {
+    if (c->r.p == c->r.end && !c->fastblk) {
         vt__pp_err(&c->r, "expected %u more records (block header), found end of payload", c->left);
         return cursor_failed(c);
     }
@@ -492,7 +589,7 @@ int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
     int rc = cursor_ready(c, "EVENTS");
     if (rc <= 0)
         return rc < 0 ? cursor_fail(c, err) : 0;
-    if (cursor_advance(c, decode_record(c, ev), err) < 0)
+    if (cursor_advance(c, c->fastblk ? fast_record(c, ev) : decode_record(c, ev), err) < 0)
         return -1;
     c->next_callno += ev->fn >= 0;
     return 1;

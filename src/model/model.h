@@ -92,14 +92,16 @@ static inline int64_t vt_model_complete(const vt_contrib *c, size_t n, size_t ns
     for (size_t k = 1; k < n; k++)
         if (c[k].T > M)
             M = c[k].T;
-    for (size_t s = 0; s < nscen; s++) {
-        int64_t best = c[0].D[s] + (M - c[0].T);
-        for (size_t k = 1; k < n; k++) {
-            int64_t v = c[k].D[s] + (M - c[k].T);
-            if (v < best)
-                best = v;
+    /* contributor by contributor: each D is read in order (many scenarios: a row of a
+     * few KB per contributor, rather than n rows at once) */
+    for (size_t s = 0; s < nscen; s++)
+        out[s] = c[0].D[s] + (M - c[0].T);
+    for (size_t k = 1; k < n; k++) {
+        const int64_t *D = c[k].D, gap = M - c[k].T;
+        for (size_t s = 0; s < nscen; s++) {
+            int64_t v = D[s] + gap;
+            out[s] = v < out[s] ? v : out[s];
         }
-        out[s] = best;
     }
     return M;
 }
