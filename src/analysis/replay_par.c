@@ -74,7 +74,7 @@ static int deliver(void *arg, int from, const uint8_t *data, size_t len)
                 return -1;
             }
             uint32_t j = (uint32_t)o->post_ptr++;   /* a proxy's postings are numbered as they come */
-            if (vt__rp_slot_new(R, &o->ps, dst, j, 1, w + 4, d, 1)) {
+            if (vt__rp_slot_new(R, o, &o->ps, dst, j, 1, w + 4, d, 1)) {
                 vt_error_set(R->err, "out of memory in the parallel replay");
                 R->failed = 1;
                 return -1;

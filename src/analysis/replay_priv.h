@@ -404,8 +404,8 @@ int vt__rp_ship_join(replay *R, const vt_comm *c, uint64_t comm, uint64_t seq, u
                      const int64_t *D, uint32_t rank, uint64_t mseq);
 int vt__rp_ship_settle(replay *R, uint32_t rank);
 int vt__rp_gate_local(replay *R, gate *g, const vt_comm *c);
-int vt__rp_slot_new(replay *R, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w, const int64_t *d,
-                    uint32_t uses);
+int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w,
+                    const int64_t *d, uint32_t uses);
 
 /* replay_stream.c: matching while replaying (calls replay_core.c and replay_wire.c) */
 int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d);

@@ -254,13 +254,13 @@ int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d)
         m->scap = m->scap ? 2 * m->scap : 64;
         s->smask = m->scap - 1;
     }
-    uint32_t key = key_intern(R, (uint64_t)w[1], src, dst, w[4]);
+    uint32_t key = key_intern(R, s, (uint64_t)w[1], src, dst, w[4]);
     if (key == KEY_PENDING)
         goto nomem;
     uint64_t pos = m->shi;
     *SE(s, pos) = (vt_match_csend){(uint64_t)w[8], (uint64_t)w[6], key, VT_MPOS_NONE, (int32_t)w[7], (uint32_t)w[5]};
-    *SX(s, pos) = (sx){VT_MPOS_NONE, XF_RES, 1};
-    if (vt__rp_slot_new(R, &s->ss, src, (uint32_t)pos, 0, (const int64_t[]){w[9], 0, w[10], w[11]}, d, 1))
+    *SX(s, pos) = (sx){VT_MPOS_NONE, XF_RES, 1, SLOT_NONE};
+    if (vt__rp_slot_new(R, s, NULL, src, (uint32_t)pos, 0, (const int64_t[]){w[9], 0, w[10], w[11]}, d, 1))
         goto nomem;
     s->nsends = ++m->shi;
     m->srel = m->shi;

@@ -37,21 +37,28 @@ static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_
     return 0;
 }
 
-static void slot_release(replay *R, posmap *pm, uint32_t pos, uint32_t sl)
+/* A slot's last reader is done: a posting's leaves its rank's map (PM), a send's its
+ * window entry (the parallel replay streams: send slots live there, replay_full.c). */
+static void slot_release(replay *R, rstate *s, posmap *pm, uint32_t pos, uint32_t sl)
 {
     if (--R->slots[sl].uses == 0) {
-        vt__rp_pm_del(pm, pos);
+        if (pm)
+            vt__rp_pm_del(pm, pos);
+        else
+            SX(s, pos)->slot = SLOT_NONE;
         R->freeslots[R->nfree++] = sl;
     }
 }
 
-int vt__rp_slot_new(replay *R, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w, const int64_t *d,
-                    uint32_t uses)
+int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w,
+                    const int64_t *d, uint32_t uses)
 {
     uint32_t i = vt__rp_slot_alloc(R);
     if (i == SLOT_NONE)
         return -1;
-    if (vt__rp_pm_put(pm, pos, i)) {
+    if (!pm) {
+        SX(s, pos)->slot = i;
+    } else if (vt__rp_pm_put(pm, pos, i)) {
         R->freeslots[R->nfree++] = i;
         return -1;
     }
@@ -80,7 +87,7 @@ int vt__rp_ship_send(replay *R, rstate *s, size_t pos)
     const vt_match_key *k = &R->keys[se->key];
     if (vt__rp_mine(R, k->dst))
         return 0;
-    uint32_t sl = vt__rp_pm_get(&s->ss, (uint32_t)pos);
+    uint32_t sl = x->slot;
     if (sl == SLOT_NONE)
         return 0;
     const slot *sd = &R->slots[sl];
@@ -90,7 +97,7 @@ int vt__rp_ship_send(replay *R, rstate *s, size_t pos)
         return -1;
     x->flags |= XF_SHIP;
     R->activity++;
-    slot_release(R, &s->ss, (uint32_t)pos, sl);
+    slot_release(R, s, NULL, (uint32_t)pos, sl);
     if (--x->refs == 0) {
         x->flags |= XF_RET;
         return pos == s->sm->slo;
@@ -123,7 +130,7 @@ int vt__rp_ship_post(replay *R, rstate *s, size_t i)
         return -1;
     RX(s, i)->flags |= XF_SHIP;
     R->activity++;
-    slot_release(R, &s->ps, (uint32_t)i, pl);
+    slot_release(R, s, &s->ps, (uint32_t)i, pl);
     return 0;
 }
 
