@@ -251,7 +251,7 @@ int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d)
         free(m->sxw);
         s->sw = a;
         m->sxw = b;
-        m->scap = m->scap ? 2 * m->scap : 64;
+        m->scap = m->scap ? 2 * m->scap : RING_MIN;
         s->smask = m->scap - 1;
     }
     uint32_t key = key_intern(R, s, (uint64_t)w[1], src, dst, w[4]);
