@@ -475,6 +475,10 @@ int vt__rp_step(replay *R, rstate *s)
             s->finished = 1;
             return STEP_DONE;
         }
+        if (R->obs && R->obs->record && R->obs->record(R->obs->arg, s->rank, &s->ev, R->err)) {
+            R->failed = 1;
+            return STEP_ERROR;
+        }
         /* Special records (FLUSH, MARKER, STOPPED) are no model events: a flush belongs
          * to the burst around it, which ends at the next call. */
         if (s->ev.fn < 0)
