@@ -30,11 +30,6 @@ const char *vt_pattern_parent(enum vt_pattern_id id)
     return id == VT_PAT_WRONG_ORDER ? "Late Sender" : NULL;
 }
 
-int vt_pattern_is_wait(enum vt_pattern_id id)
-{
-    return id <= VT_PAT_LATE_BCAST;
-}
-
 static void set_err(vt_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_err(vt_error *err, const char *fmt, ...)
 {
@@ -809,7 +804,7 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
     int in_memory = (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE) != 0;
     for (size_t k = 0; k < nplugins; k++)
         in_memory |= plugins[k]->event != NULL;
-    if (getenv("VTRACE_PATTERNS_IN_MEMORY")) /* tests: the two must agree */
+    if (getenv("VTRACE_TEST_PATTERNS_IN_MEMORY")) /* tests: the two must agree */
         in_memory = 1;
     if (p->reduced ? analyze_reduced(t, &e, p->rank_wait_ns, err)
         : in_memory ? analyze_full(t, &mp, &e, p->rank_wait_ns, plugins, st, nplugins, err)

@@ -7,7 +7,7 @@
  * receiving call in a temporary file), except with a plug-in that sees events or an
  * incomplete trace: then one small entry per record is kept in memory (about 64 bytes).
  * Plug-ins (vtrace_pattern.h) see every call record of a full trace and add their
- * findings. VTRACE_PATTERNS_IN_MEMORY set in the environment forces the in-memory way
+ * findings. VTRACE_TEST_PATTERNS_IN_MEMORY set in the environment forces the in-memory way
  * (tests compare the two). */
 #ifndef VT_PATTERNS_H
 #define VT_PATTERNS_H

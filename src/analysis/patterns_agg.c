@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+int vt_pattern_is_wait(enum vt_pattern_id id)
+{
+    return id <= VT_PAT_LATE_BCAST;
+}
+
 enum vt__pat_ctype vt__pat_coll_type(const char *name)
 {
     char b[64];

@@ -105,7 +105,7 @@ def run(vt, *args):
     mem = out + ".mem"
     shutil.rmtree(mem, ignore_errors=True)
     q = subprocess.run([vt, "compensate"] + list(args[:-1]) + [mem], capture_output=True, text=True,
-                       env=dict(os.environ, VTRACE_COMPENSATE_IN_MEMORY="1"))
+                       env=dict(os.environ, VTRACE_TEST_COMPENSATE_IN_MEMORY="1"))
     if q.returncode != 0 or q.stdout.replace(mem, out) != p.stdout:
         FAILS.append("compensate %s in memory: exit %d, %r against %r" % (" ".join(args), q.returncode, q.stdout,
                                                                         p.stdout))

@@ -2,7 +2,7 @@
 # A real MPI run (examples/pipeline, 2 ranks) compensated: the measured overhead is shown
 # by vtrace info (> 0, < 1 us per event) and happened-before holds in the result. The
 # streamed compensation (the default) and the one with the trace in memory
-# (VTRACE_COMPENSATE_IN_MEMORY) write the same files.
+# (VTRACE_TEST_COMPENSATE_IN_MEMORY) write the same files.
 # mpiexec runs under a lock: two MPI jobs at once stall a small machine.
 set -u
 VTRACE=${VTRACE:-./vtrace}
@@ -30,7 +30,7 @@ PY
 cat "$work/comp.out"
 "$HB" "$work/comp" || fail "happened-before broken in the compensated trace"
 "$VTRACE" info "$work/comp" > /dev/null || fail "the compensated trace does not read"
-VTRACE_COMPENSATE_IN_MEMORY=1 "$VTRACE" compensate "$work/trace" "$work/comp.mem" > /dev/null ||
+VTRACE_TEST_COMPENSATE_IN_MEMORY=1 "$VTRACE" compensate "$work/trace" "$work/comp.mem" > /dev/null ||
     fail "compensate in memory failed"
 for f in "$work"/comp/*; do
     cmp "$f" "$work/comp.mem/${f##*/}" || fail "${f##*/} differs streamed and in memory"

@@ -39,7 +39,7 @@ for cmd in $STREAMED; do
 done
 # compensate streamed and in memory (this trace has buffer flushes): the same files
 "$VTRACE" compensate "$work/trace" "$work/out.stream" > /dev/null &&
-    VTRACE_COMPENSATE_IN_MEMORY=1 "$VTRACE" compensate "$work/trace" "$work/out.mem" > /dev/null ||
+    VTRACE_TEST_COMPENSATE_IN_MEMORY=1 "$VTRACE" compensate "$work/trace" "$work/out.mem" > /dev/null ||
     fail "compensate failed"
 awk '$1 == "0" && $3 == "ns" && $4 > 0 { f = 1 } END { exit !f }' "$work/compensate.out" ||
     fail "compensate: no buffer flushes on rank 0: $(cat "$work/compensate.out")"
@@ -63,7 +63,7 @@ print(len(c), "candidates in order,", len(d["segments"]), "segments")
 PY
 # The check itself: what keeps every event in memory must fail within the limit.
 # shellcheck disable=SC2016
-VTRACE_PATTERNS_IN_MEMORY=1 sh -c 'ulimit -v "$1" && shift && exec "$@"' sh "$limit_kb" "$VTRACE" patterns \
+VTRACE_TEST_PATTERNS_IN_MEMORY=1 sh -c 'ulimit -v "$1" && shift && exec "$@"' sh "$limit_kb" "$VTRACE" patterns \
     "$work/trace" > /dev/null 2>&1 && fail "patterns in memory ran within $limit_kb KB: the limit is not applied"
 # The slope: peak resident memory on two synthetic traces of 1M and 4M events (2
 # ranks, more messages than one sorted run of paraver's) may differ by at most 2 bytes

@@ -218,7 +218,7 @@ def main():
             bad = check(case, found, case.total_us(), len(case.progs))
             if not case.plugin:
                 # the streamed analysis (the default) and the one with the trace in memory
-                mem = run_patterns(a.vtrace, d, None, dict(case.env or {}, VTRACE_PATTERNS_IN_MEMORY="1"))
+                mem = run_patterns(a.vtrace, d, None, dict(case.env or {}, VTRACE_TEST_PATTERNS_IN_MEMORY="1"))
                 if mem != found:
                     bad.append("streamed %s, in memory %s" % (found, mem))
         except (RuntimeError, ValueError) as e:

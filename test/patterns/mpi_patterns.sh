@@ -40,7 +40,7 @@ for prog in p2p_waits coll_waits; do
     fi
     # streamed (the default without plug-ins) and with the trace in memory: the same bytes
     "$VTRACE" patterns --json "$trace" > "$work/$prog.stream.json" &&
-        VTRACE_PATTERNS_IN_MEMORY=1 "$VTRACE" patterns --json "$trace" > "$work/$prog.mem.json" &&
+        VTRACE_TEST_PATTERNS_IN_MEMORY=1 "$VTRACE" patterns --json "$trace" > "$work/$prog.mem.json" &&
         cmp "$work/$prog.stream.json" "$work/$prog.mem.json" ||
         { echo "FAIL: $prog: streamed and in-memory patterns differ"; fails=$((fails + 1)); }
     "$PYTHON" "$top_srcdir/test/patterns/check_mpi.py" "$prog" "$work/$prog.json" "$work/$prog.out" "$VTRACE" "$trace" || fails=$((fails + 1))
