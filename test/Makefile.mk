@@ -2,7 +2,7 @@
 if HAVE_CMOCKA
 check_PROGRAMS += test/unit/test_settings
 TESTS += test/unit/test_settings
-test_unit_test_settings_SOURCES = test/unit/test_settings.c src/util/settings.c src/util/settings.h
+test_unit_test_settings_SOURCES = test/unit/test_settings.c src/util/settings.c src/util/settings.h src/util/aside.c
 test_unit_test_settings_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 test_unit_test_settings_LDADD = $(CMOCKA_LIBS)
 endif
@@ -32,6 +32,9 @@ include test/export/Makefile.mk
 # vtrace config-vars lists every VTRACE_* setting the layer reads (issue 17)
 TESTS += test/tools/config_vars.sh
 EXTRA_DIST += test/tools/config_vars.sh
+# every command on damaged traces
+TESTS += test/tools/fuzz_commands.sh
+EXTRA_DIST += test/tools/fuzz_commands.sh test/tools/fuzz_commands.py
 # A site install (issue 17): wrappers' lines, CMake both ways and find_package(vtrace),
 # mpicc -profile, the module file; configure and make install in a build of its own.
 TESTS += test/build/site_install.sh

@@ -10,6 +10,7 @@ libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_source
 	src/analysis/critpath_walk.c src/analysis/critpath_cands.c src/analysis/spill.c src/analysis/spill_sort.c src/analysis/spill.h \
 	src/analysis/reduce.c src/analysis/reduce.h \
 	src/analysis/domino.c src/analysis/domino.h src/analysis/aggregate.c src/analysis/aggregate.h \
+	src/analysis/imbalance.c src/analysis/imbalance.h \
 	src/analysis/compensate.c src/analysis/compensate_io.c src/analysis/compensate_stream.c \
 	src/analysis/compensate_priv.h src/analysis/compensate.h \
 	src/analysis/patterns.c src/analysis/patterns_agg.c src/analysis/patterns_stream.c \

@@ -52,6 +52,8 @@ static void stop_at_cut(replay *R)
         s->finished = 1;
         if (s->have && !R->reduced)
             s->last_exit = s->genter; /* the burst before the call it waits in was replayed */
+        else if (R->reduced)
+            s->last_exit = s->prev_exit; /* the last record replayed: a reduced trace's END is lost */
         uint64_t n = vt_trace_rank(R->t, r)->nrecords;
         R->res->cut_ranks++;
         R->res->cut_records += n > s->ev.index ? n - s->ev.index : 0;
@@ -257,11 +259,24 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     }
     if (R.stream && !R.partial && stream_unmatched(&R, 1))
         goto out;
+    /* (the ranks of an incomplete trace with no record readable are left out: their
+     * ends are the start) */
+    int have_start = 0;
+    for (uint32_t r = 0; r < R.nranks; r++) {
+        const rstate *s = &R.rs[r];
+        if (s->started && (!have_start || s->first_enter < res->start)) {
+            res->start = s->first_enter;
+            have_start = 1;
+        }
+    }
     for (uint32_t r = 0; r < R.nranks; r++) {
         rstate *s = &R.rs[r];
+        if (!s->started) {
+            s->last_exit = res->start;
+            for (size_t k = 0; k < nsc; k++)
+                s->d[k] = 0;
+        }
         res->measured[r] = s->last_exit;
-        if (r == 0 || s->first_enter < res->start)
-            res->start = s->first_enter;
         for (size_t k = 0; k < nsc; k++) {
             int64_t e = s->last_exit - s->d[k];
             res->ends[k * R.nranks + r] = e;

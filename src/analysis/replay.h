@@ -10,6 +10,7 @@
 #include "format/reader.h"
 #include "model/event.h"
 #include "model/model.h"
+#include "analysis/symbols.h"
 
 enum vt_sel_kind {
     VT_SEL_EVENT,   /* R:S, one event by its stable id */
@@ -43,6 +44,18 @@ typedef struct vt_scenario {
 /* The names a site: selector matches for call site CS of RANK: "module+0xOFFSET"
  * (module basename) in BUF ("?" unknown) and, in *SYM, its symbol ("" or NULL unknown). */
 void vt_site_key(const vt_trace *t, uint32_t rank, int64_t cs, char *buf, size_t len, const char **sym);
+
+/* Whether call site CS of RANK is what a site: selector names: module+0xOFFSET or the
+ * symbol (as above), or, from the debug information (symbols.h), the function, the
+ * source file (path or its last components) or FILE:LINE. V starts zeroed for each site
+ * and keeps what was looked up. */
+typedef struct vt_site_view {   /* one site's names, made as a selector needs them */
+    char key[256];
+    const char *sym;
+    vt_srcloc loc;
+    int have_key, have_loc, loc_ok;
+} vt_site_view;
+int vt_site_matches(vt_site_view *v, const vt_trace *t, uint32_t rank, int64_t cs, const char *name);
 
 /* Parses one scenario line (see vtrace-whatif(1)); returns 0 or -1 with a message. */
 int vt_scenario_parse(const char *text, vt_scenario *out, char *err, size_t errlen);

@@ -292,7 +292,7 @@ const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t fn)
 int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local) { return vt_global_time(R->t, rank, local); }
 
 /* δ of every scenario for a candidate event; `func` and the call site `cs` feed the
- * selectors (the site's name is made only when a site selector looks at it). */
+ * selectors. */
 static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *func, int64_t cs)
 {
     memset(R->delta, 0, sizeof(int64_t) * R->nsc);
@@ -302,9 +302,8 @@ static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *
             R->delta[s->evitems[i].scen] = v;
         s->evitems[i].it->hits++;
     }
-    char site[256];
-    const char *sym = NULL;
-    int have_site = 0;
+    vt_site_view site;
+    site.have_key = site.have_loc = 0;
     for (size_t g = 0; g < R->ngeneric; g++) {
         vt_shorten *it = R->generic[g].it;
         if (it->rank >= 0 && (uint32_t)it->rank != s->rank)
@@ -319,13 +318,7 @@ static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *
             match = func && !strcmp(func, it->name);
             break;
         case VT_SEL_SITE:
-            if (func || cs < 0)
-                break;
-            if (!have_site) {
-                vt_site_key(R->t, s->rank, cs, site, sizeof site, &sym);
-                have_site = 1;
-            }
-            match = !strcmp(site, it->name) || (sym && *sym && !strcmp(sym, it->name));
+            match = !func && cs >= 0 && vt_site_matches(&site, R->t, s->rank, cs, it->name);
             break;
         default:
             break;

@@ -190,8 +190,10 @@ int vt__rp_rstep(replay *R, rstate *s)
         if (rc < 0)
             return STEP_ERROR;
         if (rc == 0) {
+            /* no END: an incomplete trace's rank ends with its last record */
             if (reduced_publish(R, s, UINT64_MAX))
                 goto nomem;
+            s->last_exit = s->prev_exit;
             s->finished = 1;
             return STEP_DONE;
         }

@@ -2,6 +2,7 @@
  * (vtrace-whatif(1)). */
 #include "vt_config.h"
 #include "analysis/replay.h"
+#include "analysis/symbols.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,6 +21,41 @@ void vt_site_key(const vt_trace *t, uint32_t rank, int64_t cs, char *buf, size_t
     base = base ? base + 1 : c->module;
     snprintf(buf, len, "%s+0x%" PRIx64, base, c->offset);
     *sym = c->symbol;
+}
+
+/* A source file as a selector names it: the whole path the debug information gives,
+ * or its trailing components ("halo.c", "src/halo.c"). */
+static int file_matches(const char *file, const char *name, size_t n)
+{
+    size_t len = strlen(file);
+    if (len < n || strncmp(file + len - n, name, n))
+        return 0;
+    return len == n || file[len - n - 1] == '/';
+}
+
+int vt_site_matches(vt_site_view *v, const vt_trace *t, uint32_t rank, int64_t cs, const char *name)
+{
+    if (!v->have_key) {
+        vt_site_key(t, rank, cs, v->key, sizeof v->key, &v->sym);
+        v->have_key = 1;
+    }
+    if (!strcmp(v->key, name) || (v->sym && *v->sym && !strcmp(v->sym, name)))
+        return 1;
+    if (!v->have_loc) {
+        v->loc_ok = vt_symbols_resolve(t, rank, cs, &v->loc);
+        v->have_loc = 1;
+    }
+    if (!v->loc_ok)
+        return 0;
+    if (v->loc.function[0] && !strcmp(v->loc.function, name))
+        return 1;
+    /* FILE:LINE or FILE */
+    const char *colon = strrchr(name, ':');
+    char *end = NULL;
+    long line = colon ? strtol(colon + 1, &end, 10) : 0;
+    if (colon && end != colon + 1 && !*end && line > 0)
+        return line == v->loc.line && file_matches(v->loc.file, name, (size_t)(colon - name));
+    return file_matches(v->loc.file, name, strlen(name));
 }
 
 /* ------------------------------------------------------------------ scenarios */

@@ -90,7 +90,7 @@ int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *
                      size_t nfn)
 {
     *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = VT_RREC_BLOCK_BYTES, .last_at = SIZE_MAX,
-                       .fname = name, .flayout = layout, .nfn = nfn};
+                       .fname = name, .flayout = layout, .nfn = nfn, .prov_at = -1};
     o->buf = malloc(o->cap);
     o->named = calloc(nfn ? nfn : 1, 1);
     o->pending = calloc(nfn ? nfn : 1, 1);
@@ -122,11 +122,23 @@ void vt_rrec_out_name(vt_rrec_out *o, int64_t fn)
     }
 }
 
-/* The descriptor to write to: the open one, or O->path opened for appending (-errno). */
-static int out_open(const vt_rrec_out *o)
+/* Cuts off the provisional blocks (async-signal-safe). Returns 0 or -errno. */
+static int drop_provisional(vt_rrec_out *o)
 {
-    if (o->fd >= 0 || !o->path)
-        return o->fd;
+    if (o->prov_at < 0 || o->fd < 0)
+        return 0;
+    off_t at = (off_t)o->prov_at;
+    o->prov_at = -1;
+    return ftruncate(o->fd, at) || lseek(o->fd, at, SEEK_SET) != at ? -errno : 0;
+}
+
+/* The descriptor to write to: the open one, or O->path opened for appending (-errno). */
+static int out_open(vt_rrec_out *o)
+{
+    if (o->fd >= 0 || !o->path) {
+        int rc = drop_provisional(o);
+        return rc ? rc : o->fd;
+    }
     int fd = open(o->path, O_WRONLY | O_APPEND | O_CLOEXEC);
     return fd < 0 ? -errno : fd;
 }
@@ -240,7 +252,9 @@ static int store_burst(vt_rrec_out *o)
 
 int vt_rrec_out_flush(vt_rrec_out *o)
 {
-    int rc = store_burst(o);
+    int rc = drop_provisional(o);
+    if (!rc)
+        rc = store_burst(o);
     if (!rc)
         rc = write_block(o);
     return rc ? rc : name_pending(o);
@@ -308,6 +322,9 @@ int vt_rrec_out_write_raw(vt_rrec_out *o, uint8_t *scratch, size_t cap)
 {
     if (o->fd < 0)
         return -EBADF; /* detached (vtrace reduce): not the run time's */
+    int drc = drop_provisional(o);
+    if (drc)
+        return drc;
     if (o->npending) {
         size_t need = vt_funcs_payload_size(o->fname, o->flayout, o->nfn, o->pending);
         if (need > cap)
@@ -326,5 +343,32 @@ int vt_rrec_out_write_raw(vt_rrec_out *o, uint8_t *scratch, size_t cap)
     int rc = o->len ? vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, 0) : 0;
     o->len = 0;
     o->nblock = 0;
+    return rc;
+}
+
+int vt_rrec_out_provisional(vt_rrec_out *o, const uint8_t *define, const uint8_t *rankdefs, size_t len)
+{
+    if (o->fd < 0)
+        return -EBADF;
+    int rc = drop_provisional(o);
+    if (rc)
+        return rc;
+    off_t at = lseek(o->fd, 0, SEEK_CUR);
+    if (at < 0)
+        return -errno;
+    uint8_t *names = malloc(o->nfn ? o->nfn : 1);
+    if (!names)
+        return -ENOMEM;
+    for (size_t i = 0; i < o->nfn; i++)
+        names[i] = o->pending[i] || (define && define[i] && !o->named[i]);
+    rc = vt_funcs_block_write(o->fd, o->fname, o->flayout, o->nfn, names, 0, VT_RREC_ZSTD_LEVEL);
+    free(names);
+    if (!rc && o->len)
+        rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, 0);
+    if (!rc)
+        rc = vt_block_write(o->fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, VT_RREC_ZSTD_LEVEL);
+    o->prov_at = (int64_t)at;
+    if (rc)
+        drop_provisional(o);
     return rc;
 }

@@ -47,6 +47,8 @@ typedef struct vt_rrec_out {
      * place in it): its ids and their count, through comm_ids(comm_arg); NULL: none */
     const uint64_t *(*comm_ids)(void *arg, size_t *n);
     void *comm_arg;
+    int64_t prov_at;        /* >= 0: the file ends with provisional blocks from this offset
+                             * (vt_rrec_out_provisional), cut off before anything else is written */
 } vt_rrec_out;
 
 /* Writes the first FUNCS block (naming no function yet) of the table NAME/LAYOUT[0..NFN)
@@ -69,6 +71,14 @@ int vt_rrec_out_flush(vt_rrec_out *o);
  * SCRATCH of CAP bytes) and the open block, raw, write(2) only; a candidate burst that
  * waits is lost. Returns 0 or -errno. */
 int vt_rrec_out_write_raw(vt_rrec_out *o, uint8_t *scratch, size_t cap);
+/* The run time, during the run: appends what a reader needs to read the records so far
+ * (a FUNCS block naming what DEFINE marks beside the functions waiting to be named, the
+ * open block, raw, and RANKDEFS, the payload given), provisionally: the next write cuts
+ * them off again, so that the file ends as vtrace reduce writes it, and a run killed
+ * in between (SIGKILL) leaves them readable. A candidate burst that waits is not in
+ * them. Replaces the previous provisional blocks. Returns 0 or -errno (no provisional
+ * blocks then). */
+int vt_rrec_out_provisional(vt_rrec_out *o, const uint8_t *define, const uint8_t *rankdefs, size_t len);
 /* Frees the buffer (not the file). */
 void vt_rrec_out_free(vt_rrec_out *o);
 

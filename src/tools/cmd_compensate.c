@@ -78,6 +78,8 @@ int vt__cmd_compensate(int argc, char **argv)
                         "full trace\n", in);
         goto done;
     }
+    if (vt__make_room(out))
+        goto done;
     /* a trace that ended well streams; an incomplete one is matched as a whole (the
      * replay stops where it is cut); VTRACE_TEST_COMPENSATE_IN_MEMORY for tests comparing both */
     int whole = (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE) || getenv("VTRACE_TEST_COMPENSATE_IN_MEMORY");

@@ -12,6 +12,7 @@
 #include "format/clockfix.h"
 #include "analysis/domino.h"
 #include "analysis/aggregate.h"
+#include "analysis/imbalance.h"
 #include "model/model.h"
 #include "analysis/replay.h"
 #include "util/settings.h"
@@ -54,6 +55,34 @@ static void row_label(const vt_trace *t, enum vt_agg_by by, const vt_agg_row *r,
         snprintf(buf, len, "%s", vt_site_name(t, r->site_rank, r->site));
     else
         snprintf(buf, len, "%s", r->label);
+}
+
+/* By rank, the ranks together: the gain of removing the load imbalance (whatif --balance). */
+static int balance_row(const vt_trace *t, const vt_matches *m, const vt_model_params *p, int64_t measured, int json,
+                       vt_error *err)
+{
+    vt_scenario sc;
+    vt_imbalance_stats st;
+    if (vt_imbalance_scenario(t, p, "balance", &sc, &st, err))
+        return -1;
+    vt_replay_result res;
+    int rc = vt_replay(t, m, p, &sc, 1, &res, err);
+    vt_scenario_free(&sc);
+    if (rc)
+        return -1;
+    int64_t pred = res.total[0] - res.start;
+    vt_replay_result_free(&res);
+    double g = measured > 0 ? 100.0 * (double)(measured - pred) / (double)measured : 0.0;
+    if (json)
+        printf("{\"by\":\"rank\",\"what\":\"load imbalance\",\"scenario\":\"balance\",\"intervals\":%" PRIu64
+               ",\"candidates\":%" PRIu64 ",\"computation_ns\":%" PRId64 ",\"predicted_ns\":%" PRId64
+               ",\"measured_ns\":%" PRId64 ",\"gain_ns\":%" PRId64 ",\"gain_pct\":%.3f}\n",
+               st.intervals, st.shortened, st.above_ns, pred, measured, measured - pred, g);
+    else
+        printf("load imbalance: if no rank computed longer than the mean between two collectives on MPI_COMM_WORLD "
+               "(%" PRIu64 " intervals, %.6f s above the mean): predicted %.6f s, gain %.2f%% (vtrace whatif "
+               "-s balance)\n", st.intervals, st.above_ns / 1e9, pred / 1e9, g);
+    return 0;
 }
 
 static int by_aggregate(const char *dir, const char *threshold, int quiet, int repair, int json, enum vt_agg_by by,
@@ -126,6 +155,10 @@ static int by_aggregate(const char *dir, const char *threshold, int quiet, int r
     if (!json && a.ngroups > shown)
         printf("(%zu more %s not shown%s: --top N)\n", a.ngroups - shown, a.ngroups - shown > 1 ? "aggregates" : "aggregate",
                a.ngroups > a.n ? "; the longest --max-candidates replayed" : "");
+    if (by == VT_AGG_RANK && balance_row(t, m, &p, measured, json, &err)) {
+        rc = vt__fail(&err);
+        goto out;
+    }
     rc = VT_EXIT_OK;
 out:
     vt__progress_end(&pr);

@@ -26,7 +26,7 @@ void vt__usage_dump(FILE *out)
                  "A reduced trace prints its records instead: RANK:SEQ ENTER EXIT KIND fn=\n"
                  "flags= rstar= msgs=[SRC:SEND_SEQ:S:BYTES:sync|eager[:POST_SEQ:P],...]\n"
                  "ssends=[DST:SEND_SEQ:S:BYTES,...] gates=[COMM:SEQ:MEMBERS:NONBLOCKING,...]\n"
-                 "record=INDEX (KIND: START, CAND, COMP, NBCINIT, END; vtrace(1): format.md).\n\n"
+                 "site= record=INDEX (KIND: START, CAND, COMP, NBCINIT, END; vtrace(1): format.md).\n\n"
                  "  --json      one JSON object per line instead, with the same keys (and rank, index, seq)\n"
                  "  --rank N    only rank N\n"
                  "  --event RANK:SEQ  only that event's record (a computation's: the call that ends it)\n"
@@ -276,6 +276,8 @@ static void print_rrec(const vt_trace *t, uint32_t rank, const vt_rrec *rr, int 
         }
         putchar(']');
     }
+    if (rr->callsite >= 0 && vt_trace_callsite(t, rank, rr->callsite))
+        em_site(&e, vt_site_name(t, rank, rr->callsite));
     if (json)
         putchar('}');
     else

@@ -65,6 +65,10 @@ int vt__cmd_export(int argc, char **argv)
     if (vt_trace_open(dir, &t, &err))
         return vt__fail(&err);
     vt__note_incomplete(t);
+    if (!strcmp(f->name, "otf2") && vt__make_room(out)) {
+        vt_trace_close(t);
+        return VT_EXIT_ERROR;
+    }
     vt__export_opts o = {out, quiet};
     int rc = f->run(t, &o, &err);
     vt_symbols_reset(); /* its cache belongs to this trace */

@@ -111,6 +111,8 @@ int vt__cmd_reduce(int argc, char **argv)
         rc = vt__usage_error(vt__usage_reduce, "OUT must differ from FULL");
         goto out;
     }
+    if (!nowrite && vt__make_room(outdir))
+        goto out;
     vt_model_params p;
     if ((go = vt__model_params(t, in, threshold, vt__usage_reduce, &p)) != VT_ARGS_GO) {
         rc = go;
@@ -141,6 +143,11 @@ int vt__cmd_reduce(int argc, char **argv)
     }
     if (check && sc.n == 0 && vt__scenario_add(&sc, "", err, sizeof err))
         goto out;
+    vt_imbalance_stats ist;
+    if (vt__scenarios_expand(&sc, t, &p, &ist, &verr) < 0) {
+        rc = vt__fail(&verr);
+        goto out;
+    }
     /* m stays NULL: the replay under vt_reduce matches messages as it goes */
     vt_reduce_stats st;
     if (vt_reduce(t, m, &p, sc.v, sc.n, &o, &st, &verr)) {

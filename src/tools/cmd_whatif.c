@@ -33,17 +33,21 @@ void vt__usage_whatif(FILE *out)
             "      --json               one JSON object per scenario and line\n"
             VT__USAGE_DEBUG_DIR
             "  -q, --quiet          no progress display on a terminal\n"
+            "      --balance            also the load-imbalance scenario (-s balance): no rank computes\n"
+            "                           longer than the mean of the ranks between two collectives\n"
+            "                           on MPI_COMM_WORLD (candidate bursts above it shortened)\n"
             "      --clock-repair       first repair receives that end before their send started\n"
             "                           (controlled logical clock, vtrace-whatif(1)); without it\n"
             "                           they are only counted, in a warning\n\n"
             "A scenario is a space-separated list of SELECTOR=SHORTENING:\n"
             "  SELECTOR   RANK:SEQ (an event: SEQ counts bursts and calls of the rank from 0),\n"
             "             rank:R (all candidates of rank R), fn:NAME (candidate calls of an MPI\n"
-            "             function), site:NAME (candidate computation before a call site, by\n"
-            "             symbol or module+0xOFFSET), R/fn:NAME, R/site:NAME, all\n"
+            "             function), site:NAME (candidate computation before a call site:\n"
+            "             FILE:LINE, FILE, FUNCTION, symbol or module+0xOFFSET), R/fn:NAME,\n"
+            "             R/site:NAME, all\n"
             "  SHORTENING elim (the whole duration), -P%% (a fraction), -N[ns|us|ms|s] (capped at\n"
             "             the duration)\n"
-            "e.g.  vtrace whatif -s '0:17=elim' -s 'fn:MPI_Recv=-50%%' -s 'rank:1=-20%%' trace/\n");
+            "e.g.  vtrace whatif -s '0:17=elim' -s 'fn:MPI_Recv=-50%%' -s 'site:halo.c:44=-20%%' trace/\n");
 }
 
 /* The scenario's text, cut after a line's worth unless FULL. */
@@ -99,7 +103,8 @@ static void print_ends(const vt_replay_result *res, size_t k, int all)
 int vt__cmd_whatif(int argc, char **argv)
 {
     const char *dir = NULL, *threshold = NULL;
-    int json = 0, list = 0, repair = 0, events = 0, allranks = 0;
+    int json = 0, list = 0, repair = 0, events = 0, allranks = 0, balance = 0;
+    vt_imbalance_stats ist;
     int quiet = 0;
     vt__progress pr = {0};
     struct vt_clockfix *fix = NULL;
@@ -119,6 +124,7 @@ int vt__cmd_whatif(int argc, char **argv)
         {"-l", "--list-candidates", VT_OPT_FLAG, .dest = &list},
         {NULL, "--events", VT_OPT_FLAG, .dest = &events},
         {NULL, "--ranks", VT_OPT_FLAG, .dest = &allranks},
+        {NULL, "--balance", VT_OPT_FLAG, .dest = &balance},
         {"-s", "--scenario", VT_OPT_CALL, .dest = &sc, .call = vt__opt_scenario},
         {"-f", "--scenario-file", VT_OPT_LIST, .dest = &files},
         {"-r", "--random", VT_OPT_COUNT, .dest = &nrandom},
@@ -157,6 +163,20 @@ int vt__cmd_whatif(int argc, char **argv)
         rc = VT_EXIT_OK;
         goto out;
     }
+    if (balance && vt__scenario_add(&sc, VT__BALANCE, err, sizeof err)) {
+        fprintf(stderr, "vtrace: %s\n", err);
+        goto out;
+    }
+    int expanded = vt__scenarios_expand(&sc, t, &p, &ist, &verr);
+    if (expanded < 0) {
+        rc = vt__fail(&verr);
+        goto out;
+    }
+    if (expanded && !json)
+        printf("balance: %" PRIu64 " intervals between collectives on MPI_COMM_WORLD; %" PRIu64
+               " candidate bursts of ranks above the mean shortened, %.6f s of %.6f s of candidate computation "
+               "(summed over ranks)\n",
+               ist.intervals, ist.shortened, ist.above_ns / 1e9, ist.candidate_ns / 1e9);
     size_t first_random = nrandom ? sc.n : SIZE_MAX;
     if (nrandom && vt__scenario_random(&cs, nrandom, seed, &sc, err, sizeof err)) {
         fprintf(stderr, "vtrace: %s\n", err);
@@ -174,6 +194,18 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     vt__clock_warn(&res, fix);
+    /* a selector that shortened nothing is most likely misspelt: say so (once each) */
+    for (size_t k = 0; k < first_random && k < sc.n; k++)
+        for (size_t i = 0; i < sc.v[k].nitems; i++) {
+            const vt_shorten *it = &sc.v[k].items[i];
+            if (it->sel != VT_SEL_EVENT && it->hits == 0)
+                fprintf(stderr, "vtrace: note: scenario '%s': %s%s%s matches no candidate event%s\n", sc.v[k].text,
+                        it->sel == VT_SEL_SITE ? "site:" : it->sel == VT_SEL_FUNC ? "fn:" : "",
+                        it->name ? it->name : it->sel == VT_SEL_ALL ? "all" : "rank:",
+                        it->sel == VT_SEL_RANK ? "(that rank)" : "",
+                        it->sel == VT_SEL_SITE ? " (sites are named as vtrace dump prints them: FUNCTION, FILE, "
+                                                 "FILE:LINE, symbol or module+0xOFFSET)" : "");
+        }
     int64_t measured = 0;
     for (uint32_t r = 0; r < res.nranks; r++)
         if (r == 0 || res.measured[r] > measured)

@@ -41,11 +41,13 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
 #else
 
 #include "tools/export_otf2.h"
+#include "util/aside.h"
 #include "analysis/symbols.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -419,8 +421,34 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, NULL};
 
+/* VTRACE_OVERWRITE=replace: the archive's files in OUT (ARCHIVE.otf2, ARCHIVE.def and
+ * the directory ARCHIVE of per-location files), not the rest of OUT. */
+static void remove_archive(const char *out)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/" ARCHIVE, out);
+    DIR *d = opendir(p);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            char f[4500];
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(f, sizeof f, "%s/%s", p, e->d_name);
+                unlink(f);
+            }
+        }
+        closedir(d);
+        rmdir(p);
+    }
+    snprintf(p, sizeof p, "%s/" ARCHIVE ".def", out);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/" ARCHIVE ".otf2", out);
+    unlink(p);
+}
+
 /* OUT: created when missing (its parent must exist); refused when it already holds an
- * archive, so an export never mixes with an older one. */
+ * archive (vtrace export moved it aside before, or VTRACE_OVERWRITE=replace removed
+ * it), so an export never mixes with an older one. */
 static int prepare_out(ex *x)
 {
     const char *out = x->o->out;
@@ -433,6 +461,9 @@ static int prepare_out(ex *x)
         }
         char p[4096];
         snprintf(p, sizeof p, "%s/" ARCHIVE ".otf2", out);
+        enum vt_overwrite policy;
+        if (access(p, F_OK) == 0 && !vt_overwrite_from_env(&policy) && policy == VT_OVERWRITE_REPLACE)
+            remove_archive(out);
         if (access(p, F_OK) == 0) {
             snprintf(x->err->msg, sizeof x->err->msg,
                      "%s: already holds an OTF2 archive (" ARCHIVE ".otf2); remove it or choose another OUT", out);

@@ -44,6 +44,19 @@ int vt__scenario_add(vt__scenarios *l, const char *text, char *err, size_t errle
         return -1;
     }
     l->v = nv;
+    size_t b = strspn(text, " \t"), e = strlen(text);
+    while (e > b && strchr(" \t\r\n", text[e - 1]))
+        e--;
+    if (e - b == 7 && !strncmp(text + b, "balance", 7)) {
+        /* made from the trace before the replay (vt__scenarios_expand) */
+        memset(&nv[l->n], 0, sizeof nv[l->n]);
+        if (!(nv[l->n].text = strdup(VT__BALANCE))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        l->n++;
+        return 0;
+    }
     if (vt_scenario_parse(text, &nv[l->n], err, errlen))
         return -1;
     l->n++;
@@ -158,4 +171,21 @@ int vt__scenario_random(const vt__cands *cs, uint32_t count, uint32_t seed, vt__
             return -1;
     }
     return 0;
+}
+
+int vt__scenarios_expand(vt__scenarios *l, const vt_trace *t, const vt_model_params *p, vt_imbalance_stats *st,
+                         vt_error *err)
+{
+    int found = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (strcmp(l->v[i].text, VT__BALANCE))
+            continue;
+        vt_scenario sc;
+        if (vt_imbalance_scenario(t, p, VT__BALANCE, &sc, st, err))
+            return -1;
+        vt_scenario_free(&l->v[i]);
+        l->v[i] = sc;
+        found = 1;
+    }
+    return found;
 }

@@ -4,6 +4,7 @@
 
 #include "format/reader.h"
 #include "analysis/replay.h"
+#include "analysis/imbalance.h"
 #include "tools/args.h" /* options and usage errors; vt__fail */
 
 #include <stdio.h>
@@ -67,7 +68,14 @@ typedef struct vt__scenarios {
     vt_scenario *v;
     size_t n;
 } vt__scenarios;
+/* TEXT "balance" is the load-imbalance scenario (analysis/imbalance.h), made from the
+ * trace by vt__scenarios_expand. */
+#define VT__BALANCE "balance"
 int vt__scenario_add(vt__scenarios *l, const char *text, char *err, size_t errlen);
+/* Makes each "balance" scenario of L from T; 1 when there was one (ST filled), 0 none,
+ * -1 with ERR. */
+int vt__scenarios_expand(vt__scenarios *l, const vt_trace *t, const vt_model_params *p, vt_imbalance_stats *st,
+                         vt_error *err);
 /* One scenario a line, '#' comments, an empty line the baseline; "-" is stdin. */
 int vt__scenario_read_file(const char *path, vt__scenarios *l, char *err, size_t errlen);
 /* COUNT random scenarios over the candidates; the same seed gives the same scenarios for
@@ -104,6 +112,8 @@ int vt__clock_repair(vt_trace *t, int enabled, vt_matches **m, struct vt_clockfi
 void vt__clock_warn(const vt_replay_result *res, const struct vt_clockfix *fix);
 /* On standard error, when the trace is incomplete: what happened and that the answers
  * cover its readable part only. */
+/* OUT made ready for a new trace (VTRACE_OVERWRITE); 0, or -1 with a message. */
+int vt__make_room(const char *out);
 void vt__note_incomplete(const vt_trace *t);
 
 

@@ -18,6 +18,7 @@
 #include "tracing/clock.h"
 #include "tracing/crash.h"
 #include "tracing/rankdefs.h"
+#include "util/aside.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -175,6 +176,28 @@ static vt_placement placement;   /* at MPI_Init, for the snapshots and the crash
 static void write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags);
 static void gather_ranks(int rank, const char *myhost, int64_t **clk, char **hosts);
 static void snapshot(void);
+
+/* The effective configuration, with the directory the user named (VTRACE_MODE=reduced
+ * and both write into DIR/full and DIR/reduced). */
+static void config_text(char *text, size_t cap)
+{
+    vt_config c = cfg;
+    if (base_dir[0])
+        snprintf(c.dir, sizeof c.dir, "%.*s", (int)sizeof c.dir - 1, base_dir);
+    vt_config_format(&c, text, cap);
+}
+
+static void write_config(const char *dir, const char *text)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/config.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
 static void end_abnormally(unsigned reason, int64_t detail, int in_signal);
 
 /* Rank 0 calibrates the TSC; the ranks of its host take the same scale (their clocks
@@ -315,6 +338,20 @@ static int start(int provided)
     PMPI_Comm_dup(MPI_COMM_WORLD, &own_comm);
     if (rank == 0 && !cfg.dir[0])
         default_dir(cfg.dir, sizeof cfg.dir);
+    /* a trace there already: moved aside, written over or kept (VTRACE_OVERWRITE) */
+    int room = 0;
+    if (rank == 0) {
+        char moved[4400], why[4400];
+        room = vt_make_room(cfg.dir, (enum vt_overwrite)cfg.overwrite, moved, sizeof moved, why, sizeof why);
+        if (room > 0)
+            vt_warn("%s held a trace: it is now %s (VTRACE_OVERWRITE=aside; replace writes over it)", cfg.dir,
+                    moved);
+        else if (room < 0)
+            vt_warn("%s: tracing is off for this run", why);
+    }
+    PMPI_Bcast(&room, 1, MPI_INT, 0, own_comm);
+    if (room < 0)
+        return -1;
     PMPI_Bcast(cfg.dir, (int)sizeof cfg.dir, MPI_CHAR, 0, own_comm);
     int rc = 0;
     if (reducing) {
@@ -374,7 +411,7 @@ static int start(int provided)
     PMPI_Bcast(&cfg.model_L, 1, MPI_INT64_T, 0, own_comm);
     if (reducing) {
         char text[8192];
-        vt_config_format(&cfg, text, sizeof text);
+        config_text(text, sizeof text);
         if (cfg.periodic >= 0) {
             if (rank == 0)
                 vt_warn("VTRACE_MODE=%s: the run-time reduction does not take VTRACE_PERIODIC's scaled "
@@ -401,15 +438,14 @@ static int start(int provided)
     vt_crash_reserve(CRASH_RESERVE, NULL);
     vt_crash_start(end_abnormally, cfg.signals, cfg.flush_interval_ns);
     if (rank == 0) {
-        char text[8192], path[4200];
-        vt_config_format(&cfg, text, sizeof text);
-        snprintf(path, sizeof path, "%s/config.txt", cfg.dir);
-        FILE *f = fopen(path, "w");
-        if (f) {
-            fputs(text, f);
-            fclose(f);
-        }
-        vt_info("tracing to %s", cfg.dir);
+        /* in each directory that holds a trace (VTRACE_MODE=reduced: DIR/full keeps
+         * one only if the reduction stops) */
+        char text[8192];
+        config_text(text, sizeof text);
+        write_config(cfg.dir, text);
+        if (reduced_dir[0])
+            write_config(reduced_dir, text);
+        vt_info("tracing to %s", reduced_dir[0] ? base_dir : cfg.dir);
     }
 
     /* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works:
@@ -534,6 +570,8 @@ static void snapshot(void)
         int rc = vt_buffer_put_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base), cfg.compress ? 3 : 0, 0);
         if (rc)
             vt_buffer_fail(rc);
+        if (reduced_dir[0])
+            vt_rt_snapshot(g.base, (size_t)(g.p - g.base));
         /* room for the crash paths' encoding, with what may come until the next flush */
         vt_crash_reserve(2 * (size_t)(g.p - g.base) + CRASH_RESERVE, NULL);
     }
@@ -610,7 +648,7 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
     if (nl)
         *nl = '\0';
     char text[8192];
-    vt_config_format(&cfg, text, sizeof text);
+    config_text(text, sizeof text);
     vt_growbuf_str(&g, PACKAGE_VERSION);
     vt_growbuf_str(&g, lib);
     vt_growbuf_str(&g, text);
@@ -665,7 +703,7 @@ static void gather_ranks(int rank, const char *myhost, int64_t **clk, char **hos
 
 /* VTRACE_MODE=reduced writes DIR/full and DIR/reduced during the run. At the end each rank
  * moves its file of KEEP (one of the two, or NULL: none) up into DIR and removes its full
- * one, and rank 0 moves config.txt up (removes it without KEEP) and removes the two
+ * one, and rank 0 moves KEEP's config.txt up (removes the others) and removes the two
  * directories. Returns 1 on rank 0, after all ranks moved their files. */
 static int dissolve_staging(int rank, const char *keep)
 {
@@ -683,12 +721,15 @@ static int dissolve_staging(int rank, const char *keep)
     PMPI_Barrier(own_comm);
     if (rank != 0)
         return 0;
-    snprintf(from, sizeof from, "%s/config.txt", cfg.dir);
     snprintf(to, sizeof to, "%s/config.txt", base_dir);
-    if (keep)
+    if (keep) {
+        snprintf(from, sizeof from, "%s/config.txt", keep);
         rename(from, to);
-    else
-        unlink(from);
+    }
+    snprintf(from, sizeof from, "%s/config.txt", cfg.dir);
+    unlink(from);
+    snprintf(from, sizeof from, "%s/config.txt", reduced_dir);
+    unlink(from);
     /* the definitions written at MPI_Init (DIR's own are written next) */
     snprintf(from, sizeof from, "%s/vtrace.defs", reduced_dir);
     unlink(from);

@@ -734,6 +734,20 @@ int vt_rt_end_in_signal(const uint8_t *rankdefs, size_t len)
     return rc ? -1 : 0;
 }
 
+int vt_rt_snapshot(const uint8_t *rankdefs, size_t len)
+{
+    if (rt.fd < 0 || rt.writing || rt.failed || !vt__rt)
+        return -1;
+    /* the RANKDEFS profiles every function called: each is named */
+    uint8_t called[VT_NFN];
+    for (unsigned fn = 0; fn < VT_NFN; fn++)
+        called[fn] = vt__profile[fn].calls > 0;
+    rt.writing = 1;
+    int rc = vt_rrec_out_provisional(&rt.out, called, rankdefs, len);
+    rt.writing = 0;
+    return rc ? -1 : 0;
+}
+
 const char *vt_rt_path(void) { return rt.fd >= 0 ? rt.path : NULL; }
 
 int vt_rt_fn_named(unsigned fn) { return fn < VT_NFN && rt.out.named && rt.out.named[fn]; }

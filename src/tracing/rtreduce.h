@@ -95,6 +95,12 @@ VT_HIDDEN int vt_rt_flush_in_signal(uint8_t *scratch, size_t cap);
  * written (a block was being written, no file). */
 VT_HIDDEN int vt_rt_end_in_signal(const uint8_t *rankdefs, size_t len);
 /* The reduced rank file while it is open, or NULL. */
+/* During the run, after a block of the full trace was flushed (or would have been, in
+ * VTRACE_MODE=reduced): the reduced file made readable up to its last decided record,
+ * with RANKDEFS (a snapshot, every called function named) at its end, provisionally
+ * (vt_rrec_out_provisional): its bytes at the end stay those of vtrace reduce. Returns
+ * 0, or -1 (nothing written: a block is being written, or the reduction stopped). */
+VT_HIDDEN int vt_rt_snapshot(const uint8_t *rankdefs, size_t len);
 VT_HIDDEN const char *vt_rt_path(void);
 /* Whether a FUNCS block of the reduced file names function fn already. */
 VT_HIDDEN int vt_rt_fn_named(unsigned fn);

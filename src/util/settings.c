@@ -1,4 +1,5 @@
 #include "util/settings.h"
+#include "util/aside.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -226,6 +227,12 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         BAD("VTRACE_FLUSH_INTERVAL", v);
     if ((v = get("VTRACE_SIGNALS")) && vt_parse_int(v, 0, 1, &cfg->signals))
         BAD("VTRACE_SIGNALS", v);
+    if ((v = get("VTRACE_OVERWRITE"))) {
+        enum vt_overwrite o;
+        if (vt_parse_overwrite(v, &o))
+            BAD("VTRACE_OVERWRITE", v);
+        cfg->overwrite = (int)o;
+    }
     if ((v = get("VTRACE_TEST_FAIL_AFTER")) && vt_parse_size(v, &cfg->test_fail_after))
         BAD("VTRACE_TEST_FAIL_AFTER", v);
     /* read where it is used (rtreduce.c); checked here like the others */
@@ -285,6 +292,10 @@ static const vt_setting_info known[] = {
     {"VTRACE_SIGNALS", 1, "integer", "1", "1 (write the trace when a signal, MPI_Abort or exit ends the run) or 0",
      "1: when a fatal signal, MPI_Abort or exit without MPI_Finalize ends the run, each rank writes its trace first "
      "(README.vtrace, Runs that end early)."},
+    {"VTRACE_OVERWRITE", 1, "enum", "aside", "aside, replace or refuse",
+     "When VTRACE_DIR (or the OUT of vtrace reduce, compensate and export) holds a trace already: aside renames "
+     "it DIR.old-YYYYMMDD-HHMMSS (the time it was written), replace writes over it, refuse leaves the run "
+     "untraced (the tools exit with an error)."},
     {"VTRACE_TEST_FAIL_AFTER", 1, "size", "off", "a size",
      "Testing only: trace writes fail as if the disk were full after this many bytes."},
     {"VTRACE_TEST_RT_BROKEN", 1, "enum", "off", "noR3, nofold, stale-d or stop:N",

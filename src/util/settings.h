@@ -29,6 +29,7 @@ typedef struct vt_config {
     int signals;             /* VTRACE_SIGNALS: write the buffer when a fatal signal, MPI_Abort or exit ends the run */
     uint64_t test_fail_after;
     char filter[4096];       /* VTRACE_FILTER: the filter file, empty for none */
+    int overwrite;           /* VTRACE_OVERWRITE: enum vt_overwrite (util/aside.h) */
 } vt_config;
 
 /* Parsers of one value; each returns 0, or -1 and leaves *out alone. */

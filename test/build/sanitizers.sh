@@ -1,13 +1,15 @@
 #!/bin/sh
 # The trace format, the model and the analyses built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (a build of their own): the unit tests, the reader's
-# corruption tests, the golden and damaged-trace command tests, then each libFuzzer
+# corruption tests, the golden and damaged-trace command tests, every command on
+# mutants of test traces (test/tools/fuzz_commands.sh), then each libFuzzer
 # harness (test/reader/run-fuzz.sh: the reader's and the analyses') for a short run on
 # the corpus of test traces. Any report of a sanitizer fails. The fuzzers need clang with
 # libFuzzer; without it they are skipped with a message (the rest still runs).
 set -u
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(pwd)/test/build/sanitizers.work
+topbuild=$(pwd)
+work=$topbuild/test/build/sanitizers.work
 secs=${VTEST_FUZZ_SECONDS:-15}
 rm -rf "$work"
 mkdir -p "$work/build"
@@ -38,6 +40,15 @@ for t in golden.sh corrupt_cli.sh; do
         status=1
     fi
 done
+# every command on damaged traces (the MPI programs of the top build make some seeds)
+if ! (cd "$topbuild" && VTEST_VTRACE="$work/build/vtrace" VTEST_WORK="$work/fuzz_commands" \
+    VTEST_FUZZ_MUTANTS=${VTEST_FUZZ_MUTANTS:-6} sh "$top_srcdir/test/tools/fuzz_commands.sh") > "$work/fuzz_commands.log" 2>&1; then
+    grep -A12 'FAIL' "$work/fuzz_commands.log" | head -40
+    echo "FAIL: sanitizers.sh: test/tools/fuzz_commands.sh (mutants kept in $work/fuzz_commands/run/failed)"
+    status=1
+else
+    tail -1 "$work/fuzz_commands.log"
+fi
 # the fuzzers, briefly, seeded with the test traces (synthetic, compressed, reduced)
 cc=${FUZZ_CC:-clang}
 if command -v "$cc" > /dev/null 2>&1 && echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |

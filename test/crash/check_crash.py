@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Checks the trace of a run that ended abnormally (test/crash/crash.sh).
 
-    check_crash.py VTRACE DIR RANK REASON [--all-sendrecv N] [--full] [--flushed]
+    check_crash.py VTRACE DIR RANK REASON [--all-sendrecv N] [--full] [--flushed] [--covers FULLDIR]
 
 `vtrace info` must read DIR, call it incomplete and give REASON (a part of the text) for
 RANK. --full: every rank's readable records are exactly those of the event blocks
 before the last RANKDEFS of its file, counted here from the block headers (what the run
 flushed). --all-sendrecv N: RANK holds all N of its MPI_Sendrecv calls (the handler
-wrote the buffer). --flushed: RANK has readable records.
+wrote the buffer). --flushed: RANK has readable records. --covers FULLDIR (DIR a
+reduced trace, FULLDIR the full trace of the same run): RANK's readable records in DIR
+reach past its last MPI_Sendrecv in FULLDIR (the reduced file was made readable when the
+full one was flushed).
 """
 import json
 import os
@@ -62,6 +65,20 @@ def main():
             fails.append("rank %d: %d MPI_Sendrecv records, the program made %d" % (rank, got, n))
     if "--flushed" in opts and ranks[rank]["events"] == 0:
         fails.append("rank %d: no readable records" % rank)
+    if "--covers" in opts:
+        full = opts[opts.index("--covers") + 1]
+
+        def last_seq(tdir, only=None):
+            p = subprocess.run([vt, "dump", "--json", "--rank", str(rank), tdir], capture_output=True, text=True)
+            # events are RANK:SEQ in both kinds of traces; the function is "name" in a
+            # full trace's records, "fn" in a reduced one's
+            seqs = [int(j["event"].split(":")[1]) for j in map(json.loads, p.stdout.splitlines())
+                    if "event" in j and (only is None or only in (j.get("fn"), j.get("name")))]
+            return max(seqs) if seqs else -1
+        want, got = last_seq(full, "MPI_Sendrecv"), last_seq(d)
+        if want < 0 or got <= want:
+            fails.append("rank %d: the last readable record is event %d, the full trace's last MPI_Sendrecv %d"
+                         % (rank, got, want))
     for f in fails:
         print("FAIL: %s: %s" % (d, f))
     if fails:

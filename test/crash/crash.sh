@@ -85,6 +85,22 @@ PAUSE=600
 run kill_interval full kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
 PAUSE=0
 $check "$work/kill_interval" 1 "(killed by SIGKILL" --full --all-sendrecv $N || fail "kill_interval"
+# ... and the reduced trace, made readable at each flush of the full one (its last
+# blocks provisional, replaced as the run goes on), holds the records decided by then
+PAUSE=600
+run kill_interval_both both kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
+run kill_interval_reduced reduced kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
+PAUSE=0
+$check "$work/kill_interval_both/full" 1 "(killed by SIGKILL" --full --all-sendrecv $N || fail "kill_interval_both"
+$check "$work/kill_interval_both/reduced" 1 "(killed by SIGKILL" --covers "$work/kill_interval_both/full" ||
+    fail "kill_interval_both: reduced"
+$check "$work/kill_interval_reduced/reduced" 1 "(killed by SIGKILL" --flushed || fail "kill_interval_reduced"
+for d in "$work/kill_interval_both/reduced" "$work/kill_interval_reduced/reduced"; do
+    "$VTRACE" whatif "$d" > "$d.whatif" 2>&1 || fail "vtrace whatif $d: $(tail -1 "$d.whatif")"
+    # the measured run ends where the records end, after the loop (not at 0 or before the start)
+    awk '/rank ends/ { for (i = 5; i <= NF; i++) if ($i <= 0) bad = 1; found = 1 } END { exit !(found && !bad) }' \
+        "$d.whatif" || fail "vtrace whatif $d: the ranks' measured ends: $(grep 'rank ends' "$d.whatif")"
+done
 
 # the latency L calibrated at MPI_Init: how, in the configuration (at least 20 round
 # trips; half the fastest is at most half their median), and vtrace info shows it

@@ -67,7 +67,13 @@ touch "$work/file"
 expect 1 'cannot create the output directory' -- "$VTRACE" export --format=otf2 "$work/t" "$work/file/sub"
 expect 1 'cannot create the output directory' -- "$VTRACE" export --format=otf2 "$work/t" "$work/no/such/dir"
 expect 1 'exists and is not a directory' -- "$VTRACE" export --format=otf2 "$work/t" "$work/file"
-expect 1 'already holds an OTF2 archive' -- "$VTRACE" export --format=otf2 "$work/t" "$work/full"
+# an OUT that holds an archive (VTRACE_OVERWRITE): kept and the export refused, or moved
+# aside (the default) and written anew
+expect 1 'holds a trace already and VTRACE_OVERWRITE=refuse' -- env VTRACE_OVERWRITE=refuse \
+    "$VTRACE" export --format=otf2 "$work/t" "$work/full"
+expect 0 'held a trace: it is now .*/full.old-' -- "$VTRACE" export --format=otf2 "$work/t" "$work/full"
+[ -f "$work/full/traces.otf2" ] && [ -f "$(ls -d "$work"/full.old-* | head -n 1)/traces.otf2" ] ||
+    { echo "FAIL: the archive moved aside or the new one is missing"; fail=1; }
 expect 1 'vtrace.defs' -- "$VTRACE" export --format=otf2 "$work/nothing" "$work/y"
 if [ "$(id -u)" -ne 0 ]; then   # root writes anywhere
     mkdir "$work/ro" && chmod 555 "$work/ro"

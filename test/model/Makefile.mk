@@ -44,6 +44,9 @@ EXTRA_DIST += test/model/model_clock.sh test/model/model_clock.py
 # vtrace whatif, the reduced trace's rows equal to the full trace's.
 TESTS += test/model/domino_by.sh
 EXTRA_DIST += test/model/domino_by.sh
+# whatif --balance: the load-imbalance scenario
+TESTS += test/model/balance.sh
+EXTRA_DIST += test/model/balance.sh
 check_PROGRAMS += test/model/imbalance
 test_model_imbalance_SOURCES = test/model/imbalance.c
 test_model_imbalance_LDADD = libvtrace.la

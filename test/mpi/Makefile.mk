@@ -306,3 +306,6 @@ test_mpi_filtered_LDADD = libvtrace.la
 test_mpi_filtered_LDFLAGS = $(vt_mpi_ldflags) -export-dynamic
 TESTS += test/mpi/filter.sh
 EXTRA_DIST += test/mpi/filter.sh
+# VTRACE_OVERWRITE: a trace directory that exists already (issue 16)
+TESTS += test/mpi/overwrite.sh
+EXTRA_DIST += test/mpi/overwrite.sh

@@ -78,6 +78,17 @@ for l in $mpi_lines; do
 done
 [ "$steps" -gt 0 ] && [ "$named" -eq "$steps" ] ||
     fail "domino: $named of $steps steps name the line of an MPI call of halo.c"
+# whatif's site: selector by FILE:LINE, FILE and FUNCTION: the bursts ending at the
+# Allreduce line gain; the whole file and main at least as much; a line with no MPI
+# call matches nothing (and says so)
+"$V" whatif --json --threshold 1us -s "site:halo.c:$allreduce=elim" -s "site:halo.c=elim" -s "site:main=elim" \
+    -s "site:halo.c:1=elim" "$t" > "$work/whatif.json" 2> "$work/whatif.err" || fail "vtrace whatif site:"
+"${VTEST_PYTHON:-python3}" - "$work/whatif.json" <<'PY' || fail "whatif site:FILE:LINE, FILE, FUNCTION: $(cat "$work/whatif.json")"
+import json, sys
+g = [json.loads(l)["gain_ns"] for l in open(sys.argv[1])]
+assert g[0] > 0 and g[1] >= g[0] and g[2] >= g[0] and g[3] == 0, g
+PY
+grep -q "site:halo.c:1 matches no candidate event" "$work/whatif.err" || fail "whatif: no note for site:halo.c:1"
 grep -Eq "^sites: +([0-9]+) call sites, \\1 with function, file and line" "$work/info.out" ||
     fail "info: not every call site has a line: $(grep '^sites:' "$work/info.out")"
 "$V" report -q -o "$work/report.html" "$t" || fail "vtrace report"

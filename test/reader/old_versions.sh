@@ -2,7 +2,8 @@
 # Traces written by earlier versions of the format stay readable: each kept trace in
 # test/reader/vMAJOR.MINOR/ (written by the vtrace of that version, a full trace and
 # its run-time reduced one) gives the dump and the what-if predictions that version's
-# vtrace gave (the .dump and .whatif files beside it).
+# vtrace gave (the .dump and .whatif files beside it; the dumps of reduced traces name
+# call sites (site=) since 2026-11-26, the only change to them).
 set -u
 srcdir=${srcdir:-.}
 vtrace=$(pwd)/vtrace
