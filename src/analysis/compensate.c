@@ -40,6 +40,7 @@
  *  non-blocking collectives) are local events. */
 #include "vt_config.h"
 #include "analysis/compensate.h"
+#include "analysis/compensate_priv.h"
 #include "format/blockio.h"
 #include "util/codec.h"
 #include "util/sort.h"
@@ -53,9 +54,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-enum { K_CALL = 0, K_FLUSH = 1, K_SPECIAL = 2 };
-enum { C_NONE = 0, C_NTON, C_1TON, C_NTO1 };
 
 typedef struct crec {
     int64_t me, mx;   /* measured, global ps */
@@ -103,30 +101,10 @@ typedef struct comp {
     size_t nin, capin;
     size_t *hash;
     size_t hcap;
-    int64_t L_ps, copy_ps[1];
-    int m2_upper;
+    vt__comp_rules R;       /* the latency, copy cost, m.2 bound */
     vt_comp_stats *st;
     vt_error *err;
 } comp;
-
-static int collective_kind(const char *n)
-{
-    static const char *nton[] = {"MPI_Barrier", "MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
-                                 "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter",
-                                 "MPI_Reduce_scatter_block", NULL};
-    static const char *oton[] = {"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv", NULL};
-    static const char *nto1[] = {"MPI_Gather", "MPI_Gatherv", "MPI_Reduce", NULL};
-    for (int i = 0; nton[i]; i++)
-        if (!strcmp(n, nton[i]))
-            return C_NTON;
-    for (int i = 0; oton[i]; i++)
-        if (!strcmp(n, oton[i]))
-            return C_1TON;
-    for (int i = 0; nto1[i]; i++)
-        if (!strcmp(n, nto1[i]))
-            return C_NTO1;
-    return C_NONE;
-}
 
 static uint64_t hkey(uint64_t a, uint64_t b) { return (a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull); }
 
@@ -225,7 +203,7 @@ static int load(comp *C)
             c->rbytes = ev.rbytes;
             const vt_function *f = vt_trace_function(t, r, ev.fn);
             const vt_comm *cm = ev.comm >= 0 ? vt_trace_comm(t, r, ev.comm) : NULL;
-            int ck = f ? collective_kind(f->name) : C_NONE;
+            int ck = f ? vt__comp_collective_kind(f->name) : C_NONE;
             if (ck != C_NONE && cm && !(cm->flags & 1) && (ev.fields & VT_F_COLLSEQ) && cm->size > 1) {
                 int root = (ev.fields & VT_F_ROOT) && ev.root == (int64_t)r;
                 if (ck != C_NTON && !(ev.fields & VT_F_ROOT))
@@ -287,27 +265,6 @@ static int load_deps(comp *C, const vt_matches *m)
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* The bound a message (or a 1-to-n pair) puts on the receiving call's exit; *waited
- * says whether it was case m.1. */
-static int64_t msg_bound(comp *C, const crec *rc, int64_t send_a, int64_t send_me, int64_t send_mx, uint64_t bytes,
-                         int *waited)
-{
-    int64_t cs = C->copy_ps[0] * (int64_t)bytes, b;
-    if (rc->me <= send_mx) { /* m.1: the communication time was measured */
-        *waited = 1;
-        C->st->m1++;
-        b = max64(send_a + (rc->mx - send_me), rc->ae + cs);
-    } else { /* m.2: the lower bound by default (see the top of the file) */
-        C->st->m2++;
-        int64_t lower = send_a + max64(2 * cs, C->L_ps);
-        int64_t upper = send_a + max64(rc->mx - send_me, C->L_ps);
-        if (upper > max64(lower, rc->ae + (rc->mx - rc->me)))
-            C->st->m2_upper_wider++;
-        b = C->m2_upper ? upper : lower;
-    }
-    return max64(b, send_a + C->L_ps);
-}
-
 /* Processes as many records of rank R as its dependences allow; returns the number. */
 static size_t advance(comp *C, uint32_t r)
 {
@@ -332,7 +289,7 @@ static size_t advance(comp *C, uint32_t r)
                         fl += f->mx - f->me;
                     s->fl++;
                 }
-                int64_t O = s->O_ps + C->copy_ps[0] * (int64_t)p->bytes;
+                int64_t O = s->O_ps + C->R.copy_ps * (int64_t)p->bytes;
                 C->st->ranks[r].removed_ps += O + fl;
                 c->ae = p->ax + max64(0, c->me - p->mx - O - fl);
             }
@@ -363,11 +320,13 @@ static size_t advance(comp *C, uint32_t r)
         for (; s->di < s->nd && s->d[s->di].done == s->pos; s->di++) {
             const dep *d = &s->d[s->di];
             const crec *snd = &C->rs[d->src].r[d->send];
-            lo = max64(lo, msg_bound(C, c, snd->ae, snd->me, snd->mx, d->bytes, &waited));
+            lo = max64(lo,
+                       vt__comp_msg_bound(&C->R, c->me, c->mx, c->ae, snd->ae, snd->me, snd->mx, d->bytes, &waited));
             any = 1;
         }
         if (coll_dep && c->ckind == C_1TON) {
-            lo = max64(lo, msg_bound(C, c, x->root_ae, x->root_me, x->root_mx, c->rbytes, &waited));
+            lo = max64(lo, vt__comp_msg_bound(&C->R, c->me, c->mx, c->ae, x->root_ae, x->root_me, x->root_mx, c->rbytes,
+                                         &waited));
             any = 1;
         }
         if (coll_dep && c->ckind != C_1TON) {
@@ -376,7 +335,7 @@ static size_t advance(comp *C, uint32_t r)
             if (c->ax > local)
                 C->st->delayed++;
         } else if (any) {
-            int64_t base = waited ? c->ae + C->copy_ps[0] * (int64_t)c->rbytes : local;
+            int64_t base = waited ? c->ae + C->R.copy_ps * (int64_t)c->rbytes : local;
             c->ax = max64(base, lo);
             if (c->ax > local)
                 C->st->delayed++;
@@ -430,282 +389,31 @@ static int64_t map_time(comp *C, rstate *s, int64_t T)
         if (f->me >= c->mx && f->me < T)
             fl += (T < f->mx ? T : f->mx) - f->me;
     }
-    int64_t a = c->ax + max64(0, T - c->mx - s->O_ps - C->copy_ps[0] * (int64_t)c->bytes - fl);
+    int64_t a = c->ax + max64(0, T - c->mx - s->O_ps - C->R.copy_ps * (int64_t)c->bytes - fl);
     if (nx < s->n && a > s->r[nx].ae)
         a = s->r[nx].ae;
     return a;
 }
 
-/* ------------------------------------------------------------------ writing */
-
-typedef struct obuf {
-    uint8_t *p;
-    size_t len, cap;
-} obuf;
-
-static int ob_room(obuf *b, size_t need)
+static int mem_times(void *arg, uint32_t r, uint64_t idx, int64_t *e, int64_t *x, vt_error *err)
 {
-    if (b->len + need <= b->cap)
-        return 0;
-    size_t nc = (b->cap ? 2 * b->cap : 1 << 16) + need;
-    uint8_t *np = realloc(b->p, nc);
-    if (!np)
-        return -1;
-    b->p = np;
-    b->cap = nc;
-    return 0;
-}
-#define OB_U(b, v) ((b)->len = (size_t)(vt_put_uvar((b)->p + (b)->len, (uint64_t)(v)) - (b)->p))
-#define OB_S(b, v) ((b)->len = (size_t)(vt_put_svar((b)->p + (b)->len, (int64_t)(v)) - (b)->p))
-
-static int64_t ns_of(int64_t ps) { return ps >= 0 ? (ps + 500) / 1000 : -((-ps + 500) / 1000); }
-
-static int encode_event(obuf *b, const vt_event *ev, const vt_function *f, int64_t enter, int64_t exit, int64_t prev)
-{
-    size_t need = 8 * VT_UVAR_MAX + (ev->nstarted + 1) * VT_UVAR_MAX + (ev->ndone + 1) * 5 * VT_UVAR_MAX + 64;
-    if (ob_room(b, need))
-        return -1;
-    OB_U(b, ev->code);
-    OB_S(b, enter - prev);
-    OB_U(b, exit - enter);
-    if (ev->fn < 0) {
-        if (ev->code == VT_CODE_MARKER) {
-            OB_U(b, ev->marker_kind);
-            OB_S(b, ev->marker_value);
-        } else if (ev->code == VT_CODE_STOPPED) {
-            OB_U(b, ev->stop_reason);
-        }
-        return 0;
-    }
-    OB_U(b, ev->callsite < 0 ? 0 : ev->callsite);
-    for (const char *l = f->layout; *l; l++) {
-        switch (*l) {
-        case 'c': OB_U(b, ev->comm); break;
-        case 'n': OB_S(b, ev->newcomm); break;
-        case 'p': OB_S(b, ev->peer); break;
-        case 't': OB_S(b, ev->tag); break;
-        case 'b': OB_U(b, ev->bytes); break;
-        case 'P': OB_S(b, ev->rpeer); break;
-        case 'T': OB_S(b, ev->rtag); break;
-        case 'B': OB_U(b, ev->rbytes); break;
-        case 'o': OB_S(b, ev->root); break;
-        case 'q': OB_U(b, ev->collseq); break;
-        case 'r': OB_U(b, ev->request); break;
-        case 'R':
-            OB_U(b, ev->nstarted);
-            for (size_t i = 0; i < ev->nstarted; i++)
-                OB_U(b, ev->started[i]);
-            break;
-        case 'k':
-            OB_U(b, ev->ndone);
-            for (size_t i = 0; i < ev->ndone; i++) {
-                OB_U(b, ev->done[i].request);
-                OB_U(b, ev->done[i].flags);
-                OB_S(b, ev->done[i].peer);
-                OB_S(b, ev->done[i].tag);
-                OB_U(b, ev->done[i].bytes);
-            }
-            break;
-        case 'm': OB_U(b, ev->msg); break;
-        case 'f': OB_U(b, ev->file); break;
-        case 'O': OB_S(b, ev->offset); break;
-        default: return -2;
-        }
-    }
-    return 0;
-}
-
-#define BLOCK_RECORDS 8192
-
-static int write_rank(comp *C, const char *dir, uint32_t r, int level)
-{
-    const vt_trace *t = C->t;
-    const vt_rank *rk = vt_trace_rank(t, r);
+    comp *C = arg;
     rstate *s = &C->rs[r];
-    char path[4200];
-    snprintf(path, sizeof path, "%s/rank-%06u.vte", dir, r);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return vt_error_set(C->err, "%s: cannot create it (%s)", path, strerror(errno));
-    uint8_t *raw = NULL;
-    size_t rawlen;
-    obuf b = {0};
-    vt_cursor *cur = NULL;
-    int rc = vt_file_header_write(fd, VT_MAGIC_RANK, r);
-    if (rc)
-        goto io;
-    if (vt_trace_raw_block(t, r, VT_BLOCK_FUNCS, &raw, &rawlen, C->err))
-        goto bad;
-    rc = vt_block_write(fd, VT_BLOCK_FUNCS, raw, rawlen, 0, level);
-    free(raw);
-    raw = NULL;
-    if (rc)
-        goto io;
-    if (vt_cursor_open(t, r, &cur, C->err))
-        goto bad;
-    vt_event ev;
-    int got;
-    uint64_t idx = 0, first = 0;
-    uint32_t nrec = 0;
-    int64_t prev = 0;
-    while ((got = vt_cursor_next(cur, &ev, C->err)) == 1) {
-        const crec *c = &s->r[idx];
-        int64_t e, x;
-        if (c->kind == K_CALL) {
-            e = ns_of(c->ae);
-            x = ns_of(c->ax);
-        } else if (c->kind == K_FLUSH) {
-            e = x = ns_of(map_time(C, s, c->me)); /* its own duration removed */
-        } else {
-            e = ns_of(map_time(C, s, c->me));
-            x = ns_of(map_time(C, s, c->mx));
-            if (x < e)
-                x = e;
-        }
-        if (nrec == 0) {
-            b.len = 0;
-            if (ob_room(&b, 2 * VT_UVAR_MAX))
-                goto oom;
-            OB_U(&b, first);
-            OB_S(&b, e);
-            prev = e;
-        }
-        int er = encode_event(&b, &ev, vt_trace_function(t, r, ev.fn), e, x, prev);
-        if (er == -1)
-            goto oom;
-        if (er) {
-            vt_error_set(C->err, "%s: a layout letter this version cannot write", rk->path);
-            goto bad;
-        }
-        prev = x;
-        idx++;
-        if (++nrec == BLOCK_RECORDS) {
-            if ((rc = vt_block_write(fd, VT_BLOCK_EVENTS, b.p, b.len, nrec, level)))
-                goto io;
-            first += nrec;
-            nrec = 0;
-        }
-    }
-    if (got < 0)
-        goto bad;
-    if (nrec && (rc = vt_block_write(fd, VT_BLOCK_EVENTS, b.p, b.len, nrec, level)))
-        goto io;
-    /* RANKDEFS: as read, with the overhead fields (format 1.2) set to 0: the written
-     * trace holds no overhead any more, so compensating it again removes nothing. */
-    if (vt_trace_raw_block(t, r, VT_BLOCK_RANKDEFS, &raw, &rawlen, C->err))
-        goto bad;
-    /* what follows the overhead (1.4: the module table) is kept */
-    size_t at = rk->has_overhead ? rk->overhead_at : rawlen;
-    size_t skip = rk->has_overhead ? rk->overhead_len : 0;
-    if (at + skip > rawlen) {
-        vt_error_set(C->err, "%s: RANKDEFS is shorter than when it was read", rk->path);
-        goto bad;
-    }
-    uint8_t *nraw = malloc(rawlen - skip + 2);
-    if (!nraw)
-        goto oom;
-    memcpy(nraw, raw, at);
-    nraw[at] = 0;     /* overhead per event: 0 ps */
-    nraw[at + 1] = 0; /* copy cost per byte: 0 ps */
-    memcpy(nraw + at + 2, raw + at + skip, rawlen - at - skip);
-    rawlen = rawlen - skip + 2;
-    free(raw);
-    raw = nraw;
-    if ((rc = vt_block_write(fd, VT_BLOCK_RANKDEFS, raw, rawlen, 0, level)))
-        goto io;
-    if ((rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0)))
-        goto io;
-    free(raw);
-    free(b.p);
-    vt_cursor_close(cur);
-    if (close(fd))
-        return vt_error_set(C->err, "%s: %s", path, strerror(errno));
-    return 0;
-oom:
-    vt_error_set(C->err, "out of memory writing %s", path);
-    goto bad;
-io:
-    vt_error_set(C->err, "%s: cannot write it (%s)", path, strerror(-rc));
-bad:
-    free(raw);
-    free(b.p);
-    vt_cursor_close(cur);
-    close(fd);
-    return -1;
-}
-
-/* The GLOBAL payload: offsets set to 0 (the written times are global already), the
- * configuration text noting the compensation. */
-static int write_defs(comp *C, const char *dir, const vt_comp_opts *o)
-{
-    const vt_trace *t = C->t;
-    obuf b = {0};
-    const char *cfg = vt_trace_config(t);
-    char note[160];
-    snprintf(note, sizeof note, "%sVTRACE_COMPENSATED=%" PRId64 "ps\n",
-             *cfg && cfg[strlen(cfg) - 1] != '\n' ? "\n" : "", o->overhead_ps);
-    if (o->overhead_ps < 0)
-        snprintf(note, sizeof note, "%sVTRACE_COMPENSATED=measured\n",
-                 *cfg && cfg[strlen(cfg) - 1] != '\n' ? "\n" : "");
-    size_t need = strlen(vt_trace_version(t)) + strlen(vt_trace_mpi_version(t)) + strlen(cfg) + strlen(note) +
-                  8 * VT_UVAR_MAX;
-    for (uint32_t r = 0; r < C->nranks; r++)
-        need += 6 * VT_UVAR_MAX + strlen(vt_trace_rank(t, r)->global_hostname);
-    if (ob_room(&b, need))
-        return vt_error_set(C->err, "out of memory");
-    uint8_t *p = b.p;
-    p = vt_put_str(p, vt_trace_version(t), strlen(vt_trace_version(t)));
-    p = vt_put_str(p, vt_trace_mpi_version(t), strlen(vt_trace_mpi_version(t)));
-    size_t cl = strlen(cfg), nl = strlen(note);
-    p = vt_put_uvar(p, cl + nl);
-    memcpy(p, cfg, cl);
-    memcpy(p + cl, note, nl);
-    p += cl + nl;
-    p = vt_put_uvar(p, C->nranks);
-    for (uint32_t r = 0; r < C->nranks; r++) {
-        const vt_rank *rk = vt_trace_rank(t, r);
-        p = vt_put_svar(p, rk->clock.t1);
-        p = vt_put_svar(p, 0);
-        p = vt_put_svar(p, rk->clock.t2);
-        p = vt_put_svar(p, 0);
-        p = vt_put_uvar(p, (uint64_t)rk->clock.same_clock);
-        p = vt_put_str(p, rk->global_hostname, strlen(rk->global_hostname));
-    }
-    p = vt_put_uvar(p, vt_trace_flags(t));
-    char path[4200];
-    snprintf(path, sizeof path, "%s/vtrace.defs", dir);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
-    if (fd < 0) {
-        free(b.p);
-        return vt_error_set(C->err, "%s: cannot create it (%s)", path, strerror(errno));
-    }
-    rc = vt_file_header_write(fd, VT_MAGIC_DEFS, C->nranks);
-    if (!rc)
-        rc = vt_block_write(fd, VT_BLOCK_GLOBAL, b.p, (size_t)(p - b.p), 0, 0);
-    if (!rc)
-        rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0);
-    if (close(fd) && !rc)
-        rc = -errno;
-    free(b.p);
-    if (rc)
-        return vt_error_set(C->err, "%s: cannot write it (%s)", path, strerror(-rc));
-    snprintf(path, sizeof path, "%s/config.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(cfg, f);
-        fputs(note, f);
-        fclose(f);
+    if (idx >= s->n)
+        return vt_error_set(err, "%s: rank %u has more records than when it was read", vt_trace_dir(C->t), r);
+    const crec *c = &s->r[idx];
+    if (c->kind == K_CALL) {
+        *e = vt__comp_ns_of(c->ae);
+        *x = vt__comp_ns_of(c->ax);
+    } else if (c->kind == K_FLUSH) {
+        *e = *x = vt__comp_ns_of(map_time(C, s, c->me)); /* its own duration removed */
+    } else {
+        *e = vt__comp_ns_of(map_time(C, s, c->me));
+        *x = vt__comp_ns_of(map_time(C, s, c->mx));
+        if (*x < *e)
+            *x = *e;
     }
     return 0;
-}
-
-static int64_t config_latency_ns(const char *cfg)
-{
-    const char *p = strstr(cfg, "VTRACE_MODEL_L=");
-    if (!p)
-        return 0;
-    long long v = strtoll(p + strlen("VTRACE_MODEL_L="), NULL, 10);
-    return v > 0 ? v : 0;
 }
 
 int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const vt_comp_opts *o, vt_comp_stats *st,
@@ -721,9 +429,10 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
     C.nranks = vt_trace_nranks(t);
     C.st = st;
     C.err = err;
-    C.L_ps = 1000 * (o->latency_ns >= 0 ? o->latency_ns : config_latency_ns(vt_trace_config(t)));
-    C.m2_upper = o->m2_upper;
-    st->latency_ns = C.L_ps / 1000;
+    C.R.L_ps = 1000 * (o->latency_ns >= 0 ? o->latency_ns : vt__comp_config_latency_ns(vt_trace_config(t)));
+    C.R.m2_upper = o->m2_upper;
+    C.R.st = st;
+    st->latency_ns = C.R.L_ps / 1000;
     st->nranks = C.nranks;
     st->ranks = calloc(C.nranks, sizeof *st->ranks);
     C.rs = calloc(C.nranks, sizeof *C.rs);
@@ -737,8 +446,12 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
         C.rs[r].O_ps = o->overhead_ps >= 0 ? o->overhead_ps : (int64_t)rk->overhead_ps;
         st->ranks[r].overhead_ps = (uint64_t)C.rs[r].O_ps;
         /* one copy cost for the run: the layer's (0 today, it copies nothing) */
-        if (o->overhead_ps < 0 && (int64_t)rk->copy_ps_per_byte > C.copy_ps[0])
-            C.copy_ps[0] = (int64_t)rk->copy_ps_per_byte;
+        if (o->overhead_ps < 0 && (int64_t)rk->copy_ps_per_byte > C.R.copy_ps)
+            C.R.copy_ps = (int64_t)rk->copy_ps_per_byte;
+    }
+    if (!m) {
+        rc = vt__compensate_stream(t, out, o, &C.R, st, err);
+        goto out;
     }
     if (load(&C) || load_deps(&C, m))
         goto out;
@@ -780,17 +493,17 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
             lx = s->r[i].mx;
             la = s->r[i].ax;
         }
-        st->ranks[r].measured_ns = ns_of(lx - fe);
-        st->ranks[r].compensated_ns = ns_of(la - fa);
+        st->ranks[r].measured_ns = vt__comp_ns_of(lx - fe);
+        st->ranks[r].compensated_ns = vt__comp_ns_of(la - fa);
     }
     if (mkdir(out, 0755) && errno != EEXIST) {
         vt_error_set(err, "%s: cannot create the output directory (%s)", out, strerror(errno));
         goto out;
     }
     for (uint32_t r = 0; r < C.nranks; r++)
-        if (write_rank(&C, out, r, o->zstd_level))
+        if (vt__comp_write_rank(t, out, r, o->zstd_level, mem_times, &C, err))
             goto out;
-    if (write_defs(&C, out, o))
+    if (vt__comp_write_defs(t, out, o, err))
         goto out;
     rc = 0;
 out:

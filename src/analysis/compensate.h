@@ -38,8 +38,10 @@ typedef struct vt_comp_stats {
     int64_t latency_ns;        /* the minimal latency used */
 } vt_comp_stats;
 
-/* Compensates the full trace T (matched: M) into the directory OUT (created). Returns 0,
- * or -1 with ERR (a reduced trace, an inconsistent trace, or an I/O error). */
+/* Compensates the full trace T into the directory OUT (created). M NULL: streamed, with
+ * memory for what is in flight (compensate_stream.c; a trace that ended well); else T
+ * matched as M is held in memory, about 60 bytes a record (an incomplete trace). Returns
+ * 0, or -1 with ERR (a reduced trace, an inconsistent trace, or an I/O error). */
 int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const vt_comp_opts *o,
                   vt_comp_stats *st, vt_error *err);
 void vt_comp_stats_free(vt_comp_stats *st);

@@ -3,6 +3,7 @@
  * grouped by (communicator id, sequence number). Reduced traces: what their records
  * still show (unmerged messages, complete collective gates) and the exact profile. */
 #include "analysis/patterns.h"
+#include "analysis/patterns_priv.h"
 #include "analysis/symbols.h"
 #include "util/codec.h"
 #include "model/model.h"
@@ -29,11 +30,6 @@ const char *vt_pattern_parent(enum vt_pattern_id id)
     return id == VT_PAT_WRONG_ORDER ? "Late Sender" : NULL;
 }
 
-int vt_pattern_is_wait(enum vt_pattern_id id)
-{
-    return id <= VT_PAT_LATE_BCAST;
-}
-
 static void set_err(vt_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_err(vt_error *err, const char *fmt, ...)
 {
@@ -41,124 +37,6 @@ static void set_err(vt_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
-}
-
-/* What a collective is to the patterns. */
-enum ctype { C_NONE, C_BARRIER, C_NXN, C_TOROOT, C_FROMROOT, C_OTHER };
-
-static enum ctype coll_type(const char *name)
-{
-    char b[64];
-    size_t n = strlen(name);
-    if (n >= sizeof b || strncmp(name, "MPI_", 4))
-        return C_OTHER;
-    memcpy(b, name + 4, n - 3);
-    n -= 4;
-    if (n > 2 && !strcmp(b + n - 2, "_c"))
-        b[n - 2] = '\0';
-    static const char *const nxn[] = {"Allreduce", "Allgather", "Allgatherv", "Alltoall", "Alltoallv",
-                                      "Alltoallw", "Reduce_scatter", "Reduce_scatter_block"};
-    if (!strcmp(b, "Barrier"))
-        return C_BARRIER;
-    for (size_t i = 0; i < sizeof nxn / sizeof nxn[0]; i++)
-        if (!strcmp(b, nxn[i]))
-            return C_NXN;
-    if (!strcmp(b, "Reduce") || !strcmp(b, "Gather") || !strcmp(b, "Gatherv"))
-        return C_TOROOT;
-    if (!strcmp(b, "Bcast") || !strcmp(b, "Scatter") || !strcmp(b, "Scatterv"))
-        return C_FROMROOT;
-    return C_OTHER;
-}
-
-/* Cost category of a call: VT_PAT_P2P_COMM, _COLL_COMM, _SYNC, or -1 (not communication). */
-static int cost_of(enum vt_model_kind k, enum ctype c)
-{
-    switch (k) {
-    case VT_MK_SEND: case VT_MK_SSEND: case VT_MK_BSEND: case VT_MK_ISEND: case VT_MK_ISSEND:
-    case VT_MK_IBSEND: case VT_MK_RECV: case VT_MK_IRECV: case VT_MK_SENDRECV: case VT_MK_PROBE:
-    case VT_MK_COMPLETION: case VT_MK_START:
-        return VT_PAT_P2P_COMM;
-    case VT_MK_COLL:
-        return c == C_BARRIER ? VT_PAT_SYNC : VT_PAT_COLL_COMM;
-    case VT_MK_ICOLL:
-        return VT_PAT_COLL_COMM;
-    default:
-        return -1;
-    }
-}
-
-/* ------------------------------------------------------------------ results */
-
-typedef struct entries {
-    vt_pattern_result_entry *v;
-    size_t n, cap;
-} entries;
-
-static int ent_add(entries *e, int pat, uint32_t rank, int64_t cs, int64_t sev, uint64_t count)
-{
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? 2 * e->cap : 256;
-        vt_pattern_result_entry *v = realloc(e->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        e->v = v, e->cap = cap;
-    }
-    e->v[e->n++] = (vt_pattern_result_entry){pat, rank, cs, sev, count};
-    return 0;
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-    const vt_pattern_result_entry *x = a, *y = b;
-    if (x->pattern != y->pattern)
-        return x->pattern < y->pattern ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return x->callsite < y->callsite ? -1 : x->callsite > y->callsite;
-}
-
-static int cmp_sev(const void *a, const void *b)
-{
-    const vt_pattern_result_entry *x = a, *y = b;
-    if (x->severity_ns != y->severity_ns)
-        return x->severity_ns > y->severity_ns ? -1 : 1;
-    return cmp_key(a, b);
-}
-
-/* Per rank: severity and count by (pattern, call site), call sites -1..ncs-1. */
-typedef struct agg {
-    size_t ncs;
-    int64_t *sev;
-    uint64_t *cnt;
-} agg;
-
-static int agg_init(agg *a, size_t ncs)
-{
-    a->ncs = ncs + 1;
-    a->sev = calloc(a->ncs * VT_PAT_NBUILTIN, sizeof *a->sev);
-    a->cnt = calloc(a->ncs * VT_PAT_NBUILTIN, sizeof *a->cnt);
-    return a->sev && a->cnt ? 0 : -1;
-}
-
-static void agg_add(agg *a, int pat, int64_t cs, int64_t sev)
-{
-    size_t c = cs >= 0 && (size_t)cs + 1 < a->ncs ? (size_t)cs + 1 : 0;
-    a->sev[c * VT_PAT_NBUILTIN + pat] += sev;
-    a->cnt[c * VT_PAT_NBUILTIN + pat]++;
-}
-
-static int agg_flush(agg *a, uint32_t rank, entries *e)
-{
-    int rc = 0;
-    for (size_t c = 0; c < a->ncs && !rc; c++)
-        for (int p = 0; p < VT_PAT_NBUILTIN && !rc; p++)
-            if (a->cnt[c * VT_PAT_NBUILTIN + p] && (a->sev[c * VT_PAT_NBUILTIN + p] > 0 || vt_pattern_is_wait(p) == 0))
-                rc = ent_add(e, p, rank, (int64_t)c - 1, a->sev[c * VT_PAT_NBUILTIN + p],
-                             a->cnt[c * VT_PAT_NBUILTIN + p]);
-    free(a->sev);
-    free(a->cnt);
-    a->sev = NULL, a->cnt = NULL;
-    return rc;
 }
 
 /* ------------------------------------------------------------------ full traces */
@@ -288,7 +166,8 @@ static int load_rank(const vt_trace *t, uint32_t rank, rankdata *rd, centries *c
     }
     for (size_t i = 0; i < nf; i++) {
         fkind[i] = (uint8_t)vt_model_kind_of(rk->funcs[i].name);
-        fct[i] = (uint8_t)(fkind[i] == VT_MK_COLL || fkind[i] == VT_MK_ICOLL ? coll_type(rk->funcs[i].name) : C_NONE);
+        fct[i] = (uint8_t)(fkind[i] == VT_MK_COLL || fkind[i] == VT_MK_ICOLL ? vt__pat_coll_type(rk->funcs[i].name)
+                                                                            : C_NONE);
     }
     /* the blocks' record counts are the file's word until the records are read: a
      * first guess, grown as they come */
@@ -530,7 +409,7 @@ static int full_aggregate(const vt_trace *t, rankdata *rd, uint32_t nranks, entr
 {
     for (uint32_t q = 0; q < nranks; q++) {
         agg a;
-        if (agg_init(&a, vt_trace_rank(t, q)->ncallsites)) {
+        if (vt__pat_agg_init(&a, vt_trace_rank(t, q)->ncallsites)) {
             free(a.sev), free(a.cnt);
             set_err(err, "out of memory");
             return -1;
@@ -544,21 +423,21 @@ static int full_aggregate(const vt_trace *t, rankdata *rd, uint32_t nranks, entr
             int64_t lr = p->lr > 0 ? (p->lr < dur ? p->lr : dur) - ls : 0;
             int64_t cw = p->cw > 0 ? (p->cw < dur ? p->cw : dur) : 0;
             if (ls > 0) {
-                agg_add(&a, VT_PAT_LATE_SENDER, p->callsite, ls);
+                vt__pat_agg_add(&a, VT_PAT_LATE_SENDER, p->callsite, ls);
                 if (p->wrong)
-                    agg_add(&a, VT_PAT_WRONG_ORDER, p->callsite, ls);
+                    vt__pat_agg_add(&a, VT_PAT_WRONG_ORDER, p->callsite, ls);
             }
             if (lr > 0)
-                agg_add(&a, VT_PAT_LATE_RECEIVER, p->callsite, lr);
+                vt__pat_agg_add(&a, VT_PAT_LATE_RECEIVER, p->callsite, lr);
             if (cw > 0)
-                agg_add(&a, p->cpat, p->callsite, cw);
+                vt__pat_agg_add(&a, p->cpat, p->callsite, cw);
             waited = ls + (lr > 0 ? lr : 0) + cw;
             rank_wait[q] += waited;
-            int cost = cost_of((enum vt_model_kind)p->kind, (enum ctype)p->ctype);
+            int cost = vt__pat_cost_of((enum vt_model_kind)p->kind, (enum vt__pat_ctype)p->ctype);
             if (cost >= 0)
-                agg_add(&a, cost, p->callsite, dur - waited);
+                vt__pat_agg_add(&a, cost, p->callsite, dur - waited);
         }
-        if (agg_flush(&a, q, e)) {
+        if (vt__pat_agg_flush(&a, q, e)) {
             set_err(err, "out of memory");
             return -1;
         }
@@ -731,7 +610,7 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
                 int64_t cs = rr.callsite >= 0 && (uint64_t)rr.callsite < rk->ncallsites ? rr.callsite : -1;
                 gv[ng++] = (rgent){rr.gates[i].comm, rr.gates[i].collseq, q, rr.gates[i].nmembers,
                                    vt_global_time(t, q, rr.enter), vt_global_time(t, q, rr.exit), (int32_t)cs,
-                                   (uint8_t)coll_type(rk->funcs[rr.fn].name)};
+                                   (uint8_t)vt__pat_coll_type(rk->funcs[rr.fn].name)};
             }
         }
         vt_cursor_close(c);
@@ -745,7 +624,7 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
     for (uint32_t q = 0; q < nranks; q++) {
         const vt_rank *rk = vt_trace_rank(t, q);
         agg a;
-        if (agg_init(&a, rk->ncallsites)) {
+        if (vt__pat_agg_init(&a, rk->ncallsites)) {
             free(a.sev), free(a.cnt);
             goto oom;
         }
@@ -774,9 +653,9 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
             ls = ls < dur ? ls : dur;
             lr = (lr < dur ? lr : dur) - ls;
             if (ls > 0)
-                agg_add(&a, VT_PAT_LATE_SENDER, cs, ls), p2p_wait += ls;
+                vt__pat_agg_add(&a, VT_PAT_LATE_SENDER, cs, ls), p2p_wait += ls;
             if (lr > 0)
-                agg_add(&a, VT_PAT_LATE_RECEIVER, cs, lr), p2p_wait += lr;
+                vt__pat_agg_add(&a, VT_PAT_LATE_RECEIVER, cs, lr), p2p_wait += lr;
         }
         vt_cursor_close(c);
         c = NULL;
@@ -800,7 +679,7 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
                     w = w < dur ? w : dur;
                     int pat = gv[k].ctype == C_BARRIER ? VT_PAT_WAIT_BARRIER : VT_PAT_WAIT_NXN;
                     if (w > 0)
-                        agg_add(&a, pat, gv[k].callsite, w), coll_wait[pat] += w;
+                        vt__pat_agg_add(&a, pat, gv[k].callsite, w), coll_wait[pat] += w;
                 }
             }
             i = j;
@@ -813,7 +692,7 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
             if (!f)
                 continue;
             enum vt_model_kind k = vt_model_kind_of(f->name);
-            int cat = cost_of(k, k == VT_MK_COLL ? coll_type(f->name) : C_NONE);
+            int cat = vt__pat_cost_of(k, k == VT_MK_COLL ? vt__pat_coll_type(f->name) : C_NONE);
             if (cat >= 0)
                 cost[cat] += (int64_t)rk->profile[i].time_ns, calls[cat] += rk->profile[i].calls;
         }
@@ -821,10 +700,10 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
         cost[VT_PAT_SYNC] -= coll_wait[VT_PAT_WAIT_BARRIER];
         cost[VT_PAT_COLL_COMM] -= coll_wait[VT_PAT_WAIT_NXN];
         rank_wait[q] += p2p_wait + coll_wait[VT_PAT_WAIT_BARRIER] + coll_wait[VT_PAT_WAIT_NXN];
-        if (agg_flush(&a, q, e))
+        if (vt__pat_agg_flush(&a, q, e))
             goto oom;
         for (int cat = VT_PAT_P2P_COMM; cat <= VT_PAT_SYNC; cat++)
-            if (calls[cat] && ent_add(e, cat, q, -1, cost[cat] > 0 ? cost[cat] : 0, calls[cat]))
+            if (calls[cat] && vt__pat_ent_add(e, cat, q, -1, cost[cat] > 0 ? cost[cat] : 0, calls[cat]))
                 goto oom;
     }
     rc = 0;
@@ -919,8 +798,17 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
         if (name_index(p, plugins[k]->name, p->reduced ? VT_BOUND_LOWER : VT_BOUND_EXACT) < 0)
             goto oom;
     }
+    /* Plug-ins see every record with its partner's times (known only once both sides are
+     * read), and an incomplete trace is analysed past where the replay stops: both keep
+     * the trace in memory. Otherwise it streams. */
+    int in_memory = (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE) != 0;
+    for (size_t k = 0; k < nplugins; k++)
+        in_memory |= plugins[k]->event != NULL;
+    if (getenv("VTRACE_TEST_PATTERNS_IN_MEMORY")) /* tests: the two must agree */
+        in_memory = 1;
     if (p->reduced ? analyze_reduced(t, &e, p->rank_wait_ns, err)
-                   : analyze_full(t, &mp, &e, p->rank_wait_ns, plugins, st, nplugins, err))
+        : in_memory ? analyze_full(t, &mp, &e, p->rank_wait_ns, plugins, st, nplugins, err)
+                    : vt__patterns_stream(t, &mp, &e, p->rank_wait_ns, err))
         goto fail;
     for (size_t k = 0; k < nplugins; k++) {
         const vtrace_pattern_finding *f = NULL;
@@ -928,15 +816,15 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
         for (size_t i = 0; f && i < nf; i++) {
             int id = name_index(p, f[i].pattern ? f[i].pattern : plugins[k]->name,
                                 p->reduced ? VT_BOUND_LOWER : VT_BOUND_EXACT);
-            if (id < 0 || ent_add(&e, id, f[i].rank, f[i].callsite, f[i].severity_ns, f[i].count))
+            if (id < 0 || vt__pat_ent_add(&e, id, f[i].rank, f[i].callsite, f[i].severity_ns, f[i].count))
                 goto oom;
         }
     }
     /* sum duplicates (plug-ins may repeat a key), then sort by severity */
-    vt_sort(e.v, e.n, sizeof *e.v, cmp_key);
+    vt_sort(e.v, e.n, sizeof *e.v, vt__pat_cmp_key);
     size_t w = 0;
     for (size_t i = 0; i < e.n; i++) {
-        if (w && !cmp_key(&e.v[w - 1], &e.v[i])) {
+        if (w && !vt__pat_cmp_key(&e.v[w - 1], &e.v[i])) {
             e.v[w - 1].severity_ns += e.v[i].severity_ns;
             e.v[w - 1].count += e.v[i].count;
         } else {
@@ -944,7 +832,7 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
         }
     }
     e.n = w;
-    vt_sort(e.v, e.n, sizeof *e.v, cmp_sev);
+    vt_sort(e.v, e.n, sizeof *e.v, vt__pat_cmp_sev);
     p->totals_ns = calloc(p->nnames, sizeof *p->totals_ns);
     p->counts = calloc(p->nnames, sizeof *p->counts);
     if (!p->totals_ns || !p->counts)

@@ -2,9 +2,13 @@
  * ranks lose in MPI calls waiting for each other, with global times (vt_global_time).
  *
  * vt_patterns_analyze() reads a trace (full or reduced) and returns severities summed by
- * (pattern, rank, call site), sorted by decreasing severity. It keeps one small entry per
- * record of a full trace in memory (about 64 bytes) while it runs. Plug-ins
- * (vtrace_pattern.h) see every call record of a full trace and add their findings. */
+ * (pattern, rank, call site), sorted by decreasing severity. A full trace is streamed
+ * (patterns_stream.c: memory for the messages and collectives in flight, 32 bytes a
+ * receiving call in a temporary file), except with a plug-in that sees events or an
+ * incomplete trace: then one small entry per record is kept in memory (about 64 bytes).
+ * Plug-ins (vtrace_pattern.h) see every call record of a full trace and add their
+ * findings. VTRACE_TEST_PATTERNS_IN_MEMORY set in the environment forces the in-memory way
+ * (tests compare the two). */
 #ifndef VT_PATTERNS_H
 #define VT_PATTERNS_H
 

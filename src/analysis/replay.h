@@ -131,6 +131,10 @@ typedef struct vt_observer {
     void (*publish)(void *arg, uint32_t rank, uint64_t send_seq, void *ext);
     /* Every model event; nonzero stops the replay (the observer's message in err). */
     int (*event)(void *arg, const vt_obs_event *ev, vt_error *err);
+    /* Full traces (NULL: none): every record of a rank, special ones (FLUSH, MARKER,
+     * STOPPED) too, as the replay takes it: in order on the rank, a call's before its
+     * publish() and its event, after the events of the calls before it. */
+    int (*record)(void *arg, uint32_t rank, const vt_event *rec, vt_error *err);
 } vt_observer;
 
 /* Progress of the replays this thread runs from now on: fn is called every 65536 records

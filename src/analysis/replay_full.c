@@ -267,7 +267,8 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             if (SE(s, i)->key == KEY_SKIP)
                 continue;   /* cancelled: no message */
         }
-        if (slot_fill(R, s, 0, i, enter, 0, (uint32_t)(1 + send_is_sync(R, s->rank, SE(s, i)))))
+        /* (a send's slot keeps the call's exit as E, for observers: vt_obs_con.S_exit) */
+        if (slot_fill(R, s, 0, i, enter, exit, (uint32_t)(1 + send_is_sync(R, s->rank, SE(s, i)))))
             return -1;
         if ((k == VT_MK_ISEND || k == VT_MK_ISSEND || k == VT_MK_IBSEND) && ev->request)
             if (req_send(s, R, ev->request, i))
@@ -405,6 +406,7 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     if (oc) {
         oc->S = sd->T;
         oc->S_local = sd->Tloc;
+        oc->S_exit = sd->E;
         oc->bytes = se->bytes;
         oc->sync = sync;
         enum vt_model_kind fk = se->fn >= 0 && (size_t)se->fn < snd->nfuncs ? snd->fkind[se->fn] : VT_MK_LOCAL;
@@ -500,6 +502,10 @@ int vt__rp_step(replay *R, rstate *s)
         if (rc == 0) {
             s->finished = 1;
             return STEP_DONE;
+        }
+        if (R->obs && R->obs->record && R->obs->record(R->obs->arg, s->rank, &s->ev, R->err)) {
+            R->failed = 1;
+            return STEP_ERROR;
         }
         /* Special records (FLUSH, MARKER, STOPPED) are no model events: a flush belongs
          * to the burst around it, which ends at the next call. */

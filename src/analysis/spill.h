@@ -37,4 +37,10 @@ int vt_spill_get(vt_spill *s, uint64_t i, void *out, int sweep);
  * that keep their own buffers, such as a merge of sorted runs). 0 or -1 (errno). */
 int vt_spill_read(vt_spill *s, uint64_t first, size_t n, void *buf);
 
+/* External sort (spill_sort.c): the records of IN (closed by it) into OUT (opened by it),
+ * in CMP's order, stable; runs of at most RUN records are sorted in memory (0: 2^18)
+ * and merged. Memory: one run, and a read buffer of a few KB per run. 0, or -1 with
+ * errno (IN and OUT are closed then). */
+int vt_spill_sort(vt_spill *in, vt_spill *out, int (*cmp)(const void *, const void *), size_t run);
+
 #endif

@@ -43,6 +43,7 @@ typedef struct vt_obs_con {
     /* MSG, SYNC_MSG: the message */
     int64_t S;              /* the send call's enter, global ns */
     int64_t S_local;        /* ... on the sender's clock */
+    int64_t S_exit;         /* MSG of a full trace: the send call's exit, global ns */
     uint64_t bytes;
     int sync;               /* synchronous message (model.md §3) */
     int blocking_send;      /* sent by a blocking MPI_Send/Ssend/Rsend (not Sendrecv, not Isend) */

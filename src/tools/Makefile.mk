@@ -5,7 +5,7 @@ vt_tool_sources = \
 	src/tools/cmd_info.c src/tools/cmd_dump.c src/tools/cmd_whatif.c src/tools/cmd_domino.c \
 	src/tools/cmd_critpath.c \
 	src/tools/cmd_reduce.c src/tools/scenarios.c src/tools/clockrepair.c \
-	src/tools/outdir.c src/tools/cmd_export.c src/tools/export.h src/tools/export_paraver.c src/tools/paraver_mpi.c src/tools/paraver_mpi.h src/tools/export_perfetto.c src/tools/export_walk.c src/tools/progress.c src/tools/progress.h \
+	src/tools/outdir.c src/tools/cmd_export.c src/tools/export.h src/tools/export_paraver.c src/tools/paraver_mpi.c src/tools/paraver_mpi.h src/tools/export_perfetto.c src/tools/export_walk.c src/tools/export_prvmsgs.c src/tools/export_prvmsgs.h src/tools/progress.c src/tools/progress.h \
 	src/tools/cmd_period.c \
 	src/tools/json.c src/tools/debugdir.c src/tools/eventsite.c src/tools/eventsite.h src/tools/cmd_report.c src/tools/report.h src/tools/report_collect.c src/tools/report_timeline.c src/tools/report_write.c
 vtrace_LDADD = libvtread.la

@@ -14,14 +14,16 @@
  *
  * Paraver wants the records sorted by time (a state's begin, a communication's
  * logical send): every rank's records come out in time order, and so do its messages
- * once sorted by send time; a heap merges these 2 x nranks sorted streams, so the
- * trace is streamed, one block per rank in memory, plus one entry per message. Times
+ * once sorted by send time (export_prvmsgs.c, in a temporary file); a heap merges these
+ * 2 x nranks sorted streams, so the trace is streamed, one block per rank and a few
+ * messages per sender in memory. Times
  * are global ns (vt_global_time) minus the trace's first enter; a rank's records whose
  * times overlap (calls of several threads) are clamped to keep them sorted. */
 #include "vt_config.h"
 #include "tools/tools.h"
 #include "analysis/symbols.h"
 #include "tools/export.h"
+#include "tools/export_prvmsgs.h"
 #include "tools/paraver_mpi.h"
 #include "tools/progress.h"
 #include "util/codec.h"
@@ -193,17 +195,7 @@ typedef struct item {
     uint64_t type[2], value[2];
 } item;
 
-typedef struct comm {
-    int64_t ls, ps, lr, pr;
-    uint32_t src, dst;
-    uint64_t bytes;
-    int64_t tag;
-} comm;
-
-typedef struct comms {
-    comm *v;
-    size_t n, cap;
-} comms;
+#define CBUF 16
 
 typedef struct rstream {
     vt_cursor *c;
@@ -216,7 +208,10 @@ typedef struct rstream {
     uint32_t *fntype;          /* function id -> event type (50000001, ...) */
     int *fnstate;
     size_t nfn, nsite;
-    size_t ci; /* next message of comms[rank] */
+    /* its messages as a sender: msgs.sorted[at .. end), CBUF of them read ahead */
+    uint64_t at, end;
+    vt__prv_comm cbuf[CBUF];
+    size_t cn, ci;
 } rstream;
 
 typedef struct pv {
@@ -232,7 +227,7 @@ typedef struct pv {
     uint32_t *node_of;     /* rank -> node (from 1) */
     uint32_t *cpu_of;      /* rank -> CPU (from 1) */
     uint32_t *node_cpus;   /* node - 1 -> CPUs */
-    comms *cm;             /* per sender, sorted by logical send */
+    vt__prv_msgs msgs;     /* sorted per sender by logical send */
     rstream *rs;
     vt__progress prog;
     uint64_t done;
@@ -288,8 +283,7 @@ static int setup_defs(pv *p)
     p->cpu_of = calloc(p->nranks + 1, sizeof *p->cpu_of);
     p->node_cpus = calloc(p->nranks + 1, sizeof *p->node_cpus);
     p->rs = calloc(p->nranks + 1, sizeof *p->rs);
-    p->cm = calloc(p->nranks + 1, sizeof *p->cm);
-    if (!p->node_of || !p->cpu_of || !p->node_cpus || !p->rs || !p->cm)
+    if (!p->node_of || !p->cpu_of || !p->node_cpus || !p->rs)
         return oom(p);
     uint32_t *idx = calloc(p->nranks + 1, sizeof *idx); /* rank's index among its node's */
     if (!idx)
@@ -342,161 +336,6 @@ static int setup_defs(pv *p)
         }
     }
     return 0;
-}
-
-static int comm_add(pv *p, uint32_t src, const comm *c)
-{
-    comms *s = &p->cm[src];
-    if (vt__export_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
-        return oom(p);
-    s->v[s->n++] = *c;
-    return 0;
-}
-
-static int cmp_comm(const void *a, const void *b)
-{
-    const comm *x = a, *y = b;
-    if (x->ls != y->ls)
-        return x->ls < y->ls ? -1 : 1;
-    if (x->dst != y->dst)
-        return x->dst < y->dst ? -1 : 1;
-    return x->lr < y->lr ? -1 : x->lr > y->lr;
-}
-
-/* The first enter and the last exit of the trace (local ns -> global ns, unshifted). */
-static void extend(pv *p, int *have, int64_t b, int64_t e)
-{
-    if (!*have || b < p->t0)
-        p->t0 = b;
-    if (!*have || e > p->tend)
-        p->tend = e;
-    *have = 1;
-}
-
-typedef struct tpair {
-    int64_t enter, exit;
-} tpair;
-
-/* The full-trace prepass's state: per rank, the times of the call of every send and of
- * the call that completed every receive; the times of the current record. */
-typedef struct prepass {
-    pv *p;
-    int have;
-    uint32_t rank;
-    tpair **st, **rt;
-    tpair cur;
-} prepass;
-
-static int pre_record(void *arg, const vt_event *ev)
-{
-    prepass *q = arg;
-    q->cur = (tpair){vt_global_time(q->p->t, q->rank, ev->enter), vt_global_time(q->p->t, q->rank, ev->exit)};
-    extend(q->p, &q->have, q->cur.enter, q->cur.exit);
-    return 0;
-}
-
-static int pre_sent(void *arg, const vt_event *ev, size_t pos, uint64_t id)
-{
-    prepass *q = arg;
-    q->st[q->rank][pos] = q->cur;
-    return 0;
-}
-
-static int pre_completed(void *arg, const vt_event *ev, size_t pos, uint64_t id)
-{
-    prepass *q = arg;
-    q->rt[q->rank][pos] = q->cur;
-    return 0;
-}
-
-/* Full trace: one pass for the times of every send and of every receive's completing
- * call, then the messages per sender. */
-static int prepass_full(pv *p)
-{
-    static const vt__xcall_ops ops = {pre_record, pre_sent, pre_completed, NULL};
-    vt__xmsgs x;
-    if (vt__xmsgs_open(&x, p->t, p->prv, p->err))
-        return -1;
-    const vt_matches *m = x.m;
-    int rc = -1;
-    prepass q = {.p = p};
-    q.st = calloc(p->nranks + 1, sizeof *q.st);
-    q.rt = calloc(p->nranks + 1, sizeof *q.rt);
-    if (!q.st || !q.rt) {
-        oom(p);
-        goto out;
-    }
-    for (uint32_t r = 0; r < p->nranks; r++) {
-        size_t ns, nr;
-        vt_matches_csends(m, r, &ns);
-        vt_matches_crecvs(m, r, &nr);
-        q.st[r] = calloc(ns + 1, sizeof **q.st);
-        q.rt[r] = calloc(nr + 1, sizeof **q.rt);
-        if (!q.st[r] || !q.rt[r]) {
-            oom(p);
-            goto out;
-        }
-        q.rank = r;
-        if (vt__xmsgs_walk(&x, p->t, r, &ops, &q, p->prv, p->err))
-            goto out;
-    }
-    size_t nkeys;
-    const vt_match_key *keys = vt_matches_keys(m, &nkeys);
-    for (uint32_t s = 0; s < p->nranks; s++) {
-        size_t ns;
-        const vt_match_csend *cs = vt_matches_csends(m, s, &ns);
-        for (size_t i = 0; i < ns; i++) {
-            if (cs[i].recv_pos == VT_MPOS_NONE || cs[i].key >= nkeys)
-                continue;
-            const vt_match_key *k = &keys[cs[i].key];
-            if (k->dst >= p->nranks)
-                continue;
-            const tpair *rx = &q.rt[k->dst][cs[i].recv_pos];
-            comm c = {q.st[s][i].enter, q.st[s][i].exit, rx->enter, rx->exit, s, k->dst, cs[i].bytes, k->tag};
-            if (comm_add(p, s, &c))
-                goto out;
-        }
-    }
-    rc = 0;
-out:
-    for (uint32_t r = 0; r < p->nranks; r++) {
-        if (q.st)
-            free(q.st[r]);
-        if (q.rt)
-            free(q.rt[r]);
-    }
-    free(q.st);
-    free(q.rt);
-    vt__xmsgs_close(&x);
-    return rc;
-}
-
-/* Reduced trace: the messages its COMP records name, from the sender's S. */
-typedef struct rpre {
-    pv *p;
-    int have;
-} rpre;
-
-static int rpre_record(void *arg, uint32_t r, const vt_rrec *rr)
-{
-    rpre *q = arg;
-    extend(q->p, &q->have, vt_global_time(q->p->t, r, rr->enter), vt_global_time(q->p->t, r, rr->exit));
-    return 0;
-}
-
-static int rpre_message(void *arg, uint32_t r, const vt_rrec *rr, const vt_rmsg *msg, uint64_t id)
-{
-    pv *p = ((rpre *)arg)->p;
-    int64_t S = vt_global_time(p->t, msg->src, msg->S);
-    comm cm = {S, S, vt_global_time(p->t, r, rr->enter), vt_global_time(p->t, r, rr->exit), msg->src, r, msg->bytes, 0};
-    return comm_add(p, msg->src, &cm);
-}
-
-static int prepass_reduced(pv *p)
-{
-    static const vt__xrrec_ops ops = {rpre_record, rpre_message};
-    rpre q = {p, 0};
-    return vt__xrrecs_walk(p->t, &ops, &q, p->err);
 }
 
 /* ------------------------------------------------------------------ streams */
@@ -611,7 +450,7 @@ static int64_t head_time(const pv *p, uint32_t src)
 {
     uint32_t r = src / 2;
     if (src & 1)
-        return p->cm[r].v[p->rs[r].ci].ls;
+        return p->rs[r].cbuf[p->rs[r].ci].ls - p->t0;
     const rstream *s = &p->rs[r];
     return s->q[s->qi].t;
 }
@@ -653,10 +492,26 @@ static void write_item(pv *p, uint32_t r, const item *it)
     }
 }
 
-static void write_comm(pv *p, const comm *c)
+/* Reads ahead the next messages of sender R; 0 when it has none left. */
+static int comm_refill(pv *p, uint32_t r, int *more)
+{
+    rstream *s = &p->rs[r];
+    size_t k = s->end - s->at < CBUF ? (size_t)(s->end - s->at) : CBUF;
+    s->cn = s->ci = 0;
+    *more = k > 0;
+    if (k && vt_spill_read(&p->msgs.sorted, s->at, k, s->cbuf)) {
+        snprintf(p->err->msg, sizeof p->err->msg, "%s: cannot read a temporary file: %s", p->prv, strerror(errno));
+        return -1;
+    }
+    s->at += k;
+    s->cn = k;
+    return 0;
+}
+
+static void write_comm(pv *p, const vt__prv_comm *c)
 {
     /* never before the trace's start */
-    int64_t t[4] = {c->ls, c->ps, c->lr, c->pr};
+    int64_t t[4] = {c->ls - p->t0, c->ps - p->t0, c->lr - p->t0, c->pr - p->t0};
     for (int i = 0; i < 4; i++)
         if (t[i] < 0)
             t[i] = 0;
@@ -704,7 +559,11 @@ static int write_prv(pv *p)
             goto out;
         if (more)
             h.v[h.n++] = 2 * r;
-        if (p->cm[r].n)
+        s->at = p->msgs.first[r];
+        s->end = p->msgs.first[r + 1];
+        if (comm_refill(p, r, &more))
+            goto out;
+        if (more)
             h.v[h.n++] = 2 * r + 1;
     }
     for (size_t i = h.n; i-- > 0;)
@@ -715,8 +574,9 @@ static int write_prv(pv *p)
         rstream *s = &p->rs[r];
         int more = 1;
         if (src & 1) {
-            write_comm(p, &p->cm[r].v[s->ci]);
-            more = ++s->ci < p->cm[r].n;
+            write_comm(p, &s->cbuf[s->ci]);
+            if (++s->ci == s->cn && comm_refill(p, r, &more))
+                goto out;
         } else {
             write_item(p, r, &s->q[s->qi]);
             if (++s->qi == s->qn && refill(p, r, &more))
@@ -834,7 +694,8 @@ static char *with_ext(const char *base, const char *ext)
 
 int vt__export_paraver(const vt_trace *t, const vt__export_opts *o, vt_error *err)
 {
-    pv p = {.t = t, .err = err, .nranks = vt_trace_nranks(t), .reduced = vt_trace_is_reduced(t)};
+    pv p = {.t = t, .err = err, .nranks = vt_trace_nranks(t), .reduced = vt_trace_is_reduced(t),
+            .msgs = {.sorted = {.fd = -1}}};
     /* OUT is the name without extension; OUT.prv is accepted too */
     size_t n = strlen(o->out);
     char *base = strdup(o->out);
@@ -853,16 +714,10 @@ int vt__export_paraver(const vt_trace *t, const vt__export_opts *o, vt_error *er
     }
     if (setup_defs(&p))
         goto out;
-    if (p.reduced ? prepass_reduced(&p) : prepass_full(&p))
+    if (vt__prv_msgs_collect(&p.msgs, t, p.prv, err))
         goto out;
-    for (uint32_t r = 0; r < p.nranks; r++) {
-        for (size_t i = 0; i < p.cm[r].n; i++) {
-            comm *c = &p.cm[r].v[i];
-            c->ls -= p.t0, c->ps -= p.t0, c->lr -= p.t0, c->pr -= p.t0;
-        }
-        if (p.cm[r].n)
-            vt_sort(p.cm[r].v, p.cm[r].n, sizeof *p.cm[r].v, cmp_comm);
-    }
+    p.t0 = p.msgs.t0;
+    p.tend = p.msgs.tend;
     vt__progress_start(&p.prog, "export paraver", vt_trace_nrecords(t), o->quiet);
     rc = write_prv(&p);
     vt__progress_end(&p.prog);
@@ -877,10 +732,8 @@ out:
         free(p.rs[r].fntype);
         free(p.rs[r].siteval);
     }
-    for (uint32_t r = 0; p.cm && r < p.nranks; r++)
-        free(p.cm[r].v);
+    vt__prv_msgs_free(&p.msgs);
     free(p.rs);
-    free(p.cm);
     free(p.node_of);
     free(p.cpu_of);
     free(p.node_cpus);

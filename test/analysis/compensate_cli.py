@@ -5,7 +5,9 @@ buffer flush's duration after it) and the hand-computed compensated times; the
 compensated trace must hold them within 1 ns, and hbcheck must find happened-before.
 """
 import argparse
+import filecmp
 import os
+import shutil
 import subprocess
 import sys
 
@@ -96,6 +98,20 @@ def run(vt, *args):
     p = subprocess.run([vt, "compensate"] + list(args), capture_output=True, text=True)
     if p.returncode != 0:
         FAILS.append("compensate %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()))
+        return p
+    # the streamed compensation (the default) and the one with the trace in memory: the
+    # same files, the same summary
+    out = args[-1]
+    mem = out + ".mem"
+    shutil.rmtree(mem, ignore_errors=True)
+    q = subprocess.run([vt, "compensate"] + list(args[:-1]) + [mem], capture_output=True, text=True,
+                       env=dict(os.environ, VTRACE_TEST_COMPENSATE_IN_MEMORY="1"))
+    if q.returncode != 0 or q.stdout.replace(mem, out) != p.stdout:
+        FAILS.append("compensate %s in memory: exit %d, %r against %r" % (" ".join(args), q.returncode, q.stdout,
+                                                                        p.stdout))
+    for f in sorted(os.listdir(out)):
+        if not filecmp.cmp(os.path.join(out, f), os.path.join(mem, f), shallow=False):
+            FAILS.append("compensate %s: %s differs streamed and in memory" % (" ".join(args), f))
     return p
 
 

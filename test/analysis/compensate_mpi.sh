@@ -1,6 +1,8 @@
 #!/bin/sh
 # A real MPI run (examples/pipeline, 2 ranks) compensated: the measured overhead is shown
-# by vtrace info (> 0, < 1 us per event) and happened-before holds in the result.
+# by vtrace info (> 0, < 1 us per event) and happened-before holds in the result. The
+# streamed compensation (the default) and the one with the trace in memory
+# (VTRACE_TEST_COMPENSATE_IN_MEMORY) write the same files.
 # mpiexec runs under a lock: two MPI jobs at once stall a small machine.
 set -u
 VTRACE=${VTRACE:-./vtrace}
@@ -28,4 +30,9 @@ PY
 cat "$work/comp.out"
 "$HB" "$work/comp" || fail "happened-before broken in the compensated trace"
 "$VTRACE" info "$work/comp" > /dev/null || fail "the compensated trace does not read"
+VTRACE_TEST_COMPENSATE_IN_MEMORY=1 "$VTRACE" compensate "$work/trace" "$work/comp.mem" > /dev/null ||
+    fail "compensate in memory failed"
+for f in "$work"/comp/*; do
+    cmp "$f" "$work/comp.mem/${f##*/}" || fail "${f##*/} differs streamed and in memory"
+done
 echo "PASS: compensate_mpi.sh"

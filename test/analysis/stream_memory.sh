@@ -1,9 +1,11 @@
 #!/bin/sh
 # Streaming memory (issue 15): a 1.2M-event trace (test/mpi/small_buffer, 300,000
-# ping-pongs on 2 ranks) through the commands that stream, each under `ulimit -v` of
-# 200 MB. Keeping O(events) would need more: critical-path kept ~430 bytes an event
-# (500 MB here) before it spilled its graph to temporary files. The bound does not depend
-# on the trace's length, only on the fixed costs (the binary, buffers, windows).
+# ping-pongs on 2 ranks, a 64 KB buffer: its flushes are records too) through the
+# commands that stream (critical-path, patterns, export --format=paraver, reduce,
+# compensate), each under `ulimit -v` of 100 MB. Keeping O(events) would need more:
+# critical-path kept ~430 bytes an event (500 MB here) before it spilled its graph to
+# temporary files, patterns ~220 (it still does so in memory: checked to fail). Then the
+# slope of peak memory between two synthetic traces of 1M and 4M events.
 # mpiexec runs under a lock: two MPI jobs at once stall a small machine.
 set -u
 VTRACE=${VTRACE:-./vtrace}
@@ -12,19 +14,39 @@ command -v "$mpiexec" > /dev/null 2>&1 || { echo "no $mpiexec: skipping"; exit 7
 [ -x test/mpi/small_buffer ] || { echo "test/mpi/small_buffer not built: skipping"; exit 77; }
 fail() { echo "FAIL: stream_memory.sh: $*"; exit 1; }
 work=test/analysis/stream_memory.work
-limit_kb=200000
+limit_kb=100000
 rm -rf "$work" && mkdir -p "$work" || exit 99
-VTRACE_MODE=full VTRACE_DIR=$work/trace flock /tmp/vtrace-mpiexec.lock "$mpiexec" -n 2 \
+VTRACE_MODE=full VTRACE_BUFFER=64k VTRACE_DIR=$work/trace flock /tmp/vtrace-mpiexec.lock "$mpiexec" -n 2 \
     ./test/mpi/small_buffer 300000 > "$work/run.out" 2>&1 || fail "the run failed: $(tail -3 "$work/run.out")"
 events=$("$VTRACE" info "$work/trace" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
 [ "${events:-0}" -ge 1200000 ] || fail "the trace has ${events:-no} records, expected 1,200,000 or more"
-for cmd in critical-path; do
-    # shellcheck disable=SC2016
-    sh -c 'ulimit -v "$1" && shift && exec "$@"' sh "$limit_kb" "$VTRACE" "$cmd" "$work/trace" \
+# Each streaming command, with its output (if any) into $work/out.
+streamed() {
+    case $1 in
+    critical-path | patterns | clusters) echo "$1 $2" ;;
+    compensate | reduce) echo "$1 $2 $work/out.$1" ;;
+    paraver) echo "export --format=paraver --quiet $2 $work/out.paraver" ;;
+    esac
+}
+STREAMED="critical-path patterns paraver reduce compensate"
+for cmd in $STREAMED; do
+    rm -rf "$work"/out.*
+    # shellcheck disable=SC2016,SC2046
+    sh -c 'ulimit -v "$1" && shift && exec "$@"' sh "$limit_kb" "$VTRACE" $(streamed "$cmd" "$work/trace") \
         > "$work/$cmd.out" 2> "$work/$cmd.err" ||
         fail "$cmd on $events records within $limit_kb KB of address space: $(tail -2 "$work/$cmd.err")"
     echo "$cmd: $events records within $limit_kb KB"
 done
+# compensate streamed and in memory (this trace has buffer flushes): the same files
+"$VTRACE" compensate "$work/trace" "$work/out.stream" > /dev/null &&
+    VTRACE_TEST_COMPENSATE_IN_MEMORY=1 "$VTRACE" compensate "$work/trace" "$work/out.mem" > /dev/null ||
+    fail "compensate failed"
+awk '$1 == "0" && $3 == "ns" && $4 > 0 { f = 1 } END { exit !f }' "$work/compensate.out" ||
+    fail "compensate: no buffer flushes on rank 0: $(cat "$work/compensate.out")"
+for f in "$work"/out.stream/*; do
+    cmp "$f" "$work/out.mem/${f##*/}" || fail "compensate: ${f##*/} differs streamed and in memory"
+done
+rm -rf "$work"/out.*
 grep -q ': consistent$' "$work/critical-path.out" || fail "critical-path: the path is not consistent"
 # Every event a candidate: more than one sorted run of 2^18 candidates, merged from disk.
 sh -c 'ulimit -v "$1" && shift && exec "$@"' sh "$limit_kb" "$VTRACE" critical-path --json --threshold 1ns \
@@ -39,8 +61,34 @@ assert keys == sorted(keys) and len(set(x["event"] for x in c)) == len(c)
 assert sum(s["events"] for s in d["segments"]) >= sum(1 for x in c if x["on_path"]) > 0
 print(len(c), "candidates in order,", len(d["segments"]), "segments")
 PY
-# The check itself: without the limit's room the command must fail, not pass silently.
-sh -c 'ulimit -v 20000 && exec "$@"' sh "$VTRACE" critical-path "$work/trace" > /dev/null 2>&1 &&
-    fail "critical-path ran within 20 MB of address space: the limit is not applied"
+# The check itself: what keeps every event in memory must fail within the limit.
+# shellcheck disable=SC2016
+VTRACE_TEST_PATTERNS_IN_MEMORY=1 sh -c 'ulimit -v "$1" && shift && exec "$@"' sh "$limit_kb" "$VTRACE" patterns \
+    "$work/trace" > /dev/null 2>&1 && fail "patterns in memory ran within $limit_kb KB: the limit is not applied"
+# The slope: peak resident memory on two synthetic traces of 1M and 4M events (2
+# ranks, more messages than one sorted run of paraver's) may differ by at most 2 bytes
+# an event; keeping anything per event (patterns kept 64 bytes, paraver 56) exceeds it.
+"$VTRACE" synth -q -p halo1d -n 2 -i 161000 --allreduce-every 10 "$work/short" > /dev/null &&
+    "$VTRACE" synth -q -p halo1d -n 2 -i 644000 --allreduce-every 10 "$work/long" > /dev/null ||
+    fail "vtrace synth failed"
+nshort=$("$VTRACE" info "$work/short" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
+nlong=$("$VTRACE" info "$work/long" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
+maxrss() { # KB, of the command's process
+    python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$@"
+}
+for cmd in $STREAMED; do
+    rm -rf "$work"/out.*
+    # shellcheck disable=SC2046
+    a=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/short"))
+    rm -rf "$work"/out.*
+    # shellcheck disable=SC2046
+    b=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/long"))
+    [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "$cmd failed on a synthetic trace"
+    slope=$(( (b - a) * 1024 / (nlong - nshort) ))
+    echo "$cmd: $a KB at $nshort events, $b KB at $nlong: $slope bytes an event"
+    [ "$slope" -le 2 ] || fail "$cmd: peak memory grows by $slope bytes an event ($a KB -> $b KB)"
+done
 rm -rf "$work"
 echo "PASS: stream_memory.sh"

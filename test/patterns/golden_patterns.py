@@ -216,6 +216,11 @@ def main():
         try:
             found = run_patterns(a.vtrace, d, a.plugin if case.plugin else None, case.env)
             bad = check(case, found, case.total_us(), len(case.progs))
+            if not case.plugin:
+                # the streamed analysis (the default) and the one with the trace in memory
+                mem = run_patterns(a.vtrace, d, None, dict(case.env or {}, VTRACE_TEST_PATTERNS_IN_MEMORY="1"))
+                if mem != found:
+                    bad.append("streamed %s, in memory %s" % (found, mem))
         except (RuntimeError, ValueError) as e:
             bad = [str(e)]
         if case.reduce and not bad:

@@ -38,6 +38,11 @@ for prog in p2p_waits coll_waits; do
         fails=$((fails + 1))
         continue
     fi
+    # streamed (the default without plug-ins) and with the trace in memory: the same bytes
+    "$VTRACE" patterns --json "$trace" > "$work/$prog.stream.json" &&
+        VTRACE_TEST_PATTERNS_IN_MEMORY=1 "$VTRACE" patterns --json "$trace" > "$work/$prog.mem.json" &&
+        cmp "$work/$prog.stream.json" "$work/$prog.mem.json" ||
+        { echo "FAIL: $prog: streamed and in-memory patterns differ"; fails=$((fails + 1)); }
     "$PYTHON" "$top_srcdir/test/patterns/check_mpi.py" "$prog" "$work/$prog.json" "$work/$prog.out" "$VTRACE" "$trace" || fails=$((fails + 1))
 done
 [ "$fails" = 0 ] && rm -rf "$work"

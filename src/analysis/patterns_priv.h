@@ -1,0 +1,46 @@
+/* Internals of vtrace patterns shared by patterns.c, patterns_agg.c and
+ * patterns_stream.c. */
+#ifndef VT_PATTERNS_PRIV_H
+#define VT_PATTERNS_PRIV_H
+
+#include "analysis/patterns.h"
+#include "model/model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a collective is to the patterns. */
+enum vt__pat_ctype { C_NONE, C_BARRIER, C_NXN, C_TOROOT, C_FROMROOT, C_OTHER };
+
+enum vt__pat_ctype vt__pat_coll_type(const char *name);
+/* Cost category of a call: VT_PAT_P2P_COMM, _COLL_COMM, _SYNC, or -1 (not communication). */
+int vt__pat_cost_of(enum vt_model_kind k, enum vt__pat_ctype c);
+
+typedef struct entries {
+    vt_pattern_result_entry *v;
+    size_t n, cap;
+} entries;
+
+int vt__pat_ent_add(entries *e, int pat, uint32_t rank, int64_t cs, int64_t sev, uint64_t count);
+int vt__pat_cmp_key(const void *a, const void *b);
+int vt__pat_cmp_sev(const void *a, const void *b);
+
+/* Per rank: severity and count by (pattern, call site), call sites -1..ncs-1. */
+typedef struct agg {
+    size_t ncs;
+    int64_t *sev;
+    uint64_t *cnt;
+} agg;
+
+int vt__pat_agg_init(agg *a, size_t ncs);
+void vt__pat_agg_add(agg *a, int pat, int64_t cs, int64_t sev);
+/* Adds the rank's nonzero sums to E and frees A's arrays. */
+int vt__pat_agg_flush(agg *a, uint32_t rank, entries *e);
+
+/* The full-trace analysis streamed (patterns_stream.c): every record's waits and costs
+ * summed into E and RANK_WAIT as patterns.c does with the trace in memory, with memory
+ * for what is in flight only (the replay's unmatched messages and open collectives) and
+ * Wrong Order's receives spilled to a temporary file. 0, or -1 with err. */
+int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait, vt_error *err);
+
+#endif
