@@ -6,7 +6,9 @@
 # transparency test (pb_transparency: its logs with VTRACE_MODE=reduced compared with
 # those of plain Open MPI), and the run-time equivalence (RUN_RT: the run-time reduced
 # trace equals `vtrace reduce` of the full one) on p2p_blocking_pb, collectives_rt,
-# probe_rt and pb_transparency_rt. Skips (77) when Open MPI is not
+# probe_rt and pb_transparency_rt; the Fortran programs (mpif.h and use mpi_f08, traced
+# through libvtrace's Open MPI Fortran entry points, src/mpi/wrappers_ompi.c) in full,
+# both (RUN_RT) and reduced modes. Skips (77) when Open MPI is not
 # installed (apt-get install openmpi-bin libopenmpi-dev).
 # pb_transparency leaves out three items (PBT_SKIP), which fail under plain Open MPI
 # 4.1.4 too (its reference run, VTRACE_MODE=off), so there is nothing the layer could be
@@ -39,9 +41,14 @@ fi
 grep -q "MPI: *openmpi" configure.out || { tail -15 configure.out; echo "FAIL: configure did not find Open MPI"; exit 1; }
 grep -q "MPI launcher: *.*mpiexec.openmpi" configure.out ||
     { tail -15 configure.out; echo "FAIL: the launcher is not Open MPI's"; exit 1; }
+fortran="test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi test/mpi/f77_pingpong_rt
+         test/mpi/f08_pmpi_rt test/mpi/f77_pingpong_red test/mpi/f08_pingpong_red"
+grep -q "MPI Fortran: *.*mpifort.openmpi" configure.out ||
+    { tail -15 configure.out; echo "FAIL: configure did not find mpifort.openmpi"; exit 1; }
 tests="test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
-       test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt"
-progs="test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
+       test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt
+       $fortran"
+progs="$fortran test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt test/mpi/pb_transparency"
 # shellcheck disable=SC2086
 if ! make -j2 vtrace libvtrace.la src/wrappers/mpicc $progs > make.out 2>&1; then
@@ -51,7 +58,10 @@ if ! make -j2 vtrace libvtrace.la src/wrappers/mpicc $progs > make.out 2>&1; the
 fi
 # The wrapper builds with Open MPI's mpicc and links libvtrace ahead of it.
 grep -q "mpicc.openmpi" src/wrappers/mpicc || { echo "FAIL: src/wrappers/mpicc does not call mpicc.openmpi"; exit 1; }
-ldd ./test/mpi/p2p_blocking | grep -q 'libmpi\.so\.40' || { echo "FAIL: p2p_blocking is not linked with Open MPI"; exit 1; }
+for p in p2p_blocking f77_pingpong f08_pmpi; do
+    ldd ./test/mpi/$p | grep -q 'libmpi\.so\.40' || { echo "FAIL: $p is not linked with Open MPI"; exit 1; }
+    ldd ./test/mpi/$p | grep -q 'libmpich' && { echo "FAIL: $p is linked with MPICH too"; exit 1; }
+done
 skip=persistent,unsafe,truncate,partial
 # one MPI job at a time on the machine, as the parent build's tests (run-mpi-test.sh)
 # (check-TESTS: only these tests, without building the whole tree)
@@ -77,12 +87,12 @@ done
 grep -c '' pbt.off/pbt.0.log pbt.off/pbt.1.log
 grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS|XFAIL):' check.out
 n=$(grep -c '^PASS:' check.out)
-[ "$n" -eq 9 ] || status=1
+[ "$n" -eq 16 ] || status=1
 if [ "$status" -ne 0 ]; then
     for t in $tests; do
         grep -q '^PASS' "$t.log" 2> /dev/null || { echo "== $t.log"; tail -25 "$t.log"; }
     done
-    echo "FAIL: $n of 9 tests passed under Open MPI"
+    echo "FAIL: $n of 16 tests passed under Open MPI"
     exit 1
 fi
 cd / && rm -rf "$work"
