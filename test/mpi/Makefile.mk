@@ -329,7 +329,8 @@ test_mpi_filtered_LDFLAGS = $(vt_mpi_ldflags) -export-dynamic
 TESTS += test/mpi/filter.sh
 EXTRA_DIST += test/mpi/filter.sh
 # Unmodified Debian-packaged MPI programs traced through LD_PRELOAD (app_common.sh):
-# NetPIPE under MPICH, hpcc under Open MPI (through test/build/openmpi.sh); each skips in a
-# build for the other MPI and when its package is not installed (maint/install-deps.sh).
-TESTS += test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh
-EXTRA_DIST += test/mpi/app_common.sh test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh
+# NetPIPE under MPICH, hpcc and LAMMPS under Open MPI (through test/build/openmpi.sh); each
+# skips in a build for the other MPI and when its package is not installed
+# (maint/install-deps.sh).
+TESTS += test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh
+EXTRA_DIST += test/mpi/app_common.sh test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh

@@ -1,5 +1,5 @@
 # Sourced by the tests of unmodified, Debian-packaged MPI programs (app_netpipe.sh,
-# app_hpcc.sh): app_run traces the program through LD_PRELOAD in VTRACE_MODE=both on 2
+# app_hpcc.sh, app_lammps.sh): app_run traces the program through LD_PRELOAD in VTRACE_MODE=both on 2
 # ranks, app_check_trace checks that both traces read (`vtrace info`) and hold the run's
 # messages, and that the run-time reduced trace equals `vtrace reduce` of the full one
 # (rt_equiv.sh). The program's own checks are the test's.
@@ -37,6 +37,16 @@ app_run() {
     tail -15 run.out | sed 's/^/  stdout| /'
     tail -15 run.err | sed 's/^/  stderr| /'
     [ "$rc" = 0 ] || app_fail "the program exited with $rc"
+}
+
+# app_run_plain ARGS...: the same without vtrace (the reference of a program whose output
+# must not change), output in plain.out; nothing may be traced
+app_run_plain() {
+    mkdir plain && (cd plain && $lock timeout -k 10 "${VTEST_TIMEOUT:-180}" "$VTEST_MPIEXEC" -n 2 "$prog" "$@" \
+        > ../plain.out 2> ../plain.err)
+    rc=$?
+    [ "$rc" = 0 ] || { tail -15 plain.out plain.err; app_fail "the plain run exited with $rc"; }
+    [ -z "$(ls plain)" ] || app_fail "the plain run wrote $(ls plain)"
 }
 
 app_check_trace() {
