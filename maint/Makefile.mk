@@ -1,16 +1,18 @@
 EXTRA_DIST += maint/mpi_functions.txt maint/gen_wrappers.py maint/seed_table.py \
-	maint/f08_direct.txt maint/seed_f08.py \
+	maint/f08_direct.txt maint/seed_f08.py maint/ompi_fortran.txt maint/seed_ompi_fortran.py \
+	maint/gen_ompi_fortran.py \
 	maint/quickstart.sh maint/run-tests.sh maint/install-deps.sh \
 	maint/bench/run-bench.sh maint/bench/pingpong.c maint/bench/accuracy.sh maint/bench/replay-bench.sh maint/bench/replay-scale.sh \
 	maint/bench/reduce-bench.sh maint/bench/piggyback-strategies.c maint/bench/rt-drop.sh \
 	maint/bench/instructions.sh maint/bench/pack-bench.sh maint/bench/pack-bench.c maint/bench/colsizes.py \
 	maint/bench/pair-instructions.sh maint/bench/cgpair.c maint/bench/cgsum.py
 
-# Regenerate the wrappers when the table, the list of mpi_f08 entry points
-# (maint/seed_f08.py) or the generator changes. One run writes all four files;
-# wrappers_f08.c is written last, so it is never older than wrappers.c.
+# Regenerate the wrappers when the table, the lists of Fortran entry points
+# (maint/seed_f08.py, maint/seed_ompi_fortran.py) or the generator changes. One run writes
+# all five files; wrappers_f08.c and wrappers_ompi.c last, never older than wrappers.c.
 $(top_srcdir)/src/mpi/wrappers.c: $(top_srcdir)/maint/mpi_functions.txt $(top_srcdir)/maint/f08_direct.txt \
-		$(top_srcdir)/maint/gen_wrappers.py
+		$(top_srcdir)/maint/ompi_fortran.txt $(top_srcdir)/maint/gen_wrappers.py \
+		$(top_srcdir)/maint/gen_ompi_fortran.py
 	$(AM_V_GEN)$(PYTHON3) $(top_srcdir)/maint/gen_wrappers.py $(top_srcdir)/maint/mpi_functions.txt \
 		$(top_srcdir)/src/mpi $(top_srcdir)/maint/f08_direct.txt
-$(top_srcdir)/src/mpi/wrappers_f08.c: $(top_srcdir)/src/mpi/wrappers.c
+$(top_srcdir)/src/mpi/wrappers_f08.c $(top_srcdir)/src/mpi/wrappers_ompi.c: $(top_srcdir)/src/mpi/wrappers.c

@@ -522,16 +522,22 @@ def main():
           " * what MPICH's binding does. */" % (os.path.basename(table), os.path.basename(f08list)),
           "#define VT_BODIES_ONLY", '#include "wrappers.c"', "",
           "/* MPICH's binding only: the shims follow libmpichfort's argument conventions and",
-          " * status layout. Open MPI's mpi_f08 (and mpif.h, use mpi) call PMPI_ for every routine",
-          " * under names of its own: not traced (README.vtrace). */", "#if defined(MPICH)", F08_PROLOGUE]
+          " * status layout. Open MPI's Fortran entry points are in wrappers_ompi.c. */", "#if defined(MPICH)", F08_PROLOGUE]
     f8 += [guarded(f, f08_shim(sym, f)) for sym, f in shims]
     f8 += ["#endif /* MPICH */", ""]
-    for path, lines in (("vt_fn.h", hdr), ("vt_fn_table.c", tab), ("wrappers.c", wr), ("wrappers_f08.c", f8)):
+    # Open MPI's Fortran entry points (maint/gen_ompi_fortran.py), listed beside the table
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen_ompi_fortran
+    olist = os.path.join(os.path.dirname(table), "ompi_fortran.txt")
+    otext, nompi = gen_ompi_fortran.generate(funcs, table, olist)
+    for path, lines in (("vt_fn.h", hdr), ("vt_fn_table.c", tab), ("wrappers.c", wr), ("wrappers_f08.c", f8),
+                        ("wrappers_ompi.c", [otext])):
         tmp = os.path.join(outdir, path + ".tmp")
         with open(tmp, "w") as fh:
             fh.write("\n".join(lines))
         os.replace(tmp, os.path.join(outdir, path))
-    print("gen_wrappers: %d functions, %d mpi_f08 entry points -> %s" % (len(funcs), len(shims), outdir))
+    print("gen_wrappers: %d functions, %d mpi_f08 entry points, %d Open MPI Fortran functions -> %s"
+          % (len(funcs), len(shims), nompi, outdir))
 
 
 if __name__ == "__main__":

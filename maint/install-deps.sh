@@ -9,6 +9,9 @@ pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpic
 # cmake and a module system: the site install's test (test/build/site_install.sh; Debian's
 # lmod and environment-modules conflict, the test takes either)
 pkgs="$pkgs cmake environment-modules"
+# unmodified Debian-packaged MPI programs traced through LD_PRELOAD (test/mpi/app_*.sh):
+# NetPIPE built for MPICH, HPC Challenge and LAMMPS (with its examples) built for Open MPI
+pkgs="$pkgs netpipe-mpich2 hpcc lammps lammps-examples"
 # headless Chromium renders the page of vtrace report in its test (test/report)
 pkgs="$pkgs chromium chromium-driver"
 if [ "$(id -u)" -ne 0 ]; then

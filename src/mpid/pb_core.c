@@ -116,22 +116,72 @@ int vt_pb_pack_derived(const void *buf, MPI_Count count, MPI_Datatype type, cons
     return PMPI_Pack_c(buf, count, type, out, s->bytes, &pos, MPI_COMM_SELF);
 }
 
+static int unpack_whole(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type)
+{
+    if (VT_UNLIKELY(buf == MPI_BOTTOM))
+        return unpack_bottom(in, n, count, type);
+    MPI_Count pos = 0;
+    return PMPI_Unpack_c(in, n, &pos, buf, count, type, MPI_COMM_SELF);
+}
+
+#ifdef OPEN_MPI
+/* The rem bytes of a trailing partial element (element at of buf): plain Open MPI's
+ * receive writes them where the first rem bytes of the element's packed form go. The
+ * element is packed as it is, its first rem bytes replaced, and unpacked whole: the
+ * other bytes of the element are written back unchanged. */
+static int unpack_partial(const uint8_t *in, MPI_Count rem, void *buf, MPI_Count at, MPI_Datatype type,
+                          MPI_Count size)
+{
+    MPI_Count lb, extent;
+    int rc = PMPI_Type_get_extent_c(type, &lb, &extent);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    void *base = buf;
+    MPI_Datatype one = type, moved = MPI_DATATYPE_NULL;
+    if (buf == MPI_BOTTOM) {
+        if ((rc = from_bottom(1, type, &base, &moved)) != MPI_SUCCESS)
+            return rc;
+        one = moved;
+    }
+    char *elem = (char *)base + at * extent;
+    uint8_t small[256];
+    uint8_t *tmp = size <= (MPI_Count)sizeof small ? small : malloc((size_t)size);
+    rc = MPI_ERR_NO_MEM;
+    if (tmp) {
+        MPI_Count pos = 0;
+        rc = PMPI_Pack_c(elem, 1, one, tmp, size, &pos, MPI_COMM_SELF);
+        if (rc == MPI_SUCCESS) {
+            memcpy(tmp, in, (size_t)rem);
+            pos = 0;
+            rc = PMPI_Unpack_c(tmp, size, &pos, elem, 1, one, MPI_COMM_SELF);
+        }
+        if (tmp != small)
+            free(tmp);
+    }
+    if (moved != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&moved);
+    return rc;
+}
+#endif
+
 int vt_pb_unpack_derived(const uint8_t *in, MPI_Count n, void *buf, MPI_Count count, MPI_Datatype type)
 {
     /* MPICH's unpack stops where the bytes end, a trailing partial element included,
      * as a receive of a short message does */
 #ifdef OPEN_MPI
     /* Open MPI's unpack refuses input shorter than count elements (MPI_ERR_TRUNCATE, fatal
-     * under the default error handler) where its receive takes the whole elements that
-     * came: unpack those (a trailing partial element is left unwritten). */
+     * under the default error handler): the whole elements that came, then the partial
+     * one as Open MPI's receive writes it */
     MPI_Count size = 0;
-    if (PMPI_Type_size_c(type, &size) == MPI_SUCCESS && size > 0 && n < count * size)
-        count = n / size;
+    if (PMPI_Type_size_c(type, &size) == MPI_SUCCESS && size > 0 && n < count * size) {
+        MPI_Count whole = n / size, rem = n - whole * size;
+        int rc = unpack_whole(in, whole * size, buf, whole, type);
+        if (rc != MPI_SUCCESS || rem == 0)
+            return rc;
+        return unpack_partial(in + whole * size, rem, buf, whole, type, size);
+    }
 #endif
-    if (VT_UNLIKELY(buf == MPI_BOTTOM))
-        return unpack_bottom(in, n, count, type);
-    MPI_Count pos = 0;
-    return PMPI_Unpack_c(in, n, &pos, buf, count, type, MPI_COMM_SELF);
+    return unpack_whole(in, n, buf, count, type);
 }
 
 int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Datatype type, MPI_Datatype *out)

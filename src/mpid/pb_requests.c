@@ -175,6 +175,16 @@ void vt_pb_before_init(void)
         snprintf(v, sizeof v, "%d", VT_PB_PACK_MAX + VT_PB_H);
         setenv("UCX_RNDV_THRESH", v, 0);
     }
+#ifdef OPEN_MPI
+    /* Open MPI 4.1 on one node (pml ob1, btl vader): btl_vader_eager_limit, 4096 bytes by
+     * default, headers included (a send of 4041 payload bytes or more waits for its
+     * receive); raised by the header unless the user set it (mpiexec --mca sets it too). */
+    if (mode_wants_headers(getenv("VTRACE_MODE")) && !getenv("OMPI_MCA_btl_vader_eager_limit")) {
+        char v[32];
+        snprintf(v, sizeof v, "%d", 4096 + VT_PB_H);
+        setenv("OMPI_MCA_btl_vader_eager_limit", v, 0);
+    }
+#endif
 }
 
 void vt_pb_start_transport(int64_t t_rdv)

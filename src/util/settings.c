@@ -9,8 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
-#ifdef HAVE_VT_SETTINGS_H
 #include "vt_config.h"
+#ifndef VT_DEFAULT_TRDV /* (configure.ac: the MPI's eager limit on one node) */
+#define VT_DEFAULT_TRDV 8256
+#define VT_DEFAULT_TRDV_STR "8256"
 #endif
 
 /* Splits "<number><suffix>" with optional spaces; the number is a non-negative decimal
@@ -158,7 +160,7 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     cfg->candidates_all = 1;
     cfg->model_L = -1;
     cfg->model_G_ps = 0;
-    cfg->model_trdv = 8256;   /* MPICH ch4:ucx same-node eager limit */
+    cfg->model_trdv = VT_DEFAULT_TRDV;   /* the MPI's same-node eager limit (configure.ac) */
     cfg->model_m = 4;
     cfg->model_K = 8;
     cfg->periodic = -1;
@@ -273,8 +275,10 @@ static const vt_setting_info known[] = {
      "a duration such as 1500ns or 2us (the modelled message latency)", "The model's message latency L."},
     {"VTRACE_MODEL_G", 1, "time per byte", "0ps", "a time per byte such as 0.1ns or 100ps",
      "The model's time per byte G."},
-    {"VTRACE_MODEL_TRDV", 1, "size", "8256", "a size in bytes such as 8256 or 64k (the rendezvous threshold)",
-     "Size from which a standard send is modelled as synchronous (MPICH ch4:ucx's eager limit on one node)."},
+    {"VTRACE_MODEL_TRDV", 1, "size", VT_DEFAULT_TRDV_STR,
+     "a size in bytes such as 8256 or 64k (the rendezvous threshold)",
+     "Size from which a standard send is modelled as synchronous (the MPI's eager limit on one node: "
+     "8256 for MPICH ch4:ucx, 4041 for Open MPI's vader)."},
     {"VTRACE_MODEL_M", 1, "integer", "4", "an integer from 1 to 7",
      "Limit m of the run-time reduction's symbolic differences (terms of a difference)."},
     {"VTRACE_MODEL_K", 1, "integer", "8", "an integer from 1 to 8",

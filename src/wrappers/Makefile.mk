@@ -15,17 +15,17 @@ CLEANFILES += src/wrappers/mpicc src/wrappers/mpicxx src/wrappers/mpifort src/wr
 vt_subst = sed -e 's|@libdir[@]|$(libdir)|g' -e 's|@prefix[@]|$(prefix)|g' \
 	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' -e 's|@MPICH_SYSCONFDIR[@]|$(MPICH_SYSCONFDIR)|g' \
 	-e 's|@sysconfdir[@]|$(sysconfdir)|g' -e 's|@bindir[@]|$(bindir)|g' -e 's|@MPI_CC[@]|$(MPI_CC)|g' \
-	-e 's|@VT_MPI_DESC[@]|$(VT_MPI_DESC)|g' -e 's|@MPI_MODULE[@]|$(MPI_MODULE)|g'
+	-e 's|@VT_MPI_DESC[@]|$(VT_MPI_DESC)|g' -e 's|@MPI_MODULE[@]|$(MPI_MODULE)|g' -e 's|@VT_MPI[@]|$(VT_MPI)|g'
 
 src/wrappers/mpicc: src/wrappers/mpicc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) src/wrappers && $(vt_subst) -e 's|@VT_WRAPPER_NAME[@]|mpicc|g' \
-	  -e 's|@VT_REAL_WRAPPER[@]|$(MPI_CC)|g' $(srcdir)/src/wrappers/mpicc.in > $@ && chmod +x $@
+	  -e 's|@VT_REAL_WRAPPER[@]|$(MPI_CC)|g' -e 's|@VT_EXTRA_LDFLAGS[@]||g' $(srcdir)/src/wrappers/mpicc.in > $@ && chmod +x $@
 src/wrappers/mpicxx: src/wrappers/mpicc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) src/wrappers && $(vt_subst) -e 's|@VT_WRAPPER_NAME[@]|mpicxx|g' \
-	  -e 's|@VT_REAL_WRAPPER[@]|$(MPI_CXX)|g' $(srcdir)/src/wrappers/mpicc.in > $@ && chmod +x $@
+	  -e 's|@VT_REAL_WRAPPER[@]|$(MPI_CXX)|g' -e 's|@VT_EXTRA_LDFLAGS[@]||g' $(srcdir)/src/wrappers/mpicc.in > $@ && chmod +x $@
 src/wrappers/mpifort: src/wrappers/mpicc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) src/wrappers && $(vt_subst) -e 's|@VT_WRAPPER_NAME[@]|mpifort|g' \
-	  -e 's|@VT_REAL_WRAPPER[@]|$(MPI_FC)|g' $(srcdir)/src/wrappers/mpicc.in > $@ && chmod +x $@
+	  -e 's|@VT_REAL_WRAPPER[@]|$(MPI_FC)|g' -e 's|@VT_EXTRA_LDFLAGS[@]|$(VT_FC_LDFLAGS)|g' $(srcdir)/src/wrappers/mpicc.in > $@ && chmod +x $@
 src/wrappers/mpiexec: src/wrappers/mpiexec.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) src/wrappers && $(vt_subst) -e 's|@VT_REAL_MPIEXEC[@]|$(MPIEXEC)|g' \
 	  $(srcdir)/src/wrappers/mpiexec.in > $@ && chmod +x $@

@@ -115,29 +115,51 @@ test_mpi_route_profile_SOURCES = test/mpi/route.c test/mpi/mpitest.h
 
 if HAVE_FC
 # Fortran: one fixed-form program with mpif.h, one with 'use mpi_f08' (which calls
-# PMPI_Init directly: the layer starts late, on the first call it sees).
+# PMPI_Init directly under MPICH: the layer starts late, on the first call it sees).
 # configure has no Fortran 77 compiler (F77), so the fixed-form .f source is
 # compiled and linked in one step by the MPI Fortran compiler (FC) through libtool.
-check_PROGRAMS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi test/mpi/f08_family
-TESTS += test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi test/mpi/f08_family
+# Under Open MPI (test/build/openmpi.sh) through libvtrace's Open MPI Fortran entry points.
+vt_mpi_fortran = test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi \
+	test/mpi/f77_pingpong_rt test/mpi/f08_pmpi_rt test/mpi/f77_pingpong_red test/mpi/f08_pingpong_red
+check_PROGRAMS += $(vt_mpi_fortran)
+TESTS += $(vt_mpi_fortran)
+if VT_MPI_MPICH
+check_PROGRAMS += test/mpi/f08_family
+TESTS += test/mpi/f08_family
+endif
 test_mpi_f77_pingpong_SOURCES =
 test_mpi_f77_pingpong_DEPENDENCIES = $(top_srcdir)/test/mpi/f77_pingpong.f libvtrace.la
 test_mpi_f77_pingpong_LDADD = libvtrace.la
 test_mpi_f77_pingpong_LINK = $(LIBTOOL) $(AM_V_lt) --tag=FC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link \
-	$(FC) $(FCFLAGS) -no-install -Wl,--no-as-needed $(LDFLAGS) -o $@ $(top_srcdir)/test/mpi/f77_pingpong.f
+	$(FC) $(FCFLAGS) -no-install -Wl,--no-as-needed $(VT_FC_LDFLAGS) $(LDFLAGS) -o $@ $(top_srcdir)/test/mpi/f77_pingpong.f
+test_mpi_f77_pingpong_rt_SOURCES =
+test_mpi_f77_pingpong_rt_DEPENDENCIES = $(test_mpi_f77_pingpong_DEPENDENCIES)
+test_mpi_f77_pingpong_rt_LDADD = libvtrace.la
+test_mpi_f77_pingpong_rt_LINK = $(test_mpi_f77_pingpong_LINK)
+test_mpi_f77_pingpong_red_SOURCES =
+test_mpi_f77_pingpong_red_DEPENDENCIES = $(test_mpi_f77_pingpong_DEPENDENCIES)
+test_mpi_f77_pingpong_red_LDADD = libvtrace.la
+test_mpi_f77_pingpong_red_LINK = $(test_mpi_f77_pingpong_LINK)
+test_mpi_f08_pmpi_rt_SOURCES = test/mpi/f08_pmpi.f90
+test_mpi_f08_pmpi_rt_LDADD = libvtrace.la
+test_mpi_f08_pmpi_rt_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
+test_mpi_f08_pingpong_red_SOURCES = test/mpi/f08_pingpong.f90
+test_mpi_f08_pingpong_red_LDADD = libvtrace.la
+test_mpi_f08_pingpong_red_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
 test_mpi_f08_pingpong_SOURCES = test/mpi/f08_pingpong.f90
 test_mpi_f08_pingpong_LDADD = libvtrace.la
-test_mpi_f08_pingpong_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
+test_mpi_f08_pingpong_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
 test_mpi_f08_pmpi_SOURCES = test/mpi/f08_pmpi.f90
 test_mpi_f08_pmpi_LDADD = libvtrace.la
-test_mpi_f08_pmpi_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
+test_mpi_f08_pmpi_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
 # f08_family: the mpi_f08 routines that libvtrace intercepts by name (src/mpi/wrappers_f08.c)
 test_mpi_f08_family_SOURCES = test/mpi/f08_family.f90
 test_mpi_f08_family_LDADD = libvtrace.la
-test_mpi_f08_family_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed
+test_mpi_f08_family_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
 endif
 
 EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py test/mpi/periodic.check test/mpi/odd_requests.check \
+	test/mpi/fortran_reduced.check test/mpi/f08_pingpong.openmpi.expect test/mpi/f08_pmpi.openmpi.expect \
 	test/mpi/f77_pingpong.f \
 	test/mpi/p2p_blocking.expect test/mpi/p2p_nonblocking.expect test/mpi/persistent.expect \
 	test/mpi/sendrecv.expect test/mpi/probe.expect test/mpi/master_worker.expect \
@@ -309,3 +331,9 @@ EXTRA_DIST += test/mpi/filter.sh
 # VTRACE_OVERWRITE: a trace directory that exists already (issue 16)
 TESTS += test/mpi/overwrite.sh
 EXTRA_DIST += test/mpi/overwrite.sh
+# Unmodified Debian-packaged MPI programs traced through LD_PRELOAD (app_common.sh):
+# NetPIPE under MPICH, hpcc and LAMMPS under Open MPI (through test/build/openmpi.sh); each
+# skips in a build for the other MPI and when its package is not installed
+# (maint/install-deps.sh).
+TESTS += test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh
+EXTRA_DIST += test/mpi/app_common.sh test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh

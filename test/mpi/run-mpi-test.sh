@@ -26,6 +26,8 @@
 #     RUN_TRACE=unchecked a trace (trace/vtrace.defs), its content not checked
 #     RUN_EXPECT=OTHER    check the trace against test/mpi/OTHER.expect (the same program
 #                         built under another name, run another way)
+#                         (NAME.MPI.expect, MPI as configure's VT_MPI, takes the place of
+#                         NAME.expect where it exists)
 #     RUN_RT=yes          VTRACE_MODE=both: the run-time reduction wrote
 #                         trace/reduced, and it holds exactly the records `vtrace reduce`
 #                         makes of trace/full and predicts what it predicts
@@ -230,6 +232,9 @@ if [ "$run_trace" = none ]; then
     expect_no_files "a run that must write nothing"
 elif [ "$run_trace" = yes ]; then
     expect="$srcdir/test/mpi/${run_expect:-$name}.expect"
+    # where an MPI's bindings differ (Open MPI's mpi_f08 starts the layer in MPI_Init)
+    [ -f "$srcdir/test/mpi/${run_expect:-$name}.$VTEST_MPI.expect" ] &&
+        expect="$srcdir/test/mpi/${run_expect:-$name}.$VTEST_MPI.expect"
     [ -f "$expect" ] || hard_error "$expect is missing"
     dyn=`ls dynamic.expect.* 2> /dev/null | tr "\n" " "`
     echo "+ $VTEST_PYTHON check_trace.py --vtrace $vtrace $trace $expect $dyn"

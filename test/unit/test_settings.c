@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "util/settings.h"
+#include "vt_config.h"
 
 static const char *const *fake_env;
 
@@ -89,7 +90,8 @@ static void defaults(void **state)
     assert_string_equal(c.dir, "");
     assert_int_equal(c.candidates_all, 1);
     assert_int_equal(c.model_L, -1);
-    assert_int_equal(c.model_trdv, 8256);
+    assert_int_equal(c.model_trdv, VT_DEFAULT_TRDV);   /* the MPI's eager limit (configure.ac) */
+    assert_int_equal(VT_DEFAULT_TRDV, VT_MPI_IS_OPENMPI ? 4041 : 8256);
 }
 
 static void model_settings(void **state)

@@ -1,0 +1,2 @@
+int b(int);
+int a(int x) { return x ? b(x - 1) : 0; }

@@ -1,0 +1,2 @@
+#include "analysis/replay.h"
+#include "util/codec.h"
