@@ -464,6 +464,18 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
         }
         if (all)
             break;
+        if (!moved && (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE)) {
+            /* the cut: what is compensated so far is written, the rest left out */
+            for (uint32_t r = 0; r < C.nranks; r++) {
+                rstate *s = &C.rs[r];
+                if (s->pos < s->n) {
+                    st->cut_ranks++;
+                    st->cut_records += s->n - s->pos;
+                    s->n = s->pos;
+                }
+            }
+            break;
+        }
         if (!moved) {
             for (uint32_t r = 0; r < C.nranks; r++)
                 if (C.rs[r].pos < C.rs[r].n) {
@@ -501,7 +513,7 @@ int vt_compensate(const vt_trace *t, const vt_matches *m, const char *out, const
         goto out;
     }
     for (uint32_t r = 0; r < C.nranks; r++)
-        if (vt__comp_write_rank(t, out, r, o->zstd_level, mem_times, &C, err))
+        if (vt__comp_write_rank(t, out, r, o->zstd_level, C.rs[r].n, mem_times, &C, err))
             goto out;
     if (vt__comp_write_defs(t, out, o, err))
         goto out;

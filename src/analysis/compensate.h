@@ -36,6 +36,11 @@ typedef struct vt_comp_stats {
     uint64_t delayed;          /* receives / collective exits moved later by a dependence */
     uint64_t collectives;      /* collective instances handled */
     int64_t latency_ns;        /* the minimal latency used */
+    /* An incomplete trace is compensated up to where every rank left waits for what the
+     * trace does not hold (as the replay stops at its cut): cut_ranks ranks stopped there,
+     * cut_records of their records are left out of the output, which is incomplete too. */
+    uint32_t cut_ranks;
+    uint64_t cut_records;
 } vt_comp_stats;
 
 /* Compensates the full trace T into the directory OUT (created). M NULL: streamed, with

@@ -136,8 +136,8 @@ static int encode_event(obuf *b, const vt_event *ev, const vt_function *f, int64
 
 #define BLOCK_RECORDS 8192
 
-int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int level, vt__comp_times times, void *arg,
-                        vt_error *err)
+int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int level, uint64_t nrec_max,
+                        vt__comp_times times, void *arg, vt_error *err)
 {
     const vt_rank *rk = vt_trace_rank(t, r);
     char path[4200];
@@ -159,14 +159,20 @@ int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int leve
     raw = NULL;
     if (rc)
         goto io;
+    if (!rk->has_defs) {
+        /* nothing of it was readable: cut before any RANKDEFS, as in the trace read */
+        if (close(fd))
+            return vt_error_set(err, "%s: %s", path, strerror(errno));
+        return 0;
+    }
     if (vt_cursor_open(t, r, &cur, err))
         goto bad;
     vt_event ev;
-    int got;
+    int got = 0;
     uint64_t idx = 0, first = 0;
     uint32_t nrec = 0;
     int64_t prev = 0;
-    while ((got = vt_cursor_next(cur, &ev, err)) == 1) {
+    while (idx < nrec_max && (got = vt_cursor_next(cur, &ev, err)) == 1) {
         int64_t e, x;
         if (times(arg, r, idx, &e, &x, err))
             goto bad;
@@ -194,7 +200,7 @@ int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int leve
             nrec = 0;
         }
     }
-    if (got < 0)
+    if (idx < nrec_max && got < 0)
         goto bad;
     if (nrec && (rc = vt_block_write(fd, VT_BLOCK_EVENTS, b.p, b.len, nrec, level)))
         goto io;
@@ -221,7 +227,8 @@ int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int leve
     raw = nraw;
     if ((rc = vt_block_write(fd, VT_BLOCK_RANKDEFS, raw, rawlen, 0, level)))
         goto io;
-    if ((rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0)))
+    /* a file cut short (a run killed) stays so: its last RANKDEFS is a snapshot */
+    if (!rk->cut_at && (rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0)))
         goto io;
     free(raw);
     free(b.p);

@@ -30,9 +30,11 @@ int64_t vt__comp_config_latency_ns(const char *cfg);
 
 /* The written times (ns) of record IDX of rank R, asked in record order; 0 or -1 with err. */
 typedef int (*vt__comp_times)(void *arg, uint32_t r, uint64_t idx, int64_t *enter, int64_t *exit, vt_error *err);
-/* Writes rank R's file into DIR: T's records with TIMES' times. 0 or -1 with err. */
-int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int level, vt__comp_times times, void *arg,
-                        vt_error *err);
+/* Writes rank R's file into DIR: T's first NREC records (UINT64_MAX: all) with TIMES'
+ * times. A rank of an incomplete trace with no readable record gets a file cut before
+ * its definitions, as the run left it. 0 or -1 with err. */
+int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int level, uint64_t nrec,
+                        vt__comp_times times, void *arg, vt_error *err);
 /* vtrace.defs and config.txt. */
 int vt__comp_write_defs(const vt_trace *t, const char *dir, const vt_comp_opts *o, vt_error *err);
 

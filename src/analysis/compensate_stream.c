@@ -423,7 +423,7 @@ int vt__compensate_stream(const vt_trace *t, const char *out, const vt_comp_opts
     }
     rd->s = &sorted;
     for (uint32_t r = 0; r < C.nranks; r++)
-        if (vt__comp_write_rank(t, out, r, o->zstd_level, next_times, rd, err))
+        if (vt__comp_write_rank(t, out, r, o->zstd_level, UINT64_MAX, next_times, rd, err))
             goto out;
     if (vt__comp_write_defs(t, out, o, err))
         goto out;

@@ -504,6 +504,10 @@ static int close_outputs(reducer *Z)
         Z->st->records_stored += ro->out.index;
         if (Z->failed || frc)
             return frc ? out_failed(ro, frc) : -1;
+        /* a rank file of an incomplete trace cut before any definitions stays so (no
+         * readable record); one cut after them ends there, without END */
+        if (!rk->has_defs)
+            continue;
         uint8_t *defs;
         size_t len;
         if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
@@ -511,7 +515,7 @@ static int close_outputs(reducer *Z)
         ro->fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);
         int rc = ro->fd < 0 ? -errno : vt_block_write(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0, Z->o->zstd_level);
         free(defs);
-        if (!rc)
+        if (!rc && !rk->cut_at)
             rc = vt_block_write(ro->fd, VT_BLOCK_END, NULL, 0, 0, 0);
         int crc = ro->fd >= 0 ? close(ro->fd) : 0;
         ro->fd = -1;

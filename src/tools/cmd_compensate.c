@@ -105,6 +105,9 @@ int vt__cmd_compensate(int argc, char **argv)
     printf("messages: %" PRIu64 " the receiver waited for, %" PRIu64 " there before the receive (lower bound used; %"
            PRIu64 " had a later upper bound); %" PRIu64 " collectives; %" PRIu64 " exits moved later by a dependence\n",
            st.m1, st.m2, st.m2_upper_wider, st.collectives, st.delayed);
+    if (st.cut_ranks)
+        printf("incomplete: %" PRIu32 " ranks stopped where they wait for what the trace does not hold; their %" PRIu64
+               " later records are not in %s, which is incomplete too\n", st.cut_ranks, st.cut_records, out);
     rc = VT_EXIT_OK;
 done:
     vt_comp_stats_free(&st);

@@ -5,7 +5,7 @@
 # without tracing (VTRACE_MODE=off); `vtrace info` reads the trace, calls it incomplete
 # and says how rank 1 ended; every rank's readable records are those its flushed blocks
 # hold (full traces), the faulting rank's all its calls where its handler wrote them;
-# an analysis runs on the readable part and says so. Then VTRACE_FLUSH_INTERVAL bounds
+# an analysis runs on the readable part and says so (compensate too). Then VTRACE_FLUSH_INTERVAL bounds
 # what SIGKILL loses, and a full disk (a small tmpfs, where the test may mount one)
 # keeps what was written. Environment: VTEST_MPIEXEC, VTEST_VTRACE, VTEST_PYTHON.
 set -u
@@ -114,6 +114,30 @@ for d in "$work/kill_interval_both/reduced" "$work/kill_interval_reduced/reduced
     awk '/rank ends/ { for (i = 6; i <= NF; i++) if ($i < 0) bad = 1; if ($7 <= 0) bad = 1; found = 1 }
          END { exit !(found && !bad) }' \
         "$d.whatif" || fail "vtrace whatif $d: the ranks' measured ends: $(grep 'rank ends' "$d.whatif")"
+done
+
+# compensate covers the readable part of an incomplete trace as the replay does: its
+# output reads, is incomplete with the same ends, and holds the records read less those
+# after the cut it reports
+for d in "$work/full_term" "$work/kill_interval"; do
+    rm -rf "$d.comp"
+    "$VTRACE" compensate "$d" "$d.comp" > "$d.comp.out" 2>&1 || fail "vtrace compensate $d: $(tail -1 "$d.comp.out")"
+    $PYTHON - "$VTRACE" "$d" "$d.comp" "$d.comp.out" << 'PY' || fail "compensate $d: the output is not the input's readable part"
+import json, re, subprocess, sys
+vt, src, out, log = sys.argv[1:5]
+def info(d):
+    return json.loads(subprocess.run([vt, "info", "--json", d], capture_output=True, text=True, check=True).stdout)
+a, b = info(src), info(out)
+m = re.search(r"their (\d+) later records are not in", open(log).read())
+cut = int(m.group(1)) if m else 0
+assert b["incomplete"], "the output is not called incomplete"
+def how(r):  # how the rank ended, without where its file is cut (the output's layout differs)
+    return re.sub(r" \(byte \d+\)", "", r["ended"].split(";")[0])
+assert [how(r) for r in a["per_rank"]] == [how(r) for r in b["per_rank"]], \
+    ([r["ended"] for r in a["per_rank"]], [r["ended"] for r in b["per_rank"]])
+assert b["events"] == a["events"] - cut, (a["events"], b["events"], cut)
+PY
+    "$VTRACE" whatif "$d.comp" > "$d.comp.whatif" 2>&1 || fail "vtrace whatif $d.comp: $(tail -1 "$d.comp.whatif")"
 done
 
 # the latency L calibrated at MPI_Init: how, in the configuration (at least 20 round
