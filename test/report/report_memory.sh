@@ -55,6 +55,6 @@ print("page: %d of %d calls in [%d, %d) ns, %d bins of %d ns per rank, %d messag
 PY
 
 # The check itself: without the limit's room the command must fail, not pass silently.
-run 20000 "$work/small.html" && fail "vtrace report ran within 20 MB of address space: the limit is not applied"
+run 10000 "$work/small.html" && fail "vtrace report ran within 10 MB of address space: the limit is not applied"
 rm -rf "$work"
 echo "PASS: report_memory.sh"
