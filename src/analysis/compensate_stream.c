@@ -186,7 +186,8 @@ static int on_call_record(cstream *C, uint32_t r, const vt_event *ev)
         for (; k < s->nfl && s->fl[k].me < s->me; k++)
             if (s->fl[k].me >= s->p_mx)
                 fl += s->fl[k].mx - s->fl[k].me;
-        memmove(s->fl, s->fl + k, (s->nfl - k) * sizeof *s->fl);
+        if (k)
+            memmove(s->fl, s->fl + k, (s->nfl - k) * sizeof *s->fl);
         s->nfl -= k;
         int64_t O = s->O_ps + C->R->copy_ps * (int64_t)s->p_bytes;
         C->st->ranks[r].removed_ps += O + fl;

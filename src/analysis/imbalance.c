@@ -81,7 +81,8 @@ int vt_imbalance_scenario(const vt_trace *t, const vt_model_params *p, const cha
         goto fail;
     }
     vt_replay_result_free(&res);
-    qsort(c.b, c.n, sizeof *c.b, by_interval);
+    if (c.n)
+        qsort(c.b, c.n, sizeof *c.b, by_interval);
     size_t cap = 0;
     uint64_t maxint = 0;
     for (uint32_t r = 0; r < c.nranks; r++)

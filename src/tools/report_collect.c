@@ -119,7 +119,8 @@ static int domino_whatif(report *R)
     R->nwk = R->nwhatif < R->dom.n ? R->nwhatif : R->dom.n;
     vt_domino_cand *k = malloc((R->nwk + R->dom.nsteps + 1) * sizeof *k);
     if (k) {
-        memcpy(k, R->dom.c, R->nwk * sizeof *k);
+        if (R->nwk)
+            memcpy(k, R->dom.c, R->nwk * sizeof *k);
         for (size_t s = 0; s < R->dom.nsteps; s++) {
             k[R->nwk + s] = R->dom.c[R->dom.order[s]];
             R->dom.order[s] = R->nwk + s;

@@ -77,7 +77,7 @@ def mutate(data, rnd):
     if kind in ("raw", "nrec", "type"):
         hdr = bytearray(data[off:off + HDR.size])
         if kind == "raw":
-            struct.pack_into("<I", hdr, 12, rnd.choice([0, raw + 1, raw * 1000 + 7, 0x3fffffff, 0xffffffff]))
+            struct.pack_into("<I", hdr, 12, min(rnd.choice([0, raw + 1, raw * 1000 + 7, 0x3fffffff, 0xffffffff]), 0xffffffff))
         elif kind == "nrec":
             struct.pack_into("<I", hdr, 20, rnd.choice([0, nrec + 1, max(nrec - 1, 0), 0x7fffffff, 0xffffffff]))
         else:
