@@ -39,6 +39,8 @@
  * 50000002 collectives, 50000003 others, 50000004 one-sided, 50000005 I/O, Extrae's
  * values), so Paraver's MPI configuration files apply; the rest of our own. */
 #define T_CALLSITE 90000002u
+#define T_CALLER_FN 70000001u   /* Extrae: "Caller at level 1" */
+#define T_CALLER_LINE 80000001u /* Extrae: "Caller line at level 1" */
 #define T_MARKER 90000003u
 #define T_STOPPED 90000004u
 
@@ -192,7 +194,7 @@ typedef struct item {
     int64_t t, end; /* state: begin and end; event: time */
     int state;      /* -1: an event line */
     int nev;
-    uint64_t type[2], value[2];
+    uint64_t type[4], value[4];
 } item;
 
 #define CBUF 16
@@ -205,6 +207,7 @@ typedef struct rstream {
     int have_prev;
     int64_t prev_exit, last;
     uint32_t *fnval, *siteval; /* this rank's function id / call site index -> value */
+    uint32_t *callerfn, *callerline; /* call site index -> caller function / line value, 0 none */
     uint32_t *fntype;          /* function id -> event type (50000001, ...) */
     int *fnstate;
     size_t nfn, nsite;
@@ -223,7 +226,7 @@ typedef struct pv {
     char *prv, *pcf, *row; /* file names */
     FILE *f;
     const char *fname;     /* the file being written */
-    names fns, sites, hosts;
+    names fns, sites, hosts, callerfns, callerlines;
     uint32_t *node_of;     /* rank -> node (from 1) */
     uint32_t *cpu_of;      /* rank -> CPU (from 1) */
     uint32_t *node_cpus;   /* node - 1 -> CPUs */
@@ -319,7 +322,9 @@ static int setup_defs(pv *p)
         s->fnstate = calloc(s->nfn + 1, sizeof *s->fnstate);
         s->fntype = calloc(s->nfn + 1, sizeof *s->fntype);
         s->siteval = calloc(s->nsite + 1, sizeof *s->siteval);
-        if (!s->fnval || !s->fnstate || !s->siteval || !s->fntype)
+        s->callerfn = calloc(s->nsite + 1, sizeof *s->callerfn);
+        s->callerline = calloc(s->nsite + 1, sizeof *s->callerline);
+        if (!s->fnval || !s->fnstate || !s->siteval || !s->fntype || !s->callerfn || !s->callerline)
             return oom(p);
         for (size_t i = 0; i < s->nfn; i++) {
             uint32_t own = intern(&p->fns, R->funcs[i].name);
@@ -332,6 +337,16 @@ static int setup_defs(pv *p)
         }
         for (size_t i = 0; i < s->nsite; i++) {
             if (!(s->siteval[i] = intern(&p->sites, vt_site_name(p->t, r, (int64_t)i))))
+                return oom(p);
+            /* Extrae's caller values: the function, and "LINE (FILE)" */
+            vt_srcloc loc;
+            if (!vt_symbols_resolve(p->t, r, (int64_t)i, &loc))
+                continue;
+            char line[4200];
+            const char *base = strrchr(loc.file, '/');
+            snprintf(line, sizeof line, "%d (%s)", loc.line, base ? base + 1 : loc.file);
+            if ((loc.function[0] && !(s->callerfn[i] = intern(&p->callerfns, loc.function))) ||
+                !(s->callerline[i] = intern(&p->callerlines, line)))
                 return oom(p);
         }
     }
@@ -352,6 +367,23 @@ static void push_event(rstream *s, int64_t t, int nev, uint64_t t1, uint64_t v1,
     s->q[s->qn++] = (item){.t = t, .state = -1, .nev = nev, .type = {t1, t2}, .value = {v1, v2}};
 }
 
+/* Extrae's caller events beside the call's at its entry: the function (70000001) and the
+ * line (80000001) of the call site, where the debug information gives them. */
+static void push_callers(rstream *s, int64_t site)
+{
+    item *it = &s->q[s->qn - 1];
+    uint64_t f = site >= 0 && (size_t)site < s->nsite ? s->callerfn[site] : 0;
+    uint64_t l = site >= 0 && (size_t)site < s->nsite ? s->callerline[site] : 0;
+    if (f) {
+        it->type[it->nev] = T_CALLER_FN;
+        it->value[it->nev++] = f;
+    }
+    if (l) {
+        it->type[it->nev] = T_CALLER_LINE;
+        it->value[it->nev++] = l;
+    }
+}
+
 static void push_call(rstream *s, int64_t b, int64_t e, int64_t fn, int64_t site)
 {
     int state = fn >= 0 && (size_t)fn < s->nfn ? s->fnstate[fn] : S_OTHERS;
@@ -363,6 +395,7 @@ static void push_call(rstream *s, int64_t b, int64_t e, int64_t fn, int64_t site
         return;
     if (sv) {
         push_event(s, b, 2, ft, fv, T_CALLSITE, sv);
+        push_callers(s, site);
         push_event(s, e, 2, ft, 0, T_CALLSITE, 0);
     } else {
         push_event(s, b, 1, ft, fv, 0, 0);
@@ -653,6 +686,10 @@ static int write_pcf(pv *p)
     fputs("\n\n", p->f);
     pcf_mpi(p);
     pcf_values(p, T_CALLSITE, "MPI call site (vtrace)", &p->sites);
+    if (p->callerfns.n)
+        pcf_values(p, T_CALLER_FN, "Caller at level 1", &p->callerfns);
+    if (p->callerlines.n)
+        pcf_values(p, T_CALLER_LINE, "Caller line at level 1", &p->callerlines);
     fprintf(p->f, "EVENT_TYPE\n0    %u    vtrace MARKER value (kind 1: iteration)\n\n\n", T_MARKER);
     fprintf(p->f,
             "EVENT_TYPE\n0    %u    vtrace recording stopped\nVALUES\n1      write failed\n2      buffer policy\n\n",
@@ -731,6 +768,8 @@ out:
         free(p.rs[r].fnstate);
         free(p.rs[r].fntype);
         free(p.rs[r].siteval);
+        free(p.rs[r].callerfn);
+        free(p.rs[r].callerline);
     }
     vt__prv_msgs_free(&p.msgs);
     free(p.rs);
@@ -739,6 +778,8 @@ out:
     free(p.node_cpus);
     names_free(&p.fns);
     names_free(&p.sites);
+    names_free(&p.callerfns);
+    names_free(&p.callerlines);
     names_free(&p.hosts);
     free(p.prv);
     free(p.pcf);

@@ -8,6 +8,7 @@
 #include "analysis/critpath.h"
 #include "analysis/domino.h"
 #include "analysis/aggregate.h"
+#include "analysis/imbalance.h"
 #include "analysis/patterns.h"
 #include "analysis/replay.h"
 #include "model/model.h"
@@ -104,6 +105,10 @@ typedef struct report {
     size_t ncand, nwk;   /* candidates considered, what-if rows */
     /* what to fix first by rank and by function (aggregate.h; empty when it failed) */
     vt_agg fix_rank, fix_fn;
+    /* ... and the load imbalance removed (imbalance.h; bal_ok 0: not computed) */
+    int bal_ok;
+    int64_t bal_pred;
+    vt_imbalance_stats bal;
     /* wait-state patterns (patterns.h) */
     vt_patterns *pat;
     char pat_error[VT_ERROR_MAX];

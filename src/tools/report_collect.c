@@ -136,6 +136,17 @@ static int domino_whatif(report *R)
         snprintf(R->an_error, sizeof R->an_error, "%s", err.msg);
         return -1;
     }
+    /* the load imbalance removed (vtrace whatif -s balance) */
+    vt_scenario bsc;
+    vt_replay_result bres;
+    if (vt_imbalance_scenario(R->t, &R->p, "balance", &bsc, &R->bal, &err) == 0) {
+        if (vt_replay(R->t, NULL, &R->p, &bsc, 1, &bres, &err) == 0) {
+            R->bal_pred = bres.total[0] - bres.start;
+            R->bal_ok = 1;
+            vt_replay_result_free(&bres);
+        }
+        vt_scenario_free(&bsc);
+    }
     step(R);
     return 0;
 }

@@ -504,6 +504,11 @@ static void write_data(report *R, FILE *o)
     write_agg(o, "rank", &R->fix_rank);
     putc(',', o);
     write_agg(o, "function", &R->fix_fn);
+    if (R->bal_ok)
+        fprintf(o, ",\"balance\":{\"scenario\":\"balance\",\"intervals\":%" PRIu64 ",\"above_ns\":%" PRId64
+                   ",\"predicted_ns\":%" PRId64 ",\"gain_ns\":%" PRId64 ",\"gain_pct\":%.3f}",
+                R->bal.intervals, R->bal.above_ns, R->bal_pred, R->measured - R->bal_pred,
+                R->measured > 0 ? 100.0 * (double)(R->measured - R->bal_pred) / (double)R->measured : 0.0);
     putc('}', o);
     jkey(o, &first, "patterns");
     write_patterns(R, o);

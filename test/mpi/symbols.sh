@@ -97,6 +97,19 @@ grep -q "main (halo.c:$allreduce)" "$work/report.html" || fail "report: no main 
 grep -q "\"call site\":\"main (halo.c:$waitall)\"" "$work/p.json" || fail "perfetto: no call site main (halo.c:$waitall)"
 "$V" export --format=paraver -q "$t" "$work/pv" || fail "paraver export"
 grep -Eq "^[0-9]+ +main \\(halo.c:$allreduce\\)\$" "$work/pv.pcf" || fail "paraver .pcf: no value main (halo.c:$allreduce)"
+# Extrae's caller types: the function and "LINE (FILE)" of each call, at its entry
+"${VTEST_PYTHON:-python3}" - "$work/pv.pcf" "$work/pv.prv" "$allreduce" <<'PY' || fail "paraver: caller types 70000001/80000001"
+import re, sys
+pcf, prv, line = open(sys.argv[1]).read(), open(sys.argv[2]).read().splitlines(), sys.argv[3]
+def values(t):
+    m = re.search(r"EVENT_TYPE\n0 +%d +[^\n]*\nVALUES\n(.*?)\n\n" % t, pcf, re.S)
+    return dict(l.split(None, 1)[::-1] for l in m.group(1).splitlines() if l.split()[0] != "0") if m else {}
+fn, ln = values(70000001), values(80000001)
+assert "main" in fn and "%s (halo.c)" % line in ln, (fn, ln)
+want = "70000001:%s:80000001:%s" % (fn["main"], ln["%s (halo.c)" % line])
+calls = [l for l in prv if l.startswith("2:") and ":50000002:10:" in l]   # MPI_Allreduce's entries
+assert calls and all(want in l for l in calls), (want, calls[:2])
+PY
 if "$V" export --format=otf2 -q "$t" "$work/o2" 2> "$work/o2.err" && command -v otf2-print > /dev/null 2>&1; then
     otf2-print -G "$work/o2/traces.otf2" > "$work/o2.defs" 2>&1
     grep -Eq "^SOURCE_CODE_LOCATION .*halo.c\" <[0-9]+>, Line Number: $allreduce\$" "$work/o2.defs" ||

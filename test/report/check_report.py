@@ -87,6 +87,10 @@ def check_static(page, expect):
         if not rows or rows[0]["what"] != expect["fix_first"]:
             bad("what to fix first by rank: %s first, vtrace domino --by rank says %s" %
                 (rows[0]["what"] if rows else None, expect["fix_first"]))
+    if "balance_gain" in expect:
+        b = d.get("fix_first", {}).get("balance")
+        if not b or b["gain_ns"] != expect["balance_gain"]:
+            bad("load imbalance: gain %s, vtrace whatif -s balance says %s" % (b and b["gain_ns"], expect["balance_gain"]))
     if expect.get("critical_path") and not (d["critical_path"]["available"] and d["critical_path"]["consistent"]):
         bad("no consistent critical path: %s" % d["critical_path"].get("error"))
     if expect.get("whatif") is not None and len(d["whatif"]) != expect["whatif"]:
@@ -152,6 +156,8 @@ def check_dom(dom, page):
             bad("what to fix first by %s: %d rows drawn, the page holds %d" % (k, num("fix-%s-rows" % k), len(fix.get(k, []))))
     if d["candidates"] and not fix.get("rank"):
         bad("candidates but no 'what to fix first' by rank")
+    if fix.get("balance") and attrs.get("fix-balance-gain") != str(fix["balance"]["gain_ns"]):
+        bad("load imbalance: %r shown, the page holds %r" % (attrs.get("fix-balance-gain"), fix["balance"]["gain_ns"]))
     if fix.get("rank") and attrs.get("fix-first-rank") != fix["rank"][0]["what"]:
         bad("what to fix first: %r shown first, the page's first row is %r" % (attrs.get("fix-first-rank"), fix["rank"][0]["what"]))
     if num("range-rows") < 1:

@@ -67,6 +67,9 @@ dom_red=$("$VTRACE" domino --json "$work/red" 2> /dev/null | sed 's/.*"event":"\
 # what to fix first by rank, as vtrace domino --by rank ranks it
 fix_full=$("$VTRACE" domino --by rank --json --threshold 100ns "$work/t" 2> /dev/null | head -1 | sed 's/.*"what":"\([^"]*\)".*/"\1"/')
 fix_red=$("$VTRACE" domino --by rank --json "$work/red" 2> /dev/null | head -1 | sed 's/.*"what":"\([^"]*\)".*/"\1"/')
+# the load imbalance removed, as vtrace whatif -s balance predicts it
+bal_full=$("$VTRACE" whatif --json --threshold 100ns -s balance "$work/t" 2> /dev/null | sed 's/.*"gain_ns":\([0-9-]*\),.*/\1/')
+bal_red=$("$VTRACE" whatif --json -s balance "$work/red" 2> /dev/null | sed 's/.*"gain_ns":\([0-9-]*\),.*/\1/')
 echo "expected: $calls calls, $msgs messages; reduced: $rcalls calls; domino [$dom_full] [$dom_red]"
 [ -n "$dom_full" ] && [ "$calls" -gt 0 ] && [ "$rcalls" -gt 0 ] || { echo "FAIL: expectations"; fail=1; }
 
@@ -74,13 +77,13 @@ for kind in full red; do
     if [ $kind = full ]; then
         dir=$work/t
         set -- --threshold 100ns
-        printf '{"nranks":3,"events":%s,"messages":%s,"markers":1,"aggregated":0,"domino":[%s],"critical_path":true,"whatif":10,"fix_first":%s}\n' \
-            "$calls" "$msgs" "$dom_full" "$fix_full" > "$work/$kind.expect"
+        printf '{"nranks":3,"events":%s,"messages":%s,"markers":1,"aggregated":0,"domino":[%s],"critical_path":true,"whatif":10,"fix_first":%s,"balance_gain":%s}\n' \
+            "$calls" "$msgs" "$dom_full" "$fix_full" "$bal_full" > "$work/$kind.expect"
     else
         dir=$work/red
         set --
-        printf '{"nranks":3,"events":%s,"messages":%s,"aggregated":">0","domino":[%s],"critical_path":true,"whatif":10,"fix_first":%s}\n' \
-            "$rcalls" "$msgs" "$dom_red" "$fix_red" > "$work/$kind.expect"
+        printf '{"nranks":3,"events":%s,"messages":%s,"aggregated":">0","domino":[%s],"critical_path":true,"whatif":10,"fix_first":%s,"balance_gain":%s}\n' \
+            "$rcalls" "$msgs" "$dom_red" "$fix_red" "$bal_red" > "$work/$kind.expect"
     fi
     if ! "$VTRACE" report --quiet "$@" -o "$work/$kind.html" "$dir" 2> "$work/$kind.err"; then
         echo "FAIL: vtrace report $* $dir"; cat "$work/$kind.err"; fail=1; continue

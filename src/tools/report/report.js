@@ -176,6 +176,8 @@
         sum.setAttribute('data-fix-rank-rows', D.fix_first ? D.fix_first.rank.length : 0);
         sum.setAttribute('data-fix-function-rows', D.fix_first ? D.fix_first.function.length : 0);
         sum.setAttribute('data-fix-first-rank', D.fix_first && D.fix_first.rank.length ? D.fix_first.rank[0].what : '');
+        sum.setAttribute('data-fix-balance-gain', D.fix_first && D.fix_first.balance && document.getElementById('vt-fix-balance') ?
+            D.fix_first.balance.gain_ns : '');
         sum.setAttribute('data-range-rows', document.querySelectorAll('#vt-range-table tbody tr').length);
         sum.setAttribute('data-pattern-rows', document.querySelectorAll('#vt-patterns tbody tr').length);
         app.appendChild(sum);
@@ -800,6 +802,15 @@
             cols.appendChild(el('div', null, [el('h3', { text: k[1] }), t]));
         });
         app.appendChild(cols);
+        var B = F.balance;
+        if (B) {
+            var p = el('p', { text: 'Load imbalance: if no rank computed longer than the mean of the ranks between two collectives on ' +
+                'MPI_COMM_WORLD (' + fmtInt(B.intervals) + ' intervals, ' + fmtNs(B.above_ns) + ' of computation above the mean), ' +
+                'the run would gain ' + fmtNs(B.gain_ns) + ' (' + B.gain_pct.toFixed(2) + '%; vtrace whatif -s balance).' });
+            p.id = 'vt-fix-balance';
+            p.setAttribute('data-gain-ns', B.gain_ns);
+            app.appendChild(p);
+        }
     }
 
     function domino(D, app, tl) {
