@@ -44,6 +44,8 @@ typedef struct slot {
 static struct {
     const vt_trace *t;
     site ***byrank; /* [rank][callsite], filled on first use */
+    size_t *nbyrank; /* ... their counts: reset frees them without the trace, which may be gone */
+    uint32_t nranks;
     mod *mods;
     size_t nmods;
     slot *slots;
@@ -292,12 +294,17 @@ static site *site_of(const vt_trace *t, uint32_t rank, int64_t index)
     if (S.t != t) {
         vt_symbols_reset();
         S.byrank = calloc(vt_trace_nranks(t), sizeof *S.byrank);
-        if (!S.byrank)
+        S.nbyrank = calloc(vt_trace_nranks(t), sizeof *S.nbyrank);
+        if (!S.byrank || !S.nbyrank)
             return NULL;
+        S.nranks = vt_trace_nranks(t);
         S.t = t;
     }
-    if (!S.byrank[rank] && !(S.byrank[rank] = calloc(rk->ncallsites, sizeof **S.byrank)))
-        return NULL;
+    if (!S.byrank[rank]) {
+        if (!(S.byrank[rank] = calloc(rk->ncallsites, sizeof **S.byrank)))
+            return NULL;
+        S.nbyrank[rank] = rk->ncallsites;
+    }
     site **at = &S.byrank[rank][index];
     if (*at)
         return *at;
@@ -352,9 +359,8 @@ const char *vt_site_name(const vt_trace *t, uint32_t rank, int64_t callsite)
 void vt_symbols_reset(void)
 {
     if (S.byrank) {
-        for (uint32_t r = 0; S.t && r < vt_trace_nranks(S.t); r++) {
-            const vt_rank *rk = vt_trace_rank(S.t, r);
-            for (size_t i = 0; S.byrank[r] && i < rk->ncallsites; i++) {
+        for (uint32_t r = 0; S.nbyrank && r < S.nranks; r++) {
+            for (size_t i = 0; S.byrank[r] && i < S.nbyrank[r]; i++) {
                 site *s = S.byrank[r][i];
                 if (s && !s->in_slot)
                     site_free(s);
@@ -363,6 +369,9 @@ void vt_symbols_reset(void)
         }
         free(S.byrank);
     }
+    free(S.nbyrank);
+    S.nbyrank = NULL;
+    S.nranks = 0;
     for (size_t k = 0; k < S.nslots; k++)
         if (S.slots[k].mod)
             site_free(S.slots[k].s);

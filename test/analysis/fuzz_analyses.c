@@ -13,6 +13,7 @@
 #include "analysis/domino.h"
 #include "analysis/patterns.h"
 #include "analysis/reduce.h"
+#include "analysis/symbols.h"
 #include "analysis/replay.h"
 #include "format/reader.h"
 #include "fuzz_input.h"
@@ -106,6 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (vt_trace_open_mem(in.f, in.n, &t, &err))
         return 0;
     analyses(t);
+    vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);
     return 0;
 }

@@ -28,14 +28,13 @@ mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 [ "${FUZZ_CRC:-0}" = 1 ] && mode=""
 
 target=${FUZZ_TARGET:-reader}
-reader_src="$top/src/format/reader_io.c $top/src/format/reader_rank.c $top/src/format/reader.c
-    $top/src/format/reader_cursor.c $top/src/format/match_keys.c $top/src/format/match_scan.c
-    $top/src/format/match.c $top/src/format/clockfix.c $top/src/format/evcols.c $top/src/format/rcols.c"
+reader_src="$(echo "$top"/src/format/reader*.c "$top"/src/format/match*.c) $top/src/format/clockfix.c
+    $top/src/format/evcols.c $top/src/format/rcols.c"
 case $target in
 reader) src="$top/test/reader/fuzz_reader.c $reader_src" ;;
 analyses)
     src="$top/test/analysis/fuzz_analyses.c $reader_src $top/src/format/blockio.c $top/src/format/rrec.c
-        $top/src/util/settings.c $top/src/util/dpd.c $top/src/model/*.c $top/src/analysis/*.c"
+        $top/src/util/settings.c $top/src/util/aside.c $top/src/util/dpd.c $top/src/model/*.c $top/src/analysis/*.c"
     zlibs="$zlibs -lm" ;;
 *) echo "run-fuzz.sh: FUZZ_TARGET is reader or analyses, not $target" >&2; exit 2 ;;
 esac
