@@ -461,10 +461,12 @@ int vt__cmd_critpath(int argc, char **argv)
     int go = vt__args_parse(&args, argc, argv);
     if (go != VT_ARGS_GO)
         return go;
-    vt_scenario sc;
+    /* one scenario: parsed, or "balance", made from the trace once it is open */
+    vt__scenarios scl = {0};
     char msg[1024];
-    if (vt_scenario_parse(scen_text ? scen_text : "", &sc, msg, sizeof msg))
+    if (vt__scenario_add(&scl, scen_text ? scen_text : "", msg, sizeof msg))
         return vt__usage_error(vt__usage_critpath, "scenario %s", msg);
+    vt_scenario sc = scl.v[0];
     vt_trace *t = NULL;
     vt_matches *m = NULL;
     vt_critpath *cp = NULL;
@@ -478,6 +480,12 @@ int vt__cmd_critpath(int argc, char **argv)
         rc = go;
         goto out;
     }
+    vt_imbalance_stats ist;
+    if (vt__scenarios_expand(&scl, t, &p, &ist, &err) < 0) {
+        rc = vt__fail(&err);
+        goto out;
+    }
+    sc = scl.v[0];
     if (vt__clock_repair(t, repair, &m, &fix, &err)) {
         rc = vt__fail(&err);
         goto out;
@@ -523,7 +531,7 @@ out:
     if (have_res)
         vt_replay_result_free(&res);
     vt_critpath_free(cp);
-    vt_scenario_free(&sc);
+    vt__scenarios_free(&scl);
     vt_matches_free(m);
     vt_symbols_reset(); /* its cache belongs to this trace */
     vt_trace_close(t);

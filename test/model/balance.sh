@@ -8,7 +8,8 @@
 #   2. no slow rank and no jitter: nothing to shorten, no gain;
 #   3. the reduced trace of the same run predicts the same to the nanosecond;
 #   4. a trace without collectives on MPI_COMM_WORLD is one interval;
-#   5. vtrace domino --by rank ends with the same gain.
+#   5. vtrace domino --by rank ends with the same gain, and critical-path -s balance finds
+#      a path as long as the balanced prediction.
 set -u
 VTRACE=${VTEST_VTRACE:-./vtrace}
 PYTHON=${VTEST_PYTHON:-python3}
@@ -38,6 +39,12 @@ grep -q "^balance: 41 intervals between collectives on MPI_COMM_WORLD; 40 candid
 "$VTRACE" whatif --json --balance -s '1/site:exchange_post_recv=-50%' "$work/slow/reduced" > "$work/slow-red.json" ||
     fail "whatif --balance on the reduced trace"
 cmp -s "$work/slow.json" "$work/slow-red.json" || fail "the reduced trace predicts otherwise: $(diff "$work/slow.json" "$work/slow-red.json")"
+# critical-path takes it too: the path of the balanced run is as long as whatif predicts
+"$VTRACE" critical-path --json -s balance "$work/slow/full" > "$work/cp.json" || fail "critical-path -s balance"
+"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["predicted_ns"] == int(sys.argv[2]) and d["consistent"] else 1)' "$work/cp.json" "$bal_pred" ||
+    fail "critical-path -s balance: T' $(grep -o '"predicted_ns":[0-9]*' "$work/cp.json"), whatif $bal_pred"
 # domino --by rank ends with the same scenario's row
 "$VTRACE" domino --by rank --json "$work/slow/full" > "$work/domino.json" || fail "domino --by rank"
 "$PYTHON" -c 'import json, sys
