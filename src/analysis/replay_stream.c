@@ -143,6 +143,28 @@ static void pair_send(replay *R, rstate *s, uint32_t pos)
     }
 }
 
+/* Room for one more send in rank s's window (its ring doubled when full); -1 without
+ * memory. */
+static int send_room(rstate *s)
+{
+    smatch *m = s->sm;
+    if (m->shi - m->slo < m->scap)
+        return 0;
+    vt_match_csend *a = ring_grow(s->sw, m->scap, sizeof *a, m->slo, m->shi);
+    sx *b = a ? ring_grow(m->sxw, m->scap, sizeof *b, m->slo, m->shi) : NULL;
+    if (!b) {
+        free(a);
+        return -1;
+    }
+    free(s->sw);
+    free(m->sxw);
+    s->sw = a;
+    m->sxw = b;
+    m->scap = m->scap ? 2 * m->scap : RING_MIN;
+    s->smask = m->scap - 1;
+    return 0;
+}
+
 /* Releases what can be: receives in posting order while resolved, sends in call order
  * while known not cancelled. */
 static void sm_release(replay *R, rstate *s)
@@ -202,20 +224,8 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
     smatch *m = s->sm;
     if (m->shi >= POS_MAX)
         return sm_toomany(R, s, ev, "sends");
-    if (m->shi - m->slo == m->scap) {
-        vt_match_csend *a = ring_grow(s->sw, m->scap, sizeof *a, m->slo, m->shi);
-        sx *b = a ? ring_grow(m->sxw, m->scap, sizeof *b, m->slo, m->shi) : NULL;
-        if (!b) {
-            free(a);
-            return sm_nomem(R, s, ev);
-        }
-        free(s->sw);
-        free(m->sxw);
-        s->sw = a;
-        m->sxw = b;
-        m->scap = m->scap ? 2 * m->scap : RING_MIN;
-        s->smask = m->scap - 1;
-    }
+    if (send_room(s))
+        return sm_nomem(R, s, ev);
     uint32_t key = key_intern(R, s, comm, s->rank, (uint32_t)peer, tag);
     if (key == KEY_PENDING)
         return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
@@ -240,20 +250,8 @@ int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d)
         R->failed = 1;
         return -1;
     }
-    if (m->shi - m->slo == m->scap) {
-        vt_match_csend *a = ring_grow(s->sw, m->scap, sizeof *a, m->slo, m->shi);
-        sx *b = a ? ring_grow(m->sxw, m->scap, sizeof *b, m->slo, m->shi) : NULL;
-        if (!b) {
-            free(a);
-            goto nomem;
-        }
-        free(s->sw);
-        free(m->sxw);
-        s->sw = a;
-        m->sxw = b;
-        m->scap = m->scap ? 2 * m->scap : RING_MIN;
-        s->smask = m->scap - 1;
-    }
+    if (send_room(s))
+        goto nomem;
     uint32_t key = key_intern(R, s, (uint64_t)w[1], src, dst, w[4]);
     if (key == KEY_PENDING)
         goto nomem;

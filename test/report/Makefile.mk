@@ -10,6 +10,6 @@
 #                     bins zoomed out, calls zoomed into the detail window, bins outside
 #                     it, the overlays, a reduced trace's aggregated spans hatched.
 TESTS += test/report/report_cli.sh test/report/report_memory.sh test/report/report_lod.sh
-EXTRA_DIST += test/report/report_cli.sh test/report/report_memory.sh test/report/report_lod.sh \
+EXTRA_DIST += test/report/chromium.sh test/report/report_cli.sh test/report/report_memory.sh test/report/report_lod.sh \
 	test/report/check_report.py
 CLEANFILES += test/report/screenshots/*.png

@@ -17,16 +17,7 @@ rm -rf "$work"
 mkdir -p "$work" "$shots"
 fail=0
 
-CHROMIUM=${CHROMIUM:-}
-if [ -z "$CHROMIUM" ]; then
-    for c in chromium chromium-browser google-chrome; do
-        if command -v "$c" > /dev/null 2>&1; then CHROMIUM=$c; break; fi
-    done
-fi
-if [ -z "$CHROMIUM" ]; then
-    echo "SKIP: chromium is not installed (maint/install-deps.sh installs it)"
-    exit 77
-fi
+. "$top_srcdir/test/report/chromium.sh"
 
 "$SYNTH" "$work/t" > /dev/null || { echo "cannot make the synthetic trace"; exit 1; }
 "$VTRACE" reduce --threshold 100ns "$work/t" "$work/red" > /dev/null || { echo "FAIL: vtrace reduce"; exit 1; }
@@ -45,17 +36,7 @@ expect() {   # expect STATUS PATTERN -- command...
 
 # chrome DOM PNG PAGE: the DOM after the page's script ran, and a screenshot.
 chrome() {
-    prof="$work/chromium-profile"
-    rm -rf "$prof"
-    url="file://$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
-    flags="--headless --disable-gpu --no-sandbox --no-first-run --user-data-dir=$prof --window-size=1400,900"
-    # shellcheck disable=SC2086
-    timeout 120 "$CHROMIUM" $flags --dump-dom "$url" > "$1" 2> "$work/chromium.err" ||
-        { echo "FAIL: $CHROMIUM --dump-dom $url"; tail -5 "$work/chromium.err"; fail=1; }
-    # shellcheck disable=SC2086
-    timeout 120 "$CHROMIUM" $flags --screenshot="$2" "$url" > /dev/null 2>> "$work/chromium.err" ||
-        { echo "FAIL: $CHROMIUM --screenshot $url"; tail -5 "$work/chromium.err"; fail=1; }
-    if [ -s "$2" ]; then echo "screenshot: $2"; else echo "FAIL: no screenshot $2"; fail=1; fi
+    chromium_page "$1" "$2" "file://$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
 }
 
 # What the pages must hold, from the other commands.

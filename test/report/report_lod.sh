@@ -22,31 +22,13 @@ rm -rf "$work"
 mkdir -p "$work" "$shots"
 fail=0
 
-CHROMIUM=${CHROMIUM:-}
-if [ -z "$CHROMIUM" ]; then
-    for c in chromium chromium-browser google-chrome; do
-        if command -v "$c" > /dev/null 2>&1; then CHROMIUM=$c; break; fi
-    done
-fi
-if [ -z "$CHROMIUM" ]; then
-    echo "SKIP: chromium is not installed (maint/install-deps.sh installs it)"
-    exit 77
-fi
+. "$top_srcdir/test/report/chromium.sh"
 
 # shot NAME PAGE [VIEW]: the DOM after the page's script ran ($work/NAME.dom) and a
 # screenshot ($shots/lod-NAME.png) of PAGE, at VIEW (FROM,TO in ns) when given.
 shot() {
-    prof="$work/chromium-profile"
-    rm -rf "$prof"
-    url="file://$(cd "$(dirname "$2")" && pwd)/$(basename "$2")${3:+#view=$3}"
-    flags="--headless --disable-gpu --no-sandbox --no-first-run --user-data-dir=$prof --window-size=1400,900 --force-device-scale-factor=1"
-    # shellcheck disable=SC2086
-    timeout 120 "$CHROMIUM" $flags --dump-dom "$url" > "$work/$1.dom" 2> "$work/chromium.err" ||
-        { echo "FAIL: $CHROMIUM --dump-dom $url"; tail -5 "$work/chromium.err"; fail=1; }
-    # shellcheck disable=SC2086
-    timeout 120 "$CHROMIUM" $flags --screenshot="$shots/lod-$1.png" "$url" > /dev/null 2>> "$work/chromium.err" ||
-        { echo "FAIL: $CHROMIUM --screenshot $url"; tail -5 "$work/chromium.err"; fail=1; }
-    if [ -s "$shots/lod-$1.png" ]; then echo "screenshot: $shots/lod-$1.png ($url)"; else echo "FAIL: no screenshot"; fail=1; fi
+    chromium_page "$work/$1.dom" "$shots/lod-$1.png" "file://$(cd "$(dirname "$2")" && pwd)/$(basename "$2")${3:+#view=$3}" \
+        --force-device-scale-factor=1
 }
 
 # summary NAME KEY: a data-KEY attribute of the page's #vt-summary
