@@ -438,11 +438,12 @@ static int start(int provided)
     vt_crash_reserve(CRASH_RESERVE, NULL);
     vt_crash_start(end_abnormally, cfg.signals, cfg.flush_interval_ns);
     if (rank == 0) {
-        /* in each directory that holds a trace (VTRACE_MODE=reduced: DIR/full keeps
-         * one only if the reduction stops) */
+        /* in each directory that holds a trace (VTRACE_MODE=reduced: DIR/reduced's
+         * goes up into DIR at the end, whichever trace is kept) */
         char text[8192];
         config_text(text, sizeof text);
-        write_config(cfg.dir, text);
+        if (cfg.mode != VT_MODE_REDUCED)
+            write_config(cfg.dir, text);
         if (reduced_dir[0])
             write_config(reduced_dir, text);
         vt_info("tracing to %s", reduced_dir[0] ? base_dir : cfg.dir);
@@ -703,8 +704,8 @@ static void gather_ranks(int rank, const char *myhost, int64_t **clk, char **hos
 
 /* VTRACE_MODE=reduced writes DIR/full and DIR/reduced during the run. At the end each rank
  * moves its file of KEEP (one of the two, or NULL: none) up into DIR and removes its full
- * one, and rank 0 moves KEEP's config.txt up (removes the others) and removes the two
- * directories. Returns 1 on rank 0, after all ranks moved their files. */
+ * one, and rank 0 moves config.txt (DIR/reduced's) up (removes it without KEEP) and
+ * removes the two directories. Returns 1 on rank 0, after all ranks moved their files. */
 static int dissolve_staging(int rank, const char *keep)
 {
     char from[4300], to[4300];
@@ -721,15 +722,12 @@ static int dissolve_staging(int rank, const char *keep)
     PMPI_Barrier(own_comm);
     if (rank != 0)
         return 0;
-    snprintf(to, sizeof to, "%s/config.txt", base_dir);
-    if (keep) {
-        snprintf(from, sizeof from, "%s/config.txt", keep);
-        rename(from, to);
-    }
-    snprintf(from, sizeof from, "%s/config.txt", cfg.dir);
-    unlink(from);
     snprintf(from, sizeof from, "%s/config.txt", reduced_dir);
-    unlink(from);
+    snprintf(to, sizeof to, "%s/config.txt", base_dir);
+    if (keep)
+        rename(from, to);
+    else
+        unlink(from);
     /* the definitions written at MPI_Init (DIR's own are written next) */
     snprintf(from, sizeof from, "%s/vtrace.defs", reduced_dir);
     unlink(from);
