@@ -370,14 +370,20 @@ int vt_buffer_write_pending(void)
 
 int vt_buffer_write_block(uint8_t type, const void *payload, size_t len)
 {
+    /* whether the last RANKDEFS was written: END follows only a written one (else the
+     * file stays cut after the last snapshot, as a reader expects of a run that could
+     * not end its trace) */
+    static int defs_written;
     vt_lock();
     int rc = write_pending_locked();
-    if (!rc || type == VT_BLOCK_RANKDEFS || type == VT_BLOCK_END) {
+    if (!rc || type == VT_BLOCK_RANKDEFS || (type == VT_BLOCK_END && defs_written)) {
         /* Definitions are attempted even after a failure: they may still fit. The
          * profile's functions are named before it. */
         int rc2 = type == VT_BLOCK_RANKDEFS ? name_functions(1, 0) : 0;
         if (!rc2)
             rc2 = checked_block_write(type, payload, len, 0);
+        if (type == VT_BLOCK_RANKDEFS)
+            defs_written = rc2 == 0;
         if (rc2 && !rc) {
             vt_buffer_fail(rc2);
             rc = rc2;
