@@ -62,13 +62,20 @@ for kind in term segv kill abort exit; do
         echo "$name: exit status $rc (untraced $plain_rc)"
         if [ "$rc" != "$plain_rc" ]; then
             # when one rank ends and mpiexec takes the others down, which status it reports
-            # races on a loaded machine (2 or 9 for exit): the untraced run again, twice at most
-            for again in 1 2; do
+            # races, traced or not (2 or 9 for exit, about 1 run in 12 even on a calm
+            # machine): the untraced and the traced run again, three times at most, until
+            # one status is seen in both
+            seen_plain=" $plain_rc " seen_traced=" $name_rc "
+            for again in 1 2 3; do
                 run plain_${kind}_$again off $kind   # (run sets name and mode)
-                [ "$rc" = "$name_rc" ] && break
+                seen_plain="$seen_plain$rc "
+                case $seen_traced in *" $rc "*) break ;; esac
+                run "${mode_was}_$kind" $mode_was $kind
+                seen_traced="$seen_traced$rc "
+                case $seen_plain in *" $rc "*) break ;; esac
             done
             name=${mode_was}_$kind mode=$mode_was
-            [ "$rc" = "$name_rc" ] || fail "$name: exit status $name_rc, untraced $plain_rc and $rc"
+            case $seen_plain in *" $rc "*) ;; *) fail "$name: exit status$seen_traced(traced), untraced$seen_plain" ;; esac
             rc=$name_rc
         fi
         # the program's own lines (mpiexec's report of a failed job names the pids)
