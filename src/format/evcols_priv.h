@@ -279,7 +279,7 @@ typedef struct comm_map {
 int vt__rcols_comm_map(comm_map *m, const vt_rcols_comms *c);
 /* Packing: a reduced record after its kind, sequence-number delta, enter and duration. */
 int vt__rcols_split(uint64_t *code, uint64_t *site, const uint8_t **p, const uint8_t *end, uint64_t seq, vals *a,
-                    buf *col, const comm_map *comms, lasts *cseq);
+                    buf *col, const comm_map *comms, lasts *cseq, uint64_t dur, lasts *snd);
 /* Packing: the values A of a record of CODE and SITE into the fields column F. */
 int vt__rcols_put(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f, vals *tmp);
 /* Unpacking: the prediction of a key met first; the last record of its kind. */
@@ -291,7 +291,13 @@ int vt__rcols_read(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a
  * function FNP and call site SITE when SITED), times from T. Returns 0; -1 the values do
  * not fit the kind, 1 a time is missing, 2 no room, 3 a communicator past COMMS. */
 int vt__rcols_join(uint64_t kind, int sited, uint64_t fnp, uint64_t site, const uint64_t *v, size_t n, uint64_t seq,
-                   cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq);
+                   cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq, uint64_t dur, lasts *snd);
+
+/* 1.5: a time column split into low bytes and high parts, and back (rcols.c) */
+int vt__rcols_squeeze(buf *b);
+int vt__rcols_expand(cursor *c, buf *out);
+/* the columns split so since 1.5 */
+static inline int col_squeezed(int c) { return c == COL_ENTERS || c == COL_DURS || c == COL_TIMES; }
 
 /* The values A of a record of KEY into the fields column F: "as predicted", the
  * differences to the prediction, or the values themselves. */
