@@ -4,7 +4,7 @@
 #include "format/evcols_priv.h"
 
 static const char *const col_name[NCOLS] = {"codes", "sequence numbers", "call sites", "enter times", "durations",
-                                            "times", "fields"};
+                                            "times", "fields", "form"};
 
 
 /* The letters of a record's fields: a call's layout, or those of a special record. NULL
@@ -122,6 +122,8 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
     for (int c = 0; reduced && c < NCOLS; c++)
         if (col_squeezed(c) && vt__rcols_squeeze(&col[c]))
             goto nomem;
+    if (reduced && put_u(&col[COL_FORM], 1))
+        goto nomem;
     if (reserve(&hdr, hdr.max))
         goto nomem;
     hdr.len = (size_t)(vt_put_svar(vt_put_uvar(hdr.p, first), base) - hdr.p);
@@ -173,7 +175,7 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
 int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint8_t **out,
                   size_t *outlen, char *err, size_t errlen)
 {
-    return pack(1, in, len, nrec, NULL, comms, out, outlen, err, errlen);
+    return pack(2, in, len, nrec, NULL, comms, out, outlen, err, errlen);
 }
 
 /* ------------------------------------------------------------------ unpacking */
@@ -216,6 +218,13 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         fail(err, errlen, "expected the payload to end after the columns at byte %zu, found %zu more bytes",
              (size_t)(p - in), (size_t)(end - p));
         goto out;
+    }
+    if (reduced == 2) {
+        if (clen[COL_FORM] != 1 || *c[COL_FORM].p != 1) {
+            fail(err, errlen, "expected the form column at byte %zu to be one byte, 1", cstart[COL_FORM]);
+            goto out;
+        }
+        c[COL_FORM].p++;
     }
     for (int k = 0; reduced == 2 && k < NCOLS; k++) {
         if (!col_squeezed(k))

@@ -14,10 +14,15 @@
 #include "format/reader.h"
 #include "util/codec.h"
 
-/* The columns, in their order in the payload; REDUCED_COLS blocks have all seven,
- * EVENTS_COLS blocks all but COL_SEQS and COL_TIMES. */
-enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_TIMES, COL_FIELDS, NCOLS };
-static inline int col_in(int reduced, int c) { return reduced || (c != COL_SEQS && c != COL_TIMES); }
+/* The columns, in their order in the payload; REDUCED_COLS blocks have all but COL_FORM
+ * (1.3, 1.4; REDUCED 1) or all (1.5; REDUCED 2), EVENTS_COLS blocks all but COL_SEQS,
+ * COL_TIMES and COL_FORM. COL_FORM holds one byte, 1: a reader of 1.4 finds a byte
+ * after the columns it knows, and refuses the block rather than misread it. */
+enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_TIMES, COL_FIELDS, COL_FORM, NCOLS };
+static inline int col_in(int reduced, int c)
+{
+    return c == COL_FORM ? reduced == 2 : reduced || (c != COL_SEQS && c != COL_TIMES);
+}
 
 /* TAG_SPARSE (REDUCED_COLS only): a mask of the values that differ from the prediction
  * (bit i: value i, at most 64 values), then their differences */

@@ -279,8 +279,9 @@ static void pack_refuses_what_does_not_decode(void **state)
 
 /* REDUCED_COLS 1.5 (rcols.c): COMP records receiving messages from two senders whose
  * send times are far from the receiving call's enter go through pack and unpack (minor 5)
- * unchanged, their send times costing about a byte after the first of each sender; the
- * split time columns, damaged, are refused naming the column. */
+ * unchanged, their send times costing about a byte after the first of each sender; a
+ * reader of 1.4 refuses the block; the split time columns, damaged, are refused naming
+ * the column. */
 static void reduced_message_times(void **state)
 {
     (void)state;
@@ -321,18 +322,21 @@ static void reduced_message_times(void **state)
     free(back);
     /* the times column: a count, 400 low bytes, 400 high parts, most of them 0 */
     const uint8_t *q = packed;
-    uint64_t v, len[7];
+    uint64_t v, len[8];
     for (int k = 0; k < 3; k++)
         assert_int_equal(vt_get_uvar(&q, packed + plen, &v), 0);
-    for (int k = 0; k < 7; k++)
+    for (int k = 0; k < 8; k++)
         assert_int_equal(vt_get_uvar(&q, packed + plen, &len[k]), 0);
     printf("reduced: %zu bytes, packed %zu, times column %llu\n", P.len, plen, (unsigned long long)len[5]);
     assert_true(len[5] < 2 + 400 + 400 + 16);
-    /* a 1.4 reader reads other records, or refuses them */
-    if (!vt_rcols_unpack(packed, plen, P.nrec, &comms, 4, sizeof P.b, &back, &blen, err, sizeof err)) {
-        assert_false(blen == P.len && !memcmp(back, P.b, P.len));
-        free(back);
-    }
+    assert_int_equal(len[7], 1); /* the form column */
+    /* a reader of 1.4 refuses the block: a byte after the columns it knows */
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 4, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_non_null(strstr(err, "expected the payload to end after the columns"));
+    packed[plen - 1] = 2; /* a form this reader does not know */
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_non_null(strstr(err, "form column"));
+    packed[plen - 1] = 1;
     /* the times column's count past its bytes */
     size_t at = (size_t)(q - packed) + (size_t)(len[0] + len[1] + len[2] + len[3] + len[4]);
     uint8_t keep = packed[at];
