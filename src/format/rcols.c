@@ -5,8 +5,9 @@
 
 /* A reduced record's values (doc/format.md, REDUCED_COLS) go two ways. The times of other
  * events it holds (each message's S - enter and P - enter, END's time) go into the times
- * column as stored: they are what such a record costs, like an enter or a duration, and
- * no prediction guesses them. The others, mostly the same from one record to the next
+ * column: they are what such a record costs, like an enter or a duration; since 1.5 a
+ * message's S as its difference to the latency of the sender's previous message
+ * (split_msg_time), the rest as stored. The others, mostly the same from one record to the next
  * (the burst's start and R* - enter are 0 unless something merged), are predicted as a
  * full trace's fields are, with the sequence numbers a record names (a message's send
  * and posting) as their difference to the record's own, in zigzag form: a regular code
