@@ -25,6 +25,7 @@ def main():
         cols = {}
         for f in sorted(glob.glob(os.path.join(d, "rank-*.vte"))):
             data = open(f, "rb").read()
+            minor = struct.unpack_from("<H", data, 10)[0]
             i = 16
             tot["header"] = tot.get("header", 0) + 16
             while i < len(data):
@@ -39,9 +40,10 @@ def main():
                     _, j = uvar(p, j); _, j = uvar(p, j)
                     if t == 7: _, j = uvar(p, j)
                     lens = []
-                    for _ in COLS[t]:
+                    names = COLS[t] + (["form"] if t == 7 and minor >= 5 else [])  # 1.5: the form byte
+                    for _ in names:
                         l, j = uvar(p, j); lens.append(l)
-                    for name, l in zip(COLS[t], lens):
+                    for name, l in zip(names, lens):
                         c = cols.setdefault(name, [0, 0])
                         c[0] += l; c[1] += z(p[j:j + l]); j += l
                     c = cols.setdefault("(records)", [0, 0]); c[0] += nrec

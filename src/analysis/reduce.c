@@ -513,7 +513,9 @@ static int close_outputs(reducer *Z)
         if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
             return -1;
         ro->fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-        int rc = ro->fd < 0 ? -errno : vt_block_write(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0, Z->o->zstd_level);
+        int rc = ro->fd < 0 ? -errno
+                            : vt_block_write(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0,
+                                             vt_rrec_zstd_level(Z->o->zstd_level, len));
         free(defs);
         if (!rc && !rk->cut_at)
             rc = vt_block_write(ro->fd, VT_BLOCK_END, NULL, 0, 0, 0);

@@ -4,7 +4,7 @@
 #include "format/evcols_priv.h"
 
 static const char *const col_name[NCOLS] = {"codes", "sequence numbers", "call sites", "enter times", "durations",
-                                            "times", "fields"};
+                                            "times", "fields", "form"};
 
 
 /* The letters of a record's fields: a call's layout, or those of a special record. NULL
@@ -76,7 +76,7 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
     for (int c = 0; c < NCOLS; c++)
         col[c].max = (size_t)VT_BLOCK_MAX_RAW;
     hdr.max = 4 * VT_UVAR_MAX + NCOLS * VT_UVAR_MAX;
-    lasts t = {0}, cseq = {0};
+    lasts t = {0}, cseq = {0}, snd = {0};
     vals a = {0}, tmp = {0};
     comm_map comms = {0};
     int rc = -1;
@@ -91,21 +91,21 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
     }
     seq = base_seq;
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code = 0, site = 0;
+        uint64_t code = 0, site = 0, dur = 0;
         int bad = copy_var(&p, end, &col[COL_CODES], &code);
         if (reduced && !bad) {
             uint64_t dseq;
             bad = copy_var(&p, end, &col[COL_SEQS], &dseq);
             seq += dseq;
         }
-        bad = bad || copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], NULL);
+        bad = bad || copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], &dur);
         a.n = 0;
         if (!bad && !reduced) {
             const char *letters = fields_of(code, fn);
             bad = (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site)) || !letters ||
                   read_fields(letters, &p, end, &a);
         } else if (!bad) {
-            bad = vt__rcols_split(&code, &site, &p, end, seq, &a, col, &comms, &cseq);
+            bad = vt__rcols_split(&code, &site, &p, end, seq, &a, col, &comms, &cseq, dur, &snd);
         }
         if (bad) {
             fail(err, errlen, "record %u does not decode", r);
@@ -119,6 +119,11 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
         fail(err, errlen, "%zu bytes after the last record", (size_t)(end - p));
         goto out;
     }
+    for (int c = 0; reduced && c < NCOLS; c++)
+        if (col_squeezed(c) && vt__rcols_squeeze(&col[c]))
+            goto nomem;
+    if (reduced && put_u(&col[COL_FORM], 1))
+        goto nomem;
     if (reserve(&hdr, hdr.max))
         goto nomem;
     hdr.len = (size_t)(vt_put_svar(vt_put_uvar(hdr.p, first), base) - hdr.p);
@@ -157,6 +162,7 @@ out:
     free(comms.at);
     lasts_free(&t);
     lasts_free(&cseq);
+    lasts_free(&snd);
     return rc;
 }
 
@@ -169,17 +175,20 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
 int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint8_t **out,
                   size_t *outlen, char *err, size_t errlen)
 {
-    return pack(1, in, len, nrec, NULL, comms, out, outlen, err, errlen);
+    return pack(2, in, len, nrec, NULL, comms, out, outlen, err, errlen);
 }
 
 /* ------------------------------------------------------------------ unpacking */
 
+/* REDUCED: 1 the form of 1.3 and 1.4, 2 that of 1.5 (a message's times and the split
+ * columns, rcols.c). */
 static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn,
                   const vt_rcols_comms *comms, size_t max_out, uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
     const uint8_t *p = in, *end = in + len;
-    buf o = {.max = max_out};
-    lasts t = {0}, cseq = {0};
+    buf o = {.max = max_out}, split[NCOLS] = {{0}};
+    lasts t = {0}, cseq = {0}, snd = {0};
+    size_t cstart[NCOLS] = {0};
     vals a = {0}, tmp = {0};
     cursor c[NCOLS] = {{0}};
     uint64_t first, base_seq = 0, seq, clen[NCOLS] = {0};
@@ -202,6 +211,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             goto out;
         }
         c[k] = (cursor){p, p + clen[k]};
+        cstart[k] = (size_t)(p - in);
         p += clen[k];
     }
     if (p != end) {
@@ -209,6 +219,28 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
              (size_t)(p - in), (size_t)(end - p));
         goto out;
     }
+    if (reduced == 2) {
+        if (clen[COL_FORM] != 1 || *c[COL_FORM].p != 1) {
+            fail(err, errlen, "expected the form column at byte %zu to be one byte, 1", cstart[COL_FORM]);
+            goto out;
+        }
+        c[COL_FORM].p++;
+    }
+    for (int k = 0; reduced == 2 && k < NCOLS; k++) {
+        if (!col_squeezed(k))
+            continue;
+        split[k].max = max_out;
+        int e = vt__rcols_expand(&c[k], &split[k]);
+        if (e == -2)
+            goto room;
+        if (e) {
+            fail(err, errlen, "expected the %s column at byte %zu as a count, low bytes and high parts", col_name[k],
+                 cstart[k]);
+            goto out;
+        }
+    }
+/* where an error in column K is: in the payload, or the start of a split column */
+#define COL_AT(k) (split[k].p ? cstart[k] : (size_t)(c[k].p - in))
     if (put_u(&o, first) || reserve(&o, VT_UVAR_MAX))
         goto room;
     o.len = (size_t)(vt_put_svar(o.p + o.len, base) - o.p);
@@ -216,7 +248,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         goto room;
     seq = base_seq;
     for (uint32_t r = 0; r < nrec; r++) {
-        uint64_t code = 0, site = 0, fnp = 0, u = 0, dseq = 0;
+        uint64_t code = 0, site = 0, fnp = 0, u = 0, dseq = 0, dur = 0;
         int k = -1;
         if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code))
             k = COL_CODES;
@@ -230,9 +262,9 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
             k = COL_ENTERS;
         else if (put_u(&o, u))
             goto room;
-        else if (get_u(&c[COL_DURS].p, c[COL_DURS].end, &u))
+        else if (get_u(&c[COL_DURS].p, c[COL_DURS].end, &dur))
             k = COL_DURS;
-        else if (put_u(&o, u))
+        else if (put_u(&o, dur))
             goto room;
         seq += dseq;
         int sited = reduced ? rkind_ok(code) && rkind_has_site(code) : code >= VT_CODE_FIRST_FN;
@@ -241,8 +273,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         if (k < 0 && sited && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site))
             k = COL_SITES;
         if (k >= 0) {
-            fail(err, errlen, "record %u: expected a value in the %s column at byte %zu", r, col_name[k],
-                 (size_t)(c[k].p - in));
+            fail(err, errlen, "record %u: expected a value in the %s column at byte %zu", r, col_name[k], COL_AT(k));
             goto out;
         }
         const char *letters = NULL;
@@ -310,10 +341,10 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
         /* the values where the record has them */
         int bad;
         if (reduced) {
-            bad = vt__rcols_join(code, sited, fnp, site, a.v, a.n, seq, &c[COL_TIMES], &o, comms, &cseq);
+            bad = vt__rcols_join(code, sited, fnp, site, a.v, a.n, seq, &c[COL_TIMES], &o, comms, &cseq, dur,
+                                 reduced == 2 ? &snd : NULL);
             if (bad == 1) {
-                fail(err, errlen, "record %u: expected a time in the times column at byte %zu", r,
-                     (size_t)(c[COL_TIMES].p - in));
+                fail(err, errlen, "record %u: expected a time in the times column at byte %zu", r, COL_AT(COL_TIMES));
                 goto out;
             }
             if (bad == 2)
@@ -337,7 +368,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
     for (int k = 0; k < NCOLS; k++)
         if (c[k].p != c[k].end) {
             fail(err, errlen, "expected the %s column to end after record %u at byte %zu, found %zu more bytes",
-                 col_name[k], nrec, (size_t)(c[k].p - in), (size_t)(c[k].end - c[k].p));
+                 col_name[k], nrec, COL_AT(k), (size_t)(c[k].end - c[k].p));
             goto out;
         }
     *out = o.p;
@@ -351,11 +382,15 @@ room:
 nomem:
     fail(err, errlen, "out of memory");
 out:
+#undef COL_AT
     free(o.p);
+    for (int k = 0; k < NCOLS; k++)
+        free(split[k].p);
     free(tmp.v);
     free(a.v);
     lasts_free(&t);
     lasts_free(&cseq);
+    lasts_free(&snd);
     return rc;
 }
 
@@ -365,10 +400,10 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
     return unpack(0, in, len, nrec, fn, NULL, max_out, out, outlen, err, errlen);
 }
 
-int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, size_t max_out,
-                    uint8_t **out, size_t *outlen, char *err, size_t errlen)
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, unsigned minor,
+                    size_t max_out, uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
-    return unpack(1, in, len, nrec, NULL, comms, max_out, out, outlen, err, errlen);
+    return unpack(minor >= 5 ? 2 : 1, in, len, nrec, NULL, comms, max_out, out, outlen, err, errlen);
 }
 
 /* ------------------------------------------------------------------ record by record */

@@ -14,10 +14,15 @@
 #include "format/reader.h"
 #include "util/codec.h"
 
-/* The columns, in their order in the payload; REDUCED_COLS blocks have all seven,
- * EVENTS_COLS blocks all but COL_SEQS and COL_TIMES. */
-enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_TIMES, COL_FIELDS, NCOLS };
-static inline int col_in(int reduced, int c) { return reduced || (c != COL_SEQS && c != COL_TIMES); }
+/* The columns, in their order in the payload; REDUCED_COLS blocks have all but COL_FORM
+ * (1.3, 1.4; REDUCED 1) or all (1.5; REDUCED 2), EVENTS_COLS blocks all but COL_SEQS,
+ * COL_TIMES and COL_FORM. COL_FORM holds one byte, 1: a reader of 1.4 finds a byte
+ * after the columns it knows, and refuses the block rather than misread it. */
+enum { COL_CODES, COL_SEQS, COL_SITES, COL_ENTERS, COL_DURS, COL_TIMES, COL_FIELDS, COL_FORM, NCOLS };
+static inline int col_in(int reduced, int c)
+{
+    return c == COL_FORM ? reduced == 2 : reduced || (c != COL_SEQS && c != COL_TIMES);
+}
 
 /* TAG_SPARSE (REDUCED_COLS only): a mask of the values that differ from the prediction
  * (bit i: value i, at most 64 values), then their differences */
@@ -279,7 +284,7 @@ typedef struct comm_map {
 int vt__rcols_comm_map(comm_map *m, const vt_rcols_comms *c);
 /* Packing: a reduced record after its kind, sequence-number delta, enter and duration. */
 int vt__rcols_split(uint64_t *code, uint64_t *site, const uint8_t **p, const uint8_t *end, uint64_t seq, vals *a,
-                    buf *col, const comm_map *comms, lasts *cseq);
+                    buf *col, const comm_map *comms, lasts *cseq, uint64_t dur, lasts *snd);
 /* Packing: the values A of a record of CODE and SITE into the fields column F. */
 int vt__rcols_put(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f, vals *tmp);
 /* Unpacking: the prediction of a key met first; the last record of its kind. */
@@ -291,7 +296,13 @@ int vt__rcols_read(uint64_t kind, const uint8_t **p, const uint8_t *end, vals *a
  * function FNP and call site SITE when SITED), times from T. Returns 0; -1 the values do
  * not fit the kind, 1 a time is missing, 2 no room, 3 a communicator past COMMS. */
 int vt__rcols_join(uint64_t kind, int sited, uint64_t fnp, uint64_t site, const uint64_t *v, size_t n, uint64_t seq,
-                   cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq);
+                   cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq, uint64_t dur, lasts *snd);
+
+/* 1.5: a time column split into low bytes and high parts, and back (rcols.c) */
+int vt__rcols_squeeze(buf *b);
+int vt__rcols_expand(cursor *c, buf *out);
+/* the columns split so since 1.5 */
+static inline int col_squeezed(int c) { return c == COL_ENTERS || c == COL_DURS || c == COL_TIMES; }
 
 /* The values A of a record of KEY into the fields column F: "as predicted", the
  * differences to the prediction, or the values themselves. */

@@ -5,8 +5,9 @@
 
 /* A reduced record's values (doc/format.md, REDUCED_COLS) go two ways. The times of other
  * events it holds (each message's S - enter and P - enter, END's time) go into the times
- * column as stored: they are what such a record costs, like an enter or a duration, and
- * no prediction guesses them. The others, mostly the same from one record to the next
+ * column: they are what such a record costs, like an enter or a duration; since 1.5 a
+ * message's S as its difference to the latency of the sender's previous message
+ * (split_msg_time), the rest as stored. The others, mostly the same from one record to the next
  * (the burst's start and R* - enter are 0 unless something merged), are predicted as a
  * full trace's fields are, with the sequence numbers a record names (a message's send
  * and posting) as their difference to the record's own, in zigzag form: a regular code
@@ -18,6 +19,8 @@ typedef struct rsplit {
     buf *times;              /* the times column */
     const struct comm_map *comms;
     lasts *cseq;             /* per communicator id: its next collective sequence number */
+    uint64_t dur;            /* the record's exit - enter */
+    lasts *snd;              /* 1.5: per sender, its last message's S - exit; NULL before */
 } rsplit;
 
 
@@ -99,6 +102,35 @@ static inline int split_comm(rsplit *s)
 /* Packing: a time from the record into the times column. */
 static inline int split_time(rsplit *s) { return copy_var(s->p, s->end, s->times, NULL); }
 
+/* Since 1.5 a message's send time S goes into the times column as S - exit less the same
+ * of the sender's previous message in the block (0 for its first): a message that
+ * arrived late ends the call a latency after it was sent, and latencies repeat. The
+ * difference is taken modulo 2^64, as its inverse (join_msg_time). */
+static inline last *sender_last(lasts *snd, uint64_t src)
+{
+    last *l = lasts_get(snd, src, 0);
+    if (l && !l->n) {
+        uint64_t zero = 0;
+        if (set_values(l, &zero, 1))
+            return NULL;
+    }
+    return l;
+}
+
+static inline int split_msg_time(rsplit *s, uint64_t src)
+{
+    if (!s->snd)
+        return split_time(s);
+    int64_t x;
+    last *l = sender_last(s->snd, src);
+    if (!l || vt_get_svar(s->p, s->end, &x) || reserve(s->times, VT_UVAR_MAX))
+        return -1;
+    uint64_t y = (uint64_t)x - s->dur;
+    s->times->len = (size_t)(vt_put_svar(s->times->p + s->times->len, (int64_t)(y - l->v[0])) - s->times->p);
+    l->v[0] = y;
+    return 0;
+}
+
 static inline int split_val(rsplit *s)
 {
     uint64_t u;
@@ -132,7 +164,9 @@ static int split_rtail(uint64_t kind, rsplit *s)
                 /* a message: sender, send's sequence number, S - enter (a time), bytes, sync;
                  * a synchronous send: receiver, send's sequence number, S - enter (mostly 0:
                  * the call's own enter), bytes */
-                bad = split_val(s) || split_seq(s) || (list ? split_val(s) : split_time(s)) || split_val(s);
+                bad = split_val(s);
+                uint64_t peer = bad ? 0 : s->a->v[s->a->n - 1];
+                bad = bad || split_seq(s) || (list ? split_val(s) : split_msg_time(s, peer)) || split_val(s);
                 if (!bad && list == 0) {
                     bad = split_val(s);
                     if (!bad && s->a->v[s->a->n - 1])
@@ -203,6 +237,8 @@ typedef struct rjoin {
     buf *out;
     const vt_rcols_comms *comms;
     lasts *cseq;
+    uint64_t dur;
+    lasts *snd; /* as rsplit's */
 } rjoin;
 
 static inline int join_val(rjoin *j, uint64_t *x)
@@ -227,6 +263,24 @@ static inline int join_time(rjoin *j)
     if (get_u(&j->t->p, j->t->end, &u))
         return 1;
     return put_bytes(j->out, s, (size_t)(j->t->p - s)) ? 2 : 0;
+}
+
+static inline int join_msg_time(rjoin *j, uint64_t src)
+{
+    if (!j->snd)
+        return join_time(j);
+    int64_t r;
+    last *l = sender_last(j->snd, src);
+    if (!l)
+        return 2;
+    if (vt_get_svar(&j->t->p, j->t->end, &r))
+        return 1;
+    uint64_t y = l->v[0] + (uint64_t)r;
+    l->v[0] = y;
+    if (reserve(j->out, VT_UVAR_MAX))
+        return 2;
+    j->out->len = (size_t)(vt_put_svar(j->out->p + j->out->len, (int64_t)(y + j->dur)) - j->out->p);
+    return 0;
 }
 
 static inline int join_comm(rjoin *j)
@@ -277,8 +331,9 @@ static int join_rtail(uint64_t kind, rjoin *j)
                         rc = join_val(j, &x);
                     continue;
                 }
-                if ((rc = join_val(j, &x)) || (rc = join_seq(j)) || (rc = list ? join_val(j, &x) : join_time(j)) ||
-                    (rc = join_val(j, &x)))
+                uint64_t peer;
+                if ((rc = join_val(j, &peer)) || (rc = join_seq(j)) ||
+                    (rc = list ? join_val(j, &x) : join_msg_time(j, peer)) || (rc = join_val(j, &x)))
                     return rc;
                 if (list == 0 && !(rc = join_val(j, &x)) && x && !(rc = join_seq(j)))
                     rc = join_time(j);
@@ -361,9 +416,9 @@ int vt__rcols_put(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f,
  * its kind), its times into COL's times column, its other values into A. Kept out of
  * pack()'s loop, which a full trace's records run through at every buffer flush. */
 int vt__rcols_split(uint64_t *code, uint64_t *site, const uint8_t **p, const uint8_t *end, uint64_t seq, vals *a,
-                    buf *col, const comm_map *comms, lasts *cseq)
+                    buf *col, const comm_map *comms, lasts *cseq, uint64_t dur, lasts *snd)
 {
-    rsplit sp = {p, end, seq, a, &col[COL_TIMES], comms, cseq};
+    rsplit sp = {p, end, seq, a, &col[COL_TIMES], comms, cseq, dur, snd};
     if (!rkind_ok(*code) || ((*code & VT_RREC_K_BURST) && split_val(&sp)))
         return -1;
     if (rkind_has_site(*code)) {
@@ -376,12 +431,68 @@ int vt__rcols_split(uint64_t *code, uint64_t *site, const uint8_t **p, const uin
 }
 
 int vt__rcols_join(uint64_t kind, int sited, uint64_t fnp, uint64_t site, const uint64_t *v, size_t n, uint64_t seq,
-                   cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq)
+                   cursor *t, buf *out, const vt_rcols_comms *comms, lasts *cseq, uint64_t dur, lasts *snd)
 {
-    rjoin j = {v, n, 0, seq, t, out, comms, cseq};
+    rjoin j = {v, n, 0, seq, t, out, comms, cseq, dur, snd};
     uint64_t x;
     int bad = (kind & VT_RREC_K_BURST) ? join_val(&j, &x) : 0;
     if (!bad && sited && (put_u(out, fnp) || put_u(out, site)))
         bad = 2;
     return bad ? bad : join_rtail(kind, &j);
+}
+
+/* Since 1.5 the enter, duration and times columns of a REDUCED_COLS block hold their
+ * values split: uvar n, the low bytes of the n values, then each value shifted right by
+ * 8 as a uvar. The low bytes of times are noise a compressor leaves as they are; the high
+ * parts are small and repeat. In place; 0, or -1 without memory. */
+int vt__rcols_squeeze(buf *b)
+{
+    const uint8_t *p = b->p, *end = b->p + b->len;
+    uint64_t n = 0, u;
+    while (p < end && !get_u(&p, end, &u))
+        n++;
+    buf o = {.max = b->max};
+    if (put_u(&o, n) || reserve(&o, (size_t)n))
+        goto nomem;
+    size_t lo = o.len;
+    o.len += (size_t)n;
+    p = b->p;
+    for (size_t i = 0; i < n; i++) {
+        get_u(&p, end, &u);
+        o.p[lo + i] = (uint8_t)u;
+        if (put_u(&o, u >> 8))
+            goto nomem;
+    }
+    free(b->p);
+    *b = o;
+    return 0;
+nomem:
+    free(o.p);
+    return -1;
+}
+
+/* The inverse: the column at C made back into uvars in OUT, and C pointed at them. 0, or
+ * -1 when it does not decode (no count, fewer bytes than it says, a high part past 56
+ * bits, bytes after the last value), -2 without memory. */
+int vt__rcols_expand(cursor *c, buf *out)
+{
+    const uint8_t *p = c->p, *end = c->end;
+    uint64_t n, hi;
+    out->len = 0;
+    if (p == end)
+        return 0;
+    if (get_u(&p, end, &n) || n > (uint64_t)(end - p))
+        return -1;
+    const uint8_t *lo = p;
+    p += n;
+    for (uint64_t i = 0; i < n; i++) {
+        if (get_u(&p, end, &hi) || hi >> 56)
+            return -1;
+        if (put_u(out, hi << 8 | lo[i]))
+            return -2;
+    }
+    if (p != end)
+        return -1;
+    *c = (cursor){out->p, out->p + out->len};
+    return 0;
 }

@@ -159,8 +159,8 @@ static int unpack_block(vt_cursor *c, uint64_t off, const uint8_t *data, const v
                 c->comm_ids[i] = rk->comms[i].id;
         }
         vt_rcols_comms comms = {c->comm_ids, rk->ncomms};
-        if (vt_rcols_unpack(data, h->raw_len, h->nrecords, &comms, VT_READER_MAX_RAW, &c->unpacked, len, msg,
-                            sizeof msg))
+        if (vt_rcols_unpack(data, h->raw_len, h->nrecords, &comms, rk->minor, VT_READER_MAX_RAW, &c->unpacked, len,
+                            msg, sizeof msg))
             return vt__seterr(err, c->src.path, off, "%s (in the %spayload of the REDUCED_COLS block at this offset)",
                               msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
         return 0;

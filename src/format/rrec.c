@@ -96,7 +96,7 @@ int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *
     o->pending = calloc(nfn ? nfn : 1, 1);
     if (!o->buf || !o->named || !o->pending)
         return -ENOMEM;
-    return vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, VT_RREC_ZSTD_LEVEL);
+    return vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0));
 }
 
 int vt_rrec_out_detach(vt_rrec_out *o, const char *path)
@@ -155,7 +155,8 @@ static int name_pending_fd(vt_rrec_out *o, int fd)
 {
     if (!o->npending)
         return 0;
-    int rc = vt_funcs_block_write(fd, o->fname, o->flayout, o->nfn, o->pending, 0, VT_RREC_ZSTD_LEVEL);
+    int rc = vt_funcs_block_write(fd, o->fname, o->flayout, o->nfn, o->pending, 0,
+                                  vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0));
     for (size_t i = 0; i < o->nfn; i++)
         if (o->pending[i]) {
             o->named[i] = 1;
@@ -194,12 +195,13 @@ static int write_block(vt_rrec_out *o)
     if (o->comm_ids)
         comms.id = o->comm_ids(o->comm_arg, &comms.n);
     if (o->zstd_level > 0 && !vt_rcols_pack(o->buf, o->len, o->nblock, &comms, &packed, &plen, err, sizeof err)) {
-        rc = vt_block_write(fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock, o->zstd_level);
+        rc = vt_block_write(fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock,
+                            vt_rrec_zstd_level(o->zstd_level, plen));
         free(packed);
     }
 #endif
     if (rc == 1)
-        rc = vt_block_write(fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, o->zstd_level);
+        rc = vt_block_write(fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, vt_rrec_zstd_level(o->zstd_level, o->len));
     rc = out_close(o, fd, rc);
     o->len = 0;
     o->nblock = 0;
@@ -361,12 +363,12 @@ int vt_rrec_out_provisional(vt_rrec_out *o, const uint8_t *define, const uint8_t
         return -ENOMEM;
     for (size_t i = 0; i < o->nfn; i++)
         names[i] = o->pending[i] || (define && define[i] && !o->named[i]);
-    rc = vt_funcs_block_write(o->fd, o->fname, o->flayout, o->nfn, names, 0, VT_RREC_ZSTD_LEVEL);
+    rc = vt_funcs_block_write(o->fd, o->fname, o->flayout, o->nfn, names, 0, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0));
     free(names);
     if (!rc && o->len)
         rc = vt_block_write(o->fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, 0);
     if (!rc)
-        rc = vt_block_write(o->fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, VT_RREC_ZSTD_LEVEL);
+        rc = vt_block_write(o->fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, len));
     o->prov_at = (int64_t)at;
     if (rc)
         drop_provisional(o);

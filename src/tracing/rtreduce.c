@@ -688,7 +688,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
     if (!rt.failed && (rc = vt_rrec_out_flush(&rt.out)))
         write_failed(rc);
     if (!rc)
-        rc = vt_block_write(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, VT_RREC_ZSTD_LEVEL);
+        rc = vt_block_write(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, len));
     if (!rc)
         rc = vt_block_write(rt.fd, VT_BLOCK_END, "", 0, 0, 0);
     if (close(rt.fd) && !rc)

@@ -4,7 +4,7 @@
 #   test_reader      cmocka unit tests (varints, layout letters, definitions, matching)
 #   golden.sh        vtrace info/dump against test/reader/golden/
 #   corrupt_cli.sh   the vtrace command on damaged traces and bad command lines
-#   old_versions.sh  kept traces (test/reader/v1.2/, v1.3/: REDUCED_COLS) read as they were
+#   old_versions.sh  kept traces (test/reader/v1.2/, v1.3/, v1.4/: REDUCED_COLS) read as they were
 # The libFuzzer target is built and run by test/reader/run-fuzz.sh (clang).
 check_PROGRAMS += test/reader/synth test/reader/test_corrupt
 test_reader_synth_SOURCES = test/reader/synth_main.c test/reader/synth.c test/reader/synth.h
@@ -43,4 +43,13 @@ EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh \
 	test/reader/v1.3/comms-reduced/vtrace.defs \
 	test/reader/v1.3/p2p-reduced.dump test/reader/v1.3/p2p-reduced.whatif \
 	test/reader/v1.3/p2p-reduced/rank-000000.vte test/reader/v1.3/p2p-reduced/rank-000001.vte \
-	test/reader/v1.3/p2p-reduced/vtrace.defs
+	test/reader/v1.3/p2p-reduced/vtrace.defs \
+	test/reader/v1.4/comms-reduced.dump test/reader/v1.4/comms-reduced.whatif \
+	test/reader/v1.4/comms-reduced/config.txt \
+	test/reader/v1.4/comms-reduced/rank-000000.vte test/reader/v1.4/comms-reduced/rank-000001.vte \
+	test/reader/v1.4/comms-reduced/rank-000002.vte test/reader/v1.4/comms-reduced/rank-000003.vte \
+	test/reader/v1.4/comms-reduced/vtrace.defs \
+	test/reader/v1.4/pipeline-reduced.dump test/reader/v1.4/pipeline-reduced.whatif \
+	test/reader/v1.4/pipeline-reduced/config.txt \
+	test/reader/v1.4/pipeline-reduced/rank-000000.vte test/reader/v1.4/pipeline-reduced/rank-000001.vte \
+	test/reader/v1.4/pipeline-reduced/vtrace.defs

@@ -64,6 +64,10 @@ if [ -n "${VTRACE:-}" ] && [ -x "$VTRACE" ]; then
     "$VTRACE" reduce --threshold 100ns "$work/seeds/t" "$work/seeds/r" >/dev/null   # REDUCED_COLS, zstd
     cat "$work/seeds/r/vtrace.defs" "$work/seeds/r"/rank-*.vte >"$work/corpus/seed-reduced-cols"
 fi
+# REDUCED_COLS of format 1.3 and 1.4 (kept traces; the reduce above writes 1.5's form)
+for old in "$top"/test/reader/v1.3/p2p-reduced "$top"/test/reader/v1.4/pipeline-reduced; do
+    cat "$old/vtrace.defs" "$old"/rank-*.vte >"$work/corpus/seed-$(basename "$(dirname "$old")")-$(basename "$old")"
+done
 printf 'kw1="VTRACE\\x00E"\nkw2="VTRACE\\x00D"\nkw3="VBLK"\nkw4="MPI_Recv"\nkw5="MPI_Irecv"\nkw6="MPI_Mprobe"\nkw7="MPI_Start"\nkw8="cnptbPTBoqrRkmfO"\n' \
     >"$work/dict"
 

@@ -277,6 +277,79 @@ static void pack_refuses_what_does_not_decode(void **state)
     assert_non_null(strstr(err, "1 bytes after the last record"));
 }
 
+/* REDUCED_COLS 1.5 (rcols.c): COMP records receiving messages from two senders whose
+ * send times are far from the receiving call's enter go through pack and unpack (minor 5)
+ * unchanged, their send times costing about a byte after the first of each sender; a
+ * reader of 1.4 refuses the block; the split time columns, damaged, are refused naming
+ * the column. */
+static void reduced_message_times(void **state)
+{
+    (void)state;
+    uint8_t *packed, *back;
+    size_t plen, blen;
+    char err[256];
+    P.len = (size_t)(vt_put_uvar(vt_put_svar(vt_put_uvar(P.b, 0), 1000000), 0) - P.b);
+    P.nrec = 0;
+    int64_t prev = 1000000;
+    for (int i = 0; i < 200; i++) {
+        int64_t enter = prev + 300000 + (i * 7919) % 5000, exit = enter + 200000 + (i * 104729) % 3000;
+        u(&P, 3);                    /* COMP */
+        u(&P, 2);                    /* seq delta */
+        s(&P, enter - prev);
+        u(&P, (uint64_t)(exit - enter));
+        u(&P, 1 + 3);                /* MPI function 3 */
+        u(&P, 1 + 1);                /* call site 1 */
+        u(&P, 1);                    /* flags: candidate */
+        u(&P, 0);                    /* R* - enter */
+        u(&P, 2);                    /* two messages */
+        for (int m = 1; m <= 2; m++) {
+            u(&P, (uint64_t)m);      /* sender */
+            u(&P, (uint64_t)(2 * i + 1));
+            s(&P, exit - enter - 3000 - m * 500 - (i * 31) % 97); /* arrived a latency before exit */
+            u(&P, 512);
+            u(&P, 0);
+        }
+        u(&P, 0);
+        u(&P, 0);
+        P.nrec++;
+        prev = exit;
+    }
+    vt_rcols_comms comms = {NULL, 0};
+    assert_int_equal(vt_rcols_pack(P.b, P.len, P.nrec, &comms, &packed, &plen, err, sizeof err), 0);
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err), 0);
+    assert_int_equal(blen, P.len);
+    assert_memory_equal(back, P.b, P.len);
+    free(back);
+    /* the times column: a count, 400 low bytes, 400 high parts, most of them 0 */
+    const uint8_t *q = packed;
+    uint64_t v, len[8];
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(vt_get_uvar(&q, packed + plen, &v), 0);
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(vt_get_uvar(&q, packed + plen, &len[k]), 0);
+    printf("reduced: %zu bytes, packed %zu, times column %llu\n", P.len, plen, (unsigned long long)len[5]);
+    assert_true(len[5] < 2 + 400 + 400 + 16);
+    assert_int_equal(len[7], 1); /* the form column */
+    /* a reader of 1.4 refuses the block: a byte after the columns it knows */
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 4, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_non_null(strstr(err, "expected the payload to end after the columns"));
+    packed[plen - 1] = 2; /* a form this reader does not know */
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_non_null(strstr(err, "form column"));
+    packed[plen - 1] = 1;
+    /* the times column's count past its bytes */
+    size_t at = (size_t)(q - packed) + (size_t)(len[0] + len[1] + len[2] + len[3] + len[4]);
+    uint8_t keep = packed[at];
+    packed[at] = 0x7f;
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_non_null(strstr(err, "times column"));
+    packed[at] = keep;
+    /* one byte less in the payload: refused, never read past */
+    assert_int_equal(vt_rcols_unpack(packed, plen - 1, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err),
+                     -1);
+    free(packed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +358,7 @@ int main(void)
         cmocka_unit_test(random_streams),
         cmocka_unit_test(damaged),
         cmocka_unit_test(pack_refuses_what_does_not_decode),
+        cmocka_unit_test(reduced_message_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
