@@ -75,6 +75,16 @@ static void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t
         vt_rt_ssend((uint32_t)peer, 2 * vt__calls + 1, c->enter, bytes);
 }
 
+void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes)
+{
+    vt_lock();
+    profile_add(c->fn, exit - c->enter, bytes, 0);
+    vt_unlock();
+    /* a filtered call is part of the burst around it, for the reduction too */
+    if (VT_UNLIKELY(vt__rt) && !(vt__filter_on && vt_filter_drop(c->fn, c->site)))
+        vt_rt_unrecorded(c);
+}
+
 void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type)
 {
     (void)rc;
