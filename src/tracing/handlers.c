@@ -66,7 +66,7 @@ void vt_leave_abort(vt_call *c, int code)
 
 /* The run-time reduction: a blocking send (or Sendrecv's send half) whose message is
  * synchronous to the model completes at this call (replay.c, sync_sender). */
-static void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t bytes)
+static VT_ALWAYS_INLINE void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t bytes)
 {
     if (!vt_rt_is_sync(c->fn, bytes))
         return;
