@@ -647,7 +647,8 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
     call_done(exit);
 }
 
-void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+/* vt_rt_call when its fast path below does not apply. */
+static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exit, uint64_t site)
 {
     if (!vt__rt || !mine()) {
         vt_rt_discard();
@@ -672,6 +673,38 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         return;
     }
     call_event(c, exit, site, callno, R, E, candidate);
+}
+
+/* The common case of call_general (one thread; the burst quiet or in already; the call
+ * quiet or a folded receive whose difference is the one this rank sent), with nothing
+ * called but in tail position, so that it needs no frame: every other case goes to
+ * call_general, which starts over (nothing below has changed any state when it does). */
+void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+{
+    uint64_t callno = vt__calls;
+    if (VT_UNLIKELY(!vt__rt || vt__mt || rt.stop_at || rt.unusual || rt.nmsgs > 1 || !rt.started))
+        goto general;
+    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
+    int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
+    int fold = rt.nmsgs == 1;
+    if (fold ? rt.msgs[0].d_equal != rt.rr.d_version || !rt.rr.fold_ok || candidate || rt.msgs[0].con.sync
+             : !vt_rr_quiet_allowed_(&rt.rr, candidate))
+        goto general;
+    if (rt.burst_of != callno + 1) {
+        /* burst(): quiet, or call_general feeds it */
+        int64_t start = rt.prev_exit + rt.offset;
+        if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, R - start >= rt.p.theta))
+            goto general;
+        rt.burst_of = callno + 1;
+    }
+    if (fold)
+        vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
+    else
+        vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, 0);
+    call_done(exit);
+    return;
+general:
+    call_general(c, exit, site);
 }
 
 int vt_rt_finish(const uint8_t *rankdefs, size_t len)
