@@ -404,8 +404,32 @@ static __attribute__((noinline)) int probed_in(rt_msg *m, const vt_rt_header *h,
     return 0;
 }
 
-void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
-                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+/* A staged message's contributor: every field the reducer reads, by hand (no memset of
+ * the large struct). */
+static inline void msg_staged(rt_msg *m, const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
+                              uint64_t post_order)
+{
+    rt.nmsgs++;
+    m->order = post_order;
+    vt_obs_con *k = &m->con;
+    k->probed = 0;
+    k->ext = NULL;
+    k->kind = VT_CON_MSG;
+    k->rank = src;
+    k->seq = h->seq;
+    k->S_local = h->S_local;
+    k->bytes = h->bytes;
+    k->sync = h->sync;
+    k->blocking_send = h->blocking;
+    k->post_seq = post_seq;
+    k->P_local = post_enter;
+    k->P = post_enter + rt.offset;
+}
+
+/* vt_rt_msg_in when its fast path does not apply. */
+static __attribute__((noinline)) void msg_in_general(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id,
+                                                     uint64_t post_seq, int64_t post_enter, uint64_t post_order,
+                                                     MPI_Message matched)
 {
     if (!vt__rt || !mine())
         return;
@@ -438,22 +462,25 @@ void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id
     }
     if (VT_UNLIKELY(rt.nopen || matched != MPI_MESSAGE_NULL) && probed_in(m, h, src, tag, comm_id, post_order, matched))
         return;
-    rt.nmsgs++;
-    m->order = post_order;
-    vt_obs_con *k = &m->con;
-    /* every field the reducer reads, by hand (no memset of the large struct) */
-    k->probed = 0;
-    k->ext = NULL;
-    k->kind = VT_CON_MSG;
-    k->rank = src;
-    k->seq = h->seq;
-    k->S_local = h->S_local;
-    k->bytes = h->bytes;
-    k->sync = h->sync;
-    k->blocking_send = h->blocking;
-    k->post_seq = post_seq;
-    k->P_local = post_enter;
-    k->P = post_enter + rt.offset;
+    msg_staged(m, h, src, post_seq, post_enter, post_order);
+}
+
+/* The common case of msg_in_general (one thread, room staged already, no probe open, the
+ * difference this rank last sent), with no call but in tail position: no frame. */
+void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
+                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+{
+    if (VT_UNLIKELY(!vt__rt || vt__mt || rt.nmsgs + 1 > rt.capmsgs || rt.nopen || matched != MPI_MESSAGE_NULL) ||
+        !h->poly_len || h->poly_len != rt.sent_len || rt.sent_version != rt.rr.d_version ||
+        !same_room(h->poly, rt.sent_enc)) {
+        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, matched);
+        return;
+    }
+    rt_msg *m = &rt.msgs[rt.nmsgs];
+    /* this rank's own d, as it last sent it: no decoding, no comparison later */
+    m->d_at = D_SENT;
+    m->d_equal = rt.rr.d_version;
+    msg_staged(m, h, src, post_seq, post_enter, post_order);
 }
 
 void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)
