@@ -226,8 +226,9 @@ static VT_ALWAYS_INLINE void rt_in_now(const vt_call *c, const vt_pb_header *h, 
                     vt_pb_post_order++, matched);
 }
 
-/* MPI_Recv, or MPI_Mrecv when msg is set: into a stage or over the user's buffer. */
-static int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
+/* MPI_Recv, or MPI_Mrecv when msg is set: into a stage or over the user's buffer.
+ * Inline: MPI_Recv's copy loses every test of msg. */
+static VT_ALWAYS_INLINE int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
                          MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
 {
     wire w;

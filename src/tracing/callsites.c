@@ -12,7 +12,7 @@ VT_HIDDEN uint32_t vt__last_site_index;
 VT_HIDDEN const void *vt__prev_site = (const void *)1;
 VT_HIDDEN uint32_t vt__prev_site_index;
 
-/* The last site becomes the one before it. */
+/* The last site looked up in the table becomes the one before it. */
 static uint32_t remember(const void *a, uint32_t i)
 {
     vt__prev_site = vt__last_site;

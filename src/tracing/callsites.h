@@ -14,20 +14,14 @@ extern VT_HIDDEN const void *vt__prev_site;
 extern VT_HIDDEN uint32_t vt__prev_site_index;
 
 /* Index of a call site. Loops call from a few sites (a Send's and a Recv's), so the
- * last two are checked before the table. */
+ * last two looked up in the table are checked first; a hit moves nothing (a ping-pong
+ * alternates between its two sites). */
 static inline uint32_t vt_callsite_index(const void *addr)
 {
     if (VT_LIKELY(addr == vt__last_site))
         return vt__last_site_index;
-    if (addr == vt__prev_site) {
-        const void *a = vt__last_site;
-        uint32_t i = vt__last_site_index;
-        vt__last_site = vt__prev_site;
-        vt__last_site_index = vt__prev_site_index;
-        vt__prev_site = a;
-        vt__prev_site_index = i;
-        return vt__last_site_index;
-    }
+    if (VT_LIKELY(addr == vt__prev_site))
+        return vt__prev_site_index;
     return vt__callsite_slow(addr);
 }
 /* vt_callsite_index under the buffer's lock, for a caller that does not hold it. */

@@ -66,13 +66,23 @@ void vt_leave_abort(vt_call *c, int code)
 
 /* The run-time reduction: a blocking send (or Sendrecv's send half) whose message is
  * synchronous to the model completes at this call (replay.c, sync_sender). */
-static void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t bytes)
+static VT_ALWAYS_INLINE void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t bytes)
 {
     if (!vt_rt_is_sync(c->fn, bytes))
         return;
     int peer = dest == MPI_PROC_NULL ? -1 : vt_comm_peer(cm, dest);
     if (peer >= 0)
         vt_rt_ssend((uint32_t)peer, 2 * vt__calls + 1, c->enter, bytes);
+}
+
+void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes)
+{
+    vt_lock();
+    profile_add(c->fn, exit - c->enter, bytes, 0);
+    vt_unlock();
+    /* a filtered call is part of the burst around it, for the reduction too */
+    if (VT_UNLIKELY(vt__rt) && !(vt__filter_on && vt_filter_drop(c->fn, c->site)))
+        vt_rt_unrecorded(c);
 }
 
 void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type)

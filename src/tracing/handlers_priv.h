@@ -41,8 +41,8 @@ static inline vt_comm *comm_of(MPI_Comm h)
 }
 
 /* Opens the record of call c: code, enter, duration, call site. Holds the buffer lock
- * until rec_done. NULL when recording has stopped. */
-static inline uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
+ * until rec_done. NULL when recording has stopped. Always inline (see rec_done). */
+static VT_ALWAYS_INLINE uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
 {
     /* VTRACE_FILTER: left out, counted in the profile (rec_done) */
     if (VT_UNLIKELY(vt__filter_on) && vt_filter_drop(c->fn, c->site))
@@ -72,7 +72,13 @@ static inline void profile_add(unsigned fn, int64_t dur, uint64_t bytes, int rec
     e->records += (uint64_t)recorded;
 }
 
-static inline void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes)
+/* rec_done of a call not recorded (filtered, skipped, recording stopped): out of line. */
+VT_HIDDEN void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes);
+
+/* Closes the record rec_call opened (p NULL: none), counts the call in the profile and
+ * gives it to the run-time reduction. Inline in every handler, as rec_call: as calls of
+ * their own they cost 80 instructions per Send/Recv pair (issue 18). */
+static VT_ALWAYS_INLINE void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes)
 {
     if (VT_LIKELY(p != NULL)) {
         profile_add(c->fn, exit - c->enter, bytes, 1);
@@ -81,12 +87,7 @@ static inline void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t
         vt__calls++;
         vt_rec_end(p, exit);
     } else {
-        vt_lock();
-        profile_add(c->fn, exit - c->enter, bytes, 0);
-        vt_unlock();
-        /* a filtered call is part of the burst around it, for the reduction too */
-        if (VT_UNLIKELY(vt__rt) && !(vt__filter_on && vt_filter_drop(c->fn, c->site)))
-            vt_rt_unrecorded(c);
+        vt__rec_none(c, exit, bytes);
     }
     vt__depth = 0;
 }

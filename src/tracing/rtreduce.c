@@ -404,8 +404,32 @@ static __attribute__((noinline)) int probed_in(rt_msg *m, const vt_rt_header *h,
     return 0;
 }
 
-void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
-                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+/* A staged message's contributor: every field the reducer reads, by hand (no memset of
+ * the large struct). */
+static inline void msg_staged(rt_msg *m, const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
+                              uint64_t post_order)
+{
+    rt.nmsgs++;
+    m->order = post_order;
+    vt_obs_con *k = &m->con;
+    k->probed = 0;
+    k->ext = NULL;
+    k->kind = VT_CON_MSG;
+    k->rank = src;
+    k->seq = h->seq;
+    k->S_local = h->S_local;
+    k->bytes = h->bytes;
+    k->sync = h->sync;
+    k->blocking_send = h->blocking;
+    k->post_seq = post_seq;
+    k->P_local = post_enter;
+    k->P = post_enter + rt.offset;
+}
+
+/* vt_rt_msg_in when its fast path does not apply. */
+static __attribute__((noinline)) void msg_in_general(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id,
+                                                     uint64_t post_seq, int64_t post_enter, uint64_t post_order,
+                                                     MPI_Message matched)
 {
     if (!vt__rt || !mine())
         return;
@@ -438,22 +462,25 @@ void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id
     }
     if (VT_UNLIKELY(rt.nopen || matched != MPI_MESSAGE_NULL) && probed_in(m, h, src, tag, comm_id, post_order, matched))
         return;
-    rt.nmsgs++;
-    m->order = post_order;
-    vt_obs_con *k = &m->con;
-    /* every field the reducer reads, by hand (no memset of the large struct) */
-    k->probed = 0;
-    k->ext = NULL;
-    k->kind = VT_CON_MSG;
-    k->rank = src;
-    k->seq = h->seq;
-    k->S_local = h->S_local;
-    k->bytes = h->bytes;
-    k->sync = h->sync;
-    k->blocking_send = h->blocking;
-    k->post_seq = post_seq;
-    k->P_local = post_enter;
-    k->P = post_enter + rt.offset;
+    msg_staged(m, h, src, post_seq, post_enter, post_order);
+}
+
+/* The common case of msg_in_general (one thread, room staged already, no probe open, the
+ * difference this rank last sent), with no call but in tail position: no frame. */
+void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
+                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+{
+    if (VT_UNLIKELY(!vt__rt || vt__mt || rt.nmsgs + 1 > rt.capmsgs || rt.nopen || matched != MPI_MESSAGE_NULL) ||
+        !h->poly_len || h->poly_len != rt.sent_len || rt.sent_version != rt.rr.d_version ||
+        !same_room(h->poly, rt.sent_enc)) {
+        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, matched);
+        return;
+    }
+    rt_msg *m = &rt.msgs[rt.nmsgs];
+    /* this rank's own d, as it last sent it: no decoding, no comparison later */
+    m->d_at = D_SENT;
+    m->d_equal = rt.rr.d_version;
+    msg_staged(m, h, src, post_seq, post_enter, post_order);
 }
 
 void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)
@@ -647,7 +674,8 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
     call_done(exit);
 }
 
-void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+/* vt_rt_call when its fast path below does not apply. */
+static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exit, uint64_t site)
 {
     if (!vt__rt || !mine()) {
         vt_rt_discard();
@@ -672,6 +700,38 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         return;
     }
     call_event(c, exit, site, callno, R, E, candidate);
+}
+
+/* The common case of call_general (one thread; the burst quiet or in already; the call
+ * quiet or a folded receive whose difference is the one this rank sent), with nothing
+ * called but in tail position, so that it needs no frame: every other case goes to
+ * call_general, which starts over (nothing below has changed any state when it does). */
+void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+{
+    uint64_t callno = vt__calls;
+    if (VT_UNLIKELY(!vt__rt || vt__mt || rt.stop_at || rt.unusual || rt.nmsgs > 1 || !rt.started))
+        goto general;
+    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
+    int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
+    int fold = rt.nmsgs == 1;
+    if (fold ? rt.msgs[0].d_equal != rt.rr.d_version || !rt.rr.fold_ok || candidate || rt.msgs[0].con.sync
+             : !vt_rr_quiet_allowed_(&rt.rr, candidate))
+        goto general;
+    if (rt.burst_of != callno + 1) {
+        /* burst(): quiet, or call_general feeds it */
+        int64_t start = rt.prev_exit + rt.offset;
+        if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, R - start >= rt.p.theta))
+            goto general;
+        rt.burst_of = callno + 1;
+    }
+    if (fold)
+        vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
+    else
+        vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, 0);
+    call_done(exit);
+    return;
+general:
+    call_general(c, exit, site);
 }
 
 int vt_rt_finish(const uint8_t *rankdefs, size_t len)
