@@ -19,6 +19,10 @@ lock=
 command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
 work=test/model/domino_by.work
 rm -rf "$work" && mkdir -p "$work" || exit 99
+# one attempt: the run and every check (a descheduled rank on a loaded machine can change
+# which aggregate gains most; a second run must then give the known order)
+attempt() {
+rm -rf "$work/t"
 echo "+ VTRACE_MODE=both VTRACE_THRESHOLD=100us $MPIEXEC -n 2 test/model/imbalance"
 $lock env VTRACE_DIR="$work/t" VTRACE_MODE=both VTRACE_THRESHOLD=100us \
     timeout -k 10 "$timeout" "$MPIEXEC" -n 2 test/model/imbalance || { echo "FAIL: imbalance"; exit 1; }
@@ -77,5 +81,12 @@ for b in bad:
     print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PY
+}
+for try in 1 2; do
+    fail=0
+    attempt
+    [ "$fail" -eq 0 ] && break
+    [ "$try" = 1 ] && echo "(attempt 1 failed: running the program again)"
+done
 [ "$fail" -eq 0 ] && rm -rf "$work"
 exit "$fail"
