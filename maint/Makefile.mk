@@ -9,10 +9,12 @@ EXTRA_DIST += maint/mpi_functions.txt maint/gen_wrappers.py maint/seed_table.py 
 
 # Regenerate the wrappers when the table, the lists of Fortran entry points
 # (maint/seed_f08.py, maint/seed_ompi_fortran.py) or the generator changes. One run writes
-# all five files; wrappers_f08.c and wrappers_ompi.c last, never older than wrappers.c.
+# all five files; the other four never older than wrappers.c (a parallel make that needs one
+# of them while wrappers.c is regenerated finds a rule).
 $(top_srcdir)/src/mpi/wrappers.c: $(top_srcdir)/maint/mpi_functions.txt $(top_srcdir)/maint/f08_direct.txt \
 		$(top_srcdir)/maint/ompi_fortran.txt $(top_srcdir)/maint/gen_wrappers.py \
 		$(top_srcdir)/maint/gen_ompi_fortran.py
 	$(AM_V_GEN)$(PYTHON3) $(top_srcdir)/maint/gen_wrappers.py $(top_srcdir)/maint/mpi_functions.txt \
 		$(top_srcdir)/src/mpi $(top_srcdir)/maint/f08_direct.txt
-$(top_srcdir)/src/mpi/wrappers_f08.c $(top_srcdir)/src/mpi/wrappers_ompi.c: $(top_srcdir)/src/mpi/wrappers.c
+$(top_srcdir)/src/mpi/wrappers_f08.c $(top_srcdir)/src/mpi/wrappers_ompi.c \
+		$(top_srcdir)/src/mpi/vt_fn.h $(top_srcdir)/src/mpi/vt_fn_table.c: $(top_srcdir)/src/mpi/wrappers.c

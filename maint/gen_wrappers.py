@@ -530,7 +530,8 @@ def main():
     import gen_ompi_fortran
     olist = os.path.join(os.path.dirname(table), "ompi_fortran.txt")
     otext, nompi = gen_ompi_fortran.generate(funcs, table, olist)
-    for path, lines in (("vt_fn.h", hdr), ("vt_fn_table.c", tab), ("wrappers.c", wr), ("wrappers_f08.c", f8),
+    # wrappers.c first: make's rule names it, the other four are never older
+    for path, lines in (("wrappers.c", wr), ("vt_fn.h", hdr), ("vt_fn_table.c", tab), ("wrappers_f08.c", f8),
                         ("wrappers_ompi.c", [otext])):
         tmp = os.path.join(outdir, path + ".tmp")
         with open(tmp, "w") as fh:
