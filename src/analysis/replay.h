@@ -145,6 +145,23 @@ void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg);
 int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, vt_replay_result *res, vt_error *err);
 
+/* vt_replay_observe (a full trace, messages matched while replaying) over the processes
+ * of PC, each calling it with the same arguments. The observer sees the events of this
+ * process's ranks only (vt_replay_par splits them into blocks: rank r is process
+ * vt_replay_par_owner's), each rank's in the serial order; a message from a rank of
+ * another process brings the sender's ext_size bytes of publish(). Every process gets
+ * the whole result. 0 on every process, or -1 on every process (a reduced trace, an
+ * error anywhere: err says it where it was found, and may be empty elsewhere); the
+ * caller then runs the serial analysis on process 0 for the serial answer or error. */
+int vt_replay_par_observe(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                          const vt_observer *obs, const vt_par_comm *pc, vt_replay_result *res, vt_error *err);
+
+/* The process of PC that replays rank r of a trace of nranks ranks (blocks of ranks). */
+static inline uint32_t vt_replay_par_owner(const vt_par_comm *pc, uint32_t nranks, uint32_t r)
+{
+    return (uint32_t)(((uint64_t)(r + 1) * (uint64_t)pc->nproc - 1) / nranks);
+}
+
 /* Calls fn for each candidate event (rank, seq, duration, function name or NULL for a
  * burst, the call site of the call or of the call that ends the burst, -1 unknown), in
  * rank order; used for --random, --list-candidates and the domino path's aggregates. */

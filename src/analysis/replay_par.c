@@ -40,14 +40,14 @@ void vt__rp_par_free(replay *R)
 static int deliver(void *arg, int from, const uint8_t *data, size_t len)
 {
     replay *R = arg;
-    size_t nsc = R->nsc, off = 0;
-    int64_t w[12];
+    size_t nsc = R->nsc, off = 0, nx = vt__rp_ext_words(R);
+    int64_t w[W_SEND_WORDS];
     (void)from;
     while (off < len) {
         memcpy(w, data + off, sizeof w[0]);
-        size_t nw = w[0] == W_SEND ? 12 : w[0] == W_POST ? 8 : w[0] == W_JOIN ? 7 : w[0] == W_SETTLE ? 2 : 0;
-        size_t nd = w[0] == W_SETTLE ? 0 : nsc;
-        if (!nw || off + (nw + nd) * sizeof(int64_t) > len) {
+        size_t nw = w[0] == W_SEND ? W_SEND_WORDS : w[0] == W_POST ? 8 : w[0] == W_JOIN ? 7 : w[0] == W_SETTLE ? 2 : 0;
+        size_t nd = w[0] == W_SETTLE ? 0 : nsc, ne = w[0] == W_SEND ? nx : 0;
+        if (!nw || off + (nw + nd + ne) * sizeof(int64_t) > len) {
             vt_error_set(R->err, "parallel replay: a malformed message from process %d", from);
             R->failed = 1;
             return -1;
@@ -55,10 +55,11 @@ static int deliver(void *arg, int from, const uint8_t *data, size_t len)
         memcpy(w, data + off, nw * sizeof w[0]);
         int64_t *d = R->tmp;   /* (scratch of nsc; unaligned in the buffer) */
         memcpy(d, data + off + nw * sizeof(int64_t), nd * sizeof(int64_t));
-        off += (nw + nd) * sizeof(int64_t);
+        const uint8_t *ext = ne ? data + off + (nw + nd) * sizeof(int64_t) : NULL;
+        off += (nw + nd + ne) * sizeof(int64_t);
         switch (w[0]) {
         case W_SEND:
-            if (vt__rp_remote_send(R, w, d))
+            if (vt__rp_remote_send(R, w, d, ext))
                 return -1;
             break;
         case W_POST: {
@@ -74,7 +75,7 @@ static int deliver(void *arg, int from, const uint8_t *data, size_t len)
                 return -1;
             }
             uint32_t j = (uint32_t)o->post_ptr++;   /* a proxy's postings are numbered as they come */
-            if (vt__rp_slot_new(R, o, &o->ps, dst, j, 1, w + 4, d, 1)) {
+            if (vt__rp_slot_new(R, o, &o->ps, dst, j, 1, w + 4, d, NULL, 1)) {
                 vt_error_set(R->err, "out of memory in the parallel replay");
                 R->failed = 1;
                 return -1;

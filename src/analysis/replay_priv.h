@@ -216,7 +216,7 @@ typedef struct replay {
 /* The process that replays rank r (blocks of ranks), and whether it is this one. */
 static inline uint32_t vt__rp_owner(const replay *R, uint32_t r)
 {
-    return (uint32_t)(((uint64_t)(r + 1) * (uint64_t)R->par->nproc - 1) / R->nranks);
+    return vt_replay_par_owner(R->par, R->nranks, r);
 }
 static inline int vt__rp_mine(const replay *R, uint32_t r) { return !R->par || (r >= R->lo && r < R->hi); }
 
@@ -398,6 +398,12 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
 
 /* replay_wire.c: the parallel replay's messages out (calls replay_core.c only) */
 enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE };
+#define W_SEND_WORDS 13
+/* Words of observer data a remote send carries (ext_size rounded up). */
+static inline size_t vt__rp_ext_words(const replay *R)
+{
+    return R->obs ? (R->obs->ext_size + sizeof(int64_t) - 1) / sizeof(int64_t) : 0;
+}
 int vt__rp_ship_send(replay *R, rstate *s, size_t pos);
 int vt__rp_ship_post(replay *R, rstate *s, size_t i);
 int vt__rp_ship_join(replay *R, const vt_comm *c, uint64_t comm, uint64_t seq, uint32_t need, int64_t T,
@@ -405,10 +411,10 @@ int vt__rp_ship_join(replay *R, const vt_comm *c, uint64_t comm, uint64_t seq, u
 int vt__rp_ship_settle(replay *R, uint32_t rank);
 int vt__rp_gate_local(replay *R, gate *g, const vt_comm *c);
 int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w,
-                    const int64_t *d, uint32_t uses);
+                    const int64_t *d, const uint8_t *ext, uint32_t uses);
 
 /* replay_stream.c: matching while replaying (calls replay_core.c and replay_wire.c) */
-int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d);
+int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint8_t *ext);
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_recv(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_send(replay *R, rstate *s, size_t i);

@@ -1,7 +1,9 @@
 /* The parallel replay's messages out (replay_par.c runs the rounds): what a rank of this
  * process makes that a rank of another process reads. Each message is a few int64
  * words and the nsc differences:
- *   W_SEND   comm src dst tag pos bytes fn index T Tloc seq, D   a released, published send
+ *   W_SEND   comm src dst tag pos bytes fn index T Tloc seq E, D, X   a released, published send
+ *            (E: the send call's exit; X: with an observer, its ext_size bytes of the
+ *            send in whole words)
  *   W_POST   src spos dst T E Tloc seq, D       the posting of a synchronous receive
  *   W_JOIN   comm seq need T rank mseq, D        a member's entry into a collective
  *   W_SETTLE rank                                read rank's receives until one is resolved
@@ -13,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_t *d, size_t nd)
+/* Room for NEED more bytes in the buffer for process q; where they go, or NULL. */
+static uint8_t *wroom(replay *R, uint32_t q, size_t need)
 {
     struct wbuf *b = &R->out[q];
-    size_t need = (nw + nd) * sizeof(int64_t);
     if (b->n + need > b->cap) {
         size_t nc = b->cap ? b->cap : 4096;
         while (nc < b->n + need)
@@ -25,15 +27,36 @@ static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_
         if (!n) {
             vt_error_set(R->err, "out of memory sending replay values to process %u", q);
             R->failed = 1;
-            return -1;
+            return NULL;
         }
         b->b = n;
         b->cap = nc;
     }
-    memcpy(b->b + b->n, w, nw * sizeof *w);
-    if (nd)
-        memcpy(b->b + b->n + nw * sizeof *w, d, nd * sizeof *d);
+    uint8_t *at = b->b + b->n;
     b->n += need;
+    return at;
+}
+
+static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_t *d, size_t nd)
+{
+    uint8_t *at = wroom(R, q, (nw + nd) * sizeof(int64_t));
+    if (!at)
+        return -1;
+    memcpy(at, w, nw * sizeof *w);
+    if (nd)
+        memcpy(at + nw * sizeof *w, d, nd * sizeof *d);
+    return 0;
+}
+
+/* A send's observer data, in whole words (the rest of the last one zero). */
+static int wput_ext(replay *R, uint32_t q, const uint8_t *ext)
+{
+    size_t n = R->obs->ext_size, nw = vt__rp_ext_words(R);
+    uint8_t *at = wroom(R, q, nw * sizeof(int64_t));
+    if (!at)
+        return -1;
+    memcpy(at, ext, n);
+    memset(at + n, 0, nw * sizeof(int64_t) - n);
     return 0;
 }
 
@@ -51,7 +74,7 @@ static void slot_release(replay *R, rstate *s, posmap *pm, uint32_t pos, uint32_
 }
 
 int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w,
-                    const int64_t *d, uint32_t uses)
+                    const int64_t *d, const uint8_t *ext, uint32_t uses)
 {
     uint32_t i = vt__rp_slot_alloc(R);
     if (i == SLOT_NONE)
@@ -72,6 +95,8 @@ int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t po
     sl->pos = pos;
     sl->post = (uint32_t)post;
     memcpy(vt__rp_slot_d(R, i), d, sizeof(int64_t) * R->nsc);
+    if (ext)
+        memcpy(R->slotext + (size_t)i * R->obs->ext_size, ext, R->obs->ext_size);
     return 0;
 }
 
@@ -91,9 +116,11 @@ int vt__rp_ship_send(replay *R, rstate *s, size_t pos)
     if (sl == SLOT_NONE)
         return 0;
     const slot *sd = &R->slots[sl];
-    int64_t w[12] = {W_SEND, (int64_t)k->comm_id, k->src, k->dst, k->tag, (int64_t)pos, (int64_t)se->bytes, se->fn,
-                     (int64_t)se->index, sd->T, sd->Tloc, (int64_t)sd->seq};
-    if (wput(R, vt__rp_owner(R, k->dst), w, 12, vt__rp_slot_d(R, sl), R->nsc))
+    int64_t w[W_SEND_WORDS] = {W_SEND, (int64_t)k->comm_id, k->src, k->dst, k->tag, (int64_t)pos, (int64_t)se->bytes,
+                               se->fn, (int64_t)se->index, sd->T, sd->Tloc, (int64_t)sd->seq, sd->E};
+    uint32_t q = vt__rp_owner(R, k->dst);
+    if (wput(R, q, w, W_SEND_WORDS, vt__rp_slot_d(R, sl), R->nsc) ||
+        (R->obs && R->obs->ext_size && wput_ext(R, q, R->slotext + (size_t)sl * R->obs->ext_size)))
         return -1;
     x->flags |= XF_SHIP;
     R->activity++;

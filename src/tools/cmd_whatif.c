@@ -200,11 +200,7 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     vt__clock_warn(&res, fix);
-    if (par && getenv("VTRACE_PAR_STATS"))
-        fprintf(stderr, "vtrace: parallel replay: %d processes, %" PRIu64 " rounds, %" PRIu64 " bytes sent, %" PRIu64
-                " model events (%.1f bytes per event)%s\n", par->nproc, res.par_rounds, res.par_bytes, res.events,
-                res.events ? (double)res.par_bytes / (double)res.events : 0.0,
-                res.par_rounds ? "" : ": replayed by process 0 alone");
+    vt__par_stats(par, res.par_rounds, res.par_bytes, res.events);
     /* a selector that shortened nothing is most likely misspelt: say so (once each) */
     for (size_t k = 0; k < first_random && k < sc.n; k++)
         for (size_t i = 0; i < sc.v[k].nitems; i++) {
