@@ -102,6 +102,7 @@ void vt_critpath_free(vt_critpath *cp)
     free(cp->cbuf);
     if (cp->copen)
         vt_spill_close(&cp->cands);
+    vt__cp_par_free(cp);
     free(cp);
 }
 

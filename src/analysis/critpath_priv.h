@@ -105,6 +105,12 @@ struct vt_critpath {
     vt_spill cands;
     int finished;
     vt_critpath_result res;
+    /* The parallel replay (critpath_par.c): events packed for process 0, and there the
+     * scratch of an unpacked one. */
+    const vt_trace *t;
+    uint8_t *fbuf;
+    size_t fn, fcap;
+    void *unpack;
 };
 
 int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -112,5 +118,6 @@ int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size);
 /* A candidate with its slack, during the sweep; after it, the last run. 0 or -1. */
 int vt__cp_cand_add(vt_critpath *cp, const vt_cp_cand *c, vt_error *err);
 int vt__cp_cand_end(vt_critpath *cp, vt_error *err);
+void vt__cp_par_free(vt_critpath *cp);
 
 #endif

@@ -274,6 +274,33 @@ static void on_publish(void *arg, uint32_t rank, uint64_t send_seq, void *ext)
     vt_rr_publish(&Z->ro[rank].rr, ext);
 }
 
+/* A sender's difference to the receiver's process (parallel): encoded (1, then
+ * vt_poly_encode's bytes: a few for the common one), or as it is (0, then the struct)
+ * when it does not encode (big). */
+static size_t poly_pack(const void *ext, uint8_t *out)
+{
+    size_t n = vt_poly_encode(ext, out + 1);
+    out[0] = n != 0;
+    if (!n) {
+        memcpy(out + 1, ext, sizeof(vt_poly));
+        n = sizeof(vt_poly);
+    }
+    return n + 1;
+}
+
+static int poly_unpack(const uint8_t *in, size_t n, void *ext)
+{
+    size_t used;
+    if (n > 1 && in[0] == 1)
+        return vt_poly_decode(ext, in + 1, n - 1, &used) || used != n - 1 ? -1 : 0;
+    if (n != 1 + sizeof(vt_poly) || in[0] != 0)
+        return -1;
+    memcpy(ext, in + 1, sizeof(vt_poly));
+    return 0;
+}
+
+#define POLY_WIRE_MAX (1 + (VT_POLY_ENC_MAX > sizeof(vt_poly) ? VT_POLY_ENC_MAX : sizeof(vt_poly)))
+
 /* The size of the communicator of the non-blocking collective e initiates (both groups
  * of an intercommunicator), 0 unknown. */
 static uint32_t nbc_members(const vt_trace *t, const vt_obs_event *e)
@@ -607,7 +634,8 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
         bad = 1;
     if (bad)
         goto out;
-    vt_observer obs = {.arg = &Z, .ext_size = sizeof(vt_poly), .publish = on_publish, .event = on_event};
+    vt_observer obs = {.arg = &Z, .ext_size = sizeof(vt_poly), .publish = on_publish, .event = on_event,
+                       .ext_wire_max = POLY_WIRE_MAX, .ext_pack = poly_pack, .ext_unpack = poly_unpack};
     vt_replay_result res;
     if (par ? vt_replay_par_observe(t, p, sc, 0, &obs, par, &res, err)
             : vt_replay_observe(t, m, p, sc, o->check ? nsc : 0, &obs, &res, err))

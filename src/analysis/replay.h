@@ -129,13 +129,33 @@ typedef struct vt_observer {
      * (0: none). publish() fills them at the send, before the sending call's event. */
     size_t ext_size;
     void (*publish)(void *arg, uint32_t rank, uint64_t send_seq, void *ext);
+    /* The parallel replay sends ext to the receiver's process: as it is (NULL), or as
+     * ext_pack writes it (at most ext_wire_max bytes; returns how many) and ext_unpack
+     * reads it back (0, or -1 for bytes it does not take). */
+    size_t ext_wire_max;
+    size_t (*ext_pack)(const void *ext, uint8_t *out);
+    int (*ext_unpack)(const uint8_t *in, size_t n, void *ext);
     /* Every model event; nonzero stops the replay (the observer's message in err). */
     int (*event)(void *arg, const vt_obs_event *ev, vt_error *err);
     /* Full traces (NULL: none): every record of a rank, special ones (FLUSH, MARKER,
      * STOPPED) too, as the replay takes it: in order on the rank, a call's before its
      * publish() and its event, after the events of the calls before it. */
     int (*record)(void *arg, uint32_t rank, const vt_event *rec, vt_error *err);
+    /* The parallel replay (vt_replay_par_observe), for an analysis that needs every
+     * rank's events in one place (NULL: each process's observer sees its own ranks'
+     * only). On the processes other than 0, event() keeps what process 0 needs; held()
+     * says how many bytes it keeps (a round's stepping stops past VT_PAR_HELD_MAX / P),
+     * take() hands them over after a round's stepping (copied: the observer empties its
+     * buffer). On process 0, give() takes in another process's bytes of a round after
+     * every process's of the rounds before it, and its own events come in between: a
+     * topological order of every event (a dependency between processes crosses a
+     * round). */
+    size_t (*held)(void *arg);
+    void (*take)(void *arg, const uint8_t **data, size_t *len);
+    int (*give)(void *arg, int from, const uint8_t *data, size_t len, vt_error *err);
 } vt_observer;
+
+#define VT_PAR_HELD_MAX ((size_t)64 << 20)
 
 /* Progress of the replays this thread runs from now on: fn is called every 65536 records
  * with the records replayed so far (NULL: none). For a progress display. */

@@ -397,24 +397,23 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
 }
 
 /* replay_wire.c: the parallel replay's messages out (calls replay_core.c only) */
-enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE };
+enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE, W_OBS };
 #define W_SEND_WORDS 13
-/* Words of observer data a remote send carries (ext_size rounded up). */
-static inline size_t vt__rp_ext_words(const replay *R)
-{
-    return R->obs ? (R->obs->ext_size + sizeof(int64_t) - 1) / sizeof(int64_t) : 0;
-}
+/* With an observer that has ext: a remote send's ext follows its D as a byte count
+ * and the bytes in whole words (vt_observer.ext_pack's, or ext as it is). */
+static inline int vt__rp_ext_wire(const replay *R) { return R->obs && R->obs->ext_size; }
 int vt__rp_ship_send(replay *R, rstate *s, size_t pos);
 int vt__rp_ship_post(replay *R, rstate *s, size_t i);
 int vt__rp_ship_join(replay *R, const vt_comm *c, uint64_t comm, uint64_t seq, uint32_t need, int64_t T,
                      const int64_t *D, uint32_t rank, uint64_t mseq);
 int vt__rp_ship_settle(replay *R, uint32_t rank);
+int vt__rp_ship_obs(replay *R);
 int vt__rp_gate_local(replay *R, gate *g, const vt_comm *c);
 int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w,
-                    const int64_t *d, const uint8_t *ext, uint32_t uses);
+                    const int64_t *d, const uint8_t *ext, size_t next, uint32_t uses);
 
 /* replay_stream.c: matching while replaying (calls replay_core.c and replay_wire.c) */
-int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint8_t *ext);
+int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint8_t *ext, size_t next);
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_recv(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_send(replay *R, rstate *s, size_t i);

@@ -1,12 +1,12 @@
 #!/bin/sh
-# vtrace reduce and patterns under mpiexec (vtrace-mpi, the parallel replay with an
+# vtrace reduce, patterns and critical-path under mpiexec (vtrace-mpi, the parallel replay with an
 # observer) against the serial commands: the same standard output and error, the same
 # exit status and, for reduce, the same reduced trace byte for byte, at P = 2 and 3.
 # The traces: the model test programs', the examples', vtrace synth patterns, mc.py's
 # random programs (when shared/design/reference/mc.py is there), an incomplete trace and
 # reduced ones. VTRACE_PAR_STATS shows that the parallel replay ran (rounds), or that
-# process 0 ran alone where it must (reduced traces, --check, critical-path), which it
-# then says on stderr. Failures: a damaged rank file (the serial error, from process 0)
+# process 0 ran alone where it must (reduced traces, --check, commands that are not
+# parallel), which it then says on stderr. Failures: a damaged rank file (the serial error, from process 0)
 # and an OUT that VTRACE_OVERWRITE=refuse keeps.
 # Environment: VTEST_MPIEXEC, VTEST_VTRACE, VTEST_PYTHON (as the other MPI tests).
 set -u
@@ -66,12 +66,15 @@ same() {
     done
 }
 
-# both TRACE: reduce (default, --no-compress, --candidates all) and patterns (text, JSON)
+# both TRACE: reduce (default, --no-compress, --candidates all), patterns (text, JSON)
+# and critical-path (text, JSON with a scenario)
 both() {
     same par reduce "$1"
     same par reduce "$1" --no-compress --candidates all --threshold 20us
     same par patterns "$1"
     same par patterns "$1" --json
+    same par critical-path "$1" --full
+    same par critical-path "$1" --json --top 50 -s 'all=-30%'
 }
 
 # The model test programs (test/mpi/testlist's arguments) and the examples, traced in full.
@@ -102,6 +105,7 @@ if [ -x test/reader/synth ]; then
     test/reader/synth "$work/rsynth" > /dev/null || fail "test/reader/synth"
     same par reduce "$work/rsynth" --threshold 1ns
     same par patterns "$work/rsynth"
+    same par critical-path "$work/rsynth" --threshold 1ns --full
 fi
 
 # mc.py's random programs: probes, persistent and synchronous sends, wildcards, collectives.
@@ -112,6 +116,7 @@ if [ -f "$VTRACE_SHARED/design/reference/mc.py" ] && command -v "$PYTHON" > /dev
     while read -r d; do
         same par reduce "$d/trace"
         same par patterns "$d/trace"
+        same par critical-path "$d/trace" --full
     done < "$work/mc.cases"
 else
     echo "(no $VTRACE_SHARED/design/reference/mc.py: mc.py's traces skipped)"
@@ -125,18 +130,21 @@ if [ -x test/crash/faults ]; then
         test/crash/faults term 1000 1 0 > "$work/crash.run" 2>&1 < /dev/null
     if [ -f "$work/crash/vtrace.defs" ]; then
         same par reduce "$work/crash"
+        same par critical-path "$work/crash"
         same alone patterns "$work/crash"
     else
         fail "test/crash/faults wrote no trace"
     fi
 fi
 
-# Process 0 alone, and says so: reduced traces, reduce --check, critical-path.
+# Process 0 alone, and says so: reduced traces (but whatif's), reduce --check.
 "$VTRACE" synth -q -p halo1d -n 5 -i 20 -m both "$work/rboth" > /dev/null || fail "vtrace synth -m both"
 same alone patterns "$work/rboth/reduced"
 same alone whatif "$work/rboth/reduced" -s 'all=-20%'
 same alone reduce "$h" --check -s 'all=-10%'
-same alone critical-path "$h" -s 'all=-10%'
+same alone critical-path "$work/rboth/reduced"
+same alone reduce "$h" --polys "$work/polys"
+same alone domino "$h"
 # the reduced trace vtrace reduce writes in parallel is the run time's (as in serial)
 rm -rf "$work/rpar"
 $lock timeout -k 10 120 "$MPIEXEC" -n 3 "$VTRACE" reduce -q "$work/rboth/full" "$work/rpar" > /dev/null 2>&1 \
@@ -151,6 +159,7 @@ printf '\377\377\377\377' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2> /
 "$VTRACE" reduce "$work/bad" "$work/bad.red" > /dev/null 2>&1 && fail "the damaged trace reduces without error"
 same par reduce "$work/bad"
 same par patterns "$work/bad"
+same par critical-path "$work/bad"
 grep -q "rank-000005.vte" "$work/p.err" || fail "the damaged trace's error does not name its file"
 # ... and an OUT that VTRACE_OVERWRITE=refuse keeps (said by process 0, once).
 mkdir -p "$work/kept" && : > "$work/kept/vtrace.defs"
