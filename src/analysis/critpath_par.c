@@ -17,16 +17,6 @@
 
 enum { PF_CALL = 1, PF_CAND = 2, PF_BASE = 4 };
 
-/* Scratch of an unpacked event: arrays of scen + 1 values, the scenario's at scen. */
-typedef struct unpacked {
-    vt_obs_con *cons;
-    size_t capcons;
-    vt_obs_member *mem;
-    size_t capmem;
-    int64_t *vals;          /* 5 for the event, 1 per contributor and member, each scen + 1 */
-    size_t capvals;
-} unpacked;
-
 static int put(vt_critpath *cp, const int64_t *w, size_t n)
 {
     if (vt__cp_grow((void **)&cp->fbuf, &cp->fcap, cp->fn + n * sizeof *w, 1))
@@ -98,9 +88,7 @@ static int give(void *arg, int from, const uint8_t *data, size_t len, vt_error *
 {
     vt_critpath *cp = arg;
     const size_t s = cp->scen, sv = s + 1;
-    unpacked *u = cp->unpack;
-    if (!u && !(u = cp->unpack = calloc(1, sizeof *u)))
-        return vt__cp_err(err, "critical path: out of memory");
+    cp_unpacked *u = &cp->up;
     size_t off = 0;
     while (off < len) {
         int64_t h[13];
@@ -183,16 +171,4 @@ void vt_critpath_par_observer(vt_critpath *cp, const vt_trace *t, int me, vt_obs
     obs->held = fwd_held;
     obs->take = fwd_take;
     obs->give = give;
-}
-
-void vt__cp_par_free(vt_critpath *cp)
-{
-    unpacked *u = cp->unpack;
-    if (u) {
-        free(u->cons);
-        free(u->mem);
-        free(u->vals);
-        free(u);
-    }
-    free(cp->fbuf);
 }

@@ -84,6 +84,17 @@ typedef struct cp_pathrec {
     int has_edge;
 } cp_pathrec;
 
+/* The scratch of an event another process sent (critpath_par.c): arrays of scen + 1
+ * values, the scenario's at scen. */
+typedef struct cp_unpacked {
+    vt_obs_con *cons;
+    size_t capcons;
+    vt_obs_member *mem;
+    size_t capmem;
+    int64_t *vals;          /* 5 for the event, 1 per contributor and member */
+    size_t capvals;
+} cp_unpacked;
+
 struct vt_critpath {
     uint32_t nranks;
     size_t scen;
@@ -110,7 +121,7 @@ struct vt_critpath {
     const vt_trace *t;
     uint8_t *fbuf;
     size_t fn, fcap;
-    void *unpack;
+    cp_unpacked up;
 };
 
 int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -118,6 +129,5 @@ int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size);
 /* A candidate with its slack, during the sweep; after it, the last run. 0 or -1. */
 int vt__cp_cand_add(vt_critpath *cp, const vt_cp_cand *c, vt_error *err);
 int vt__cp_cand_end(vt_critpath *cp, vt_error *err);
-void vt__cp_par_free(vt_critpath *cp);
 
 #endif
