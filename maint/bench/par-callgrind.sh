@@ -1,11 +1,11 @@
 #!/bin/sh
 # The parallel replay's cost by callgrind (instruction counts: exact on a loaded
-# machine): whatif, reduce and patterns on one synthetic trace, serial (vtrace) and at
-# P processes (vtrace-mpi under mpiexec, each process under valgrind). Per command and
-# P: the instructions of the replay (replay_run, inclusive: stepping, the observer,
-# the rounds' exchanges), of the stepping alone (vt__rp_step, inclusive: the observer
-# too), of the whole command, each the largest over the processes (the one the others
-# wait for); and the bytes the parallel replay sent per model event (VTRACE_PAR_STATS).
+# machine): whatif, reduce, patterns and critical-path on one synthetic trace, and
+# whatif on its reduced trace, serial (vtrace) and at P processes (vtrace-mpi under
+# mpiexec, each process under valgrind). Per command and P: the instructions of the
+# replay (replay_run, inclusive), of its stepping (vt__rp_step or _rstep, inclusive:
+# the observer too), of its rounds (MPI, waiting included: MPICH polls) and of the
+# whole command, each the largest over the processes; and the bytes sent per model event (VTRACE_PAR_STATS).
 # Usage: maint/bench/par-callgrind.sh BUILD [RANKS] [ITERATIONS] [P]
 #   e.g. maint/bench/par-callgrind.sh _build 256 100 2
 set -eu
@@ -36,21 +36,31 @@ maxof() {
     echo "$m"
 }
 
-printf '%-10s %3s %14s %14s %14s %10s\n' command P replay_run vt__rp_step program bytes/event
-for cmd in whatif reduce patterns; do
+# columns: replay_run; of it the stepping (vt__rp_step), the rounds (exchange and sum:
+# MPI and its waiting, busy) and in them what the others sent taken in (deliver); the
+# whole program; bytes sent per model event
+row() { printf '%-13s %2s %12s %12s %12s %12s %12s %8s\n' "$@"; }
+row command P replay_run step rounds deliver program B/event
+"$build/vtrace" reduce -q "$tmp/t" "$tmp/r" > /dev/null
+for cmd in whatif reduce patterns critical-path whatif-reduced; do
+    trace=$tmp/t label=$cmd
     case $cmd in
       whatif) args="-s all=-10%" ;;
       reduce) args="--no-write" ;;
-      patterns) args="" ;;
+      patterns | critical-path) args="" ;;
+      whatif-reduced) cmd=whatif args="-s all=-10%" trace=$tmp/r ;;
     esac
-    valgrind --tool=callgrind --callgrind-out-file="$tmp/s.cg" "$build/vtrace" $cmd $args "$tmp/t" \
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/s.cg" "$build/vtrace" $cmd $args "$trace" \
         > /dev/null 2> "$tmp/s.err"
-    printf '%-10s %3s %14s %14s %14s %10s\n' $cmd 1 "$(maxof incl replay_run "$tmp/s.cg")" \
-        "$(maxof incl vt__rp_step "$tmp/s.cg")" "$(maxof total - "$tmp/s.cg")" -
+    step=$(( $(maxof incl vt__rp_step "$tmp/s.cg") + $(maxof incl vt__rp_rstep "$tmp/s.cg") ))
+    row $label 1 "$(maxof incl replay_run "$tmp/s.cg")" "$step" 0 0 \
+        "$(maxof total - "$tmp/s.cg")" -
     rm -f "$tmp"/p.cg.*
     VTRACE_PAR_STATS=1 "$MPIEXEC" -n "$P" valgrind --tool=callgrind --callgrind-out-file="$tmp/p.cg.%p" \
-        "$build/vtrace-mpi" $cmd $args "$tmp/t" > /dev/null 2> "$tmp/p.err"
+        "$build/vtrace-mpi" $cmd $args "$trace" > /dev/null 2> "$tmp/p.err"
     bpe=$(sed -n 's/.*(\([0-9.]*\) bytes per event).*/\1/p' "$tmp/p.err")
-    printf '%-10s %3s %14s %14s %14s %10s\n' $cmd "$P" "$(maxof incl replay_run "$tmp"/p.cg.*)" \
-        "$(maxof incl vt__rp_step "$tmp"/p.cg.*)" "$(maxof total - "$tmp"/p.cg.*)" "${bpe:-?}"
+    rounds=$(( $(maxof incl exchange "$tmp"/p.cg.*) + $(maxof incl sum "$tmp"/p.cg.*) ))
+    step=$(( $(maxof incl vt__rp_step "$tmp"/p.cg.*) + $(maxof incl vt__rp_rstep "$tmp"/p.cg.*) ))
+    row $label "$P" "$(maxof incl replay_run "$tmp"/p.cg.*)" "$step" "$rounds" \
+        "$(maxof incl deliver "$tmp"/p.cg.*)" "$(maxof total - "$tmp"/p.cg.*)" "${bpe:-?}"
 done

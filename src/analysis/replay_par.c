@@ -58,7 +58,8 @@ static int deliver(void *arg, int from, const uint8_t *data, size_t len)
             off += (2 + nw) * sizeof(int64_t);
             continue;
         }
-        size_t nw = w[0] == W_SEND ? W_SEND_WORDS : w[0] == W_POST ? 8 : w[0] == W_JOIN ? 7 : w[0] == W_SETTLE ? 2 : 0;
+        size_t nw = w[0] == W_SEND ? W_SEND_WORDS : w[0] == W_POST ? 8 : w[0] == W_JOIN ? 7 : w[0] == W_SETTLE ? 2
+                  : w[0] == W_PUB ? 4 : 0;
         size_t nd = w[0] == W_SETTLE ? 0 : nsc, ne = 0, next = 0;
         int hasx = w[0] == W_SEND && vt__rp_ext_wire(R);
         if (!nw || off + (nw + nd + (size_t)hasx) * sizeof(int64_t) > len)
@@ -115,6 +116,13 @@ static int deliver(void *arg, int from, const uint8_t *data, size_t len)
             R->activity++;
             break;
         }
+        case W_PUB:
+            if (vt__rp_remote_pub(R, (uint32_t)w[1], (uint64_t)w[2], (uint32_t)w[3], d)) {
+                vt_error_set(R->err, "parallel replay: no room for a difference of rank %u", (uint32_t)w[1]);
+                R->failed = 1;
+                return -1;
+            }
+            break;
         case W_SETTLE: {
             uint32_t r = (uint32_t)w[1];
             if (!vt__rp_mine(R, r))
@@ -165,7 +173,7 @@ int vt__rp_par_loop(replay *R)
             if (s->finished)
                 continue;
             for (;;) {
-                int st = vt__rp_step(R, s);
+                int st = R->reduced ? vt__rp_rstep(R, s) : vt__rp_step(R, s);
                 if (st == STEP_ERROR) {
                     R->failed = 1;
                     break;

@@ -8,6 +8,7 @@
  *   W_JOIN   comm seq need T rank mseq, D        a member's entry into a collective
  *   W_SETTLE rank                                read rank's receives until one is resolved
  *   W_OBS    n, n bytes in whole words            to process 0: the observer's (vt_observer.take)
+ *   W_PUB    rank seq uses, D                     a reduced trace's published difference
  * The share of a slot (and of a send's window entry) that the remote reader would
  * release is released when the value is sent. */
 #include "vt_config.h"
@@ -226,6 +227,16 @@ int vt__rp_ship_obs(replay *R)
         return -1;
     memcpy(at, data, n);
     memset(at + n, 0, nw * sizeof(int64_t) - n);
+    return 0;
+}
+
+/* A reduced trace's difference of rank at seq, which USES records of process q read. */
+int vt__rp_ship_pub(replay *R, uint32_t q, uint32_t rank, uint64_t seq, uint32_t uses, const int64_t *d)
+{
+    int64_t w[4] = {W_PUB, rank, (int64_t)seq, uses};
+    if (wput(R, q, w, 4, d, R->nsc))
+        return -1;
+    R->activity++;
     return 0;
 }
 

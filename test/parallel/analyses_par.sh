@@ -1,13 +1,14 @@
 #!/bin/sh
-# vtrace reduce, patterns and critical-path under mpiexec (vtrace-mpi, the parallel replay with an
-# observer) against the serial commands: the same standard output and error, the same
-# exit status and, for reduce, the same reduced trace byte for byte, at P = 2 and 3.
-# The traces: the model test programs', the examples', vtrace synth patterns, mc.py's
-# random programs (when shared/design/reference/mc.py is there), an incomplete trace and
-# reduced ones. VTRACE_PAR_STATS shows that the parallel replay ran (rounds), or that
-# process 0 ran alone where it must (reduced traces, --check, commands that are not
-# parallel), which it then says on stderr. Failures: a damaged rank file (the serial error, from process 0)
-# and an OUT that VTRACE_OVERWRITE=refuse keeps.
+# vtrace reduce, patterns and critical-path under mpiexec (vtrace-mpi, the parallel
+# replay with an observer), and whatif on reduced traces, against the serial commands:
+# the same standard output and error, the same exit status and, for reduce, the same
+# reduced trace byte for byte, at P = 2 and 3. The traces: the model test programs',
+# the examples', vtrace synth patterns, mc.py's random programs (when
+# shared/design/reference/mc.py is there), an incomplete trace and reduced ones.
+# VTRACE_PAR_STATS shows that the parallel replay ran (rounds), or that process 0 ran
+# alone where it must (reduced traces but whatif's, --check, commands that are not
+# parallel), which it then says on stderr. Failures: a damaged rank file (the serial
+# error, from process 0) and an OUT that VTRACE_OVERWRITE=refuse keeps.
 # Environment: VTEST_MPIEXEC, VTEST_VTRACE, VTEST_PYTHON (as the other MPI tests).
 set -u
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
@@ -88,6 +89,9 @@ for prog in "test/mpi/model_halo 30 4096 300" "test/mpi/model_groups 10 8 200" "
     $lock env VTRACE_MODE=full VTRACE_DIR="$work/$name" timeout -k 10 120 "$MPIEXEC" -n 2 "$exe" "$@" \
         > "$work/$name.run" 2>&1 < /dev/null || { fail "$exe did not run:"; tail -5 "$work/$name.run"; continue; }
     both "$work/$name"
+    # its reduced trace: whatif replays it in parallel too
+    "$VTRACE" reduce -q "$work/$name" "$work/$name.red" > /dev/null || { fail "reduce $name"; continue; }
+    same par whatif "$work/$name.red" --json -s '' -s 'all=-50%' -s 'rank:1=elim' --threshold 50us
 done
 
 # vtrace synth: halo with collectives, a pipeline and master-worker with synchronous
@@ -117,6 +121,8 @@ if [ -f "$VTRACE_SHARED/design/reference/mc.py" ] && command -v "$PYTHON" > /dev
         same par reduce "$d/trace"
         same par patterns "$d/trace"
         same par critical-path "$d/trace" --full
+        "$VTRACE" reduce -q "$d/trace" "$d/red" > /dev/null 2>&1 &&
+            same par whatif "$d/red" --json --scenario-file "$d/scenarios.txt"
     done < "$work/mc.cases"
 else
     echo "(no $VTRACE_SHARED/design/reference/mc.py: mc.py's traces skipped)"
@@ -137,10 +143,11 @@ if [ -x test/crash/faults ]; then
     fi
 fi
 
-# Process 0 alone, and says so: reduced traces (but whatif's), reduce --check.
+# Process 0 alone, and says so: reduced traces (but whatif's), reduce --check and
+# --polys, commands that are not parallel.
 "$VTRACE" synth -q -p halo1d -n 5 -i 20 -m both "$work/rboth" > /dev/null || fail "vtrace synth -m both"
 same alone patterns "$work/rboth/reduced"
-same alone whatif "$work/rboth/reduced" -s 'all=-20%'
+same par whatif "$work/rboth/reduced" -s 'all=-20%' --ranks
 same alone reduce "$h" --check -s 'all=-10%'
 same alone critical-path "$work/rboth/reduced"
 same alone reduce "$h" --polys "$work/polys"
