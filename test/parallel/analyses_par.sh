@@ -145,8 +145,11 @@ fi
 
 # critical-path with rounds cut short by the events forwarded to process 0 (a few
 # hundred bytes a round where 64 MB / P is the limit): the same path.
-VTRACE_TEST_PAR_HELD=300 same par critical-path "$work/synth-allreduce" --full
-VTRACE_TEST_PAR_HELD=300 same par critical-path "$work/synth-halo1d" --json -s 'all=-30%'
+VTRACE_TEST_PAR_HELD=300
+export VTRACE_TEST_PAR_HELD
+same par critical-path "$work/synth-allreduce" --full
+same par critical-path "$work/synth-halo1d" --json -s 'all=-30%'
+unset VTRACE_TEST_PAR_HELD
 
 # Process 0 alone, and says so: reduced traces (but whatif's), reduce --check and
 # --polys, commands that are not parallel.
