@@ -102,6 +102,10 @@ void vt_critpath_free(vt_critpath *cp)
     free(cp->cbuf);
     if (cp->copen)
         vt_spill_close(&cp->cands);
+    free(cp->fbuf);
+    free(cp->up.cons);
+    free(cp->up.mem);
+    free(cp->up.vals);
     free(cp);
 }
 

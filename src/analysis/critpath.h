@@ -88,6 +88,11 @@ void vt_critpath_free(vt_critpath *cp);
 
 /* The observer to pass to vt_replay_observe (it needs no message data). */
 void vt_critpath_observer(vt_critpath *cp, vt_observer *obs);
+/* The observer for vt_replay_par_observe (the process ME of its vt_par_comm): process 0
+ * takes in every process's events and has the whole path after the replay (then
+ * vt_critpath_finish there only); the others forward theirs to it. T: the trace (the
+ * functions' names). */
+void vt_critpath_par_observer(vt_critpath *cp, const vt_trace *t, int me, vt_observer *obs);
 /* One model event (what the observer calls); 0, or -1 with a message. */
 int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err);
 

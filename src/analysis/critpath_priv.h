@@ -84,6 +84,17 @@ typedef struct cp_pathrec {
     int has_edge;
 } cp_pathrec;
 
+/* The scratch of an event another process sent (critpath_par.c): arrays of scen + 1
+ * values, the scenario's at scen. */
+typedef struct cp_unpacked {
+    vt_obs_con *cons;
+    size_t capcons;
+    vt_obs_member *mem;
+    size_t capmem;
+    int64_t *vals;          /* 5 for the event, 1 per contributor and member */
+    size_t capvals;
+} cp_unpacked;
+
 struct vt_critpath {
     uint32_t nranks;
     size_t scen;
@@ -105,6 +116,12 @@ struct vt_critpath {
     vt_spill cands;
     int finished;
     vt_critpath_result res;
+    /* The parallel replay (critpath_par.c): events packed for process 0, and there the
+     * scratch of an unpacked one. */
+    const vt_trace *t;
+    uint8_t *fbuf;
+    size_t fn, fcap;
+    cp_unpacked up;
 };
 
 int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -756,8 +756,24 @@ static int name_index(vt_patterns *p, const char *name, int bound)
     return (int)p->nnames++;
 }
 
+int vt_patterns_streams(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins)
+{
+    if (vt_trace_is_reduced(t) || (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))
+        return 0;
+    for (size_t k = 0; k < nplugins; k++)
+        if (plugins[k]->event)
+            return 0;
+    return getenv("VTRACE_TEST_PATTERNS_IN_MEMORY") == NULL;   /* (tests: the two must agree) */
+}
+
 int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins, vt_patterns **out,
                         vt_error *err)
+{
+    return vt_patterns_analyze_par(t, plugins, nplugins, NULL, out, err);
+}
+
+int vt_patterns_analyze_par(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins,
+                            const vt_par_comm *pc, vt_patterns **out, vt_error *err)
 {
     *out = NULL;
     vt_model_params mp;
@@ -801,14 +817,10 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
     /* Plug-ins see every record with its partner's times (known only once both sides are
      * read), and an incomplete trace is analysed past where the replay stops: both keep
      * the trace in memory. Otherwise it streams. */
-    int in_memory = (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE) != 0;
-    for (size_t k = 0; k < nplugins; k++)
-        in_memory |= plugins[k]->event != NULL;
-    if (getenv("VTRACE_TEST_PATTERNS_IN_MEMORY")) /* tests: the two must agree */
-        in_memory = 1;
+    int in_memory = !p->reduced && !vt_patterns_streams(t, plugins, nplugins);
     if (p->reduced ? analyze_reduced(t, &e, p->rank_wait_ns, err)
         : in_memory ? analyze_full(t, &mp, &e, p->rank_wait_ns, plugins, st, nplugins, err)
-                    : vt__patterns_stream(t, &mp, &e, p->rank_wait_ns, err))
+                    : vt__patterns_stream(t, &mp, &e, p->rank_wait_ns, in_memory ? NULL : pc, p->par_stats, err))
         goto fail;
     for (size_t k = 0; k < nplugins; k++) {
         const vtrace_pattern_finding *f = NULL;

@@ -14,6 +14,7 @@
 
 #include "format/reader.h"
 #include "analysis/vtrace_pattern.h"
+#include "analysis/replay.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,6 +69,7 @@ typedef struct vt_patterns {
     int64_t *totals_ns;               /* per name: the sum of its entries */
     uint64_t *counts;
     int64_t *rank_wait_ns;            /* per rank: the sum of its wait states */
+    uint64_t par_stats[3];            /* parallel: the replay's rounds, bytes sent, events (0: serial) */
 } vt_patterns;
 
 /* Analyses T. PLUGINS (may be NULL when N is 0) are called as vtrace_pattern.h says.
@@ -75,5 +77,15 @@ typedef struct vt_patterns {
 int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins, vt_patterns **out,
                         vt_error *err);
 void vt_patterns_free(vt_patterns *p);
+
+/* Whether the analysis of T streams (a full, complete trace and no plug-in that sees
+ * events): only then does vt_patterns_analyze_par run in parallel. */
+int vt_patterns_streams(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins);
+/* vt_patterns_analyze over the processes of PC (vt_replay_par_observe; NULL: serial),
+ * each calling it with the same arguments: each analyses its block of ranks and process
+ * 0 gets the whole result (the others only the totals). A trace that does not stream
+ * is analysed by every process alone (the caller runs it on process 0 only). */
+int vt_patterns_analyze_par(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins,
+                            const vt_par_comm *pc, vt_patterns **out, vt_error *err);
 
 #endif

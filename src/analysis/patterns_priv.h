@@ -5,6 +5,7 @@
 
 #include "analysis/patterns.h"
 #include "model/model.h"
+#include "analysis/replay.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,7 +41,13 @@ int vt__pat_agg_flush(agg *a, uint32_t rank, entries *e);
 /* The full-trace analysis streamed (patterns_stream.c): every record's waits and costs
  * summed into E and RANK_WAIT as patterns.c does with the trace in memory, with memory
  * for what is in flight only (the replay's unmatched messages and open collectives) and
- * Wrong Order's receives spilled to a temporary file. 0, or -1 with err. */
-int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait, vt_error *err);
+ * Wrong Order's receives spilled to a temporary file. 0, or -1 with err. With PC, in
+ * parallel (vt_replay_par_observe): each process its block of ranks, process 0 gets
+ * every entry and every process RANK_WAIT; a trace the parallel replay cannot finish
+ * is analysed again by process 0 alone (the serial answer or error; the others return
+ * its status, with no entries). PAR_STATS: the rounds, bytes sent and events of the
+ * parallel replay (zeros when serial). */
+int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait,
+                        const vt_par_comm *pc, uint64_t *par_stats, vt_error *err);
 
 #endif

@@ -43,6 +43,7 @@ typedef struct pstream {
     const vt_trace *t;
     const vt_model_params *mp;
     uint32_t nranks;
+    uint32_t lo, hi;     /* the ranks this process replays (parallel; else all) */
     rank_st *rs;
     int64_t *rank_wait;
     vt_spill wo;
@@ -230,43 +231,120 @@ static int wrong_order(pstream *P, vt_error *err)
     return 0;
 }
 
-int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait, vt_error *err)
+/* Process 0 of a parallel run takes the others' entries (their ranks'). */
+static int take_entries(void *arg, int from, const uint8_t *data, size_t len)
+{
+    (void)from;
+    entries *e = arg;
+    vt_pattern_result_entry x;
+    if (len % sizeof x)
+        return -1;
+    for (size_t off = 0; off < len; off += sizeof x) {
+        memcpy(&x, data + off, sizeof x);
+        if (vt__pat_ent_add(e, x.pattern, x.rank, x.callsite, x.severity_ns, x.count))
+            return -1;
+    }
+    return 0;
+}
+
+static int gather(const vt_par_comm *pc, entries *e, int64_t *rank_wait, uint32_t nranks)
+{
+    uint8_t **out = calloc((size_t)pc->nproc, sizeof *out);
+    size_t *len = calloc((size_t)pc->nproc, sizeof *len);
+    int rc = -1;
+    if (out && len) {
+        if (pc->me != 0) {
+            out[0] = (uint8_t *)e->v;
+            len[0] = e->n * sizeof *e->v;
+        }
+        rc = pc->exchange(pc->arg, out, len, take_entries, e);
+        if (pc->me != 0)
+            e->n = 0;
+    }
+    int64_t bad = rc != 0;
+    if (pc->sum(pc->arg, &bad, 1) || bad || pc->sum(pc->arg, rank_wait, nranks))
+        rc = -1;
+    free(out);
+    free(len);
+    return rc;
+}
+
+/* One analysis: serial (pc NULL) or this process's share of a parallel one (0 or -1
+ * on every process alike; process 0 gets every entry). */
+static int stream_run(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait,
+                      const vt_par_comm *pc, uint64_t *par_stats, vt_error *err)
 {
     pstream P = {.t = t, .mp = mp, .nranks = vt_trace_nranks(t), .rank_wait = rank_wait, .wo = {.fd = -1}};
+    P.hi = P.nranks;
+    if (pc) {
+        P.lo = (uint32_t)((uint64_t)pc->me * P.nranks / (uint32_t)pc->nproc);
+        P.hi = (uint32_t)((uint64_t)(pc->me + 1) * P.nranks / (uint32_t)pc->nproc);
+    }
     int rc = -1;
+    int64_t bad = 0;
     P.rs = calloc(P.nranks ? P.nranks : 1, sizeof *P.rs);
     if (!P.rs)
-        return vt_error_set(err, "out of memory");
-    for (uint32_t q = 0; q < P.nranks; q++) {
+        bad = vt_error_set(err, "out of memory");
+    for (uint32_t q = P.lo; !bad && q < P.hi; q++) {
         const vt_rank *rk = vt_trace_rank(t, q);
-        if (vt__pat_agg_init(&P.rs[q].a, rk->ncallsites) || !(P.rs[q].ctype = calloc(rk->nfuncs + 1, 1))) {
-            vt_error_set(err, "out of memory");
-            goto out;
-        }
+        if (vt__pat_agg_init(&P.rs[q].a, rk->ncallsites) || !(P.rs[q].ctype = calloc(rk->nfuncs + 1, 1)))
+            bad = vt_error_set(err, "out of memory");
     }
-    if (vt_spill_open(&P.wo, sizeof(wo_rec))) {
-        vt_error_set(err, "cannot create a temporary file: %s", strerror(errno));
+    if (!bad && vt_spill_open(&P.wo, sizeof(wo_rec)))
+        bad = vt_error_set(err, "cannot create a temporary file: %s", strerror(errno));
+    if (pc && pc->sum(pc->arg, &bad, 1))
+        bad = 1;
+    if (bad)
         goto out;
-    }
     vt_observer obs = {.arg = &P, .event = on_event};
     vt_replay_result res;
-    if (vt_replay_observe(t, NULL, mp, NULL, 0, &obs, &res, err))
+    if (pc ? vt_replay_par_observe(t, mp, NULL, 0, &obs, pc, &res, err)
+           : vt_replay_observe(t, NULL, mp, NULL, 0, &obs, &res, err))
         goto out;
+    par_stats[0] = res.par_rounds;
+    par_stats[1] = res.par_bytes;
+    par_stats[2] = res.events;
     vt_replay_result_free(&res);
-    if (wrong_order(&P, err))
+    bad = wrong_order(&P, err);
+    for (uint32_t q = P.lo; !bad && q < P.hi; q++)
+        if (vt__pat_agg_flush(&P.rs[q].a, q, e))
+            bad = vt_error_set(err, "out of memory");
+    if (pc && pc->sum(pc->arg, &bad, 1))
+        bad = 1;
+    if (bad || (pc && gather(pc, e, rank_wait, P.nranks)))
         goto out;
-    for (uint32_t q = 0; q < P.nranks; q++)
-        if (vt__pat_agg_flush(&P.rs[q].a, q, e)) {
-            vt_error_set(err, "out of memory");
-            goto out;
-        }
     rc = 0;
 out:
     vt_spill_close(&P.wo);
-    for (uint32_t q = 0; q < P.nranks; q++) {
+    for (uint32_t q = 0; P.rs && q < P.nranks; q++) {
         free(P.rs[q].a.sev), free(P.rs[q].a.cnt);
         free(P.rs[q].ctype), free(P.rs[q].pr), free(P.rs[q].isend);
     }
     free(P.rs);
     return rc;
+}
+
+int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait,
+                        const vt_par_comm *pc, uint64_t *par_stats, vt_error *err)
+{
+    memset(par_stats, 0, 3 * sizeof *par_stats);
+    if (!pc)
+        return stream_run(t, mp, e, rank_wait, NULL, par_stats, err);
+    if (stream_run(t, mp, e, rank_wait, pc, par_stats, err) == 0)
+        return 0;
+    /* Not finished in parallel (an error in the trace): process 0 analyses alone, for
+     * the serial answer or error */
+    e->n = 0;
+    memset(par_stats, 0, 3 * sizeof *par_stats);
+    memset(rank_wait, 0, vt_trace_nranks(t) * sizeof *rank_wait);
+    err->msg[0] = 0;
+    int64_t v = 0;
+    int rc = -1;
+    if (pc->me == 0) {
+        rc = stream_run(t, mp, e, rank_wait, NULL, par_stats, err);
+        v = rc != 0;
+    }
+    if (pc->sum(pc->arg, &v, 1))
+        v = 1;
+    return pc->me == 0 ? rc : v ? -1 : 0;
 }

@@ -59,6 +59,8 @@ typedef struct reducer {
     atomtab atoms;
     vt_error *err;
     int failed;             /* a write failed: stop writing, report once */
+    const vt_par_comm *par; /* parallel: this process reduces ranks [lo, hi) */
+    uint32_t lo, hi;
 } reducer;
 
 /* ------------------------------------------------------------------ atom values */
@@ -272,6 +274,33 @@ static void on_publish(void *arg, uint32_t rank, uint64_t send_seq, void *ext)
     vt_rr_publish(&Z->ro[rank].rr, ext);
 }
 
+/* A sender's difference to the receiver's process (parallel): encoded (1, then
+ * vt_poly_encode's bytes: a few for the common one), or as it is (0, then the struct)
+ * when it does not encode (big). */
+static size_t poly_pack(const void *ext, uint8_t *out)
+{
+    size_t n = vt_poly_encode(ext, out + 1);
+    out[0] = n != 0;
+    if (!n) {
+        memcpy(out + 1, ext, sizeof(vt_poly));
+        n = sizeof(vt_poly);
+    }
+    return n + 1;
+}
+
+static int poly_unpack(const uint8_t *in, size_t n, void *ext)
+{
+    size_t used;
+    if (n > 1 && in[0] == 1)
+        return vt_poly_decode(ext, in + 1, n - 1, &used) || used != n - 1 ? -1 : 0;
+    if (n != 1 + sizeof(vt_poly) || in[0] != 0)
+        return -1;
+    memcpy(ext, in + 1, sizeof(vt_poly));
+    return 0;
+}
+
+#define POLY_WIRE_MAX (1 + (VT_POLY_ENC_MAX > sizeof(vt_poly) ? VT_POLY_ENC_MAX : sizeof(vt_poly)))
+
 /* The size of the communicator of the non-blocking collective e initiates (both groups
  * of an intercommunicator), 0 unknown. */
 static uint32_t nbc_members(const vt_trace *t, const vt_obs_event *e)
@@ -453,7 +482,7 @@ static int open_outputs(reducer *Z)
     const char *dir = Z->o->out_dir;
     if (mkdir(dir, 0755) && errno != EEXIST)
         return vt_error_set(Z->err, "%s: cannot create the directory: %s", dir, strerror(errno));
-    for (uint32_t r = 0; r < Z->nranks; r++) {
+    for (uint32_t r = Z->lo; r < Z->hi; r++) {
         const vt_rank *rk = vt_trace_rank(Z->t, r);
         rank_out *ro = &Z->ro[r];
         ro->fname = malloc((rk->nfuncs ? rk->nfuncs : 1) * sizeof *ro->fname);
@@ -494,7 +523,7 @@ static int open_outputs(reducer *Z)
 static int close_outputs(reducer *Z)
 {
     const char *dir = Z->o->out_dir;
-    for (uint32_t r = 0; r < Z->nranks; r++) {
+    for (uint32_t r = Z->lo; r < Z->hi; r++) {
         rank_out *ro = &Z->ro[r];
         /* the profile's functions are named before RANKDEFS, as the run time names them */
         const vt_rank *rk = vt_trace_rank(Z->t, r);
@@ -524,6 +553,8 @@ static int close_outputs(reducer *Z)
         if (rc || crc)
             return vt_error_set(Z->err, "%s/rank-%06u.vte: cannot write: %s", dir, r, strerror(rc ? -rc : errno));
     }
+    if (Z->par && Z->par->me != 0)
+        return 0;
     uint8_t *g = NULL;
     size_t glen = 0;
     if (global_payload(Z->t, Z->p, &g, &glen, Z->err))
@@ -543,7 +574,7 @@ static int start_reducers(reducer *Z)
         Z->ro[r].Z = Z;
         Z->ro[r].fd = -1;
     }
-    for (uint32_t r = 0; r < Z->nranks; r++) {
+    for (uint32_t r = Z->lo; r < Z->hi; r++) {
         rank_out *ro = &Z->ro[r];
         const vt_rr_sink sink = {.record = Z->o->out_dir ? out_record : NULL, .arg = ro};
         if (vt_rr_init(&ro->rr, r, (unsigned)Z->p->m, (unsigned)Z->p->K, Z->o->broken, &sink,
@@ -556,7 +587,7 @@ static int start_reducers(reducer *Z)
 
 static int finish_reducers(reducer *Z)
 {
-    for (uint32_t r = 0; r < Z->nranks; r++) {
+    for (uint32_t r = Z->lo; r < Z->hi; r++) {
         if (vt_rr_finish(&Z->ro[r].rr))
             return -1;
         add_stats(Z->st, &Z->ro[r].rr.stats);
@@ -564,33 +595,64 @@ static int finish_reducers(reducer *Z)
     return 0;
 }
 
-int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
-              const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
+/* The statistics summed over the processes (each counted its ranks). */
+static int sum_stats(const vt_par_comm *pc, vt_reduce_stats *st)
+{
+    int64_t v[10] = {(int64_t)st->events, (int64_t)st->records_in, (int64_t)st->records_out,
+                     (int64_t)st->records_stored, (int64_t)st->messages, (int64_t)st->messages_kept,
+                     (int64_t)st->folded, (int64_t)st->completions, (int64_t)st->completions_kept,
+                     (int64_t)st->overflows};
+    if (pc->sum(pc->arg, v, 10))
+        return -1;
+    uint64_t *f[10] = {&st->events, &st->records_in, &st->records_out, &st->records_stored, &st->messages,
+                       &st->messages_kept, &st->folded, &st->completions, &st->completions_kept, &st->overflows};
+    for (int i = 0; i < 10; i++)
+        *f[i] = (uint64_t)v[i];
+    return 0;
+}
+
+/* One reduction: serial (par NULL), or this process's share of a parallel one, which
+ * returns 0 or -1 on every process alike. */
+static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                      const vt_reduce_opts *o, const vt_par_comm *par, vt_reduce_stats *st, vt_error *err)
 {
     memset(st, 0, sizeof *st);
-    if (vt_trace_is_reduced(t))
-        return vt_error_set(err, "%s: already a reduced trace", vt_trace_dir(t));
-    reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err};
-    Z.ro = calloc(Z.nranks, sizeof *Z.ro);
-    int rc = -1;
-    if (!Z.ro) {
-        vt_error_set(err, "out of memory");
-        goto out;
+    reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err,
+                 .par = par, .hi = vt_trace_nranks(t)};
+    if (par) {
+        Z.lo = (uint32_t)((uint64_t)par->me * Z.nranks / (uint32_t)par->nproc);
+        Z.hi = (uint32_t)((uint64_t)(par->me + 1) * Z.nranks / (uint32_t)par->nproc);
     }
-    if (start_reducers(&Z))
+    Z.ro = calloc(Z.nranks ? Z.nranks : 1, sizeof *Z.ro);
+    int rc = -1;
+    /* (parallel: the replay agrees on its own outcome; what comes before and after it
+     * may fail on one process only, and every process must learn it) */
+    int64_t bad = 0;
+    if (!Z.ro)
+        bad = vt_error_set(err, "out of memory");
+    else
+        bad = start_reducers(&Z) || (o->out_dir && open_outputs(&Z));
+    if (par && par->sum(par->arg, &bad, 1))
+        bad = 1;
+    if (bad)
         goto out;
-    if (o->out_dir && open_outputs(&Z))
-        goto out;
-    vt_observer obs = {.arg = &Z, .ext_size = sizeof(vt_poly), .publish = on_publish, .event = on_event};
+    vt_observer obs = {.arg = &Z, .ext_size = sizeof(vt_poly), .publish = on_publish, .event = on_event,
+                       .ext_wire_max = POLY_WIRE_MAX, .ext_pack = poly_pack, .ext_unpack = poly_unpack};
     vt_replay_result res;
-    if (vt_replay_observe(t, m, p, sc, o->check ? nsc : 0, &obs, &res, err))
+    if (par ? vt_replay_par_observe(t, p, sc, 0, &obs, par, &res, err)
+            : vt_replay_observe(t, m, p, sc, o->check ? nsc : 0, &obs, &res, err))
         goto out;
+    st->par_rounds = res.par_rounds;
+    st->par_bytes = res.par_bytes;
     vt_replay_result_free(&res);
-    if (finish_reducers(&Z))
+    bad = finish_reducers(&Z) || (o->out_dir && close_outputs(&Z));
+    if (par && par->sum(par->arg, &bad, 1))
+        bad = 1;
+    if (bad || (par && sum_stats(par, st)))
         goto out;
-    if (o->out_dir) {
-        if (close_outputs(&Z))
-            goto out;
+    rc = 0;
+out:
+    if (rc == 0 && o->out_dir && (!par || par->me == 0)) {
         /* what the reduced trace takes on disk, as vt_trace_bytes counts the full one */
         vt_trace *rt;
         vt_error e2;
@@ -599,12 +661,10 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
             vt_trace_close(rt);
         } else {
             *err = e2;
-            goto out;
+            rc = -1;
         }
     }
     st->bytes_in = vt_trace_bytes(t);
-    rc = 0;
-out:
     for (uint32_t r = 0; Z.ro && r < Z.nranks; r++) {
         if (Z.ro[r].fd >= 0)
             close(Z.ro[r].fd);
@@ -620,4 +680,28 @@ out:
     free(Z.atoms.at);
     free(Z.atoms.vals);
     return rc;
+}
+
+int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+              const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
+{
+    memset(st, 0, sizeof *st);
+    if (vt_trace_is_reduced(t))
+        return vt_error_set(err, "%s: already a reduced trace", vt_trace_dir(t));
+    const vt_par_comm *pc = o->par;
+    if (!pc || m || o->check || o->polys)
+        return reduce_run(t, m, p, sc, nsc, o, NULL, st, err);   /* (m: its pairs are the replay's) */
+    if (reduce_run(t, NULL, p, sc, nsc, o, pc, st, err) == 0)
+        return 0;
+    /* Not finished in parallel: process 0 reduces alone (the serial answer or error) */
+    int64_t v = 0;
+    int rc = -1;
+    err->msg[0] = 0;
+    if (pc->me == 0) {
+        rc = reduce_run(t, NULL, p, sc, nsc, o, NULL, st, err);
+        v = rc != 0;
+    }
+    if (pc->sum(pc->arg, &v, 1))
+        v = 1;
+    return pc->me == 0 ? rc : v ? -1 : 0;
 }

@@ -21,6 +21,13 @@ typedef struct vt_reduce_opts {
     int check;                  /* model.md §7.4 over the scenarios given */
     int zstd_level;             /* 0: raw blocks */
     FILE *polys;                /* when set: "RANK:SEQ POLYNOMIAL" after every event */
+    /* Parallel (vt_replay_par_observe; NULL: serial): each process reduces its block of
+     * ranks and writes their files, process 0 vtrace.defs; every process gets the
+     * whole statistics. Not with check or polys (their order and atoms span the ranks):
+     * the caller runs those serially. A trace the parallel replay cannot finish is
+     * reduced again by process 0 alone (the serial answer or error; the others return
+     * its status with an empty err). */
+    const vt_par_comm *par;
 } vt_reduce_opts;
 
 typedef struct vt_reduce_stats {
@@ -37,6 +44,7 @@ typedef struct vt_reduce_stats {
     uint64_t checked;           /* (event, scenario) pairs checked */
     uint64_t check_failures;
     char first_failure[512];
+    uint64_t par_rounds, par_bytes;   /* parallel: the replay's rounds and bytes sent (0: serial) */
 } vt_reduce_stats;
 
 /* Reduces T (matched as M) with the model parameters P (those written into the reduced

@@ -195,7 +195,7 @@ static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_par
         }
     }
     R.reduced = vt_trace_is_reduced(t);
-    if (R.reduced && vt__rp_reduced_prepass(&R))
+    if (!par && R.reduced && vt__rp_reduced_prepass(&R))
         goto setup;
     rc = 0;
 setup:
@@ -210,6 +210,10 @@ setup:
     if (rc)
         goto out;
     rc = -1;
+    /* (in parallel the prepass exchanges what each process's ranks read: after the
+     * setup, on every process; -1 on every one when one failed) */
+    if (par && R.reduced && vt__rp_reduced_prepass(&R))
+        goto out;
     if (par) {
         if (vt__rp_par_loop(&R) || vt__rp_par_gather(&R))
             goto out;
@@ -342,12 +346,22 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
     return replay_run(t, m, p, sc, nsc, obs, NULL, res, err);
 }
 
+int vt_replay_par_observe(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                          const vt_observer *obs, const vt_par_comm *pc, vt_replay_result *res, vt_error *err)
+{
+    /* a reduced trace with an observer, or incomplete: not yet in parallel (every
+     * process knows it: the same answer everywhere) */
+    if (vt_trace_is_reduced(t) && (obs || (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))) {
+        memset(res, 0, sizeof *res);
+        return vt_error_set(err, "%s: this reduced trace is not replayed in parallel", vt_trace_dir(t));
+    }
+    return replay_run(t, NULL, p, sc, nsc, obs, pc, res, err);
+}
+
 int vt_replay_par(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc, const vt_par_comm *pc,
                   vt_replay_result *res, vt_error *err)
 {
-    /* a reduced trace's values travel by sequence number (replay_reduced.c): not yet in
-     * parallel, process 0 replays it alone */
-    if (!vt_trace_is_reduced(t) && replay_run(t, NULL, p, sc, nsc, NULL, pc, res, err) == 0)
+    if (vt_replay_par_observe(t, p, sc, nsc, NULL, pc, res, err) == 0)
         return 0;
     /* Not finished in parallel (an error in the trace, a reduced trace): process 0
      * replays alone, serially, and its answer or error is the serial one. */

@@ -129,13 +129,33 @@ typedef struct vt_observer {
      * (0: none). publish() fills them at the send, before the sending call's event. */
     size_t ext_size;
     void (*publish)(void *arg, uint32_t rank, uint64_t send_seq, void *ext);
+    /* The parallel replay sends ext to the receiver's process: as it is (NULL), or as
+     * ext_pack writes it (at most ext_wire_max bytes; returns how many) and ext_unpack
+     * reads it back (0, or -1 for bytes it does not take). */
+    size_t ext_wire_max;
+    size_t (*ext_pack)(const void *ext, uint8_t *out);
+    int (*ext_unpack)(const uint8_t *in, size_t n, void *ext);
     /* Every model event; nonzero stops the replay (the observer's message in err). */
     int (*event)(void *arg, const vt_obs_event *ev, vt_error *err);
     /* Full traces (NULL: none): every record of a rank, special ones (FLUSH, MARKER,
      * STOPPED) too, as the replay takes it: in order on the rank, a call's before its
      * publish() and its event, after the events of the calls before it. */
     int (*record)(void *arg, uint32_t rank, const vt_event *rec, vt_error *err);
+    /* The parallel replay (vt_replay_par_observe), for an analysis that needs every
+     * rank's events in one place (NULL: each process's observer sees its own ranks'
+     * only). On the processes other than 0, event() keeps what process 0 needs; held()
+     * says how many bytes it keeps (a round's stepping stops past VT_PAR_HELD_MAX / P),
+     * take() hands them over after a round's stepping (copied: the observer empties its
+     * buffer). On process 0, give() takes in another process's bytes of a round after
+     * every process's of the rounds before it, and its own events come in between: a
+     * topological order of every event (a dependency between processes crosses a
+     * round). */
+    size_t (*held)(void *arg);
+    void (*take)(void *arg, const uint8_t **data, size_t *len);
+    int (*give)(void *arg, int from, const uint8_t *data, size_t len, vt_error *err);
 } vt_observer;
+
+#define VT_PAR_HELD_MAX ((size_t)64 << 20)
 
 /* Progress of the replays this thread runs from now on: fn is called every 65536 records
  * with the records replayed so far (NULL: none). For a progress display. */
@@ -144,6 +164,23 @@ void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg);
 /* vt_replay with an observer (NULL: none). */
 int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, vt_replay_result *res, vt_error *err);
+
+/* vt_replay_observe (a full trace, messages matched while replaying) over the processes
+ * of PC, each calling it with the same arguments. The observer sees the events of this
+ * process's ranks only (vt_replay_par splits them into blocks: rank r is process
+ * vt_replay_par_owner's), each rank's in the serial order; a message from a rank of
+ * another process brings the sender's ext_size bytes of publish(). Every process gets
+ * the whole result. 0 on every process, or -1 on every process (a reduced trace, an
+ * error anywhere: err says it where it was found, and may be empty elsewhere); the
+ * caller then runs the serial analysis on process 0 for the serial answer or error. */
+int vt_replay_par_observe(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc,
+                          const vt_observer *obs, const vt_par_comm *pc, vt_replay_result *res, vt_error *err);
+
+/* The process of PC that replays rank r of a trace of nranks ranks (blocks of ranks). */
+static inline uint32_t vt_replay_par_owner(const vt_par_comm *pc, uint32_t nranks, uint32_t r)
+{
+    return (uint32_t)(((uint64_t)(r + 1) * (uint64_t)pc->nproc - 1) / nranks);
+}
 
 /* Calls fn for each candidate event (rank, seq, duration, function name or NULL for a
  * burst, the call site of the call or of the call that ends the burst, -1 unknown), in

@@ -5,6 +5,7 @@
  * replay files. */
 #include "vt_config.h"
 #include "analysis/replay_priv.h"
+#include "util/sort.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -545,6 +546,46 @@ gate *vt__rp_gate_get(replay *R, uint64_t comm, uint64_t seq, uint32_t need, siz
     return g;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* An observer sees a complete gate's members by rank: the order they arrived in is the
+ * schedule's (serial or parallel, which differ), their rank order is the trace's. */
+static int sort_members(replay *R, gate *g)
+{
+    uint32_t n = g->need;
+    size_t nsc = R->nsc;
+    uint64_t *key = malloc(sizeof *key * n);
+    int64_t *T = malloc(sizeof *T * n), *D = malloc(sizeof *D * n * (nsc ? nsc : 1));
+    uint64_t *ms = malloc(sizeof *ms * n);
+    int rc = -1;
+    if (key && T && D && ms) {
+        for (uint32_t k = 0; k < n; k++)
+            key[k] = (uint64_t)g->mrank[k] << 32 | k;
+        vt_sort(key, n, sizeof *key, u64_cmp);
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t k = (uint32_t)key[j];
+            T[j] = g->T[k];
+            ms[j] = g->mseq[k];
+            memcpy(D + (size_t)j * nsc, g->D + (size_t)k * nsc, sizeof(int64_t) * nsc);
+        }
+        for (uint32_t j = 0; j < n; j++)
+            g->mrank[j] = (uint32_t)(key[j] >> 32);
+        memcpy(g->T, T, sizeof *T * n);
+        memcpy(g->mseq, ms, sizeof *ms * n);
+        memcpy(g->D, D, sizeof(int64_t) * n * nsc);
+        rc = 0;
+    }
+    free(key);
+    free(T);
+    free(D);
+    free(ms);
+    return rc;
+}
+
 void vt__rp_gate_join(replay *R, gate *g, int64_t T, const int64_t *D, uint32_t rank, uint64_t seq)
 {
     if (g->need == 0 || g->arrived >= g->need)
@@ -556,6 +597,8 @@ void vt__rp_gate_join(replay *R, gate *g, int64_t T, const int64_t *D, uint32_t 
     g->arrived++;
     if (g->arrived < g->need)
         return;
+    if (R->obs && g->need > 1 && sort_members(R, g))
+        return;   /* stays incomplete: the replay reports that it cannot order the trace */
     vt_contrib small[16] = {{0, NULL}}, *c = g->need <= 16 ? small : malloc(sizeof *c * g->need);
     if (!c)
         return;   /* stays incomplete: the replay reports that it cannot order the trace */

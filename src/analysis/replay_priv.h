@@ -216,7 +216,7 @@ typedef struct replay {
 /* The process that replays rank r (blocks of ranks), and whether it is this one. */
 static inline uint32_t vt__rp_owner(const replay *R, uint32_t r)
 {
-    return (uint32_t)(((uint64_t)(r + 1) * (uint64_t)R->par->nproc - 1) / R->nranks);
+    return vt_replay_par_owner(R->par, R->nranks, r);
 }
 static inline int vt__rp_mine(const replay *R, uint32_t r) { return !R->par || (r >= R->lo && r < R->hi); }
 
@@ -397,18 +397,24 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
 }
 
 /* replay_wire.c: the parallel replay's messages out (calls replay_core.c only) */
-enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE };
+enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE, W_OBS, W_PUB };
+#define W_SEND_WORDS 13
+/* With an observer that has ext: a remote send's ext follows its D as a byte count
+ * and the bytes in whole words (vt_observer.ext_pack's, or ext as it is). */
+static inline int vt__rp_ext_wire(const replay *R) { return R->obs && R->obs->ext_size; }
 int vt__rp_ship_send(replay *R, rstate *s, size_t pos);
 int vt__rp_ship_post(replay *R, rstate *s, size_t i);
 int vt__rp_ship_join(replay *R, const vt_comm *c, uint64_t comm, uint64_t seq, uint32_t need, int64_t T,
                      const int64_t *D, uint32_t rank, uint64_t mseq);
 int vt__rp_ship_settle(replay *R, uint32_t rank);
+int vt__rp_ship_obs(replay *R);
+int vt__rp_ship_pub(replay *R, uint32_t q, uint32_t rank, uint64_t seq, uint32_t uses, const int64_t *d);
 int vt__rp_gate_local(replay *R, gate *g, const vt_comm *c);
 int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w,
-                    const int64_t *d, uint32_t uses);
+                    const int64_t *d, const uint8_t *ext, size_t next, uint32_t uses);
 
 /* replay_stream.c: matching while replaying (calls replay_core.c and replay_wire.c) */
-int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d);
+int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint8_t *ext, size_t next);
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_recv(replay *R, rstate *s, size_t i);
 int vt__rp_ensure_send(replay *R, rstate *s, size_t i);
@@ -440,5 +446,6 @@ void vt__rp_par_free(replay *R);
 int vt__rp_reduced_candidates(const vt_trace *t, vt_candidate_fn fn, void *arg, vt_error *err);
 int vt__rp_reduced_prepass(replay *R);
 int vt__rp_rstep(replay *R, rstate *s);
+int vt__rp_remote_pub(replay *R, uint32_t rank, uint64_t seq, uint32_t uses, const int64_t *d);
 
 #endif

@@ -24,25 +24,119 @@ static int need_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Adds one reader of (rank, seq) to the per-rank lists (deduplicated later). */
-static int need_add(replay *R, uint32_t rank, uint64_t seq, uint64_t **lists, size_t *n, size_t *cap)
+/* A need: one reader of (rank, seq), an entry seq << NEED_PROC_BITS | the reader's
+ * process (0 serially) in rank's list, deduplicated later with a count. In parallel a
+ * rank of another process goes to its process (PB, in the prepass's exchange). */
+#define NEED_PROC_BITS 20
+#define NEED_SEQ(e) ((e) >> NEED_PROC_BITS)
+#define NEED_PROC(e) ((uint32_t)((e) & ((UINT64_C(1) << NEED_PROC_BITS) - 1)))
+
+typedef struct prep {
+    uint64_t **lists;
+    size_t *n, *cap;
+    struct wbuf *pb;        /* parallel: per process, what its ranks' lists get */
+} prep;
+
+static int prep_put(replay *R, prep *X, const int64_t *w, size_t nw)
+{
+    uint32_t q = vt__rp_owner(R, (uint32_t)w[1]);
+    struct wbuf *b = &X->pb[q];
+    if (b->n + nw * sizeof *w > b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 1024;
+        while (nc < b->n + nw * sizeof *w)
+            nc *= 2;
+        uint8_t *nb = realloc(b->b, nc);
+        if (!nb)
+            return -1;
+        b->b = nb, b->cap = nc;
+    }
+    memcpy(b->b + b->n, w, nw * sizeof *w);
+    b->n += nw * sizeof *w;
+    return 0;
+}
+
+static int need_add(replay *R, prep *X, uint32_t rank, uint64_t seq, uint32_t reader)
 {
     if (rank >= R->nranks || seq >= (UINT64_C(1) << 40))
         return -2;
-    return vt__rp_push_u64(&lists[rank], &n[rank], &cap[rank], seq);
+    uint64_t e = seq << NEED_PROC_BITS | (R->par ? vt__rp_owner(R, reader) : 0);
+    if (!vt__rp_mine(R, rank))
+        return prep_put(R, X, (const int64_t[]){1, rank, (int64_t)e}, 3);
+    return vt__rp_push_u64(&X->lists[rank], &X->n[rank], &X->cap[rank], e);
+}
+
+static int sinfo_add(replay *R, uint32_t src, uint64_t send_seq, const struct sinfo *si)
+{
+    if (R->nsinfo == R->capsinfo) {
+        size_t nc = R->capsinfo ? 2 * R->capsinfo : 64;
+        struct sinfo *ns = realloc(R->sinfo, nc * sizeof *ns);
+        if (!ns)
+            return -1;
+        R->sinfo = ns;
+        R->capsinfo = nc;
+    }
+    R->sinfo[R->nsinfo] = *si;
+    return vt__rp_map_put(&R->syncinfo, PUB_KEY(src, send_seq), R->nsinfo++) ? -1 : 0;
+}
+
+/* The receiving side of a synchronous message goes where its sender is replayed. */
+static int sinfo_note(replay *R, prep *X, uint32_t src, uint64_t send_seq, const struct sinfo *si)
+{
+    if (src >= R->nranks || vt__rp_mine(R, src))
+        return sinfo_add(R, src, send_seq, si);
+    return prep_put(R, X, (const int64_t[]){2, src, (int64_t)send_seq, si->dst, (int64_t)si->post_seq, si->P, si->E},
+                    7);
+}
+
+/* Parallel: another process's needs of this process's ranks and its synchronous
+ * receives' sides. */
+static int prep_deliver(void *arg, int from, const uint8_t *data, size_t len)
+{
+    (void)from;
+    void **a = arg;
+    replay *R = a[0];
+    prep *X = a[1];
+    for (size_t off = 0; off < len;) {
+        int64_t w[7];
+        memcpy(w, data + off, sizeof w[0]);
+        size_t nw = w[0] == 1 ? 3 : w[0] == 2 ? 7 : 0;
+        if (!nw || off + nw * sizeof w[0] > len)
+            return -1;
+        memcpy(w, data + off, nw * sizeof w[0]);
+        off += nw * sizeof w[0];
+        uint32_t r = (uint32_t)w[1];
+        if (r >= R->nranks || !vt__rp_mine(R, r))
+            return -1;
+        if (w[0] == 1 ? vt__rp_push_u64(&X->lists[r], &X->n[r], &X->cap[r], (uint64_t)w[2])
+                      : sinfo_add(R, r, (uint64_t)w[2], &(struct sinfo){(uint32_t)w[3], (uint64_t)w[4], w[5], w[6]}))
+            return -1;
+    }
+    return 0;
+}
+
+/* Parallel: 0 on every process when every one is well, else -1 on every one. */
+static int all_well(replay *R, int bad)
+{
+    if (!R->par)
+        return bad ? -1 : 0;
+    int64_t v = bad != 0;
+    return R->par->sum(R->par->arg, &v, 1) || v ? -1 : 0;
 }
 
 int vt__rp_reduced_prepass(replay *R)
 {
-    uint64_t **lists = calloc(R->nranks, sizeof *lists);
-    size_t *n = calloc(R->nranks, sizeof *n), *cap = calloc(R->nranks, sizeof *cap);
-    int rc = -1;
-    if (!lists || !n || !cap)
+    size_t P = R->par ? (size_t)R->par->nproc : 1;
+    prep X = {calloc(R->nranks, sizeof *X.lists), calloc(R->nranks, sizeof *X.n), calloc(R->nranks, sizeof *X.cap),
+              calloc(P, sizeof *X.pb)};
+    int rc = -1, bad = 1;
+    if (!X.lists || !X.n || !X.cap || !X.pb)
         goto nomem;
     for (uint32_t r = 0; r < R->nranks; r++) {
+        if (!vt__rp_mine(R, r))
+            continue;
         vt_cursor *c;
         if (vt_cursor_open(R->t, r, &c, R->err))
-            goto out;
+            goto lists;
         vt_rrec rec;
         int got;
         while ((got = vt_cursor_next_reduced(c, &rec, R->err)) == 1) {
@@ -50,24 +144,12 @@ int vt__rp_reduced_prepass(replay *R)
                 continue;
             for (size_t i = 0; i < rec.nmsgs; i++) {
                 const vt_rmsg *mg = &rec.msgs[i];
-                int e = need_add(R, mg->src, mg->send_seq, lists, n, cap);
+                int e = need_add(R, &X, mg->src, mg->send_seq, r);
                 if (!e && mg->sync) {
-                    e = need_add(R, r, mg->post_seq, lists, n, cap);
-                    if (!e) {
-                        if (R->nsinfo == R->capsinfo) {
-                            size_t nc = R->capsinfo ? 2 * R->capsinfo : 64;
-                            struct sinfo *ns = realloc(R->sinfo, nc * sizeof *ns);
-                            if (!ns) {
-                                vt_cursor_close(c);
-                                goto nomem;
-                            }
-                            R->sinfo = ns;
-                            R->capsinfo = nc;
-                        }
-                        R->sinfo[R->nsinfo] =
-                            (struct sinfo){r, mg->post_seq, vt__rp_gtime(R, r, mg->P), vt__rp_gtime(R, r, rec.exit)};
-                        e = vt__rp_map_put(&R->syncinfo, PUB_KEY(mg->src, mg->send_seq), R->nsinfo++) ? -1 : 0;
-                    }
+                    e = need_add(R, &X, r, mg->post_seq, mg->src);
+                    struct sinfo si = {r, mg->post_seq, vt__rp_gtime(R, r, mg->P), vt__rp_gtime(R, r, rec.exit)};
+                    if (!e)
+                        e = sinfo_note(R, &X, mg->src, mg->send_seq, &si) ? -1 : 0;
                 }
                 if (e) {
                     vt_cursor_close(c);
@@ -76,33 +158,55 @@ int vt__rp_reduced_prepass(replay *R)
                                        "%s: record %" PRIu64 " (event %u:%" PRIu64 ") names a message from rank %u, "
                                        "event %" PRIu64 ", which is not in the trace",
                                        vt_trace_rank(R->t, r)->path, rec.index, r, rec.seq, mg->src, mg->send_seq);
-                        goto out;
+                        goto lists;
                     }
                     goto nomem;
                 }
             }
             for (size_t i = 0; i < rec.nssends; i++)
-                if (need_add(R, r, rec.ssends[i].send_seq, lists, n, cap)) {
+                if (need_add(R, &X, r, rec.ssends[i].send_seq, r)) {
                     vt_cursor_close(c);
                     goto nomem;
                 }
         }
         vt_cursor_close(c);
         if (got < 0)
-            goto out;
+            goto lists;
     }
-    for (uint32_t r = 0; r < R->nranks; r++) {
+    bad = 0;
+    goto lists;
+nomem:
+    vt_error_set(R->err, "out of memory reading the reduced trace");
+lists:
+    if (R->par) {
+        /* what the other processes' ranks read of this process's, and the reverse */
+        if (all_well(R, bad))
+            goto out;
+        uint8_t **out = calloc(P, sizeof *out);
+        size_t *len = calloc(P, sizeof *len);
+        void *arg[2] = {R, &X};
+        bad = !out || !len;
+        for (size_t q = 0; !bad && q < P; q++)
+            out[q] = X.pb[q].b, len[q] = X.pb[q].n;
+        if (!bad && R->par->exchange(R->par->arg, out, len, prep_deliver, arg))
+            bad = vt_error_set(R->err, "parallel replay: the exchange of the reduced trace's readers failed");
+        free(out);
+        free(len);
+    }
+    for (uint32_t r = 0; !bad && r < R->nranks; r++) {
         rstate *s = &R->rs[r];
-        if (!n[r])
+        if (!X.n[r])
             continue;
-        vt_sort(lists[r], n[r], sizeof *lists[r], need_cmp);
-        s->needs = lists[r];
-        lists[r] = NULL;
-        s->needcnt = malloc(n[r] * sizeof *s->needcnt);
-        if (!s->needcnt)
-            goto nomem;
+        vt_sort(X.lists[r], X.n[r], sizeof *X.lists[r], need_cmp);
+        s->needs = X.lists[r];
+        X.lists[r] = NULL;
+        s->needcnt = malloc(X.n[r] * sizeof *s->needcnt);
+        if (!s->needcnt) {
+            bad = vt_error_set(R->err, "out of memory reading the reduced trace");
+            break;
+        }
         size_t k = 0;
-        for (size_t i = 0; i < n[r]; i++) {
+        for (size_t i = 0; i < X.n[r]; i++) {
             if (k && s->needs[k - 1] == s->needs[i]) {
                 s->needcnt[k - 1]++;
                 continue;
@@ -112,23 +216,32 @@ int vt__rp_reduced_prepass(replay *R)
         }
         s->nneeds = k;
     }
-    rc = 0;
-    goto out;
-nomem:
-    vt_error_set(R->err, "out of memory reading the reduced trace");
+    rc = all_well(R, bad);
 out:
-    for (uint32_t r = 0; lists && r < R->nranks; r++)
-        free(lists[r]);
-    free(lists);
-    free(n);
-    free(cap);
+    for (uint32_t r = 0; X.lists && r < R->nranks; r++)
+        free(X.lists[r]);
+    for (size_t q = 0; X.pb && q < P; q++)
+        free(X.pb[q].b);
+    free(X.lists);
+    free(X.n);
+    free(X.cap);
+    free(X.pb);
     return rc;
 }
 
 /* Publishes this rank's current difference for every read sequence number up to seq. */
 static int reduced_publish(replay *R, rstate *s, uint64_t upto)
 {
-    while (s->needptr < s->nneeds && s->needs[s->needptr] <= upto) {
+    while (s->needptr < s->nneeds && NEED_SEQ(s->needs[s->needptr]) <= upto) {
+        uint64_t e = s->needs[s->needptr], seq = NEED_SEQ(e);
+        uint32_t q = NEED_PROC(e);
+        if (R->par && q != (uint32_t)R->par->me) {
+            /* a reader on process q: the value goes there */
+            if (vt__rp_ship_pub(R, q, s->rank, seq, s->needcnt[s->needptr], s->d))
+                return -1;
+            s->needptr++;
+            continue;
+        }
         uint32_t i = vt__rp_slot_alloc(R);
         if (i == SLOT_NONE)
             return -1;
@@ -136,12 +249,30 @@ static int reduced_publish(replay *R, rstate *s, uint64_t upto)
         memset(sl, 0, sizeof *sl);
         sl->uses = s->needcnt[s->needptr];
         sl->rank = s->rank;
-        sl->seq = s->needs[s->needptr];
+        sl->seq = seq;
         memcpy(vt__rp_slot_d(R, i), s->d, sizeof(int64_t) * R->nsc);
         if (vt__rp_map_put(&R->pub, PUB_KEY(s->rank, sl->seq), i))
             return -1;
         s->needptr++;
     }
+    return 0;
+}
+
+/* Parallel: a value of another process's rank that a rank here reads (W_PUB). */
+int vt__rp_remote_pub(replay *R, uint32_t rank, uint64_t seq, uint32_t uses, const int64_t *d)
+{
+    uint32_t i = vt__rp_slot_alloc(R);
+    if (i == SLOT_NONE || rank >= R->nranks)
+        return -1;
+    slot *sl = &R->slots[i];
+    memset(sl, 0, sizeof *sl);
+    sl->uses = uses;
+    sl->rank = rank;
+    sl->seq = seq;
+    memcpy(vt__rp_slot_d(R, i), d, sizeof(int64_t) * R->nsc);
+    if (vt__rp_map_put(&R->pub, PUB_KEY(rank, seq), i))
+        return -1;
+    R->activity++;
     return 0;
 }
 
@@ -178,6 +309,24 @@ static int report_gap(replay *R, rstate *s, int64_t upto, uint64_t seq)
                       .d_before = s->d, .d_after = s->d, .gap = 1};
     s->prev_exit = upto;
     return R->obs->event(R->obs->arg, &e, R->err) ? -1 : 0;
+}
+
+/* Rank s joins gate g of its record's collective GR at ENTER; in parallel the other
+ * processes that replay a member learn it too. */
+static int rjoin(replay *R, rstate *s, gate *g, const vt_rgate *gr, int64_t enter)
+{
+    if (R->par) {
+        const vt_rank *rk = vt_trace_rank(R->t, s->rank);
+        const vt_comm *c = NULL;
+        for (size_t i = 0; i < rk->ncomms && !c; i++)
+            if (rk->comms[i].id == gr->comm)
+                c = &rk->comms[i];
+        if (!c || vt__rp_gate_local(R, g, c) ||
+            vt__rp_ship_join(R, c, gr->comm, gr->collseq, gr->nmembers, enter, s->d, s->rank, s->rr.seq))
+            return -1;   /* (an unknown communicator: process 0 replays alone, and names it) */
+    }
+    vt__rp_gate_join(R, g, enter, s->d, s->rank, s->rr.seq);
+    return 0;
 }
 
 int vt__rp_rstep(replay *R, rstate *s)
@@ -229,12 +378,12 @@ int vt__rp_rstep(replay *R, rstate *s)
         s->last_exit = exit;
         s->ncalls = rr->seq / 2 + 1;
         s->have = 0;
-        if (s->needptr < s->nneeds && s->needs[s->nneeds - 1] > rr->seq) {
+        if (s->needptr < s->nneeds && NEED_SEQ(s->needs[s->nneeds - 1]) > rr->seq) {
             vt_error_set(R->err,
                            "%s: offset %" PRIu64 ": rank %u ends at event %" PRIu64 ", but a record of the trace "
                            "names its event %" PRIu64 " (a send or a posting it never made)",
                            vt_trace_rank(R->t, s->rank)->path, rr->block_offset, s->rank, rr->seq,
-                           s->needs[s->nneeds - 1]);
+                           NEED_SEQ(s->needs[s->nneeds - 1]));
             return STEP_ERROR;
         }
         if (reduced_publish(R, s, UINT64_MAX))
@@ -252,9 +401,8 @@ int vt__rp_rstep(replay *R, rstate *s)
     case VT_RREC_NBCINIT: {
         size_t gi;
         gate *g = vt__rp_gate_get(R, rr->gates[0].comm, rr->gates[0].collseq, rr->gates[0].nmembers, &gi);
-        if (!g)
+        if (!g || rjoin(R, s, g, &rr->gates[0], enter))
             goto nomem;
-        vt__rp_gate_join(R, g, enter, s->d, s->rank, rr->seq);
         s->nbc_joined = 1;
         s->nbc_comm = rr->gates[0].comm;
         s->ev.collseq = rr->gates[0].collseq;
@@ -278,9 +426,8 @@ int vt__rp_rstep(replay *R, rstate *s)
                 continue;
             size_t gi;
             gate *g = vt__rp_gate_get(R, rr->gates[i].comm, rr->gates[i].collseq, rr->gates[i].nmembers, &gi);
-            if (!g)
+            if (!g || rjoin(R, s, g, &rr->gates[i], enter))
                 goto nomem;
-            vt__rp_gate_join(R, g, enter, s->d, s->rank, rr->seq);
         }
         s->published = 1;
     }

@@ -240,7 +240,7 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
 /* Parallel replay: a send of a rank of another process to a rank of this one (W_SEND,
  * replay_wire.c) enters the sender's proxy window, released, with its slot, and is
  * paired as a local one would be. Its sender's position is kept in sub. */
-int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d)
+int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint8_t *ext, size_t next)
 {
     uint32_t src = (uint32_t)w[2], dst = (uint32_t)w[3];
     rstate *s = &R->rs[src];
@@ -258,7 +258,7 @@ int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d)
     uint64_t pos = m->shi;
     *SE(s, pos) = (vt_match_csend){(uint64_t)w[8], (uint64_t)w[6], key, VT_MPOS_NONE, (int32_t)w[7], (uint32_t)w[5]};
     *SX(s, pos) = (sx){VT_MPOS_NONE, XF_RES, 1, SLOT_NONE};
-    if (vt__rp_slot_new(R, s, NULL, src, (uint32_t)pos, 0, (const int64_t[]){w[9], 0, w[10], w[11]}, d, 1))
+    if (vt__rp_slot_new(R, s, NULL, src, (uint32_t)pos, 0, (const int64_t[]){w[9], w[12], w[10], w[11]}, d, ext, next, 1))
         goto nomem;
     s->nsends = ++m->shi;
     m->srel = m->shi;

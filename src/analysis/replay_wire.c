@@ -1,10 +1,14 @@
 /* The parallel replay's messages out (replay_par.c runs the rounds): what a rank of this
  * process makes that a rank of another process reads. Each message is a few int64
  * words and the nsc differences:
- *   W_SEND   comm src dst tag pos bytes fn index T Tloc seq, D   a released, published send
+ *   W_SEND   comm src dst tag pos bytes fn index T Tloc seq E, D, X   a released, published send
+ *            (E: the send call's exit; X: with an observer that has ext, the byte count
+ *            and the bytes of its ext, packed by ext_pack, in whole words)
  *   W_POST   src spos dst T E Tloc seq, D       the posting of a synchronous receive
  *   W_JOIN   comm seq need T rank mseq, D        a member's entry into a collective
  *   W_SETTLE rank                                read rank's receives until one is resolved
+ *   W_OBS    n, n bytes in whole words            to process 0: the observer's (vt_observer.take)
+ *   W_PUB    rank seq uses, D                     a reduced trace's published difference
  * The share of a slot (and of a send's window entry) that the remote reader would
  * release is released when the value is sent. */
 #include "vt_config.h"
@@ -13,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_t *d, size_t nd)
+/* Room for NEED more bytes in the buffer for process q; where they go, or NULL. */
+static uint8_t *wroom(replay *R, uint32_t q, size_t need)
 {
     struct wbuf *b = &R->out[q];
-    size_t need = (nw + nd) * sizeof(int64_t);
     if (b->n + need > b->cap) {
         size_t nc = b->cap ? b->cap : 4096;
         while (nc < b->n + need)
@@ -25,15 +29,45 @@ static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_
         if (!n) {
             vt_error_set(R->err, "out of memory sending replay values to process %u", q);
             R->failed = 1;
-            return -1;
+            return NULL;
         }
         b->b = n;
         b->cap = nc;
     }
-    memcpy(b->b + b->n, w, nw * sizeof *w);
-    if (nd)
-        memcpy(b->b + b->n + nw * sizeof *w, d, nd * sizeof *d);
+    uint8_t *at = b->b + b->n;
     b->n += need;
+    return at;
+}
+
+static int wput(replay *R, uint32_t q, const int64_t *w, size_t nw, const int64_t *d, size_t nd)
+{
+    uint8_t *at = wroom(R, q, (nw + nd) * sizeof(int64_t));
+    if (!at)
+        return -1;
+    memcpy(at, w, nw * sizeof *w);
+    if (nd)
+        memcpy(at + nw * sizeof *w, d, nd * sizeof *d);
+    return 0;
+}
+
+/* A send's observer data: its length in bytes, then them in whole words (the rest of
+ * the last one zero). */
+static int wput_ext(replay *R, uint32_t q, const uint8_t *ext)
+{
+    const vt_observer *o = R->obs;
+    size_t max = o->ext_pack ? o->ext_wire_max : o->ext_size;
+    size_t cap = (max + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
+    uint8_t *at = wroom(R, q, sizeof(int64_t) + cap);
+    if (!at)
+        return -1;
+    size_t n = o->ext_pack ? o->ext_pack(ext, at + sizeof(int64_t)) : o->ext_size;
+    if (!o->ext_pack)
+        memcpy(at + sizeof(int64_t), ext, n);
+    size_t nw = (n + sizeof(int64_t) - 1) / sizeof(int64_t);
+    int64_t len = (int64_t)n;
+    memcpy(at, &len, sizeof len);
+    memset(at + sizeof(int64_t) + n, 0, nw * sizeof(int64_t) - n);
+    R->out[q].n -= cap - nw * sizeof(int64_t);   /* (the room not used) */
     return 0;
 }
 
@@ -51,7 +85,7 @@ static void slot_release(replay *R, rstate *s, posmap *pm, uint32_t pos, uint32_
 }
 
 int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t pos, int post, const int64_t *w,
-                    const int64_t *d, uint32_t uses)
+                    const int64_t *d, const uint8_t *ext, size_t next, uint32_t uses)
 {
     uint32_t i = vt__rp_slot_alloc(R);
     if (i == SLOT_NONE)
@@ -72,6 +106,15 @@ int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t po
     sl->pos = pos;
     sl->post = (uint32_t)post;
     memcpy(vt__rp_slot_d(R, i), d, sizeof(int64_t) * R->nsc);
+    if (ext) {
+        uint8_t *to = R->slotext + (size_t)i * R->obs->ext_size;
+        if (R->obs->ext_unpack ? R->obs->ext_unpack(ext, next, to) != 0 : next != R->obs->ext_size) {
+            R->freeslots[R->nfree++] = i;   /* (the caller fails the replay) */
+            return -1;
+        }
+        if (!R->obs->ext_unpack)
+            memcpy(to, ext, next);
+    }
     return 0;
 }
 
@@ -91,9 +134,11 @@ int vt__rp_ship_send(replay *R, rstate *s, size_t pos)
     if (sl == SLOT_NONE)
         return 0;
     const slot *sd = &R->slots[sl];
-    int64_t w[12] = {W_SEND, (int64_t)k->comm_id, k->src, k->dst, k->tag, (int64_t)pos, (int64_t)se->bytes, se->fn,
-                     (int64_t)se->index, sd->T, sd->Tloc, (int64_t)sd->seq};
-    if (wput(R, vt__rp_owner(R, k->dst), w, 12, vt__rp_slot_d(R, sl), R->nsc))
+    int64_t w[W_SEND_WORDS] = {W_SEND, (int64_t)k->comm_id, k->src, k->dst, k->tag, (int64_t)pos, (int64_t)se->bytes,
+                               se->fn, (int64_t)se->index, sd->T, sd->Tloc, (int64_t)sd->seq, sd->E};
+    uint32_t q = vt__rp_owner(R, k->dst);
+    if (wput(R, q, w, W_SEND_WORDS, vt__rp_slot_d(R, sl), R->nsc) ||
+        (vt__rp_ext_wire(R) && wput_ext(R, q, R->slotext + (size_t)sl * R->obs->ext_size)))
         return -1;
     x->flags |= XF_SHIP;
     R->activity++;
@@ -163,6 +208,36 @@ int vt__rp_ship_settle(replay *R, uint32_t rank)
 {
     int64_t w[2] = {W_SETTLE, rank};
     return wput(R, vt__rp_owner(R, rank), w, 2, NULL, 0);
+}
+
+/* What the observer keeps for process 0 (a forwarding observer, vt_observer.take). */
+int vt__rp_ship_obs(replay *R)
+{
+    const uint8_t *data;
+    size_t n;
+    R->obs->take(R->obs->arg, &data, &n);
+    if (!n)
+        return 0;
+    size_t nw = (n + sizeof(int64_t) - 1) / sizeof(int64_t);
+    int64_t w[2] = {W_OBS, (int64_t)n};
+    if (wput(R, 0, w, 2, NULL, 0))
+        return -1;
+    uint8_t *at = wroom(R, 0, nw * sizeof(int64_t));
+    if (!at)
+        return -1;
+    memcpy(at, data, n);
+    memset(at + n, 0, nw * sizeof(int64_t) - n);
+    return 0;
+}
+
+/* A reduced trace's difference of rank at seq, which USES records of process q read. */
+int vt__rp_ship_pub(replay *R, uint32_t q, uint32_t rank, uint64_t seq, uint32_t uses, const int64_t *d)
+{
+    int64_t w[4] = {W_PUB, rank, (int64_t)seq, uses};
+    if (wput(R, q, w, 4, d, R->nsc))
+        return -1;
+    R->activity++;
+    return 0;
 }
 
 /* A gate is left by the members this process replays (the others leave theirs). */

@@ -495,13 +495,58 @@ int vt__cmd_critpath(int argc, char **argv)
         fprintf(stderr, "vtrace: out of memory\n");
         goto out;
     }
+    /* In parallel under vtrace-mpi: every process replays its ranks, process 0 builds
+     * the path from every one's events (critpath_par.c) */
+    const vt_par_comm *par = vt__par();
+    if (par && vt_trace_is_reduced(t)) {
+        if (par->me != 0) {
+            rc = VT_EXIT_OK;
+            goto out;
+        }
+        fprintf(stderr, "vtrace: critical-path of a reduced trace does not run in parallel: process 0 runs it alone\n");
+        par = NULL;
+    }
     vt_observer obs;
-    vt_critpath_observer(cp, &obs);
-    if (vt_replay_observe(t, NULL, &p, &sc, 1, &obs, &res, &err)) {
+    if (par)
+        vt_critpath_par_observer(cp, t, par->me, &obs);
+    else
+        vt_critpath_observer(cp, &obs);
+    int bad = par ? vt_replay_par_observe(t, &p, &sc, 1, &obs, par, &res, &err)
+                  : vt_replay_observe(t, NULL, &p, &sc, 1, &obs, &res, &err);
+    if (bad && par) {
+        /* not finished in parallel: process 0 alone, for the serial answer or error */
+        vt_critpath_free(cp);
+        cp = NULL;
+        int64_t v = 0;
+        if (par->me == 0) {
+            err.msg[0] = 0;
+            if (!(cp = vt_critpath_new(vt_trace_nranks(t), 0))) {
+                fprintf(stderr, "vtrace: out of memory\n");
+                v = 1;
+            } else {
+                vt_critpath_observer(cp, &obs);
+                bad = vt_replay_observe(t, NULL, &p, &sc, 1, &obs, &res, &err);
+                v = bad;
+            }
+        }
+        if (par->sum(par->arg, &v, 1))
+            v = 1;
+        if (par->me != 0 || !cp) {
+            rc = v ? VT_EXIT_ERROR : VT_EXIT_OK;
+            goto out;
+        }
+        par = NULL;
+    }
+    if (bad) {
         rc = vt__fail(&err);
         goto out;
     }
     have_res = 1;
+    if (par && par->me != 0) {   /* process 0 has the path and writes it */
+        rc = VT_EXIT_OK;
+        goto out;
+    }
+    vt__par_stats(par, res.par_rounds, res.par_bytes, res.events);
     vt__clock_warn(&res, fix);
     if (vt_critpath_finish(cp, res.start, &err)) {
         rc = vt__fail(&err);

@@ -2,6 +2,7 @@
  * collectives) and communication costs, with user patterns from plug-ins (patterns.h,
  * vtrace_pattern.h). */
 #include "tools/tools.h"
+#include "tools/progress.h"
 #include "analysis/symbols.h"
 #include "analysis/patterns.h"
 
@@ -307,9 +308,23 @@ int vt__cmd_patterns(int argc, char **argv)
             rc = vt__fail(&err);
         } else {
             vt__note_incomplete(t);
-            if (vt_patterns_analyze(t, plugins, npaths, &res, &err))
-                rc = vt__fail(&err);
-            else if (json)
+            /* in parallel under vtrace-mpi when the analysis streams; else process 0
+             * runs it alone */
+            const vt_par_comm *par = vt__par();
+            if (par && !vt_patterns_streams(t, plugins, npaths)) {
+                if (par->me == 0)
+                    fprintf(stderr, "vtrace: patterns of %s does not run in parallel: process 0 runs it alone\n",
+                            vt_trace_is_reduced(t) ? "a reduced trace"
+                                                   : "an incomplete trace, or with a plug-in that sees events,");
+                par = NULL;
+            }
+            if (vt__par() && !par && vt__par()->me != 0)
+                ;   /* (process 0 answers) */
+            else if (vt_patterns_analyze_par(t, plugins, npaths, par, &res, &err))
+                rc = par && par->me != 0 ? VT_EXIT_ERROR : vt__fail(&err);
+            else if (par && par->me != 0)
+                ;
+            else if (vt__par_stats(par, res->par_stats[0], res->par_stats[1], res->par_stats[2]), json)
                 print_json(t, res);
             else
                 print_text(t, dir, res);

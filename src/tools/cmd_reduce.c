@@ -95,6 +95,19 @@ int vt__cmd_reduce(int argc, char **argv)
             goto out;
         }
     }
+    /* parallel under vtrace-mpi, except the check and the polynomial stream (they span
+     * the ranks): process 0 runs those alone */
+    const vt_par_comm *par = vt__par();
+    if (par && (check || polys_path)) {
+        if (par->me != 0) {
+            rc = VT_EXIT_OK;
+            goto out;
+        }
+        fprintf(stderr, "vtrace: reduce %s does not run in parallel: process 0 runs it alone\n",
+                check ? "--check" : "--polys");
+        par = NULL;
+    }
+    o.par = par;
     if (polys_path && !(polys = fopen(polys_path, "w"))) {
         fprintf(stderr, "vtrace: %s: cannot create the polynomial file\n", polys_path);
         goto out;
@@ -111,8 +124,11 @@ int vt__cmd_reduce(int argc, char **argv)
         rc = vt__usage_error(vt__usage_reduce, "OUT must differ from FULL");
         goto out;
     }
-    if (!nowrite && vt__make_room(outdir))
-        goto out;
+    if (!nowrite) {
+        int64_t bad = (!par || par->me == 0) && vt__make_room(outdir);   /* (one process moves it) */
+        if ((par && par->sum(par->arg, &bad, 1)) || bad)
+            goto out;
+    }
     vt_model_params p;
     if ((go = vt__model_params(t, in, threshold, vt__usage_reduce, &p)) != VT_ARGS_GO) {
         rc = go;
@@ -151,9 +167,14 @@ int vt__cmd_reduce(int argc, char **argv)
     /* m stays NULL: the replay under vt_reduce matches messages as it goes */
     vt_reduce_stats st;
     if (vt_reduce(t, m, &p, sc.v, sc.n, &o, &st, &verr)) {
-        rc = vt__fail(&verr);
+        rc = par && par->me != 0 ? VT_EXIT_ERROR : vt__fail(&verr);
         goto out;
     }
+    if (par && par->me != 0) {   /* process 0 writes the answers */
+        rc = VT_EXIT_OK;
+        goto out;
+    }
+    vt__par_stats(par, st.par_rounds, st.par_bytes, st.events);
     if (json) {
         int first = 1;
         fputc('{', stdout);

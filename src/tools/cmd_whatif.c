@@ -5,6 +5,7 @@
 #include "tools/progress.h"
 #include "model/model.h"
 #include "analysis/replay.h"
+#include "util/codec.h"
 #include "util/settings.h"
 #include "format/clockfix.h"
 
@@ -190,6 +191,9 @@ int vt__cmd_whatif(int argc, char **argv)
     }
     vt_replay_result res;
     const vt_par_comm *par = vt__par();
+    if (par && par->me == 0 && vt_trace_is_reduced(t) && (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))
+        fprintf(stderr, "vtrace: whatif of an incomplete reduced trace does not run in parallel: process 0 runs it "
+                        "alone\n");
     if (par ? vt_replay_par(t, &p, sc.v, sc.n, par, &res, &verr) : vt_replay(t, NULL, &p, sc.v, sc.n, &res, &verr)) {
         rc = par && par->me != 0 ? VT_EXIT_ERROR : vt__fail(&verr);
         goto out;
@@ -200,11 +204,7 @@ int vt__cmd_whatif(int argc, char **argv)
         goto out;
     }
     vt__clock_warn(&res, fix);
-    if (par && getenv("VTRACE_PAR_STATS"))
-        fprintf(stderr, "vtrace: parallel replay: %d processes, %" PRIu64 " rounds, %" PRIu64 " bytes sent, %" PRIu64
-                " model events (%.1f bytes per event)%s\n", par->nproc, res.par_rounds, res.par_bytes, res.events,
-                res.events ? (double)res.par_bytes / (double)res.events : 0.0,
-                res.par_rounds ? "" : ": replayed by process 0 alone");
+    vt__par_stats(par, res.par_rounds, res.par_bytes, res.events);
     /* a selector that shortened nothing is most likely misspelt: say so (once each) */
     for (size_t k = 0; k < first_random && k < sc.n; k++)
         for (size_t i = 0; i < sc.v[k].nitems; i++) {

@@ -116,8 +116,10 @@ int vt__par_start(int *argc, char ***argv)
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             return 1;
     }
-    /* only whatif replays in parallel; process 0 runs the others alone */
-    if (*argc > 1 && strcmp((*argv)[1], "whatif") != 0) {
+    /* whatif, reduce, patterns and critical-path replay in parallel; process 0 runs the
+     * others alone */
+    if (*argc > 1 && strcmp((*argv)[1], "whatif") && strcmp((*argv)[1], "reduce") && strcmp((*argv)[1], "patterns") &&
+        strcmp((*argv)[1], "critical-path")) {
         if (comm.me != 0)
             return 1;
         if (comm.nproc > 1)

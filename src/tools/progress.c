@@ -3,7 +3,9 @@
 #include "tools/progress.h"
 #include "analysis/replay.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,4 +54,13 @@ void vt__progress_end(vt__progress *p)
     if (p->on && p->last_ns)
         fprintf(stderr, "\r\033[K");
     p->on = 0;
+}
+
+void vt__par_stats(const vt_par_comm *par, uint64_t rounds, uint64_t bytes, uint64_t events)
+{
+    if (!par || par->me != 0 || !getenv("VTRACE_PAR_STATS"))
+        return;
+    fprintf(stderr, "vtrace: parallel replay: %d processes, %" PRIu64 " rounds, %" PRIu64 " bytes sent, %" PRIu64
+            " model events (%.1f bytes per event)%s\n", par->nproc, rounds, bytes, events,
+            events ? (double)bytes / (double)events : 0.0, rounds ? "" : ": replayed by process 0 alone");
 }

@@ -19,4 +19,9 @@ void vt__progress_end(vt__progress *p);
  * vt__progress_end. */
 void vt__progress_replays(vt__progress *p);
 
+/* With VTRACE_PAR_STATS, process 0 of a parallel analysis says on stderr how its replay
+ * went: the rounds of messages (0: process 0 replayed alone), the bytes sent. */
+struct vt_par_comm;
+void vt__par_stats(const struct vt_par_comm *par, uint64_t rounds, uint64_t bytes, uint64_t events);
+
 #endif

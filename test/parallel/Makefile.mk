@@ -4,3 +4,7 @@
 # process 0 replays alone (errors, a reduced trace); and vtrace itself needs no MPI.
 TESTS += test/parallel/whatif_par.sh
 EXTRA_DIST += test/parallel/whatif_par.sh
+# reduce and patterns in parallel (the replay with an observer) against the serial ones;
+# the commands process 0 runs alone (critical-path, reduced traces, --check) say so
+TESTS += test/parallel/analyses_par.sh
+EXTRA_DIST += test/parallel/analyses_par.sh
