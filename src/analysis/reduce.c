@@ -56,6 +56,7 @@ typedef struct reducer {
     size_t nsc;
     uint32_t nranks;
     rank_out *ro;
+    vt_rrec_pool pool; /* the ranks' open blocks */
     atomtab atoms;
     vt_error *err;
     int failed;             /* a write failed: stop writing, report once */
@@ -476,6 +477,7 @@ static int open_outputs(reducer *Z)
         if (!rc) {
             sprintf(ro->path, "%s/%s", dir, name);
             rc = vt_rrec_out_detach(&ro->out, ro->path);
+            ro->out.pool = &Z->pool;
         }
         if (rc)
             return vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
@@ -569,6 +571,7 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     if (vt_trace_is_reduced(t))
         return vt_error_set(err, "%s: already a reduced trace", vt_trace_dir(t));
     reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err};
+    Z.pool.fd = -1;
     Z.ro = calloc(Z.nranks, sizeof *Z.ro);
     int rc = -1;
     if (!Z.ro) {
@@ -577,6 +580,11 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     }
     if (start_reducers(&Z))
         goto out;
+    int prc = o->out_dir ? vt_rrec_pool_open(&Z.pool) : 0;
+    if (prc) {
+        vt_error_set(err, "cannot create a temporary file: %s", strerror(-prc));
+        goto out;
+    }
     if (o->out_dir && open_outputs(&Z))
         goto out;
     vt_observer obs = {.arg = &Z, .ext_size = sizeof(vt_poly), .publish = on_publish, .event = on_event};
@@ -614,6 +622,7 @@ out:
         vt_rr_free(&Z.ro[r].rr);
     }
     free(Z.ro);
+    vt_rrec_pool_close(&Z.pool);
     free(Z.atoms.keys);
     free(Z.atoms.at);
     free(Z.atoms.vals);
