@@ -4,7 +4,9 @@
 #include "util/codec.h"
 #include "util/dpd.h"
 #include "util/sort.h"
+#include "analysis/clusters_priv.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,12 @@ void vt_cl_defaults(vt_cl_params *p)
 static int nomem(vt_error *err, const char *what)
 {
     snprintf(err->msg, sizeof err->msg, "out of memory (%s)", what);
+    return -1;
+}
+
+static int io_err(vt_error *err, const char *what)
+{
+    snprintf(err->msg, sizeof err->msg, "%s: a temporary file failed: %s", what, strerror(errno));
     return -1;
 }
 
@@ -180,23 +188,32 @@ static int key_of(const vt_trace *t, uint32_t rank, keytab *kt, rankmap *rm, int
 #define MARK_ITERATION 1
 #define MARK_SUSPEND 3
 
-typedef struct bvec {
-    vt_cl_burst *v;
-    size_t n, cap;
-} bvec;
-
-static int bpush(bvec *b, const vt_cl_burst *x)
+/* log10 of the duration, clamped below at FLOOR ns: timer-resolution bursts (10, 20, 30
+ * ns apart by factors of 2) would otherwise make one meaningless cluster each. */
+static double feature(int64_t dur, uint32_t floor_ns)
 {
-    if (b->n == b->cap) {
-        size_t nc = b->cap ? b->cap + b->cap / 2 : 4096;
-        vt_cl_burst *nv = realloc(b->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        b->v = nv;
-        b->cap = nc;
-    }
-    b->v[b->n++] = *x;
-    return 0;
+    double f = floor_ns > 1 ? (double)floor_ns : 1.0;
+    return log10((double)dur > f ? (double)dur : f);
+}
+
+/* Where the bursts go as they are read: a temporary file in rank and time order (their
+ * index), and their points keyed by call site for the clustering; the totals. */
+typedef struct sink {
+    vt_spill B, E;
+    uint32_t floor_ns;
+    vt_cl_result *r;
+} sink;
+
+static int bpush(sink *s, const vt_cl_burst *x)
+{
+    vt_cl_result *r = s->r;
+    vt__cl_ent e = {feature(x->dur, s->floor_ns), x->key, x->dur, (uint32_t)s->B.n, -1};
+    if (!s->B.n || x->start < r->t0)
+        r->t0 = x->start;
+    if (!s->B.n || x->start + x->dur > r->t1)
+        r->t1 = x->start + x->dur;
+    r->time += x->dur;
+    return vt_spill_put(&s->B, x) || vt_spill_put(&s->E, &e) ? -1 : 0;
 }
 
 typedef struct marker {
@@ -226,7 +243,7 @@ static int mpush(mvec *m, uint32_t rank, int64_t time)
 /* Every burst of RANK: in a full trace the gap between consecutive call records (buffer
  * flushes inside it subtracted), in a reduced trace the CAND records of bursts. The
  * burst before a rank's first call (sequence number 0) has no start and is left out. */
-static int read_rank(const vt_trace *t, uint32_t rank, const vt_cl_params *p, keytab *kt, bvec *b, mvec *mk,
+static int read_rank(const vt_trace *t, uint32_t rank, const vt_cl_params *p, keytab *kt, sink *b, mvec *mk,
                      uint64_t *seen, vt_error *err)
 {
     const vt_rank *rk = vt_trace_rank(t, rank);
@@ -298,7 +315,7 @@ static int read_rank(const vt_trace *t, uint32_t rank, const vt_cl_params *p, ke
         if (x.dur < 0)
             x.dur = 0;
         if (bpush(b, &x)) {
-            nomem(err, "bursts");
+            io_err(err, "bursts");
             goto out;
         }
     }
@@ -309,94 +326,6 @@ out:
     free(rm.cs);
     free(rm.fn);
     return rc;
-}
-
-/* ------------------------------------------------------------------ DBSCAN in 1-D */
-
-typedef struct ent {
-    double x;       /* log10(duration ns) */
-    uint64_t group; /* key, or window * nkeys + key */
-    uint32_t idx;   /* burst */
-    int32_t label;  /* -1 noise, 0.. cluster of the group */
-} ent;
-
-static int ent_cmp(const void *a, const void *b)
-{
-    const ent *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->x != y->x)
-        return x->x < y->x ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* log10 of the duration, clamped below at FLOOR ns: timer-resolution bursts (10, 20, 30
- * ns apart by factors of 2) would otherwise make one meaningless cluster each. */
-static double feature(int64_t dur, uint32_t floor_ns)
-{
-    double f = floor_ns > 1 ? (double)floor_ns : 1.0;
-    return log10((double)dur > f ? (double)dur : f);
-}
-
-/* Exact DBSCAN on E[0..n) sorted by x; CORE: n bytes of scratch. Returns the number of
- * clusters; labels -1 noise. */
-static uint32_t dbscan(ent *e, size_t n, double eps, uint32_t minpts, uint8_t *core)
-{
-    size_t lo = 0, hi = 0;
-    int64_t c = -1;
-    double last = 0;
-    for (size_t i = 0; i < n; i++) {
-        while (e[i].x - e[lo].x > eps)
-            lo++;
-        if (hi < i + 1)
-            hi = i + 1;
-        while (hi < n && e[hi].x - e[i].x <= eps)
-            hi++;
-        core[i] = hi - lo >= minpts;
-        e[i].label = -1;
-        if (core[i]) {
-            if (c < 0 || e[i].x - last > eps)
-                c++;
-            e[i].label = (int32_t)c;
-            last = e[i].x;
-        }
-    }
-    /* border points: the nearest core point within eps (the left one on a tie); the
-     * non-core points between two consecutive core points L and R (or before the first,
-     * after the last) are visited once */
-    int64_t left = -1;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && !core[i])
-            continue;
-        for (size_t k = (size_t)(left + 1); k < i; k++) {
-            double dl = left >= 0 ? e[k].x - e[left].x : eps + 1, dr = i < n ? e[i].x - e[k].x : eps + 1;
-            if (dl <= eps && dl <= dr)
-                e[k].label = e[left].label;
-            else if (dr <= eps)
-                e[k].label = e[i].label;
-        }
-        left = (int64_t)i;
-    }
-    return (uint32_t)(c + 1);
-}
-
-/* Runs DBSCAN on every group of E (sorted by group, x); labels are numbered across the
- * groups in their order (*ncl in all). */
-static void dbscan_groups(ent *e, size_t n, const vt_cl_params *p, uint8_t *core, uint32_t *ncl)
-{
-    uint32_t base = 0;
-    for (size_t a = 0; a < n;) {
-        size_t b = a + 1;
-        while (b < n && e[b].group == e[a].group)
-            b++;
-        uint32_t k = dbscan(e + a, b - a, p->eps, p->min_points, core + a);
-        for (size_t i = a; i < b; i++)
-            if (e[i].label >= 0)
-                e[i].label += (int32_t)base;
-        base += k;
-        a = b;
-    }
-    *ncl = base;
 }
 
 /* ------------------------------------------------------------------ the analysis */
@@ -433,49 +362,91 @@ static int64_t window_of(int64_t t, int64_t t0, int64_t width, uint32_t n)
     return w >= (int64_t)n ? (int64_t)n - 1 : w;
 }
 
-static int global_clusters(vt_cl_result *r, const vt_cl_params *p, ent *e, uint8_t *core, vt_error *err)
+/* A burst's label, by burst index. */
+typedef struct lab {
+    uint32_t idx;
+    int32_t label;
+} lab;
+
+static int lab_cmp(const void *a, const void *b)
 {
-    size_t n = r->nbursts;
-    for (size_t i = 0; i < n; i++)
-        e[i] = (ent){feature(r->bursts[i].dur, p->floor_ns), r->bursts[i].key, (uint32_t)i, -1};
-    vt_sort(e, n, sizeof *e, ent_cmp);
+    const lab *x = a, *y = b;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The state of the whole analysis: the bursts (B), their labels of the clustering by
+ * call site (Ls, in burst order), the clusters. */
+typedef struct run {
+    vt_cl_result *r;
+    const vt_cl_params *p;
+    vt_error *err;
+    sink in;
+    vt_spill L, Ls, E2;
+    tcl *tc;
     uint32_t ncl;
-    dbscan_groups(e, n, p, core, &ncl);
-    tcl *tc = calloc(ncl ? ncl : 1, sizeof *tc);
-    tcl **order = calloc(ncl ? ncl : 1, sizeof *order);
-    if (!tc || !order) {
-        free(tc);
-        free(order);
-        return nomem(err, "clusters");
+    uint32_t *lid; /* label -> cluster id */
+    wcl *wc;
+    size_t *wfirst;
+    size_t nk;
+} run;
+
+static int g_start(void *arg, uint32_t ncl)
+{
+    run *R = arg;
+    R->ncl = ncl;
+    R->tc = calloc(ncl ? ncl : 1, sizeof *R->tc);
+    return R->tc ? 0 : nomem(R->err, "clusters");
+}
+
+static int g_point(void *arg, const vt__cl_ent *e)
+{
+    run *R = arg;
+    vt_cl_result *r = R->r;
+    lab l = {e->idx, e->label};
+    if (vt_spill_put(&R->L, &l))
+        return io_err(R->err, "cluster labels");
+    if (e->label < 0) {
+        r->noise++;
+        r->noise_time += e->dur;
+        return 0;
     }
-    for (size_t i = 0; i < n; i++) {
-        const vt_cl_burst *bu = &r->bursts[e[i].idx];
-        if (e[i].label < 0) {
-            r->noise++;
-            r->noise_time += bu->dur;
-            continue;
-        }
-        tcl *c = &tc[e[i].label];
-        if (!c->bursts || bu->dur < c->min)
-            c->min = bu->dur;
-        if (!c->bursts || bu->dur > c->max)
-            c->max = bu->dur;
-        c->key = bu->key;
-        c->bursts++;
-        c->time += bu->dur;
-        c->sum2 += (double)bu->dur * (double)bu->dur;
+    tcl *c = &R->tc[e->label];
+    if (!c->bursts || e->dur < c->min)
+        c->min = e->dur;
+    if (!c->bursts || e->dur > c->max)
+        c->max = e->dur;
+    c->key = (uint32_t)e->group;
+    c->bursts++;
+    c->time += e->dur;
+    c->sum2 += (double)e->dur * (double)e->dur;
+    return 0;
+}
+
+/* The clusters by call site, numbered by computation time; then the labels in burst
+ * order. */
+static int global_clusters(run *R)
+{
+    vt_cl_result *r = R->r;
+    const vt_cl_params *p = R->p;
+    if (vt_spill_open(&R->L, sizeof(lab)))
+        return io_err(R->err, "cluster labels");
+    vt__cl_visit v = {R, g_start, g_point};
+    int rc = vt__cl_dbscan(&R->in.E, p->eps, p->min_points, &v);
+    if (rc)
+        return rc > 0 || !*R->err->msg ? io_err(R->err, "clustering") : -1;
+    if (vt_spill_sort(&R->L, &R->Ls, lab_cmp, 0))
+        return io_err(R->err, "cluster labels");
+    uint32_t ncl = R->ncl;
+    tcl **order = calloc(ncl ? ncl : 1, sizeof *order);
+    r->clusters = calloc(ncl ? ncl : 1, sizeof *r->clusters);
+    R->lid = malloc((ncl ? ncl : 1) * sizeof *R->lid);
+    if (!order || !r->clusters || !R->lid) {
+        free(order);
+        return nomem(R->err, "clusters");
     }
     for (uint32_t i = 0; i < ncl; i++)
-        order[i] = &tc[i];
+        order[i] = &R->tc[i];
     vt_sort(order, ncl, sizeof *order, tcl_cmp);
-    r->clusters = calloc(ncl ? ncl : 1, sizeof *r->clusters);
-    uint32_t *lastrank = malloc((ncl ? ncl : 1) * sizeof *lastrank);
-    if (!r->clusters || !lastrank) {
-        free(tc);
-        free(order);
-        free(lastrank);
-        return nomem(err, "clusters");
-    }
     r->nclusters = ncl;
     for (uint32_t i = 0; i < ncl; i++) {
         tcl *c = order[i];
@@ -490,20 +461,20 @@ static int global_clusters(vt_cl_result *r, const vt_cl_params *p, ent *e, uint8
         o->mean = (double)c->time / (double)c->bursts;
         double var = c->sum2 / (double)c->bursts - o->mean * o->mean;
         o->stddev = var > 0 ? sqrt(var) : 0;
-        lastrank[i] = UINT32_MAX;
     }
-    for (size_t i = 0; i < n; i++)
-        r->bursts[e[i].idx].cluster = e[i].label < 0 ? 0 : (int32_t)tc[e[i].label].id;
-    for (size_t i = 0; i < n; i++) {
-        int32_t c = r->bursts[i].cluster;
-        if (c > 0 && lastrank[c - 1] != r->bursts[i].rank) {
-            lastrank[c - 1] = r->bursts[i].rank;
-            r->clusters[c - 1].ranks++;
-        }
-    }
-    free(lastrank);
-    free(tc);
+    for (uint32_t i = 0; i < ncl; i++)
+        R->lid[i] = R->tc[i].id;
     free(order);
+    return 0;
+}
+
+/* Burst I with its cluster. */
+static int burst_at(run *R, uint64_t i, vt_cl_burst *b)
+{
+    lab l;
+    if (vt_spill_get(&R->in.B, i, b, 0) || vt_spill_get(&R->Ls, i, &l, 0))
+        return io_err(R->err, "bursts");
+    b->cluster = l.label < 0 ? 0 : (int32_t)R->lid[l.label];
     return 0;
 }
 
@@ -511,124 +482,237 @@ static int global_clusters(vt_cl_result *r, const vt_cl_params *p, ent *e, uint8
  * time split over the windows it spans). A rank's bursts follow each other, so the
  * windows they touch never go back: one accumulator per cluster, cleared as a window
  * ends (only the touched entries). */
-static int timeline(vt_cl_result *r, const vt_cl_params *p, vt_error *err)
+typedef struct tline {
+    vt_cl_result *r;
+    uint32_t W;
+    int64_t *acc;
+    uint32_t *touched;
+    uint8_t *in;
+    size_t ntouched;
+    int64_t cur;
+    uint32_t currank;
+} tline;
+
+static int tl_init(tline *s, vt_cl_result *r, const vt_cl_params *p, vt_error *err)
 {
     uint32_t W = p->timeline, C = (uint32_t)r->nclusters + 1;
+    *s = (tline){.r = r, .W = W, .cur = -1};
     r->ntimeline = W;
     int64_t span = r->t1 - r->t0;
     r->tl_width = span > 0 ? (span + W - 1) / W : 1;
     r->dominant = malloc((size_t)r->nranks * W * sizeof *r->dominant + 1);
-    int64_t *acc = calloc(C, sizeof *acc);
-    uint32_t *touched = malloc(C * sizeof *touched);
-    uint8_t *in = calloc(C, 1);
-    if (!r->dominant || !acc || !touched || !in) {
-        free(acc);
-        free(touched);
-        free(in);
+    s->acc = calloc(C, sizeof *s->acc);
+    s->touched = malloc(C * sizeof *s->touched);
+    s->in = calloc(C, 1);
+    if (!r->dominant || !s->acc || !s->touched || !s->in)
         return nomem(err, "timeline");
-    }
     for (size_t i = 0; i < (size_t)r->nranks * W; i++)
         r->dominant[i] = -1;
-    size_t ntouched = 0;
-    int64_t cur = -1;
-    uint32_t currank = 0;
-#define FLUSH_WINDOW()                                                                                                 \
-    do {                                                                                                               \
-        if (cur >= 0) {                                                                                                \
-            int32_t best = -1;                                                                                         \
-            int64_t bt = 0;                                                                                            \
-            for (size_t k = 0; k < ntouched; k++) {                                                                    \
-                uint32_t c = touched[k];                                                                               \
-                if (acc[c] > bt || (acc[c] == bt && bt > 0 && (int32_t)c < best))                                      \
-                    best = (int32_t)c, bt = acc[c];                                                                    \
-                acc[c] = 0;                                                                                            \
-                in[c] = 0;                                                                                             \
-            }                                                                                                          \
-            r->dominant[(size_t)currank * W + (size_t)cur] = best;                                                    \
-        }                                                                                                              \
-        ntouched = 0;                                                                                                  \
-    } while (0)
-    for (size_t i = 0; i < r->nbursts; i++) {
-        const vt_cl_burst *b = &r->bursts[i];
-        if (b->rank != currank) {
-            FLUSH_WINDOW();
-            cur = -1;
-            currank = b->rank;
-        }
-        int64_t s = b->start, e = b->start + b->dur;
-        for (int64_t w = window_of(s, r->t0, r->tl_width, W);; w++) {
-            int64_t ws = r->t0 + w * r->tl_width, we = ws + r->tl_width;
-            if (w != cur) {
-                FLUSH_WINDOW();
-                cur = w;
-            }
-            int64_t hi = e < we || w == (int64_t)W - 1 ? e : we, ov = hi - (s > ws ? s : ws);
-            uint32_t c = (uint32_t)b->cluster;
-            if (!in[c]) {
-                in[c] = 1;
-                touched[ntouched++] = c;
-            }
-            if (ov > 0)
-                acc[c] += ov;
-            if (e <= we || w == (int64_t)W - 1)
-                break;
-        }
-    }
-    FLUSH_WINDOW();
-#undef FLUSH_WINDOW
-    free(acc);
-    free(touched);
-    free(in);
     return 0;
 }
 
-static int stability(vt_cl_result *r, const vt_cl_params *p, const mvec *mk, ent *e, uint8_t *core, vt_error *err)
+static void tl_flush(tline *s)
 {
+    if (s->cur >= 0) {
+        int32_t best = -1;
+        int64_t bt = 0;
+        for (size_t k = 0; k < s->ntouched; k++) {
+            uint32_t c = s->touched[k];
+            if (s->acc[c] > bt || (s->acc[c] == bt && bt > 0 && (int32_t)c < best))
+                best = (int32_t)c, bt = s->acc[c];
+            s->acc[c] = 0;
+            s->in[c] = 0;
+        }
+        s->r->dominant[(size_t)s->currank * s->W + (size_t)s->cur] = best;
+    }
+    s->ntouched = 0;
+}
+
+static void tl_burst(tline *s, const vt_cl_burst *b)
+{
+    const vt_cl_result *r = s->r;
+    uint32_t W = s->W;
+    if (b->rank != s->currank) {
+        tl_flush(s);
+        s->cur = -1;
+        s->currank = b->rank;
+    }
+    int64_t st = b->start, e = b->start + b->dur;
+    for (int64_t w = window_of(st, r->t0, r->tl_width, W);; w++) {
+        int64_t ws = r->t0 + w * r->tl_width, we = ws + r->tl_width;
+        if (w != s->cur) {
+            tl_flush(s);
+            s->cur = w;
+        }
+        int64_t hi = e < we || w == (int64_t)W - 1 ? e : we, ov = hi - (st > ws ? st : ws);
+        uint32_t c = (uint32_t)b->cluster;
+        if (!s->in[c]) {
+            s->in[c] = 1;
+            s->touched[s->ntouched++] = c;
+        }
+        if (ov > 0)
+            s->acc[c] += ov;
+        if (e <= we || w == (int64_t)W - 1)
+            break;
+    }
+}
+
+static void tl_free(tline *s)
+{
+    free(s->acc);
+    free(s->touched);
+    free(s->in);
+}
+
+/* One pass over the bursts with their clusters: the ranks of each cluster, the
+ * timeline, and the points of the stability windows (E2). */
+static int by_burst(run *R)
+{
+    vt_cl_result *r = R->r;
+    const vt_cl_params *p = R->p;
     uint32_t W = p->windows;
-    size_t n = r->nbursts, nk = r->nkeys ? r->nkeys : 1;
     int64_t span = r->t1 - r->t0, width = span > 0 ? (span + W - 1) / W : 1;
     r->nwindows = W;
     r->windows = calloc(W, sizeof *r->windows);
-    if (!r->windows)
-        return nomem(err, "windows");
+    uint32_t *lastrank = malloc((r->nclusters ? r->nclusters : 1) * sizeof *lastrank);
+    tline tl;
+    int rc = -1;
+    if (tl_init(&tl, r, p, R->err))
+        goto out;
+    if (!r->windows || !lastrank) {
+        nomem(R->err, "windows");
+        goto out;
+    }
+    if (vt_spill_open(&R->E2, sizeof(vt__cl_ent))) {
+        io_err(R->err, "windows");
+        goto out;
+    }
     for (uint32_t w = 0; w < W; w++) {
         r->windows[w].start = r->t0 + (int64_t)w * width;
         r->windows[w].end = w + 1 == W ? r->t1 : r->t0 + (int64_t)(w + 1) * width;
     }
-    for (size_t i = 0; i < n; i++) {
-        const vt_cl_burst *b = &r->bursts[i];
-        uint64_t w = (uint64_t)window_of(b->start, r->t0, width, W);
-        e[i] = (ent){feature(b->dur, p->floor_ns), w * nk + b->key, (uint32_t)i, -1};
+    for (size_t c = 0; c < r->nclusters; c++)
+        lastrank[c] = UINT32_MAX;
+    for (size_t i = 0; i < r->nbursts; i++) {
+        vt_cl_burst b;
+        if (burst_at(R, i, &b))
+            goto out;
+        if (b.cluster > 0 && lastrank[b.cluster - 1] != b.rank) {
+            lastrank[b.cluster - 1] = b.rank;
+            r->clusters[b.cluster - 1].ranks++;
+        }
+        tl_burst(&tl, &b);
+        uint64_t w = (uint64_t)window_of(b.start, r->t0, width, W);
+        vt__cl_ent e = {feature(b.dur, p->floor_ns), w * R->nk + b.key, b.dur, (uint32_t)i, -1};
+        if (vt_spill_put(&R->E2, &e)) {
+            io_err(R->err, "windows");
+            goto out;
+        }
         r->windows[w].bursts++;
-        r->windows[w].time += b->dur;
+        r->windows[w].time += b.dur;
     }
-    vt_sort(e, n, sizeof *e, ent_cmp);
-    uint32_t ncl;
-    dbscan_groups(e, n, p, core, &ncl);
-    wcl *wc = calloc(ncl ? ncl : 1, sizeof *wc);
-    size_t *wfirst = calloc(W + 1, sizeof *wfirst); /* clusters of window w: [wfirst[w], wfirst[w+1]) */
-    if (!wc || !wfirst) {
-        free(wc);
-        free(wfirst);
-        return nomem(err, "window clusters");
+    tl_flush(&tl);
+    rc = 0;
+out:
+    tl_free(&tl);
+    free(lastrank);
+    return rc;
+}
+
+static int s_start(void *arg, uint32_t ncl)
+{
+    run *R = arg;
+    R->wc = calloc(ncl ? ncl : 1, sizeof *R->wc);
+    R->wfirst = calloc(R->p->windows + 1, sizeof *R->wfirst); /* clusters of window w: [wfirst[w], wfirst[w+1]) */
+    return R->wc && R->wfirst ? 0 : nomem(R->err, "window clusters");
+}
+
+/* labels grow with (window, key, x): cluster k's window is nondecreasing in k */
+static int s_point(void *arg, const vt__cl_ent *e)
+{
+    run *R = arg;
+    uint32_t w = (uint32_t)(e->group / R->nk);
+    if (e->label < 0) {
+        R->r->windows[w].noise++;
+        return 0;
     }
-    /* labels grow with (window, key, x): cluster k's window is nondecreasing in k */
-    for (size_t i = 0; i < n; i++) {
-        uint32_t w = (uint32_t)(e[i].group / nk);
-        if (e[i].label < 0) {
-            r->windows[w].noise++;
+    wcl *c = &R->wc[e->label];
+    if (!c->n++) {
+        c->lo = c->hi = e->x;
+        R->wfirst[w + 1]++;
+    }
+    c->key = (uint32_t)(e->group % R->nk);
+    c->lo = e->x < c->lo ? e->x : c->lo;
+    c->hi = e->x > c->hi ? e->x : c->hi;
+    c->time += e->dur;
+    return 0;
+}
+
+/* Iterations in the region: the lowest rank with bursts there, from its markers or the
+ * period of its bursts' (call site, cluster) sequence. */
+static int iterations(run *R, const mvec *mk)
+{
+    vt_cl_result *r = R->r;
+    vt_cl_region *g = &r->region;
+    size_t n = r->nbursts, i0 = 0;
+    vt_cl_burst b;
+    for (; i0 < n; i0++) {
+        if (burst_at(R, i0, &b))
+            return -1;
+        if (b.start >= g->start && b.start < g->end)
+            break;
+    }
+    if (i0 == n)
+        return 0;
+    g->iter_rank = b.rank;
+    uint64_t nm = 0;
+    for (size_t m = 0; m < mk->n; m++)
+        if (mk->v[m].rank == g->iter_rank && mk->v[m].time >= g->start && mk->v[m].time < g->end)
+            nm++;
+    if (nm) {
+        g->iter_source = 1;
+        g->iterations = nm;
+        return 0;
+    }
+    vt_dpd d;
+    if (vt_dpd_init(&d, 16, 256))
+        return nomem(R->err, "period detector");
+    uint64_t cnt = 0;
+    uint32_t period = 0;
+    for (size_t i = i0; i < n; i++) {
+        if (burst_at(R, i, &b)) {
+            vt_dpd_free(&d);
+            return -1;
+        }
+        if (b.rank != g->iter_rank)
+            break;
+        if (b.start < g->start || b.start >= g->end)
             continue;
-        }
-        wcl *c = &wc[e[i].label];
-        if (!c->n++) {
-            c->lo = c->hi = e[i].x;
-            wfirst[w + 1]++;
-        }
-        c->key = (uint32_t)(e[i].group % nk);
-        c->lo = e[i].x < c->lo ? e[i].x : c->lo;
-        c->hi = e[i].x > c->hi ? e[i].x : c->hi;
-        c->time += r->bursts[e[i].idx].dur;
+        uint32_t pp = vt_dpd_push(&d, b.key * 2654435761u ^ (uint32_t)b.cluster);
+        cnt++;
+        if (pp)
+            period = pp;
     }
+    vt_dpd_free(&d);
+    if (period && cnt / period >= 2) {
+        g->iter_source = 2;
+        g->period = period;
+        g->iterations = cnt / period;
+    }
+    return 0;
+}
+
+static int stability(run *R, const mvec *mk)
+{
+    vt_cl_result *r = R->r;
+    const vt_cl_params *p = R->p;
+    uint32_t W = p->windows;
+    vt__cl_visit v = {R, s_start, s_point};
+    int rc = vt__cl_dbscan(&R->E2, p->eps, p->min_points, &v);
+    if (rc)
+        return rc > 0 || !*R->err->msg ? io_err(R->err, "window clusters") : -1;
+    wcl *wc = R->wc;
+    size_t *wfirst = R->wfirst;
     for (uint32_t w = 0; w < W; w++) {
         r->windows[w].clusters = (uint32_t)wfirst[w + 1];
         wfirst[w + 1] += wfirst[w];
@@ -649,8 +733,6 @@ static int stability(vt_cl_result *r, const vt_cl_params *p, const mvec *mk, ent
         }
         win->stable = win->time > 0 && (double)win->matched > p->threshold * (double)win->time;
     }
-    free(wc);
-    free(wfirst);
 
     /* the representative region: the first run of min_stable stable windows */
     vt_cl_region *g = &r->region;
@@ -674,46 +756,7 @@ static int stability(vt_cl_result *r, const vt_cl_params *p, const mvec *mk, ent
             g->end = r->windows[g->last].end;
         }
     }
-    if (!g->found)
-        return 0;
-
-    /* iterations in the region: the lowest rank with bursts there */
-    size_t i0 = 0;
-    while (i0 < n && (r->bursts[i0].start < g->start || r->bursts[i0].start >= g->end))
-        i0++;
-    if (i0 == n)
-        return 0;
-    g->iter_rank = r->bursts[i0].rank;
-    uint64_t nm = 0;
-    for (size_t m = 0; m < mk->n; m++)
-        if (mk->v[m].rank == g->iter_rank && mk->v[m].time >= g->start && mk->v[m].time < g->end)
-            nm++;
-    if (nm) {
-        g->iter_source = 1;
-        g->iterations = nm;
-        return 0;
-    }
-    vt_dpd d;
-    if (vt_dpd_init(&d, 16, 256))
-        return nomem(err, "period detector");
-    uint64_t cnt = 0;
-    uint32_t period = 0;
-    for (size_t i = i0; i < n && r->bursts[i].rank == g->iter_rank; i++) {
-        const vt_cl_burst *b = &r->bursts[i];
-        if (b->start < g->start || b->start >= g->end)
-            continue;
-        uint32_t pp = vt_dpd_push(&d, b->key * 2654435761u ^ (uint32_t)b->cluster);
-        cnt++;
-        if (pp)
-            period = pp;
-    }
-    vt_dpd_free(&d);
-    if (period && cnt / period >= 2) {
-        g->iter_source = 2;
-        g->period = period;
-        g->iterations = cnt / period;
-    }
-    return 0;
+    return g->found ? iterations(R, mk) : 0;
 }
 
 int vt_clusters_run(const vt_trace *t, const vt_cl_params *p, vt_cl_result *r, vt_error *err)
@@ -722,46 +765,42 @@ int vt_clusters_run(const vt_trace *t, const vt_cl_params *p, vt_cl_result *r, v
     r->nranks = vt_trace_nranks(t);
     r->reduced = vt_trace_is_reduced(t);
     keytab kt = {0};
-    bvec b = {0};
     mvec mk = {0};
-    ent *e = NULL;
-    uint8_t *core = NULL;
+    run R = {.r = r, .p = p, .err = err, .in = {.floor_ns = p->floor_ns, .r = r}};
+    R.in.B.fd = R.in.E.fd = R.L.fd = R.Ls.fd = R.E2.fd = -1;
     int rc = -1;
     uint64_t seen = 0;
-    for (uint32_t rank = 0; rank < r->nranks; rank++)
-        if (read_rank(t, rank, p, &kt, &b, &mk, &seen, err))
-            goto out;
-    if (b.n > UINT32_MAX) {
-        snprintf(err->msg, sizeof err->msg, "%zu bursts: more than 2^32 are not supported", b.n);
+    *err->msg = 0;
+    if (vt_spill_open(&R.in.B, sizeof(vt_cl_burst)) || vt_spill_open(&R.in.E, sizeof(vt__cl_ent))) {
+        io_err(err, "bursts");
         goto out;
     }
-    r->bursts = b.v;
-    r->nbursts = b.n;
-    b.v = NULL;
+    for (uint32_t rank = 0; rank < r->nranks; rank++)
+        if (read_rank(t, rank, p, &kt, &R.in, &mk, &seen, err))
+            goto out;
+    if (R.in.B.n > UINT32_MAX) {
+        snprintf(err->msg, sizeof err->msg, "%llu bursts: more than 2^32 are not supported",
+                 (unsigned long long)R.in.B.n);
+        goto out;
+    }
+    r->nbursts = (size_t)R.in.B.n;
     r->keys = kt.keys;
     r->nkeys = kt.n;
     kt.keys = NULL;
-    for (size_t i = 0; i < r->nbursts; i++) {
-        const vt_cl_burst *x = &r->bursts[i];
-        if (i == 0 || x->start < r->t0)
-            r->t0 = x->start;
-        if (i == 0 || x->start + x->dur > r->t1)
-            r->t1 = x->start + x->dur;
-        r->time += x->dur;
-    }
-    e = malloc((r->nbursts ? r->nbursts : 1) * sizeof *e);
-    core = malloc(r->nbursts ? r->nbursts : 1);
-    if (!e || !core) {
-        nomem(err, "clustering");
-        goto out;
-    }
-    if (global_clusters(r, p, e, core, err) || timeline(r, p, err) || stability(r, p, &mk, e, core, err))
+    R.nk = r->nkeys ? r->nkeys : 1;
+    if (global_clusters(&R) || by_burst(&R) || stability(&R, &mk))
         goto out;
     rc = 0;
 out:
-    free(e);
-    free(core);
-    free(b.v);
+    vt_spill_close(&R.in.B);
+    vt_spill_close(&R.in.E);
+    vt_spill_close(&R.L);
+    vt_spill_close(&R.Ls);
+    vt_spill_close(&R.E2);
+    free(R.tc);
+    free(R.lid);
+    free(R.wc);
+    free(R.wfirst);
     free(mk.v);
     keytab_free(&kt);
     if (rc)
@@ -771,7 +810,6 @@ out:
 
 void vt_clusters_free(vt_cl_result *r)
 {
-    free(r->bursts);
     free(r->keys);
     free(r->clusters);
     free(r->dominant);

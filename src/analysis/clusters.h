@@ -17,8 +17,9 @@
  * range holds at least min-points points (itself included), a cluster is a maximal run
  * of sorted core points whose consecutive gaps are at most eps, and a non-core point
  * within eps of a core point is a border point of the nearest one's cluster; the rest is
- * noise. Cost: one sort, O(n log n), memory 24 bytes per burst besides the bursts (32
- * bytes each); no sampling.
+ * noise. Cost: one sort, O(n log n), on disk: the bursts and their points go to
+ * temporary files, sorted there (clusters_scan.c), so that memory does not grow with
+ * the bursts; no sampling.
  *
  * Stability (seed 003's tracking): the run is split into windows by time; each window's
  * bursts (by start) are clustered alike; a cluster of a window is matched when a cluster
@@ -107,7 +108,6 @@ typedef struct vt_cl_result {
     int reduced;          /* a reduced trace: only the candidate bursts are seen */
     uint32_t nranks;
     size_t nbursts;
-    vt_cl_burst *bursts;  /* rank order, then time order */
     int64_t time;         /* total computation time of the bursts */
     int64_t t0, t1;       /* global ns: first burst start, last burst end */
     size_t nkeys;

@@ -56,6 +56,7 @@ typedef struct reducer {
     size_t nsc;
     uint32_t nranks;
     rank_out *ro;
+    vt_rrec_pool pool; /* the ranks' open blocks */
     atomtab atoms;
     vt_error *err;
     int failed;             /* a write failed: stop writing, report once */
@@ -505,6 +506,7 @@ static int open_outputs(reducer *Z)
         if (!rc) {
             sprintf(ro->path, "%s/%s", dir, name);
             rc = vt_rrec_out_detach(&ro->out, ro->path);
+            ro->out.pool = &Z->pool;
         }
         if (rc)
             return vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
@@ -619,17 +621,20 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     memset(st, 0, sizeof *st);
     reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err,
                  .par = par, .hi = vt_trace_nranks(t)};
+    Z.pool.fd = -1;
     if (par) {
         Z.lo = (uint32_t)((uint64_t)par->me * Z.nranks / (uint32_t)par->nproc);
         Z.hi = (uint32_t)((uint64_t)(par->me + 1) * Z.nranks / (uint32_t)par->nproc);
     }
     Z.ro = calloc(Z.nranks ? Z.nranks : 1, sizeof *Z.ro);
-    int rc = -1;
+    int rc = -1, prc;
     /* (parallel: the replay agrees on its own outcome; what comes before and after it
      * may fail on one process only, and every process must learn it) */
     int64_t bad = 0;
     if (!Z.ro)
         bad = vt_error_set(err, "out of memory");
+    else if (o->out_dir && (prc = vt_rrec_pool_open(&Z.pool)) != 0)
+        bad = vt_error_set(err, "cannot create a temporary file: %s", strerror(-prc));
     else
         bad = start_reducers(&Z) || (o->out_dir && open_outputs(&Z));
     if (par && par->sum(par->arg, &bad, 1))
@@ -676,6 +681,7 @@ out:
         vt_rr_free(&Z.ro[r].rr);
     }
     free(Z.ro);
+    vt_rrec_pool_close(&Z.pool);
     free(Z.atoms.keys);
     free(Z.atoms.at);
     free(Z.atoms.vals);

@@ -266,6 +266,14 @@ setup:
     }
     if (R.stream && !R.partial && stream_unmatched(&R, 1))
         goto out;
+    if (R.stream && !R.partial && !par) {
+        if (!(res->sends = calloc(R.nranks + 1, sizeof *res->sends))) {
+            vt_error_set(err, "out of memory");
+            goto out;
+        }
+        for (uint32_t r = 0; r < R.nranks; r++)
+            res->sends[r] = R.rs[r].nsends;
+    }
     /* (the ranks of an incomplete trace with no record readable are left out: their
      * ends are the start) */
     int have_start = 0;
@@ -383,7 +391,9 @@ void vt_replay_result_free(vt_replay_result *res)
     free(res->ends);
     free(res->total);
     free(res->measured);
+    free(res->sends);
     res->ends = res->total = res->measured = NULL;
+    res->sends = NULL;
 }
 
 /* A reduced trace records every candidate: CAND records, and COMP records flagged so. */

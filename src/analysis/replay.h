@@ -81,6 +81,9 @@ typedef struct vt_replay_result {
     /* vt_replay_par: rounds of messages (0: replayed by process 0 alone) and the bytes
      * all processes sent */
     uint64_t par_rounds, par_bytes;
+    /* a complete full trace replayed without a vt_matches: the sends of each rank
+     * (nranks, as many as vt_matches_csends has), else NULL */
+    uint64_t *sends;
 } vt_replay_result;
 
 /* Replays the trace for every scenario. Errors (a trace the replay cannot order, an

@@ -415,6 +415,7 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
         oc->tag = key->tag;
         oc->comm_id = key->comm_id;
         oc->probed = probed;
+        oc->send_pos = rv->send_pos;
         oc->ext = R->obs->ext_size ? R->slotext + (size_t)sl * R->obs->ext_size : NULL;
         if (pl != SLOT_NONE) {
             oc->post_seq = R->slots[pl].seq;

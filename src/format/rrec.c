@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static uint8_t *vt_rrec_block_begin(uint8_t *out, uint64_t first_index, int64_t base_time, uint64_t base_seq)
@@ -174,6 +176,110 @@ static int name_pending(vt_rrec_out *o)
     return fd < 0 ? fd : out_close(o, fd, name_pending_fd(o, fd));
 }
 
+/* ------------------------------------------------------------------ the pool */
+
+int vt_rrec_pool_open(vt_rrec_pool *pool)
+{
+    memset(pool, 0, sizeof *pool);
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/vtrace-reduce-XXXXXX", dir && *dir ? dir : "/tmp");
+    pool->fd = mkstemp(path);
+    if (pool->fd < 0)
+        return -errno;
+    unlink(path);
+    return 0;
+}
+
+void vt_rrec_pool_close(vt_rrec_pool *pool)
+{
+    if (pool->fd >= 0)
+        close(pool->fd);
+    free(pool->free_slots);
+    free(pool->block);
+    memset(pool, 0, sizeof *pool);
+    pool->fd = -1;
+}
+
+static int full_io(int fd, uint8_t *p, size_t n, uint64_t off, int wr)
+{
+    while (n) {
+        ssize_t k = wr ? pwrite(fd, p, n, (off_t)off) : pread(fd, p, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? -errno : -EIO;
+        p += k, n -= (size_t)k, off += (uint64_t)k;
+    }
+    return 0;
+}
+
+/* The bytes of the open block in memory go to a slot of the pool (a larger piece, from
+ * a record larger than a slot, to the end of the file). */
+static int spill(vt_rrec_out *o)
+{
+    vt_rrec_pool *P = o->pool;
+    size_t n = o->len - o->base;
+    if (o->nspill == o->capspill) {
+        size_t nc = o->capspill ? 2 * o->capspill : 16;
+        struct vt_rrec_chunk *nv = realloc(o->spill, nc * sizeof *nv);
+        if (!nv)
+            return -ENOMEM;
+        o->spill = nv;
+        o->capspill = nc;
+    }
+    uint64_t off;
+    if (n <= VT_RREC_SLOT_BYTES && P->nfree)
+        off = P->free_slots[--P->nfree];
+    else
+        off = P->end, P->end += n <= VT_RREC_SLOT_BYTES ? VT_RREC_SLOT_BYTES : n;
+    int rc = full_io(P->fd, o->buf, n, off, 1);
+    if (rc)
+        return rc;
+    o->spill[o->nspill++] = (struct vt_rrec_chunk){off, (uint32_t)n};
+    o->base = o->len;
+    return 0;
+}
+
+/* The open block in one piece: buf, or gathered from the pool into its block buffer
+ * (the slots freed). */
+static int gather(vt_rrec_out *o, const uint8_t **data)
+{
+    *data = o->buf;
+    if (!o->nspill)
+        return 0;
+    vt_rrec_pool *P = o->pool;
+    if (o->len > P->blockcap) {
+        uint8_t *nb = realloc(P->block, o->len);
+        if (!nb)
+            return -ENOMEM;
+        P->block = nb;
+        P->blockcap = o->len;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < o->nspill; i++) {
+        int rc = full_io(P->fd, P->block + at, o->spill[i].len, o->spill[i].off, 0);
+        if (rc)
+            return rc;
+        at += o->spill[i].len;
+        if (o->spill[i].len <= VT_RREC_SLOT_BYTES) {
+            if (P->nfree == P->capfree) {
+                size_t nc = P->capfree ? 2 * P->capfree : 64;
+                uint64_t *nv = realloc(P->free_slots, nc * sizeof *nv);
+                if (!nv)
+                    return -ENOMEM;
+                P->free_slots = nv;
+                P->capfree = nc;
+            }
+            P->free_slots[P->nfree++] = o->spill[i].off;
+        }
+    }
+    memcpy(P->block + at, o->buf, o->len - o->base);
+    o->nspill = 0;
+    *data = P->block;
+    return 0;
+}
+
 /* The open block: packed in columns (REDUCED_COLS) when blocks are compressed, as the
  * full trace's events are (evcols.h), as it is otherwise or if packing fails. */
 static int write_block(vt_rrec_out *o)
@@ -186,6 +292,9 @@ static int write_block(vt_rrec_out *o)
     int rc = name_pending_fd(o, fd);
     if (rc)
         return out_close(o, fd, rc);
+    const uint8_t *data;
+    if ((rc = gather(o, &data)))
+        return out_close(o, fd, rc);
     rc = 1;
 #ifdef HAVE_ZSTD
     uint8_t *packed;
@@ -194,16 +303,17 @@ static int write_block(vt_rrec_out *o)
     vt_rcols_comms comms = {NULL, 0};
     if (o->comm_ids)
         comms.id = o->comm_ids(o->comm_arg, &comms.n);
-    if (o->zstd_level > 0 && !vt_rcols_pack(o->buf, o->len, o->nblock, &comms, &packed, &plen, err, sizeof err)) {
+    if (o->zstd_level > 0 && !vt_rcols_pack(data, o->len, o->nblock, &comms, &packed, &plen, err, sizeof err)) {
         rc = vt_block_write(fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock,
                             vt_rrec_zstd_level(o->zstd_level, plen));
         free(packed);
     }
 #endif
     if (rc == 1)
-        rc = vt_block_write(fd, VT_BLOCK_REDUCED, o->buf, o->len, o->nblock, vt_rrec_zstd_level(o->zstd_level, o->len));
+        rc = vt_block_write(fd, VT_BLOCK_REDUCED, data, o->len, o->nblock, vt_rrec_zstd_level(o->zstd_level, o->len));
     rc = out_close(o, fd, rc);
     o->len = 0;
+    o->base = 0;
     o->nblock = 0;
     o->last_at = SIZE_MAX;
     return rc;
@@ -219,10 +329,15 @@ static int store(vt_rrec_out *o, const vt_rrec *rec, unsigned kbits, int64_t bur
         if (rc)
             return rc;
     }
-    if (o->len + need > o->cap) {
+    if (o->pool && o->len > o->base && o->len - o->base + need > o->cap) {
+        int rc = spill(o);
+        if (rc)
+            return rc;
+    }
+    if (o->len - o->base + need > o->cap) {
         size_t cap = 2 * o->cap < VT_RREC_BLOCK_BYTES ? 2 * o->cap : VT_RREC_BLOCK_BYTES;
-        if (cap < o->len + need)
-            cap = o->len + need;
+        if (cap < o->len - o->base + need)
+            cap = o->len - o->base + need;
         uint8_t *nb = realloc(o->buf, cap);
         if (!nb)
             return -ENOMEM;
@@ -234,8 +349,9 @@ static int store(vt_rrec_out *o, const vt_rrec *rec, unsigned kbits, int64_t bur
     if (!o->len)
         o->len = (size_t)(vt_rrec_block_begin(o->buf, o->index, o->prev_time, o->prev_seq) - o->buf);
     o->last_at = o->len;
-    o->len = (size_t)(vt_rrec_encode_folded(o->buf + o->len, rec, kbits, burst_start, &o->prev_seq, &o->prev_time) -
-                      o->buf);
+    o->len = o->base + (size_t)(vt_rrec_encode_folded(o->buf + (o->len - o->base), rec, kbits, burst_start,
+                                                      &o->prev_seq, &o->prev_time) -
+                                o->buf);
     o->last_seq = rec->seq;
     o->last_exit = rec->exit;
     vt_rrec_out_name(o, rec->fn);
@@ -292,17 +408,18 @@ int vt_rrec_out_put(vt_rrec_out *o, const vt_rrec *rec)
         rec->enter >= o->last_exit && rec->exit == rec->enter) {
         /* END goes after the last record's fields; its kind is one byte (kinds and bits
          * stay below 128) */
-        if (o->len + 2 * VT_UVAR_MAX > o->cap) {
-            uint8_t *nb = realloc(o->buf, o->len + 2 * VT_UVAR_MAX);
+        size_t inmem = o->len - o->base; /* the last record is in buf: a spill comes before a record */
+        if (inmem + 2 * VT_UVAR_MAX > o->cap) {
+            uint8_t *nb = realloc(o->buf, inmem + 2 * VT_UVAR_MAX);
             if (!nb)
                 return -ENOMEM;
             o->buf = nb;
-            o->cap = o->len + 2 * VT_UVAR_MAX;
+            o->cap = inmem + 2 * VT_UVAR_MAX;
         }
-        o->buf[o->last_at] |= VT_RREC_K_END;
-        uint8_t *p = vt_put_uvar(o->buf + o->len, rec->seq - o->last_seq);
+        o->buf[o->last_at - o->base] |= VT_RREC_K_END;
+        uint8_t *p = vt_put_uvar(o->buf + inmem, rec->seq - o->last_seq);
         p = vt_put_uvar(p, (uint64_t)(rec->enter - o->last_exit));
-        o->len = (size_t)(p - o->buf);
+        o->len = o->base + (size_t)(p - o->buf);
         o->prev_seq = rec->seq;
         o->prev_time = rec->exit;
         o->last_at = SIZE_MAX;
@@ -316,7 +433,9 @@ void vt_rrec_out_free(vt_rrec_out *o)
     free(o->buf);
     free(o->named);
     free(o->pending);
+    free(o->spill);
     o->buf = o->named = o->pending = NULL;
+    o->spill = NULL;
 }
 
 

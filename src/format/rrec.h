@@ -30,6 +30,24 @@ static inline int vt_rrec_zstd_level(int level, size_t len)
  * trace does: START is the first block's base time, a candidate burst goes into the
  * record of the call it ends (VT_RREC_K_BURST), END into the last record (VT_RREC_K_END);
  * the reader gives them back as records of their own. */
+/* Where the open blocks of a reduction of many ranks wait (vtrace reduce): an unlinked
+ * temporary file of slots, shared by the ranks' writers, so that a rank holds a few KB
+ * of its open block in memory and not up to VT_RREC_BLOCK_BYTES; a block is gathered in
+ * `block` when it is written. Disk: the open blocks. */
+typedef struct vt_rrec_pool {
+    int fd;
+    uint64_t end;           /* bytes of the file in use or freed */
+    uint64_t *free_slots;   /* offsets of free slots of VT_RREC_SLOT_BYTES */
+    size_t nfree, capfree;
+    uint8_t *block;
+    size_t blockcap;
+} vt_rrec_pool;
+#define VT_RREC_SLOT_BYTES 4096u
+
+/* Opens POOL's file ($TMPDIR, else /tmp). 0 or -errno. */
+int vt_rrec_pool_open(vt_rrec_pool *pool);
+void vt_rrec_pool_close(vt_rrec_pool *pool);
+
 typedef struct vt_rrec_out {
     int fd;
     const char *path;       /* when set and fd is -1: the file is opened (appending) for each
@@ -59,6 +77,15 @@ typedef struct vt_rrec_out {
     void *comm_arg;
     int64_t prov_at;        /* >= 0: the file ends with provisional blocks from this offset
                              * (vt_rrec_out_provisional), cut off before anything else is written */
+    /* detached writers only: when pool is set, the open block's bytes [0, base) are in
+     * the pool's slots spill[0..nspill) and buf holds [base, len) */
+    vt_rrec_pool *pool;
+    size_t base;
+    struct vt_rrec_chunk {
+        uint64_t off;
+        uint32_t len;
+    } *spill;
+    size_t nspill, capspill;
 } vt_rrec_out;
 
 /* Writes the first FUNCS block (naming no function yet) of the table NAME/LAYOUT[0..NFN)

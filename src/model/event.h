@@ -51,6 +51,8 @@ typedef struct vt_obs_con {
     int64_t tag;
     uint64_t comm_id;
     uint64_t post_seq;      /* MSG: the call that posted the receive (sync messages matter) */
+    uint64_t send_pos;      /* MSG of a full trace: the send's place among the sender's sends
+                             * (vt_matches_csends) */
     int64_t P;              /* ... its enter, global ns */
     int64_t P_local;
     int probed;             /* MSG: completed by a probe (this event is the probe) */

@@ -7,6 +7,7 @@
 #define VT_EXPORT_H
 
 #include "format/reader.h"
+#include "analysis/spill.h"
 
 typedef struct vt__export_opts {
     const char *out;   /* output: a directory (otf2) or a file name prefix/file */
@@ -33,10 +34,22 @@ typedef struct vt__xmsgs {
     vt_matches *m;
     uint64_t *send_base; /* per rank: the sends of the ranks before it */
     uint32_t nranks;
+    /* streamed (vt__xmsgs_stream): the matched messages from the replay in temporary
+     * files, their sends by (sender, place) and receives by (receiver, completing
+     * record, id); the next of each to walk */
+    int streamed;
+    vt_spill sends, recvs;
+    uint64_t si, ri;
 } vt__xmsgs;
 
 /* NAME: the name in an out-of-memory error. */
 int vt__xmsgs_open(vt__xmsgs *x, const vt_trace *t, const char *name, vt_error *err);
+/* The same messages without holding them: a complete trace's come from the replay
+ * (vt_replay_observe), which matches them as it goes, and wait in temporary files; an
+ * incomplete trace's are matched as vt__xmsgs_open does. A walk of it reports the
+ * matched ones only (a send or receive of id 0 is left out) and goes rank by rank,
+ * upwards. */
+int vt__xmsgs_stream(vt__xmsgs *x, const vt_trace *t, const char *name, vt_error *err);
 void vt__xmsgs_close(vt__xmsgs *x);
 
 /* What a walk over one rank's records calls; a callback returning non-zero stops the
@@ -51,7 +64,7 @@ typedef struct vt__xcall_ops {
 } vt__xcall_ops;
 
 /* Walks the records of rank R of the full trace T; 0, or -1 with err. */
-int vt__xmsgs_walk(const vt__xmsgs *x, const vt_trace *t, uint32_t r, const vt__xcall_ops *ops, void *arg,
+int vt__xmsgs_walk(vt__xmsgs *x, const vt_trace *t, uint32_t r, const vt__xcall_ops *ops, void *arg,
                    const char *name, vt_error *err);
 
 /* The records of a reduced trace, rank by rank, and the messages its COMP records name. */

@@ -421,6 +421,67 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
 
 static const OTF2_FlushCallbacks flush_cbs = {pre_flush, NULL};
 
+/* libotf2's own allocator keeps up to 128 MB of chunks per event writer before it
+ * flushes (the archive in memory up to there: ~100 bytes an event). An event writer's
+ * chunks are refused past EVT_CHUNKS, which makes libotf2 flush them to its file and
+ * start again: the file is the same, written as it is produced. Definition buffers are
+ * not limited (they are not chunked, and small). */
+#define EVT_CHUNKS 4
+
+typedef struct chunks {
+    void *v[EVT_CHUNKS];
+    size_t n;
+    void **more; /* other file types */
+    size_t nmore, capmore;
+} chunks;
+
+static void *chunk_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc_, void **pb, uint64_t size)
+{
+    (void)ud;
+    (void)loc_;
+    chunks *c = *pb;
+    if (!c && !(c = *pb = calloc(1, sizeof *c)))
+        return NULL;
+    if (ft == OTF2_FILETYPE_EVENTS && c->n == EVT_CHUNKS)
+        return NULL; /* libotf2 flushes, frees them all, and asks again */
+    if (ft != OTF2_FILETYPE_EVENTS && c->nmore == c->capmore) {
+        size_t nc = c->capmore ? 2 * c->capmore : 4;
+        void **nv = realloc(c->more, nc * sizeof *nv);
+        if (!nv)
+            return NULL;
+        c->more = nv;
+        c->capmore = nc;
+    }
+    void *m = malloc(size);
+    if (m && ft == OTF2_FILETYPE_EVENTS)
+        c->v[c->n++] = m;
+    else if (m)
+        c->more[c->nmore++] = m;
+    return m;
+}
+
+static void chunk_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc_, void **pb, bool final)
+{
+    (void)ud;
+    (void)ft;
+    (void)loc_;
+    chunks *c = *pb;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++)
+        free(c->v[i]);
+    for (size_t i = 0; i < c->nmore; i++)
+        free(c->more[i]);
+    c->n = c->nmore = 0;
+    if (final) {
+        free(c->more);
+        free(c);
+        *pb = NULL;
+    }
+}
+
+static const OTF2_MemoryCallbacks memory_cbs = {chunk_alloc, chunk_free_all};
+
 /* VTRACE_OVERWRITE=replace: the archive's files in OUT (ARCHIVE.otf2, ARCHIVE.def and
  * the directory ARCHIVE of per-location files), not the rest of OUT. */
 static void remove_archive(const char *out)
@@ -500,6 +561,7 @@ static int export_all(ex *x)
     if (!x->ar)
         return vt__otf2_fail(x, "OTF2_Archive_Open", OTF2_ERROR_INVALID);
     CHECK(x, "OTF2_Archive_SetFlushCallbacks", OTF2_Archive_SetFlushCallbacks(x->ar, &flush_cbs, NULL));
+    CHECK(x, "OTF2_Archive_SetMemoryCallbacks", OTF2_Archive_SetMemoryCallbacks(x->ar, &memory_cbs, NULL));
     CHECK(x, "OTF2_Archive_SetSerialCollectiveCallbacks", OTF2_Archive_SetSerialCollectiveCallbacks(x->ar));
     CHECK(x, "OTF2_Archive_SetCreator", OTF2_Archive_SetCreator(x->ar, "vtrace export " PACKAGE_VERSION));
     char desc[512];

@@ -71,13 +71,22 @@ static req_ent *req_find(req_map *m, uint64_t key, int create)
     return &m->v[j];
 }
 
-/* Deletion by marking: the entry stays as a tombstone with active 0 and no side. */
-static void req_forget(req_ent *e)
+/* Removes E (a request or message that ended): backward-shift deletion, so that the
+ * table holds the live ones only (kept as tombstones, it grew with every request of the
+ * run). No entry pointer is held across calls. */
+static void req_forget(req_map *m, req_ent *e)
 {
-    e->active = 0;
-    e->send = e->coll = 0;
-    e->persistent = 0;
-    e->comm = OTF2_UNDEFINED_COMM;
+    size_t i = (size_t)(e - m->v), mask = m->cap - 1;
+    for (size_t j = (i + 1) & mask; m->v[j].used; j = (j + 1) & mask) {
+        size_t home = (m->v[j].key * 0x9e3779b97f4a7c15u) & mask;
+        /* j's entry may move into the hole i unless its home lies cyclically in (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->v[i] = m->v[j];
+            i = j;
+        }
+    }
+    memset(&m->v[i], 0, sizeof m->v[i]);
+    m->n--;
 }
 
 /* ------------------------------------------------------------------ errors */
@@ -327,7 +336,7 @@ int vt__otf2_full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
         } else if ((fl & VT_F_REQUEST) && (fl & (VT_F_COLLSEQ | VT_F_NEWCOMM | VT_F_FILE)) && ev.request) {
             req_ent *q = req_find(&reqs, ev.request, 0); /* an id reused by another kind of request */
             if (q)
-                req_forget(q);
+                req_forget(&reqs, q);
         }
         /* Persistent requests started. */
         for (size_t i = 0; i < ev.nstarted && e == OTF2_SUCCESS; i++) {
@@ -380,12 +389,12 @@ int vt__otf2_full_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
                 e = OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t1, d->request);
             q->active = 0;
             if (!q->persistent)
-                req_forget(q);
+                req_forget(&reqs, q);
         }
         if (!strcmp(b, "Request_free") && (fl & VT_F_REQUEST)) {
             req_ent *q = req_find(&reqs, ev.request, 0);
             if (q && !q->active)
-                req_forget(q);
+                req_forget(&reqs, q);
         }
         if (coll && e == OTF2_SUCCESS) {
             uint32_t root = OTF2_UNDEFINED_UINT32;

@@ -388,7 +388,7 @@ static int export_full(pf *p)
 {
     static const vt__xcall_ops ops = {full_record, full_sent, full_completed, full_done};
     vt__xmsgs x;
-    if (vt__xmsgs_open(&x, p->t, p->path, p->err))
+    if (vt__xmsgs_stream(&x, p->t, p->path, p->err))
         return -1;
     int rc = 0;
     for (uint32_t r = 0; r < p->nranks && !rc; r++) {

@@ -5,10 +5,15 @@
  * callbacks; this file calls no exporter. */
 #include "vt_config.h"
 #include "tools/export.h"
+#include "analysis/replay.h"
+#include "model/model.h"
+#include "util/codec.h"
 #include "util/sort.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int vt__export_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
@@ -43,6 +48,8 @@ static int oom(const char *name, vt_error *err)
 
 int vt__xmsgs_open(vt__xmsgs *x, const vt_trace *t, const char *name, vt_error *err)
 {
+    memset(x, 0, sizeof *x);
+    x->sends.fd = x->recvs.fd = -1;
     x->m = NULL;
     x->nranks = vt_trace_nranks(t);
     x->send_base = NULL;
@@ -63,10 +70,215 @@ int vt__xmsgs_open(vt__xmsgs *x, const vt_trace *t, const char *name, vt_error *
 
 void vt__xmsgs_close(vt__xmsgs *x)
 {
+    if (x->streamed) {
+        vt_spill_close(&x->sends);
+        vt_spill_close(&x->recvs);
+    }
     free(x->send_base);
     vt_matches_free(x->m);
     x->send_base = NULL;
     x->m = NULL;
+}
+
+/* ------------------------------------------------------------------ streamed */
+
+typedef struct xsend { /* a matched send: its sender, place among the sender's sends, call */
+    uint32_t src, pad;
+    uint64_t pos, callno;
+} xsend;
+
+typedef struct xrecv { /* a matched receive: its receiver, completing record, send */
+    uint32_t dst, src;
+    uint64_t done_index, pos;
+} xrecv;
+
+typedef struct xprobed { /* a message a probe completed: reported at the receive that takes it */
+    uint32_t rank;
+    uint64_t probe_seq;
+    xrecv rv;
+    uint64_t callno;
+} xprobed;
+
+typedef struct xcollect {
+    vt__xmsgs *x;
+    xprobed *pr;
+    size_t npr, cappr;
+    int freed;    /* a receive ended by MPI_Request_free: the replay takes its message
+                   * silently, the matcher completes it there */
+    const char *name;
+    vt_error *err;
+} xcollect;
+
+static int cmp_xsend(const void *a, const void *b)
+{
+    const xsend *p = a, *q = b;
+    if (p->src != q->src)
+        return p->src < q->src ? -1 : 1;
+    return (p->pos > q->pos) - (p->pos < q->pos);
+}
+
+static int cmp_xrecv(const void *a, const void *b)
+{
+    const xrecv *p = a, *q = b;
+    if (p->dst != q->dst)
+        return p->dst < q->dst ? -1 : 1;
+    if (p->done_index != q->done_index)
+        return p->done_index < q->done_index ? -1 : 1;
+    if (p->src != q->src)
+        return p->src < q->src ? -1 : 1;
+    return (p->pos > q->pos) - (p->pos < q->pos);
+}
+
+static int x_put(xcollect *C, const xrecv *rv, uint64_t callno)
+{
+    xsend sd = {rv->src, 0, rv->pos, callno};
+    if (vt_spill_put(&C->x->recvs, rv) || vt_spill_put(&C->x->sends, &sd))
+        return vt_error_set(C->err, "%s: cannot write a temporary file: %s", C->name, strerror(errno));
+    return 0;
+}
+
+static int x_event(void *arg, const vt_obs_event *ev, vt_error *err)
+{
+    xcollect *C = arg;
+    (void)err;
+    if (!ev->is_call || !ev->rec)
+        return 0;
+    for (size_t i = 0; i < ev->rec->ndone; i++)
+        if ((ev->rec->done[i].flags & VT_COMPL_FREED) && (ev->rec->done[i].flags & VT_COMPL_RECV))
+            C->freed = 1;
+    for (size_t i = 0; i < ev->ncons; i++) {
+        const vt_obs_con *o = &ev->cons[i];
+        if (o->kind != VT_CON_MSG)
+            continue;
+        xrecv rv = {ev->rank, o->rank, ev->rec->index, o->send_pos};
+        uint64_t callno = (o->seq - 1) / 2;
+        if (o->probed) {
+            if (vt__export_grow((void **)&C->pr, &C->cappr, C->npr + 1, sizeof *C->pr))
+                return vt_error_set(C->err, "%s: out of memory", C->name);
+            C->pr[C->npr++] = (xprobed){ev->rank, ev->seq, rv, callno};
+        } else if (x_put(C, &rv, callno)) {
+            return -1;
+        }
+    }
+    for (size_t k = 0; k < ev->nprobed; k++)
+        for (size_t j = 0; j < C->npr; j++)
+            if (C->pr[j].rank == ev->rank && C->pr[j].probe_seq == ev->probed_by[k]) {
+                xrecv rv = C->pr[j].rv;
+                rv.done_index = ev->rec->index;
+                uint64_t callno = C->pr[j].callno;
+                C->pr[j--] = C->pr[--C->npr];
+                if (x_put(C, &rv, callno))
+                    return -1;
+            }
+    return 0;
+}
+
+int vt__xmsgs_stream(vt__xmsgs *x, const vt_trace *t, const char *name, vt_error *err)
+{
+    if (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE)
+        return vt__xmsgs_open(x, t, name, err); /* the replay stops at the cut */
+    memset(x, 0, sizeof *x);
+    x->nranks = vt_trace_nranks(t);
+    x->streamed = 1;
+    x->sends.fd = x->recvs.fd = -1;
+    vt_model_params mp;
+    char perr[256];
+    vt_model_defaults(&mp);
+    if (vt_model_params_parse(&mp, vt_trace_config(t), perr, sizeof perr))
+        return vt_error_set(err, "%s: configuration: %s", vt_trace_dir(t), perr);
+    vt_spill in_s, in_r;
+    if (vt_spill_open(&in_s, sizeof(xsend)))
+        return vt_error_set(err, "%s: cannot create a temporary file: %s", name, strerror(errno));
+    if (vt_spill_open(&in_r, sizeof(xrecv))) {
+        vt_spill_close(&in_s);
+        return vt_error_set(err, "%s: cannot create a temporary file: %s", name, strerror(errno));
+    }
+    /* collected into x's files, then sorted from them into x's */
+    x->sends = in_s;
+    x->recvs = in_r;
+    xcollect C = {.x = x, .name = name, .err = err};
+    vt_observer obs = {.arg = &C, .event = x_event};
+    vt_replay_result res;
+    int rc = vt_replay_observe(t, NULL, &mp, NULL, 0, &obs, &res, err);
+    free(C.pr);
+    if (rc || C.freed) {
+        if (!rc)
+            vt_replay_result_free(&res);
+        vt__xmsgs_close(x);
+        /* a receive ended by MPI_Request_free takes a message the replay reports to no
+         * call: matched as a whole, as the matcher pairs it (rare; memory per message) */
+        return rc ? -1 : vt__xmsgs_open(x, t, name, err);
+    }
+    x->send_base = calloc(x->nranks + 1, sizeof *x->send_base);
+    for (uint32_t r = 0; x->send_base && res.sends && r < x->nranks; r++)
+        x->send_base[r + 1] = x->send_base[r] + res.sends[r];
+    int have = res.sends != NULL;
+    vt_replay_result_free(&res);
+    if (!x->send_base || !have) {
+        vt__xmsgs_close(x);
+        return vt_error_set(err, "%s: out of memory", name);
+    }
+    in_s = x->sends;
+    in_r = x->recvs;
+    x->sends.fd = x->recvs.fd = -1;
+    if (vt_spill_sort(&in_s, &x->sends, cmp_xsend, 0)) {
+        vt_spill_close(&in_r);
+        vt__xmsgs_close(x);
+        return vt_error_set(err, "%s: cannot sort in a temporary file: %s", name, strerror(errno));
+    }
+    if (vt_spill_sort(&in_r, &x->recvs, cmp_xrecv, 0)) {
+        x->recvs.fd = -1;
+        vt__xmsgs_close(x);
+        return vt_error_set(err, "%s: cannot sort in a temporary file: %s", name, strerror(errno));
+    }
+    return 0;
+}
+
+static int walk_streamed(vt__xmsgs *x, const vt_trace *t, uint32_t r, const vt__xcall_ops *ops, void *arg,
+                         const char *name, vt_error *err)
+{
+    vt_cursor *c;
+    if (vt_cursor_open(t, r, &c, err))
+        return -1;
+    vt_event ev;
+    int got;
+    while ((got = vt_cursor_next(c, &ev, err)) == 1) {
+        if (ops->record(arg, &ev))
+            goto fail;
+        xsend sd;
+        while (ev.fn >= 0 && x->si < x->sends.n) {
+            if (vt_spill_get(&x->sends, x->si, &sd, 0))
+                goto io;
+            if (sd.src > r || (sd.src == r && sd.callno > ev.callno))
+                break;
+            x->si++;
+            if (sd.src == r && sd.callno == ev.callno &&
+                ops->sent(arg, &ev, (size_t)sd.pos, x->send_base[r] + sd.pos + 1))
+                goto fail;
+        }
+        xrecv rv;
+        while (x->ri < x->recvs.n) {
+            if (vt_spill_get(&x->recvs, x->ri, &rv, 0))
+                goto io;
+            if (rv.dst > r || (rv.dst == r && rv.done_index > ev.index))
+                break;
+            x->ri++;
+            if (rv.dst == r && rv.done_index == ev.index &&
+                ops->completed(arg, &ev, 0, x->send_base[rv.src] + rv.pos + 1))
+                goto fail;
+        }
+        if (ops->done && ops->done(arg, &ev))
+            goto fail;
+    }
+    if (got < 0)
+        goto fail;
+    vt_cursor_close(c);
+    return 0;
+io:
+    vt_error_set(err, "%s: cannot read a temporary file: %s", name, strerror(errno));
+fail:
+    vt_cursor_close(c);
+    return -1;
 }
 
 /* A receive and the call that completed it. */
@@ -87,9 +299,11 @@ static int cmp_done(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-int vt__xmsgs_walk(const vt__xmsgs *x, const vt_trace *t, uint32_t r, const vt__xcall_ops *ops, void *arg,
+int vt__xmsgs_walk(vt__xmsgs *x, const vt_trace *t, uint32_t r, const vt__xcall_ops *ops, void *arg,
                    const char *name, vt_error *err)
 {
+    if (x->streamed)
+        return walk_streamed(x, t, r, ops, arg, name, err);
     size_t ns, nr, nkeys;
     const vt_match_csend *cs = vt_matches_csends(x->m, r, &ns);
     const vt_match_crecv *cr = vt_matches_crecvs(x->m, r, &nr);
