@@ -16,7 +16,7 @@ The conversions (f_arg):
   - strings in as ompi_fortran_string_f2c makes them: leading and trailing blanks
     dropped, NUL-terminated copy; spawn's argv (an array of strings ended by a blank
     one, or MPI_ARGV_NULL), spawn_multiple's commands (count strings) and argvs
-    (argv(count, *), column-major, each column ended by a blank string, or
+    (argv(count, *): row i the arguments of command i, up to a blank string; or
     MPI_ARGVS_NULL), as ompi_fortran_argv_blank_f2c, _count_f2c and
     _multiple_argvs_f2c; MPI_ERRCODES_IGNORE (mpi_fortran_errcodes_ignore_);
   - arrays of datatypes (Alltoallw family) and of infos (spawn_multiple): converted
@@ -397,7 +397,7 @@ static int vt_f_argv(const char *f, int len, int advance, int n, char ***out)
     return 0;
 }
 
-/* argv(count, *) of spawn_multiple: column i holds the arguments of command i, up to a
+/* argv(count, *) of spawn_multiple: row i holds the arguments of command i, up to a
  * blank string (ompi_fortran_multiple_argvs_f2c). */
 static int vt_f_argvs(const char *f, int count, int len, char ****out)
 {
