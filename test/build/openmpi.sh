@@ -54,7 +54,7 @@ grep -q "MPI Fortran: *.*mpifort.openmpi" configure.out ||
 tests="test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt
        $fortran test/mpi/f90_spawn.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh"
-progs="$fortran test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
+progs="$fortran test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt test/mpi/pb_transparency"
 # shellcheck disable=SC2086
 if ! make -j2 vtrace libvtrace.la src/wrappers/mpicc $progs > make.out 2>&1; then

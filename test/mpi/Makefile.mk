@@ -168,11 +168,14 @@ test_mpi_f90_usempi_rt_LDADD = libvtrace.la
 test_mpi_f90_usempi_rt_LDFLAGS = $(test_mpi_f90_usempi_LDFLAGS)
 # f90_spawn.sh (Open MPI): process creation with strings, traced and plain, over the C
 # stand-ins of spawn_stub.c (exported, so that Open MPI's own binding calls them too)
-check_PROGRAMS += test/mpi/f90_spawn test/mpi/f90_spawn_plain
+check_PROGRAMS += test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn
 TESTS += test/mpi/f90_spawn.sh
 test_mpi_f90_spawn_SOURCES = test/mpi/f90_spawn.f90 test/mpi/spawn_stub.c
 test_mpi_f90_spawn_LDADD = libvtrace.la
 test_mpi_f90_spawn_LDFLAGS = $(test_mpi_f90_usempi_LDFLAGS) -export-dynamic
+test_mpi_f08_spawn_SOURCES = test/mpi/f08_spawn.f90 test/mpi/spawn_stub.c
+test_mpi_f08_spawn_LDADD = libvtrace.la
+test_mpi_f08_spawn_LDFLAGS = $(test_mpi_f90_spawn_LDFLAGS)
 test_mpi_f90_spawn_plain_SOURCES = test/mpi/f90_spawn.f90 test/mpi/spawn_stub.c
 test_mpi_f90_spawn_plain_LDFLAGS = $(vt_mpi_ldflags) $(VT_FC_LDFLAGS) -export-dynamic
 # f08_family: the mpi_f08 routines that libvtrace intercepts by name (src/mpi/wrappers_f08.c)
