@@ -12,7 +12,17 @@ disassembly): each converts the Fortran arguments as Open MPI's binding does
 address as call site (the program's Fortran code) and converts the results back.
 The conversions (f_arg):
   - every argument by reference, in the C order, then ierror (optional in mpi_f08:
-    NULL when absent); no hidden arguments (no strings among the shimmed routines);
+    NULL when absent), then one hidden length (int) per CHARACTER argument, in order;
+  - strings in as ompi_fortran_string_f2c makes them: leading and trailing blanks
+    dropped, NUL-terminated copy; spawn's argv (an array of strings ended by a blank
+    one, or MPI_ARGV_NULL), spawn_multiple's commands (count strings) and argvs
+    (argv(count, *): row i the arguments of command i, up to a blank string; or
+    MPI_ARGVS_NULL), as ompi_fortran_argv_blank_f2c, _count_f2c and
+    _multiple_argvs_f2c; MPI_ERRCODES_IGNORE (mpi_fortran_errcodes_ignore_);
+  - arrays of datatypes (Alltoallw family) and of infos (spawn_multiple): converted
+    element by element with PMPI_X_f2c; the send types are not read with MPI_IN_PLACE
+    (NULL, as Open MPI passes them); as many as the C call reads: the communicator's
+    (remote) size, a neighbour collective's in- and outdegree, spawn_multiple's count;
   - handles are MPI_Fint: PMPI_X_f2c, and PMPI_X_c2f back on success (Open MPI's
     handles are pointers, its Fortran handles indices);
   - buffers: the address of the common block mpi_fortran_bottom_ becomes MPI_BOTTOM,
@@ -37,13 +47,53 @@ class Unsupported(Exception):
     pass
 
 
+def peers(f, roles, role):
+    """The number of elements of an array of datatypes (STYPES or RTYPES)."""
+    comm = "PMPI_Comm_f2c(*%s)" % roles["COMM"]["name"]
+    if "neighbor" in f["name"].lower():
+        return "vt_f_degree(%s, %d)" % (comm, role == "RTYPES")
+    return "vt_f_comm_peers(%s)" % comm
+
+
+def f_string_arg(f, a):
+    """A CHARACTER argument (const char *, char *[], char **[]): its hidden length follows
+    ierror. Raises Unsupported for a string the routine writes."""
+    t, n, arr = a["type"], a["name"], a["arr"]
+    byname = {x["name"]: x for x in f["args"]}
+    hidden = ["int %s_len" % n]
+    if t == "const char *" and not arr:
+        return ("char *%s" % n, ["char *%s_c = vt_f_str(%s, %s_len);" % (n, n, n), "NOMEM !%s_c" % n],
+                "%s_c" % n, [], ["free(%s_c);" % n], hidden)
+    if t in ("char *", "char **") and arr:
+        # spawn's argv (strings up to a blank one, or MPI_ARGV_NULL), spawn_multiple's
+        # commands (count strings, blank ones included) and argvs (MPI_ARGVS_NULL)
+        argvs = t == "char **"
+        null = "VT_F_ARGVS_NULL(%s)" % n if argvs else "VT_F_ARGV_NULL(%s)" % n
+        if argvs:
+            conv = "vt_f_argvs(%s, *count, %s_len, &%s_c)" % (n, n, n)
+        elif "count" in byname:
+            null, conv = "0", "vt_f_argv(%s, %s_len, %s_len, *count, &%s_c)" % (n, n, n, n)
+        else:
+            conv = "vt_f_argv(%s, %s_len, %s_len, -1, &%s_c)" % (n, n, n, n)
+        return ("char *%s" % n,
+                ["char *%s%s_c = NULL;" % ("**" if argvs else "*", n),
+                 "const int %s_e = %s;" % (n, conv if null == "0" else "%s ? 0 : %s" % (null, conv)),
+                 "NOMEM %s_e" % n],
+                "%s_c" % n, [],
+                ["vt_f_argvs_free(%s_c, *count);" % n if argvs else "vt_f_argv_free(%s_c);" % n], hidden)
+    raise Unsupported("argument %s (%s%s)" % (n, t, arr))
+
+
 def f_arg(f, a):
     """One C argument -> (parameter, declarations, C argument, statements on success[,
-    statements always run after the call]). A declaration 'NOMEM cond': an allocation failed."""
+    statements always run after the call[, hidden length parameters]]). A declaration
+    'NOMEM cond': an allocation failed."""
     t, n, arr, role = a["type"], a["name"], a["arr"], a["role"]
     base = t.replace("const", "").replace("*", "").strip()
     ptr = t.count("*")
     roles = {x["role"]: x for x in f["args"] if x["role"]}
+    if base == "char":
+        return f_string_arg(f, a)
     if base == "void" and ptr == 1 and not arr:
         if f["cls"] in ("buffer_attach", "buffer_detach"):
             raise Unsupported("buffer_detach")   # by hand (vt_ompi_detach)
@@ -83,7 +133,22 @@ def f_arg(f, a):
                      "NOMEM !%s_c" % n],
                     "%s_c" % n, ["vt_f_reqs_out(%s, %s_n, %s_c);" % (n, n, n)],
                     ["if (%s_c != %s_small)" % (n, n), "    free(%s_c);" % n])
+        if arr and not ptr and t.startswith("const ") and (role in ("STYPES", "RTYPES") or n == "array_of_info"):
+            cnt = "*count" if n == "array_of_info" else peers(f, roles, role)
+            skip = "VT_F_IN_PLACE(%s)" % roles["SBUF"]["name"] if role == "STYPES" and "SBUF" in roles and \
+                "neighbor" not in f["name"].lower() else "0"
+            conv = "vt_f_%s_in(%s, %s_n, %s_small)" % (h.lower(), n, n, n)
+            if skip == "0":
+                decl = ["const int %s_n = %s;" % (n, cnt), "%s %s_small[VT_F_SMALL];" % (base, n),
+                        "%s *%s_c = %s;" % (base, n, conv), "NOMEM !%s_c" % n]
+            else:
+                decl = ["const int %s_n = %s ? 0 : %s;" % (n, skip, cnt), "%s %s_small[VT_F_SMALL];" % (base, n),
+                        "%s *%s_c = %s ? NULL : %s;" % (base, n, skip, conv), "NOMEM !%s_c && !%s" % (n, skip)]
+            return ("MPI_Fint *%s" % n, decl, "%s_c" % n, [],
+                    ["if (%s_c != %s_small)" % (n, n), "    free(%s_c);" % n])
     elif base == "int":
+        if arr and not ptr and n == "array_of_errcodes":
+            return "MPI_Fint *%s" % n, [], "VT_F_ERRCODES_IGNORE(%s) ? MPI_ERRCODES_IGNORE : %s" % (n, n), []
         if not ptr and not arr:
             return "MPI_Fint *%s" % n, [], "*%s" % n, []
         if ptr == 1 and not arr and role == "FLAG":
@@ -120,9 +185,10 @@ def shim(f):
                 % (name, name), "double", [])
     if f["ret"] != "int":
         raise Unsupported("return type %s" % f["ret"])
-    parms, pre, args, post, clean = [], [], [], [], []
+    parms, pre, args, post, clean, hidden = [], [], [], [], [], []
     for a in f["args"]:
         p, d, c, o, *cl = f_arg(f, a)
+        hidden += cl[1] if len(cl) > 1 else []
         parms.append(p)
         for x in d:
             if x.startswith("NOMEM "):
@@ -134,6 +200,7 @@ def shim(f):
         post += o
         clean += cl[0] if cl else []
     parms.append("MPI_Fint *ierror")
+    parms += hidden
     lines = ["static inline void vt_ompi_%s(%s, const void *site)" % (name, ", ".join(parms)), "{"]
     lines += ["    " + d for d in pre]
     lines.append("    int rc = vt_body_%s(%s);" % (name, ", ".join(["site"] + args)))
@@ -189,6 +256,12 @@ extern MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_, mpi_fortran_status_i
 #define VT_F2C_IN_PLACE(p) ((void *)(p) == (void *)&mpi_fortran_in_place_ ? MPI_IN_PLACE : (void *)(p))
 #define VT_F_STATUS_IGNORE(p) ((void *)(p) == (void *)&mpi_fortran_status_ignore_)
 #define VT_F_STATUSES_IGNORE(p) ((void *)(p) == (void *)&mpi_fortran_statuses_ignore_)
+#define VT_F_IN_PLACE(p) ((void *)(p) == (void *)&mpi_fortran_in_place_)
+extern char mpi_fortran_argv_null_, mpi_fortran_argvs_null_;
+extern MPI_Fint mpi_fortran_errcodes_ignore_;
+#define VT_F_ARGV_NULL(p) ((void *)(p) == (void *)&mpi_fortran_argv_null_)
+#define VT_F_ARGVS_NULL(p) ((void *)(p) == (void *)&mpi_fortran_argvs_null_)
+#define VT_F_ERRCODES_IGNORE(p) ((void *)(p) == (void *)&mpi_fortran_errcodes_ignore_)
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint is not int");
 _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "MPI_Status is not MPI_STATUS_SIZE integers");
 
@@ -221,6 +294,134 @@ static inline void vt_f_reqs_out(MPI_Fint *f, int n, const MPI_Request *c)
 static inline MPI_Status *vt_f_statuses(int n, MPI_Status *small)
 {
     return n <= VT_F_SMALL ? small : malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));
+}
+
+/* Arrays of datatypes and infos, element by element. */
+static inline MPI_Datatype *vt_f_type_in(const MPI_Fint *f, int n, MPI_Datatype *small)
+{
+    MPI_Datatype *c = n <= VT_F_SMALL ? small : malloc(sizeof(MPI_Datatype) * (size_t)n);
+    if (c)
+        for (int i = 0; i < n; i++)
+            c[i] = PMPI_Type_f2c(f[i]);
+    return c;
+}
+
+static inline MPI_Info *vt_f_info_in(const MPI_Fint *f, int n, MPI_Info *small)
+{
+    MPI_Info *c = n <= VT_F_SMALL ? small : malloc(sizeof(MPI_Info) * (size_t)n);
+    if (c)
+        for (int i = 0; i < n; i++)
+            c[i] = PMPI_Info_f2c(f[i]);
+    return c;
+}
+
+/* How many datatypes an Alltoallw reads: the group's size, the remote one for an
+ * intercommunicator; none for an invalid communicator (the C call reports it). */
+static int vt_f_comm_peers(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return 0;
+    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS)
+        return 0;
+    return n;
+}
+
+/* A neighbour collective's outdegree (in = 0) or indegree (in = 1); 0 without a topology. */
+static int vt_f_degree(MPI_Comm comm, int in)
+{
+    int topo = MPI_UNDEFINED, n = 0, indeg = 0, outdeg = 0, weighted = 0, rank = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        return 0;
+    if (topo == MPI_CART && PMPI_Cartdim_get(comm, &n) == MPI_SUCCESS)
+        return 2 * n;
+    if (topo == MPI_GRAPH && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+        PMPI_Graph_neighbors_count(comm, rank, &n) == MPI_SUCCESS)
+        return n;
+    if (topo == MPI_DIST_GRAPH && PMPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted) == MPI_SUCCESS)
+        return in ? indeg : outdeg;
+    return 0;
+}
+
+/* A Fortran string as ompi_fortran_string_f2c makes it: leading and trailing blanks
+ * dropped, NUL-terminated (NULL: no memory). */
+static char *vt_f_str(const char *f, int len)
+{
+    while (len > 0 && *f == ' ') {
+        f++;
+        len--;
+    }
+    while (len > 0 && f[len - 1] == ' ')
+        len--;
+    char *c = malloc((size_t)len + 1);
+    if (c) {
+        if (len > 0)
+            memcpy(c, f, (size_t)len);
+        c[len] = '\0';
+    }
+    return c;
+}
+
+static void vt_f_argv_free(char **v)
+{
+    if (v) {
+        for (char **p = v; *p; p++)
+            free(*p);
+        free(v);
+    }
+}
+
+/* An argument vector from Fortran strings of len characters, advance bytes apart: n of
+ * them, or (n < 0) up to the first blank one (ompi_fortran_argv_count_f2c and
+ * _blank_f2c). *out stays NULL when there is none, as Open MPI's. 0, or MPI_ERR_NO_MEM. */
+static int vt_f_argv(const char *f, int len, int advance, int n, char ***out)
+{
+    char **v = NULL;
+    int argc = 0;
+    for (; n < 0 || argc < n; f += advance) {
+        char *s = vt_f_str(f, len);
+        char **w = s && (n >= 0 || *s) ? realloc(v, sizeof(char *) * ((size_t)argc + 2)) : NULL;
+        if (!w) {
+            int blank = s && !*s;
+            free(s);
+            if (blank)
+                break;
+            vt_f_argv_free(v);
+            return MPI_ERR_NO_MEM;
+        }
+        v = w;
+        v[argc++] = s;
+        v[argc] = NULL;
+    }
+    *out = v;
+    return 0;
+}
+
+/* argv(count, *) of spawn_multiple: row i holds the arguments of command i, up to a
+ * blank string (ompi_fortran_multiple_argvs_f2c). */
+static int vt_f_argvs(const char *f, int count, int len, char ****out)
+{
+    char ***v = calloc((size_t)(count > 0 ? count : 1), sizeof(char **));
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < count; i++)
+        if (vt_f_argv(f + (size_t)i * (size_t)len, len, len * count, -1, &v[i]) != 0) {
+            for (int j = 0; j < i; j++)
+                vt_f_argv_free(v[j]);
+            free(v);
+            return MPI_ERR_NO_MEM;
+        }
+    *out = v;
+    return 0;
+}
+
+static void vt_f_argvs_free(char ***v, int count)
+{
+    if (v) {
+        for (int i = 0; i < count; i++)
+            vt_f_argv_free(v[i]);
+        free(v);
+    }
 }
 """
 

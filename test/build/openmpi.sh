@@ -6,10 +6,13 @@
 # transparency test (pb_transparency: its logs with VTRACE_MODE=reduced compared with
 # those of plain Open MPI), and the run-time equivalence (RUN_RT: the run-time reduced
 # trace equals `vtrace reduce` of the full one) on p2p_blocking_pb, collectives_rt,
-# probe_rt and pb_transparency_rt; the Fortran programs (mpif.h and use mpi_f08, traced
-# through libvtrace's Open MPI Fortran entry points, src/mpi/wrappers_ompi.c) in full,
-# both (RUN_RT) and reduced modes; Debian's hpcc and LAMMPS traced through LD_PRELOAD
-# (app_hpcc.sh, app_lammps.sh, which skip when the package is not installed). Skips (77)
+# probe_rt and pb_transparency_rt; the Fortran programs (mpif.h, use mpi and use mpi_f08,
+# traced through libvtrace's Open MPI Fortran entry points, src/mpi/wrappers_ompi.c) in
+# full, both (RUN_RT) and reduced modes (f90_usempi: LOGICAL and CHARACTER arguments and
+# the Alltoallw family, its logs compared with plain Open MPI's; f90_spawn.sh: spawn,
+# spawn_multiple, accept and connect over C stand-ins, against Open MPI's own binding);
+# Debian's hpcc and LAMMPS traced through LD_PRELOAD (app_hpcc.sh, app_lammps.sh, which
+# skip when the package is not installed). Skips (77)
 # when Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev).
 # pb_transparency leaves out two items (PBT_SKIP), which fail under plain Open MPI
 # 4.1.4 too (its reference run, VTRACE_MODE=off), so there is nothing the layer could be
@@ -44,13 +47,14 @@ grep -q "MPI: *openmpi" configure.out || { tail -15 configure.out; echo "FAIL: c
 grep -q "MPI launcher: *.*mpiexec.openmpi" configure.out ||
     { tail -15 configure.out; echo "FAIL: the launcher is not Open MPI's"; exit 1; }
 fortran="test/mpi/f77_pingpong test/mpi/f08_pingpong test/mpi/f08_pmpi test/mpi/f77_pingpong_rt
-         test/mpi/f08_pmpi_rt test/mpi/f77_pingpong_red test/mpi/f08_pingpong_red"
+         test/mpi/f08_pmpi_rt test/mpi/f77_pingpong_red test/mpi/f08_pingpong_red
+         test/mpi/f90_usempi test/mpi/f90_usempi_red test/mpi/f90_usempi_rt"
 grep -q "MPI Fortran: *.*mpifort.openmpi" configure.out ||
     { tail -15 configure.out; echo "FAIL: configure did not find mpifort.openmpi"; exit 1; }
 tests="test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt
-       $fortran test/mpi/app_hpcc.sh test/mpi/app_lammps.sh"
-progs="$fortran test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
+       $fortran test/mpi/f90_spawn.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh"
+progs="$fortran test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt test/mpi/pb_transparency"
 # shellcheck disable=SC2086
 if ! make -j2 vtrace libvtrace.la src/wrappers/mpicc $progs > make.out 2>&1; then
@@ -113,12 +117,12 @@ done
 grep -c '' pbt.off/pbt.0.log pbt.off/pbt.1.log
 grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS|XFAIL):' check.out
 n=$(grep -c -E '^(PASS|SKIP):' check.out)
-[ "$n" -eq 18 ] || status=1
+[ "$n" -eq 22 ] || status=1
 if [ "$status" -ne 0 ]; then
     for t in $tests; do
         grep -q '^PASS' "$t.log" 2> /dev/null || { echo "== $t.log"; tail -25 "$t.log"; }
     done
-    echo "FAIL: $n of 18 tests passed (or skipped) under Open MPI"
+    echo "FAIL: $n of 22 tests passed (or skipped) under Open MPI"
     exit 1
 fi
 cd / && rm -rf "$work"

@@ -152,6 +152,32 @@ test_mpi_f08_pingpong_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDF
 test_mpi_f08_pmpi_SOURCES = test/mpi/f08_pmpi.f90
 test_mpi_f08_pmpi_LDADD = libvtrace.la
 test_mpi_f08_pmpi_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
+# f90_usempi: 'use mpi' with LOGICAL and CHARACTER arguments and arrays of datatypes,
+# compared with an untraced run in full, reduced and both modes
+vt_mpi_f90 = test/mpi/f90_usempi test/mpi/f90_usempi_red test/mpi/f90_usempi_rt
+check_PROGRAMS += $(vt_mpi_f90)
+TESTS += $(vt_mpi_f90)
+test_mpi_f90_usempi_SOURCES = test/mpi/f90_usempi.f90
+test_mpi_f90_usempi_LDADD = libvtrace.la
+test_mpi_f90_usempi_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
+test_mpi_f90_usempi_red_SOURCES = test/mpi/f90_usempi.f90
+test_mpi_f90_usempi_red_LDADD = libvtrace.la
+test_mpi_f90_usempi_red_LDFLAGS = $(test_mpi_f90_usempi_LDFLAGS)
+test_mpi_f90_usempi_rt_SOURCES = test/mpi/f90_usempi.f90
+test_mpi_f90_usempi_rt_LDADD = libvtrace.la
+test_mpi_f90_usempi_rt_LDFLAGS = $(test_mpi_f90_usempi_LDFLAGS)
+# f90_spawn.sh (Open MPI): process creation with strings, traced and plain, over the C
+# stand-ins of spawn_stub.c (exported, so that Open MPI's own binding calls them too)
+check_PROGRAMS += test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn
+TESTS += test/mpi/f90_spawn.sh
+test_mpi_f90_spawn_SOURCES = test/mpi/f90_spawn.f90 test/mpi/spawn_stub.c
+test_mpi_f90_spawn_LDADD = libvtrace.la
+test_mpi_f90_spawn_LDFLAGS = $(test_mpi_f90_usempi_LDFLAGS) -export-dynamic
+test_mpi_f08_spawn_SOURCES = test/mpi/f08_spawn.f90 test/mpi/spawn_stub.c
+test_mpi_f08_spawn_LDADD = libvtrace.la
+test_mpi_f08_spawn_LDFLAGS = $(test_mpi_f90_spawn_LDFLAGS)
+test_mpi_f90_spawn_plain_SOURCES = test/mpi/f90_spawn.f90 test/mpi/spawn_stub.c
+test_mpi_f90_spawn_plain_LDFLAGS = $(vt_mpi_ldflags) $(VT_FC_LDFLAGS) -export-dynamic
 # f08_family: the mpi_f08 routines that libvtrace intercepts by name (src/mpi/wrappers_f08.c)
 test_mpi_f08_family_SOURCES = test/mpi/f08_family.f90
 test_mpi_f08_family_LDADD = libvtrace.la
@@ -159,7 +185,9 @@ test_mpi_f08_family_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLA
 endif
 
 EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py test/mpi/periodic.check test/mpi/odd_requests.check \
-	test/mpi/fortran_reduced.check test/mpi/f08_pingpong.openmpi.expect test/mpi/f08_pmpi.openmpi.expect \
+	test/mpi/fortran_reduced.check test/mpi/f90_usempi.expect test/mpi/f90_usempi_reduced.check \
+	test/mpi/f90_spawn.sh test/mpi/f90_spawn.expect \
+	test/mpi/f08_pingpong.openmpi.expect test/mpi/f08_pmpi.openmpi.expect \
 	test/mpi/f77_pingpong.f \
 	test/mpi/p2p_blocking.expect test/mpi/p2p_nonblocking.expect test/mpi/persistent.expect \
 	test/mpi/sendrecv.expect test/mpi/probe.expect test/mpi/master_worker.expect \
