@@ -66,7 +66,9 @@ CLASSES = {
     "comm_new": ("cn", "", "vt_leave_comm_new(&c, rc, {COMM}, {NEWCOMM}, VT_NEW_COLLECTIVE, 0);"),
     "comm_new_group": ("cn", "", "vt_leave_comm_new(&c, rc, {COMM}, {NEWCOMM}, VT_NEW_GROUP, {TAG});"),
     "comm_idup": ("cnr", "", "vt_leave_comm_idup(&c, rc, {COMM}, {NEWCOMM}, {REQUEST});"),
-    "comm_free": ("c", "MPI_Comm vt_comm = *{COMM};", "vt_leave_comm_free(&c, rc, vt_comm);"),
+    # (the communicator looked up before the call: after it the handle is gone, and one
+    # never seen, such as MPI_Comm_get_parent's, can only be asked for its group now)
+    "comm_free": ("c", "struct vt_comm *vt_cm = vt_enter_comm_free(*{COMM});", "vt_leave_comm_free(&c, rc, vt_cm);"),
     "io": ("fOb", ST, "vt_leave_io(&c, rc, {FILE}, {OFFSET?-1}, {XCOUNT}, {XTYPE}, vt_stp, NULL);"),
     "io_nb": ("fObr", "", "vt_leave_io(&c, rc, {FILE}, {OFFSET?-1}, {XCOUNT}, {XTYPE}, NULL, {REQUEST});"),
     "io_begin": ("fOb", "", "vt_leave_io(&c, rc, {FILE}, {OFFSET?-1}, {XCOUNT}, {XTYPE}, NULL, NULL);"),

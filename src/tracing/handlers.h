@@ -70,7 +70,8 @@ VT_HIDDEN void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int ro
                              MPI_Request *req, int persistent);
 VT_HIDDEN void vt_leave_comm_new(vt_call *c, int rc, MPI_Comm parent, MPI_Comm *newcomm, int how, int tag);
 VT_HIDDEN void vt_leave_comm_idup(vt_call *c, int rc, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request *req);
-VT_HIDDEN void vt_leave_comm_free(vt_call *c, int rc, MPI_Comm comm);
+VT_HIDDEN struct vt_comm *vt_enter_comm_free(MPI_Comm comm);
+VT_HIDDEN void vt_leave_comm_free(vt_call *c, int rc, struct vt_comm *comm);
 
 VT_HIDDEN void vt_leave_io(vt_call *c, int rc, MPI_File fh, MPI_Offset offset, MPI_Count count, MPI_Datatype type,
                            MPI_Status *st, MPI_Request *req);

@@ -290,15 +290,19 @@ void vt_leave_comm_idup(vt_call *c, int rc, MPI_Comm parent, MPI_Comm *newcomm, 
     rec_done(c, p, exit, 0);
 }
 
-void vt_leave_comm_free(vt_call *c, int rc, MPI_Comm comm)
+vt_comm *vt_enter_comm_free(MPI_Comm comm)
+{
+    return comm_of(comm);
+}
+
+void vt_leave_comm_free(vt_call *c, int rc, vt_comm *cm)
 {
     int64_t exit = vt_now();
     uint8_t *p = rec_call(c, exit, VT_UVAR_MAX);
     if (p) {
-        vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         if (rc == MPI_SUCCESS)
-            vt_comm_forget(comm);
+            vt_comm_forget(cm->handle);
     }
     rec_done(c, p, exit, 0);
 }

@@ -153,6 +153,21 @@ static int mkdirs(const char *path)
     return 0;
 }
 
+/* Processes started by MPI_Comm_spawn inherit the parents' VTRACE_DIR: their world's
+ * trace goes into DIR/spawn-HOST-PID (rank 0's), never over the parents' rank files. */
+static void spawned_subdir(char *dir, size_t len)
+{
+    MPI_Comm parent = MPI_COMM_NULL;
+    PMPI_Comm_get_parent(&parent);
+    if (parent == MPI_COMM_NULL)
+        return;
+    char host[64] = "host";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = 0;
+    size_t n = strlen(dir);
+    snprintf(dir + n, len - n, "/spawn-%s-%ld", host, (long)getpid());
+}
+
 static void default_dir(char *out, size_t len)
 {
     char stamp[32];
@@ -338,6 +353,8 @@ static int start(int provided)
     PMPI_Comm_dup(MPI_COMM_WORLD, &own_comm);
     if (rank == 0 && !cfg.dir[0])
         default_dir(cfg.dir, sizeof cfg.dir);
+    if (rank == 0)
+        spawned_subdir(cfg.dir, sizeof cfg.dir);
     /* a trace there already: moved aside, written over or kept (VTRACE_OVERWRITE) */
     int room = 0;
     if (rank == 0) {

@@ -113,6 +113,11 @@ static int same_members(const int *a, const int *b, int n)
  * So a trace's definitions grow with the ranks, not with their square. */
 static void put_members(vt_growbuf *g, const int *w, int n, uint32_t before)
 {
+    /* a group in another MPI world (MPI_Comm_spawn, _connect, _accept): its processes
+     * have no rank in this trace; stored as no members */
+    for (int i = 0; i < n; i++)
+        if (member(w, i) < 0)
+            n = 0;
     vt_growbuf_uvar(g, (uint64_t)n);
     if (n == 0)
         return;

@@ -10,7 +10,8 @@
 # traced through libvtrace's Open MPI Fortran entry points, src/mpi/wrappers_ompi.c) in
 # full, both (RUN_RT) and reduced modes (f90_usempi: LOGICAL and CHARACTER arguments and
 # the Alltoallw family, its logs compared with plain Open MPI's; f90_spawn.sh: spawn,
-# spawn_multiple, accept and connect over C stand-ins, against Open MPI's own binding);
+# spawn_multiple, accept and connect over C stand-ins, against Open MPI's own binding;
+# spawn_dir.sh: a world that spawns another, each traced into a directory of its own);
 # Debian's hpcc and LAMMPS traced through LD_PRELOAD (app_hpcc.sh, app_lammps.sh, which
 # skip when the package is not installed). Skips (77)
 # when Open MPI is not installed (apt-get install openmpi-bin libopenmpi-dev).
@@ -53,8 +54,8 @@ grep -q "MPI Fortran: *.*mpifort.openmpi" configure.out ||
     { tail -15 configure.out; echo "FAIL: configure did not find mpifort.openmpi"; exit 1; }
 tests="test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt
-       $fortran test/mpi/f90_spawn.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh"
-progs="$fortran test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
+       $fortran test/mpi/f90_spawn.sh test/mpi/spawn_dir.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh"
+progs="$fortran test/mpi/spawn_world test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt test/mpi/pb_transparency"
 # shellcheck disable=SC2086
 if ! make -j2 vtrace libvtrace.la src/wrappers/mpicc $progs > make.out 2>&1; then

@@ -168,7 +168,13 @@ test_mpi_f90_usempi_rt_LDADD = libvtrace.la
 test_mpi_f90_usempi_rt_LDFLAGS = $(test_mpi_f90_usempi_LDFLAGS)
 # f90_spawn.sh (Open MPI): process creation with strings, traced and plain, over the C
 # stand-ins of spawn_stub.c (exported, so that Open MPI's own binding calls them too)
-check_PROGRAMS += test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn
+check_PROGRAMS += test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn test/mpi/spawn_world
+# spawn_dir.sh: spawned worlds trace into DIR/spawn-HOST-PID
+TESTS += test/mpi/spawn_dir.sh
+EXTRA_DIST += test/mpi/spawn_dir.sh
+test_mpi_spawn_world_SOURCES = test/mpi/spawn_world.c
+test_mpi_spawn_world_LDADD = libvtrace.la
+test_mpi_spawn_world_LDFLAGS = $(vt_mpi_ldflags)
 TESTS += test/mpi/f90_spawn.sh
 test_mpi_f90_spawn_SOURCES = test/mpi/f90_spawn.f90 test/mpi/spawn_stub.c
 test_mpi_f90_spawn_LDADD = libvtrace.la
