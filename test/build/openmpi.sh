@@ -58,7 +58,7 @@ tests="test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/m
 progs="$fortran test/mpi/spawn_world test/mpi/f90_spawn test/mpi/f90_spawn_plain test/mpi/f08_spawn test/mpi/p2p_blocking test/mpi/p2p_nonblocking test/mpi/persistent test/mpi/collectives test/mpi/probe
        test/mpi/p2p_blocking_pb test/mpi/collectives_rt test/mpi/probe_rt test/mpi/pb_transparency_rt test/mpi/pb_transparency"
 # shellcheck disable=SC2086
-if ! make -j2 vtrace libvtrace.la src/wrappers/mpicc $progs > make.out 2>&1; then
+if ! make -j2 vtrace vtrace-mpi libvtrace.la src/wrappers/mpicc $progs > make.out 2>&1; then
     tail -30 make.out
     echo "FAIL: the build against Open MPI"
     exit 1
