@@ -404,7 +404,7 @@ static void named(file f[NFILES])
     memcpy(r0->data + 16, save, VT_BLOCK_HEADER_SIZE);
     /* unknown codec, block type, reserved */
     r0->data[16 + 5] = 7;
-    expect_fail(f, -1, r0->name, "offset 21: expected codec 0 (raw) or 1 (zstd), found 7", "codec");
+    expect_fail(f, -1, r0->name, "offset 21: expected codec 0 (raw), 1 (zstd) or 2 (zstd, dictionary), found 7", "codec");
     r0->data[16 + 5] = 0;
     r0->data[16 + 4] = 9;
     expect_fail(f, -1, r0->name, "offset 20: expected block type", "block type");
