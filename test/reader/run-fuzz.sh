@@ -48,7 +48,7 @@ $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/syn
 # seeds: the synthetic trace in several shapes, each as one concatenated input
 i=0
 for opts in "" "--zstd 3 --per-block 1000" "--per-block 1" "--per-block 3" "--unmatched" "--cols --per-block 5" \
-    "--cols --zstd 3 --per-block 1000"; do
+    "--cols --zstd 3 --per-block 1000" "--shared --zstd 3 --per-block 8"; do
     rm -rf "$work/seeds/t"
     # shellcheck disable=SC2086
     "$work/synth" "$work/seeds/t" $opts
