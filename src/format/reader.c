@@ -361,6 +361,12 @@ const vt_rank *vt_trace_rank(const vt_trace *t, uint32_t rank)
     return t && rank < t->nranks ? &t->ranks[rank] : NULL;
 }
 
+const vt_function *vt_trace_functions(const vt_trace *t, size_t *n)
+{
+    *n = t->nfuncs;
+    return t->funcs;
+}
+
 const vt_function *vt_trace_function(const vt_trace *t, uint32_t rank, int64_t fn)
 {
     const vt_rank *r = vt_trace_rank(t, rank);

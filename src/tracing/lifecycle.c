@@ -366,6 +366,12 @@ static int start(int provided)
     }
     if (!rc)
         rc = mkdirs(cfg.dir);
+    /* one function table for the trace, in vtrace.defs (1.5), when every rank has the
+     * same (one build): the rank files then carry none */
+    uint64_t fh[2] = {vt_buffer_functions_hash(), ~vt_buffer_functions_hash()}, fall[2];
+    PMPI_Allreduce(fh, fall, 2, MPI_UINT64_T, MPI_MIN, own_comm);
+    if (fall[0] == fh[0] && ~fall[1] == fh[0])
+        vt_buffer_share_functions();
     if (rc == 0) {
         snprintf(rank_path, sizeof rank_path, "%s/rank-%06d.vte", cfg.dir, rank);
         /* VTRACE_MODE=reduced keeps the full trace only as long as it may still be needed
@@ -677,6 +683,9 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
         rc = vt_file_header_write(fd, VT_MAGIC_DEFS, (uint32_t)world_size);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_GLOBAL, g.base, (size_t)(g.p - g.base), 0, 0);
+    /* the trace's function table (its rank files have none: 1.5) */
+    if (!rc && vt_buffer_functions_shared())
+        rc = vt_buffer_write_functions(fd);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_END, "", 0, 0, 0);
     if (fd >= 0 && close(fd) && !rc)
