@@ -7,7 +7,7 @@ usage: maint/bench/colsizes.py TRACEDIR...
 e.g.   maint/bench/colsizes.py run/full run/reduced   (a run with VTRACE_MODE=both)"""
 import glob, os, struct, subprocess, sys
 
-NAMES = {1: "FUNCS", 2: "EVENTS", 3: "RANKDEFS", 4: "GLOBAL", 5: "REDUCED", 6: "EVENTS_COLS", 7: "REDUCED_COLS", 15: "END"}
+NAMES = {1: "FUNCS", 2: "EVENTS", 3: "RANKDEFS", 4: "GLOBAL", 5: "REDUCED", 6: "EVENTS_COLS", 7: "REDUCED_COLS", 8: "DICT", 15: "END"}
 COLS = {6: ["codes", "sites", "enters", "durs", "fields"], 7: ["kinds", "seqs", "sites", "enters", "durs", "times", "fields"]}
 
 def uvar(b, i):

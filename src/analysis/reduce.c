@@ -498,7 +498,12 @@ static int open_outputs(reducer *Z)
         snprintf(name, sizeof name, "rank-%06u.vte", r);
         if (write_file(dir, name, VT_MAGIC_RANK, r, NULL, 0, 0, 0, &ro->fd, Z->err))
             return -1;
-        int rc = vt_rrec_out_init(&ro->out, ro->fd, Z->o->zstd_level, ro->fname, ro->flayout, rk->nfuncs);
+        /* a rank file that used the trace's table (1.5) uses it in the output too */
+        size_t ntab;
+        const vt_function *tab = vt_trace_functions(Z->t, &ntab);
+        int shared = tab && rk->funcs == tab;
+        int rc = vt_rrec_out_init(&ro->out, ro->fd, Z->o->zstd_level, shared ? NULL : ro->fname, ro->flayout,
+                                  rk->nfuncs);
         /* no descriptor per rank: the file is opened for each block (64K ranks) */
         ro->fd = -1;
         if (!rc && !(ro->path = malloc(strlen(dir) + sizeof name + 1)))
@@ -561,9 +566,29 @@ static int close_outputs(reducer *Z)
     size_t glen = 0;
     if (global_payload(Z->t, Z->p, &g, &glen, Z->err))
         return -1;
-    int rc = write_file(dir, "vtrace.defs", VT_MAGIC_DEFS, Z->nranks, g, glen, VT_BLOCK_GLOBAL, 0, NULL, Z->err);
+    int fd = -1;
+    int rc = write_file(dir, "vtrace.defs", VT_MAGIC_DEFS, Z->nranks, g, glen, VT_BLOCK_GLOBAL, 0, &fd, Z->err);
     free(g);
-    return rc;
+    if (rc)
+        return rc;
+    /* the trace's function table (1.5), as the run time writes it */
+    size_t ntab;
+    const vt_function *tab = vt_trace_functions(Z->t, &ntab);
+    const char **nm = tab ? malloc((ntab ? ntab : 1) * sizeof *nm) : NULL, **ly = tab ? malloc((ntab ? ntab : 1) * sizeof *ly) : NULL;
+    rc = tab && (!nm || !ly) ? -ENOMEM : 0;
+    for (size_t i = 0; !rc && tab && i < ntab; i++) {
+        nm[i] = tab[i].name;
+        ly[i] = tab[i].layout;
+    }
+    if (!rc && tab)
+        rc = vt_funcs_block_write(fd, nm, ly, ntab, NULL, 1, 3);
+    free(nm);
+    free(ly);
+    if (!rc)
+        rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0);
+    if (close(fd) && !rc)
+        rc = -errno;
+    return rc ? vt_error_set(Z->err, "%s/vtrace.defs: cannot write: %s", dir, strerror(-rc)) : 0;
 }
 
 /* One reducer per rank, writing into its rank file when there is an output; the check

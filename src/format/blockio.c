@@ -36,7 +36,18 @@ int vt_file_header_write(int fd, const char magic[8], uint32_t value)
     return vt_write_all(fd, h, sizeof h);
 }
 
+uint16_t vt_dict_check(const void *dict, size_t len)
+{
+    return (uint16_t)crc32(crc32(0L, Z_NULL, 0), dict, (uInt)len);
+}
+
 int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level)
+{
+    return vt_block_write_dict(fd, type, payload, len, nrecords, zstd_level, NULL, 0);
+}
+
+int vt_block_write_dict(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
+                        const void *dict, size_t dict_len)
 {
     if (len > VT_BLOCK_MAX_RAW)
         return -EFBIG;
@@ -44,20 +55,33 @@ int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32
     const void *stored = payload;
     void *packed = NULL;
 #ifdef HAVE_ZSTD
-    if (zstd_level > 0 && len > 64) {
+    /* a dictionary makes small payloads worth compressing (what they share with it) */
+    if (zstd_level > 0 && (len > 64 || (dict && len > 8))) {
         size_t cap = ZSTD_compressBound(len);
         packed = malloc(cap);
-        if (packed) {
-            size_t n = ZSTD_compress(packed, cap, payload, len, zstd_level);
+        ZSTD_CCtx *cc = packed && dict ? ZSTD_createCCtx() : NULL;
+        if (packed && (!dict || cc)) {
+            /* with a dictionary the payloads are small: the frame leaves out their size
+             * (the block header has it) */
+            size_t n = !cc ? ZSTD_compress(packed, cap, payload, len, zstd_level)
+                       : ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, zstd_level)) ||
+                               ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)) ||
+                               ZSTD_isError(ZSTD_CCtx_loadDictionary(cc, dict, dict_len))
+                           ? (size_t)-1
+                           : ZSTD_compress2(cc, packed, cap, payload, len);
             if (!ZSTD_isError(n) && n < len) {
                 stored = packed;
-                h.codec = VT_CODEC_ZSTD;
+                h.codec = cc ? VT_CODEC_ZSTD_DICT : VT_CODEC_ZSTD;
+                h.reserved = cc ? vt_dict_check(dict, dict_len) : 0;
                 h.stored_len = (uint32_t)n;
             }
         }
+        ZSTD_freeCCtx(cc);
     }
 #else
     (void)zstd_level;
+    (void)dict;
+    (void)dict_len;
 #endif
     h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), stored, h.stored_len);
     uint8_t hb[VT_BLOCK_HEADER_SIZE];

@@ -12,6 +12,12 @@ int vt_file_header_write(int fd, const char magic[8], uint32_t value);
  * library was built with zstd (raw otherwise, or when compression does not shrink it).
  * Returns 0 or -errno; on error the file may hold a partial block. */
 int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level);
+/* The same, compressed against the dictionary DICT (vtrace.defs' DICT block, 1.5: codec 2)
+ * when DICT is not NULL; such a block's reserved field is vt_dict_check(DICT). */
+int vt_block_write_dict(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
+                        const void *dict, size_t dict_len);
+/* The 16 bits that tie a codec-2 block to its dictionary: the low half of its CRC-32. */
+uint16_t vt_dict_check(const void *dict, size_t len);
 
 /* The FUNCS payload of the table NAME/LAYOUT[0..n) naming only the entries DEFINE marks
  * (the others "": a later block names them, doc/format.md 1.3), all when DEFINE is

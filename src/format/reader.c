@@ -89,6 +89,41 @@ static int open_defs(vt_trace *t, const src_t *s, vt_error *err)
     if (parse_global(t, &r, nranks))
         goto out;
     off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    /* 1.5: the trace's function table and the dictionary of codec 2, once each */
+    int have_funcs = 0, have_dict = 0;
+    while (t->defs_minor >= 5) {
+        if (vt__read_block_header(s, off, &h, err))
+            goto out;
+        if (h.type == VT_BLOCK_END)
+            break;
+        if ((h.type != VT_BLOCK_FUNCS || have_funcs) && (h.type != VT_BLOCK_DICT || have_dict)) {
+            vt__seterr(err, s->path, off + 4, "expected %s%sEND after GLOBAL, found a %s block (type %u)",
+                       have_funcs ? "" : "FUNCS, ", have_dict ? "" : "DICT or ", vt__block_type_name(h.type), h.type);
+            goto out;
+        }
+        if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
+            goto out;
+        if (h.type == VT_BLOCK_FUNCS) {
+            have_funcs = 1;
+            pp_init(&r, data, h.raw_len, s->path, off, h.codec != VT_CODEC_RAW, err);
+            if (vt__parse_trace_funcs(t, &r))
+                goto out;
+        } else {
+            have_dict = 1;
+            if (!h.raw_len) {
+                vt__seterr(err, s->path, off + 12, "expected a DICT block of at least one byte, found an empty one");
+                goto out;
+            }
+            t->dict = vt__arena_alloc(&t->ar, h.raw_len);
+            if (!t->dict) {
+                vt__seterr(err, s->path, off, "expected memory for the dictionary, found none");
+                goto out;
+            }
+            memcpy(t->dict, data, h.raw_len);
+            t->dict_len = h.raw_len;
+        }
+        off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    }
     if (vt__read_end(s, off, &stored, &raw, err))
         goto out;
     t->bytes += s->size;
@@ -324,6 +359,12 @@ uint64_t vt_trace_nrecords(const vt_trace *t) { return t ? t->nrecords : 0; }
 const vt_rank *vt_trace_rank(const vt_trace *t, uint32_t rank)
 {
     return t && rank < t->nranks ? &t->ranks[rank] : NULL;
+}
+
+const vt_function *vt_trace_functions(const vt_trace *t, size_t *n)
+{
+    *n = t->nfuncs;
+    return t->funcs;
 }
 
 const vt_function *vt_trace_function(const vt_trace *t, uint32_t rank, int64_t fn)

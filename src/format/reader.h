@@ -200,6 +200,9 @@ uint64_t vt_trace_nrecords(const vt_trace *t);       /* records of all ranks */
 const vt_rank *vt_trace_rank(const vt_trace *t, uint32_t rank);
 /* Table lookups; NULL when out of range. */
 const vt_function *vt_trace_function(const vt_trace *t, uint32_t rank, int64_t fn);
+/* The trace's function table (vtrace.defs' FUNCS block, 1.5) and its size; NULL when it
+ * has none. A rank file without FUNCS blocks uses it (its vt_rank.funcs is this table). */
+const vt_function *vt_trace_functions(const vt_trace *t, size_t *n);
 const vt_callsite *vt_trace_callsite(const vt_trace *t, uint32_t rank, int64_t index);
 const vt_comm *vt_trace_comm(const vt_trace *t, uint32_t rank, int64_t index);
 const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index);

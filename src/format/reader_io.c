@@ -5,6 +5,7 @@
 #include "vt_config.h"
 #include "format/reader.h"
 #include "format/reader_priv.h"
+#include "format/blockio.h"
 #include "util/codec.h"
 
 #include <errno.h>
@@ -77,6 +78,7 @@ const char *vt__block_type_name(unsigned type)
     case VT_BLOCK_FUNCS: return "FUNCS";
     case VT_BLOCK_EVENTS: return "EVENTS";
     case VT_BLOCK_RANKDEFS: return "RANKDEFS";
+    case VT_BLOCK_DICT: return "DICT";
     case VT_BLOCK_GLOBAL: return "GLOBAL";
     case VT_BLOCK_REDUCED: return "REDUCED";
     case VT_BLOCK_EVENTS_COLS: return "EVENTS_COLS";
@@ -327,6 +329,8 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     s->pool = NULL;
     s->slot = -1;
     s->dctx = t->pool ? t->pool->dctx : NULL;
+    s->dict = t->dict;
+    s->dict_len = t->dict_len;
     if (t->mem) {
         for (size_t i = 0; i < t->nmem; i++) {
             if (t->mem[i].name && strcmp(t->mem[i].name, name) == 0) {
@@ -446,19 +450,23 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
     case VT_BLOCK_REDUCED:
     case VT_BLOCK_EVENTS_COLS:
     case VT_BLOCK_REDUCED_COLS:
+    case VT_BLOCK_DICT:
     case VT_BLOCK_END:
         break;
     default:
-        return vt__seterr(err, s->path, off + 4, "expected block type 1 to 7 or 15, found %u", h->type);
+        return vt__seterr(err, s->path, off + 4, "expected block type 1 to 8 or 15, found %u", h->type);
     }
-    if (h->codec == VT_CODEC_ZSTD) {
+    if (h->codec == VT_CODEC_ZSTD || h->codec == VT_CODEC_ZSTD_DICT) {
 #ifndef HAVE_ZSTD
-        return vt__seterr(err, s->path, off + 5, "expected codec 0 (this reader was built without zstd), found 1");
+        return vt__seterr(err, s->path, off + 5, "expected codec 0 (this reader was built without zstd), found %u",
+                          h->codec);
 #endif
     } else if (h->codec != VT_CODEC_RAW) {
-        return vt__seterr(err, s->path, off + 5, "expected codec 0 (raw) or 1 (zstd), found %u", h->codec);
+        return vt__seterr(err, s->path, off + 5, "expected codec 0 (raw), 1 (zstd) or 2 (zstd, dictionary), found %u",
+                          h->codec);
     }
-    if (h->reserved != 0)
+    /* codec 2: the dictionary's check, compared when the payload is loaded */
+    if (h->reserved != 0 && h->codec != VT_CODEC_ZSTD_DICT)
         return vt__seterr(err, s->path, off + 6, "expected reserved field 0, found %u", h->reserved);
     if (h->raw_len > VT_READER_MAX_RAW)
         return vt__seterr(err, s->path, off + 12, "expected raw length at most %u, found %u",
@@ -548,6 +556,14 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
     }
 #ifdef HAVE_ZSTD
     uint64_t pay = off + VT_BLOCK_HEADER_SIZE;
+    int with_dict = h->codec == VT_CODEC_ZSTD_DICT;
+    if (with_dict && !s->dict)
+        return vt__seterr(err, s->path, off + 5,
+                          "expected codec 0 or 1 (vtrace.defs has no DICT block for codec 2), found codec 2");
+    if (with_dict && h->reserved != vt_dict_check(s->dict, s->dict_len))
+        return vt__seterr(err, s->path, off + 6,
+                          "expected dictionary check 0x%04x (vtrace.defs' DICT block), found 0x%04x",
+                          vt_dict_check(s->dict, s->dict_len), h->reserved);
     unsigned long long cs = ZSTD_getFrameContentSize(sp, h->stored_len);
     if (cs == ZSTD_CONTENTSIZE_ERROR)
         return vt__seterr(err, s->path, pay, "expected a zstd frame, found invalid data");
@@ -563,8 +579,15 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
                           vt__block_type_name(h->type), h->raw_len);
     if (!dctx)
         dctx = s->dctx; /* ZSTD_decompress makes (and clears) a 100 KB context a call */
-    size_t n = dctx ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
-                    : ZSTD_decompress(raw->p, h->raw_len, sp, h->stored_len);
+    ZSTD_DCtx *own = with_dict && !dctx ? ZSTD_createDCtx() : NULL;
+    if (own)
+        dctx = own;
+    if (with_dict && !dctx)
+        return vt__seterr(err, s->path, off, "expected memory for a zstd context, found none");
+    size_t n = with_dict ? ZSTD_decompress_usingDict(dctx, raw->p, h->raw_len, sp, h->stored_len, s->dict, s->dict_len)
+               : dctx    ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
+                         : ZSTD_decompress(raw->p, h->raw_len, sp, h->stored_len);
+    ZSTD_freeDCtx(own);
     if (ZSTD_isError(n))
         return vt__seterr(err, s->path, pay, "expected a valid zstd frame, found %s", ZSTD_getErrorName(n));
     if (n != h->raw_len)
@@ -574,7 +597,8 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
 #else
     (void)raw;
     (void)dctx;
-    return vt__seterr(err, s->path, off + 5, "expected codec 0 (this reader was built without zstd), found 1");
+    return vt__seterr(err, s->path, off + 5, "expected codec 0 (this reader was built without zstd), found %u",
+                      h->codec);
 #endif
 }
 

@@ -58,6 +58,8 @@ typedef struct src {
     fd_pool *pool;      /* NULL: fd is the source's own */
     int slot;           /* its place in the pool while fd is open */
     void *dctx;         /* the trace's zstd context (the pool's), or NULL */
+    const uint8_t *dict; /* vtrace.defs' DICT (codec 2, 1.5), or NULL */
+    size_t dict_len;
 } src_t;
 
 typedef struct rank_priv {
@@ -91,6 +93,12 @@ struct vt_trace {
     size_t config_pos;          /* in the decoded payload of that block, when compressed */
     int config_compressed;
     fd_pool *pool;              /* the cursors' descriptors (reader_io.c) */
+    /* vtrace.defs (1.5): the trace's function table, for rank files without FUNCS
+     * blocks (nfuncs 0: none), and the dictionary of codec 2 (NULL: none) */
+    const vt_function *funcs;
+    size_t nfuncs;
+    uint8_t *dict;
+    size_t dict_len;
 };
 
 void vt__src_close(src_t *s);
@@ -261,5 +269,7 @@ typedef struct funcs_cache {
 /* Opens the rank file s of RANK: its function table, the index of its event blocks,
  * its RANKDEFS. */
 int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, vt_error *err);
+/* vtrace.defs' FUNCS block (1.5): the function table of rank files without one. */
+int vt__parse_trace_funcs(vt_trace *t, pp *r);
 
 #endif

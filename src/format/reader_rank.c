@@ -372,6 +372,16 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
 
 /* ------------------------------------------------------------------ the rank file */
 
+int vt__parse_trace_funcs(vt_trace *t, pp *r)
+{
+    vt_rank tmp = {.minor = t->defs_minor};
+    if (parse_funcs(t, &tmp, r))
+        return -1;
+    t->funcs = tmp.funcs;
+    t->nfuncs = tmp.nfuncs;
+    return 0;
+}
+
 /* A later FUNCS block (1.3): its entries with a name define the ones the table left
  * empty; a defined entry keeps its name and layout. */
 static int merge_funcs(vt_trace *t, vt_rank *rk, pp *r)
@@ -433,6 +443,15 @@ static int funcs_add(funcs_seen *fs, const uint8_t *data, uint32_t len, uint64_t
 
 static int funcs_build(vt_trace *t, vt_rank *rk, const src_t *s, const funcs_seen *fs, funcs_cache *fc, vt_error *err)
 {
+    if (!fs->len) {
+        /* 1.5: no FUNCS block of its own, the trace's (vtrace.defs) */
+        if (!t->funcs)
+            return vt__seterr(err, s->path, VT_FILE_HEADER_SIZE,
+                              "expected a FUNCS block (vtrace.defs has no function table), found none");
+        rk->nfuncs = t->nfuncs;
+        rk->funcs = t->funcs;
+        return 0;
+    }
     /* the offsets differ from rank to rank when the blocks do not: compare from the codec on */
     if (fc->funcs && fc->len == fs->len) {
         int same = 1;
@@ -509,13 +528,18 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
         rk->core = rk->numa = -1;
         goto done;
     }
-    if (vt__load_block(s, off, VT_BLOCK_FUNCS, &h, &stored, &raw, &data, err))
+    /* 1.5: a rank file may leave its function table to vtrace.defs */
+    if (rk->minor >= 5 && vt__read_block_header(s, off, &h, err))
         goto out;
-    if (funcs_add(&fs, data, h.raw_len, off, h.codec)) {
-        vt__seterr(err, s->path, off, "expected memory for the function table, found none");
-        goto out;
+    if (rk->minor < 5 || h.type == VT_BLOCK_FUNCS) {
+        if (vt__load_block(s, off, VT_BLOCK_FUNCS, &h, &stored, &raw, &data, err))
+            goto out;
+        if (funcs_add(&fs, data, h.raw_len, off, h.codec)) {
+            vt__seterr(err, s->path, off, "expected memory for the function table, found none");
+            goto out;
+        }
+        off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     }
-    off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
 
     rp->ev_begin = off;
     int first_event = 1;

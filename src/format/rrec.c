@@ -98,6 +98,11 @@ int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *
     o->pending = calloc(nfn ? nfn : 1, 1);
     if (!o->buf || !o->named || !o->pending)
         return -ENOMEM;
+    if (!name) {
+        /* the trace's table, in vtrace.defs (1.5): every function is named there */
+        memset(o->named, 1, nfn);
+        return 0;
+    }
     return vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0));
 }
 

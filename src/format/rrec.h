@@ -89,7 +89,8 @@ typedef struct vt_rrec_out {
 } vt_rrec_out;
 
 /* Writes the first FUNCS block (naming no function yet) of the table NAME/LAYOUT[0..NFN)
- * and returns 0, or -errno. FD is the rank file, positioned after its header; the table
+ * and returns 0, or -errno. NAME NULL (1.5): the rank file uses the trace's table, in
+ * vtrace.defs, and O writes no FUNCS block. FD is the rank file, positioned after its header; the table
  * must outlive O. */
 int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
                      size_t nfn);

@@ -21,7 +21,7 @@ void vt__usage_synth(FILE *out)
     fprintf(out,
             "usage: vtrace synth [OPTIONS] OUT\n"
             "Writes a synthetic trace of a regular MPI pattern into the directory OUT, as a run\n"
-            "traced with vtrace would have (format 1.3), at any rank count and length.\n\n"
+            "traced with vtrace would have (format 1.5), at any rank count and length.\n\n"
             "  -p, --pattern NAME     halo1d, halo2d (default), allreduce, pipeline, master-worker\n"
             "  -n, --ranks N          ranks (default 4)\n"
             "  -i, --iterations N     iterations (halo: exchanges; pipeline: items; master-worker:\n"

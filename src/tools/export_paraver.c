@@ -326,15 +326,29 @@ static int setup_defs(pv *p)
         s->callerline = calloc(s->nsite + 1, sizeof *s->callerline);
         if (!s->fnval || !s->fnstate || !s->siteval || !s->fntype || !s->callerfn || !s->callerline)
             return oom(p);
+        /* the functions the rank called (its profile counts every call): a table shared
+         * by the trace (vtrace.defs, 1.5) names every wrapped one, whose _c forms have
+         * the values of the others in Extrae's encoding */
+        uint8_t *called = calloc(s->nfn + 1, 1);
+        if (!called)
+            return oom(p);
+        for (size_t i = 0; i < R->nprofile; i++)
+            if (R->profile[i].fn < s->nfn && R->profile[i].calls)
+                called[R->profile[i].fn] = 1;
         for (size_t i = 0; i < s->nfn; i++) {
+            if (!called[i])
+                continue;
             uint32_t own = intern(&p->fns, R->funcs[i].name);
-            if (!own)
+            if (!own) {
+                free(called);
                 return oom(p);
+            }
             s->fnval[i] = vt__prv_mpi(R->funcs[i].name, &s->fntype[i]);
             if (!s->fnval[i])
                 s->fnval[i] = VT_PRV_MPI_OWN_VALUES + own;
             s->fnstate[i] = state_of(R->funcs[i].name);
         }
+        free(called);
         for (size_t i = 0; i < s->nsite; i++) {
             if (!(s->siteval[i] = intern(&p->sites, vt_site_name(p->t, r, (int64_t)i))))
                 return oom(p);

@@ -114,8 +114,7 @@ syn_out *syn_out_open(const char *dir, const syn_params *p, char *err, size_t er
     return o;
 }
 
-/* The rank's file for appending a block: created with its header and FUNCS block the
- * first time. Returns the descriptor or -1. */
+/* The rank's file for appending a block: created with its header the first time. Returns the descriptor or -1. */
 static int rank_fd(syn_out *o, uint32_t r)
 {
     if (o->fd && o->fd[r] >= 0)
@@ -127,9 +126,8 @@ static int rank_fd(syn_out *o, uint32_t r)
     if (fd < 0)
         return fail(o, "%s: cannot %s the rank file (%s)", path, k->created ? "open" : "create", strerror(errno));
     if (!k->created) {
+        /* no FUNCS block: the trace's function table is in vtrace.defs (1.5) */
         int rc = vt_file_header_write(fd, VT_MAGIC_RANK, r);
-        if (!rc)
-            rc = vt_funcs_block_write(fd, fn_name, fn_layout, SYN_NFN, NULL, 1, o->p.zstd_level ? 3 : 0);
         if (rc) {
             close(fd);
             return fail(o, "%s: cannot write (%s)", path, strerror(-rc));
@@ -307,7 +305,7 @@ char *syn_config_text(const syn_params *p)
     return s;
 }
 
-static int write_defs(syn_out *o, const int64_t *t_init, const int64_t *t_fin)
+static int write_defs(syn_out *o, const int64_t *t_init, const int64_t *t_fin, const uint8_t *dict, size_t dict_len)
 {
     char *config = syn_config_text(&o->p);
     size_t cap = 4096 + (size_t)o->n * (4 * VT_UVAR_MAX + 2 + 16);
@@ -339,6 +337,11 @@ static int write_defs(syn_out *o, const int64_t *t_init, const int64_t *t_fin)
         rc = vt_file_header_write(fd, VT_MAGIC_DEFS, o->n);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_GLOBAL, buf, (size_t)(p - buf), 0, o->p.zstd_level ? 3 : 0);
+    /* what every rank file shares, once (1.5): the function table, the dictionary */
+    if (!rc)
+        rc = vt_funcs_block_write(fd, fn_name, fn_layout, SYN_NFN, NULL, 1, o->p.zstd_level ? 3 : 0);
+    if (!rc && dict)
+        rc = vt_block_write(fd, VT_BLOCK_DICT, dict, dict_len, 0, o->p.zstd_level ? 3 : 0);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_END, "", 0, 0, 0);
     struct stat st;
@@ -363,6 +366,16 @@ int syn_out_finish(syn_out *o, const int64_t *t_init, const int64_t *t_fin)
 {
     uint8_t defs[2048];
     o->bytes = 0;
+    /* The dictionary (1.5): rank 0's RANKDEFS, which the others resemble (call sites,
+     * MPI_COMM_WORLD, the profile's functions and counts), so each RANKDEFS costs what
+     * differs from it. Not with --no-compress (codec 2 is zstd). */
+    uint8_t dict[2048];
+    size_t dict_len = 0;
+    if (o->p.zstd_level > 0) {
+        if (flush_rank(o, 0))
+            return -1;
+        dict_len = rankdefs(o, 0, dict, t_init[0], t_fin[0]);
+    }
     for (uint32_t r = 0; r < o->n; r++) {
         if (flush_rank(o, r))
             return -1;
@@ -370,7 +383,13 @@ int syn_out_finish(syn_out *o, const int64_t *t_init, const int64_t *t_fin)
         if (fd < 0)
             return -1;
         size_t len = rankdefs(o, r, defs, t_init[r], t_fin[r]);
-        int rc = block_write(o, r, fd, VT_BLOCK_RANKDEFS, defs, len, 0, o->p.zstd_level ? 3 : 0);
+        int rc = vt_block_write_dict(fd, VT_BLOCK_RANKDEFS, defs, len, 0, o->p.zstd_level ? 19 : 0,
+                                     dict_len ? dict : NULL, dict_len);
+        if (rc) {
+            char path[4200];
+            rank_path(o, r, path, sizeof path);
+            rc = fail(o, "%s: cannot write a block (%s)", path, strerror(-rc));
+        }
         if (!rc)
             rc = block_write(o, r, fd, VT_BLOCK_END, "", 0, 0, 0);
         struct stat st;
@@ -385,7 +404,7 @@ int syn_out_finish(syn_out *o, const int64_t *t_init, const int64_t *t_fin)
         if (rc)
             return -1;
     }
-    return write_defs(o, t_init, t_fin);
+    return write_defs(o, t_init, t_fin, dict_len ? dict : NULL, dict_len);
 }
 
 void syn_out_free(syn_out *o)

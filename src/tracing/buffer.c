@@ -107,6 +107,34 @@ static int name_functions(int profiled, int always)
     return rc;
 }
 
+static int shared_functions;
+
+uint64_t vt_buffer_functions_hash(void)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (unsigned i = 0; i < VT_NFN; i++)
+        for (int k = 0; k < 2; k++)
+            for (const char *c = k ? vt_fn_layout[i] : vt_fn_name[i];; c++) {
+                h = (h ^ (uint8_t)*c) * 1099511628211ull;
+                if (!*c)
+                    break;
+            }
+    return h;
+}
+
+void vt_buffer_share_functions(void)
+{
+    shared_functions = 1;
+    memset(named, 1, sizeof named);
+}
+
+int vt_buffer_functions_shared(void) { return shared_functions; }
+
+int vt_buffer_write_functions(int fd)
+{
+    return vt_funcs_block_write(fd, vt_fn_name, vt_fn_layout, VT_NFN, NULL, 1, 3);
+}
+
 /* The block of records in the buffer: packed in columns (EVENTS_COLS) when blocks are
  * compressed, as zstd then finds what repeats in MPI traces (format/evcols.h); as it is
  * (EVENTS) otherwise, or if packing fails. */
@@ -145,8 +173,8 @@ static int open_file(void)
         return rc;
     b->written = b->file_at = VT_FILE_HEADER_SIZE;
     /* the first FUNCS block: the table, so the file decodes without our binary, naming
-     * what was recorded so far */
-    return name_functions(0, 1);
+     * what was recorded so far; none when vtrace.defs holds the table (1.5) */
+    return shared_functions ? 0 : name_functions(0, 1);
 }
 
 int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after, int keep_file)

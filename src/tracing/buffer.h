@@ -50,6 +50,16 @@ extern VT_HIDDEN int vt__mt;   /* MPI_THREAD_MULTIPLE: take the lock */
  * kept). */
 VT_HIDDEN int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint64_t fail_after,
                              int keep_file);
+/* A hash of the compiled function table (names and layouts), the same on every rank of
+ * one build. */
+VT_HIDDEN uint64_t vt_buffer_functions_hash(void);
+/* Before vt_buffer_open, when every rank's table is the same: the trace's table goes
+ * into vtrace.defs (vt_buffer_write_functions, format 1.5) and the rank file writes no
+ * FUNCS block. */
+VT_HIDDEN void vt_buffer_share_functions(void);
+VT_HIDDEN int vt_buffer_functions_shared(void);
+/* The whole compiled table as a FUNCS block into FD (vtrace.defs). 0 or -errno. */
+VT_HIDDEN int vt_buffer_write_functions(int fd);
 /* The full trace is needed after all (the run-time reduction stopped): 0 when the file
  * holds, or will hold, every record; -errno when it cannot be written; -EPIPE when its
  * first blocks were dropped already. */

@@ -205,7 +205,9 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
     rt.fd = open(rt.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int rc = rt.fd >= 0 ? vt_file_header_write(rt.fd, VT_MAGIC_RANK, (uint32_t)rank) : -errno;
     if (!rc)
-        rc = vt_rrec_out_init(&rt.out, rt.fd, VT_RREC_ZSTD_LEVEL, vt_fn_name, vt_fn_layout, VT_NFN);
+        /* the trace's table in vtrace.defs (1.5) when the full trace's is there */
+        rc = vt_rrec_out_init(&rt.out, rt.fd, VT_RREC_ZSTD_LEVEL, vt_buffer_functions_shared() ? NULL : vt_fn_name,
+                              vt_fn_layout, VT_NFN);
     rt.out.comm_ids = comm_ids;
     if (rc) {
         vt_warn("the run-time reduction cannot write %s (%s)", rt.path, strerror(rc < 0 ? -rc : ENOMEM));

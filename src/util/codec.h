@@ -10,7 +10,8 @@
 #define VT_FORMAT_MAJOR 1
 #define VT_FORMAT_MINOR 5 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
                            * 1.4: RANKDEFS snapshots between event blocks, how the run ended, modules;
-                           * 1.5: REDUCED_COLS message times and time columns packed smaller */
+                           * 1.5: REDUCED_COLS message times and time columns packed smaller;
+                           *      the trace's function table and a dictionary in vtrace.defs */
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"
@@ -29,10 +30,13 @@ enum vt_block_type {
     VT_BLOCK_REDUCED = 5,
     VT_BLOCK_EVENTS_COLS = 6, /* an EVENTS payload in columns (format/evcols.h) */
     VT_BLOCK_REDUCED_COLS = 7, /* a REDUCED payload in columns */
+    VT_BLOCK_DICT = 8,         /* vtrace.defs (1.5): the dictionary of codec 2 */
     VT_BLOCK_END = 15,
 };
 
-enum vt_codec { VT_CODEC_RAW = 0, VT_CODEC_ZSTD = 1 };
+/* Codec 2 (1.5): zstd against vtrace.defs' DICT block; the block header's reserved
+ * field then holds vt_dict_check() of that dictionary. */
+enum vt_codec { VT_CODEC_RAW = 0, VT_CODEC_ZSTD = 1, VT_CODEC_ZSTD_DICT = 2 };
 
 /* Record codes below VT_CODE_FIRST_FN are special records. */
 enum vt_special_code {

@@ -114,9 +114,10 @@ run kill_interval full kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
 PAUSE=0
 $check "$work/kill_interval" 1 "(killed by SIGKILL" --full --all-sendrecv $N || fail "kill_interval"
 # ... and the reduced trace, made readable at each flush of the full one (its last
-# blocks provisional, replaced as the run goes on), holds the records decided by then
+# blocks provisional, replaced as the run goes on), holds the records decided by then;
+# their function table in vtrace.defs (format 1.5, as from 8 ranks on)
 PAUSE=600
-run kill_interval_both both kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
+run kill_interval_both both kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms VTRACE_TEST_SHARE_FUNCS=1
 run kill_interval_reduced reduced kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
 PAUSE=0
 $check "$work/kill_interval_both/full" 1 "(killed by SIGKILL" --full --all-sendrecv $N || fail "kill_interval_both"

@@ -29,11 +29,11 @@ mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 
 target=${FUZZ_TARGET:-reader}
 reader_src="$(echo "$top"/src/format/reader*.c "$top"/src/format/match*.c) $top/src/format/clockfix.c
-    $top/src/format/evcols.c $top/src/format/rcols.c"
+    $top/src/format/evcols.c $top/src/format/rcols.c $top/src/format/blockio.c"
 case $target in
 reader) src="$top/test/reader/fuzz_reader.c $reader_src" ;;
 analyses)
-    src="$top/test/analysis/fuzz_analyses.c $reader_src $top/src/format/blockio.c $top/src/format/rrec.c
+    src="$top/test/analysis/fuzz_analyses.c $reader_src $top/src/format/rrec.c
         $top/src/util/settings.c $top/src/util/aside.c $top/src/util/dpd.c $top/src/model/*.c $top/src/analysis/*.c"
     zlibs="$zlibs -lm" ;;
 *) echo "run-fuzz.sh: FUZZ_TARGET is reader or analyses, not $target" >&2; exit 2 ;;
@@ -48,7 +48,7 @@ $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/syn
 # seeds: the synthetic trace in several shapes, each as one concatenated input
 i=0
 for opts in "" "--zstd 3 --per-block 1000" "--per-block 1" "--per-block 3" "--unmatched" "--cols --per-block 5" \
-    "--cols --zstd 3 --per-block 1000"; do
+    "--cols --zstd 3 --per-block 1000" "--shared --zstd 3 --per-block 8"; do
     rm -rf "$work/seeds/t"
     # shellcheck disable=SC2086
     "$work/synth" "$work/seeds/t" $opts

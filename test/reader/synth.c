@@ -316,6 +316,9 @@ static int open_out(const char *dir, const char *name, char *errbuf, size_t errl
 static const int64_t start_time[NR] = {2000, 1000, 3000};
 static const char *const host[NR] = {"node0", "node1", "node0"};
 
+/* The dictionary of o->shared: what the ranks' RANKDEFS share. */
+static const char shared_dict[] = "mainsynth.cnode0node1node2MPI_COMM_WORLDworldself0-5";
+
 static int write_rank(const char *dir, int rank, const synth_opts *o, char *errbuf, size_t errlen)
 {
     char name[32];
@@ -347,7 +350,9 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
         names[i] = fnames[w.order[i]][0];
         layouts[i] = fnames[w.order[i]][1];
     }
-    if (o->cols) {
+    if (o->shared && rank < 2) {
+        /* no FUNCS block: the trace's, in vtrace.defs (1.5) */
+    } else if (o->cols) {
         static const uint8_t none[NFN];
         if (vt_funcs_block_write(w.fd, names, layouts, NFN, none, 1, o->zstd_level) ||
             vt_funcs_block_write(w.fd, names, layouts, NFN, NULL, 1, o->zstd_level))
@@ -466,7 +471,8 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
     b_uvar(&b, 0);
     b_svar(&b, w.first_enter - 100);
     b_svar(&b, w.last_exit + 100);
-    if (vt_block_write(w.fd, VT_BLOCK_RANKDEFS, b.p, b.n, 0, o->zstd_level))
+    if (vt_block_write_dict(w.fd, VT_BLOCK_RANKDEFS, b.p, b.n, 0, o->zstd_level, o->shared ? shared_dict : NULL,
+                            o->shared ? sizeof shared_dict - 1 : 0))
         w.err = 1;
     if (vt_block_write(w.fd, VT_BLOCK_END, NULL, 0, 0, 0))
         w.err = 1;
@@ -504,6 +510,16 @@ static int write_defs(const char *dir, const synth_opts *o, char *errbuf, size_t
     }
     b_uvar(&b, 0);
     err |= vt_block_write(fd, VT_BLOCK_GLOBAL, b.p, b.n, 0, o->zstd_level) != 0;
+    if (o->shared) {
+        /* the function table of the rank files without one (ranks 0 and 1) */
+        const char *names[NFN], *layouts[NFN];
+        for (size_t i = 0; i < NFN; i++) {
+            names[i] = fnames[i][0];
+            layouts[i] = fnames[i][1];
+        }
+        err |= vt_funcs_block_write(fd, names, layouts, NFN, NULL, 1, o->zstd_level) != 0;
+        err |= vt_block_write(fd, VT_BLOCK_DICT, shared_dict, sizeof shared_dict - 1, 0, 0) != 0;
+    }
     err |= vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0) != 0;
     free(b.p);
     err |= close(fd) != 0;

@@ -1,4 +1,4 @@
-/* synth DIR [--zstd LEVEL] [--per-block N] [--unmatched] [--cols]: writes the synthetic trace. */
+/* synth DIR [--zstd LEVEL] [--per-block N] [--unmatched] [--cols] [--shared]: writes the synthetic trace. */
 #include "synth.h"
 
 #include <stdio.h>
@@ -18,13 +18,15 @@ int main(int argc, char **argv)
             o.unmatched = 1;
         else if (strcmp(argv[i], "--cols") == 0)
             o.cols = 1;
+        else if (strcmp(argv[i], "--shared") == 0)
+            o.shared = 1;
         else if (argv[i][0] != '-' && !dir)
             dir = argv[i];
         else
             dir = NULL, i = argc;
     }
     if (!dir) {
-        fprintf(stderr, "usage: synth DIR [--zstd LEVEL] [--per-block N] [--unmatched] [--cols]\n");
+        fprintf(stderr, "usage: synth DIR [--zstd LEVEL] [--per-block N] [--unmatched] [--cols] [--shared]\n");
         return 2;
     }
     char err[4200];

@@ -404,7 +404,7 @@ static void named(file f[NFILES])
     memcpy(r0->data + 16, save, VT_BLOCK_HEADER_SIZE);
     /* unknown codec, block type, reserved */
     r0->data[16 + 5] = 7;
-    expect_fail(f, -1, r0->name, "offset 21: expected codec 0 (raw) or 1 (zstd), found 7", "codec");
+    expect_fail(f, -1, r0->name, "offset 21: expected codec 0 (raw), 1 (zstd) or 2 (zstd, dictionary), found 7", "codec");
     r0->data[16 + 5] = 0;
     r0->data[16 + 4] = 9;
     expect_fail(f, -1, r0->name, "offset 20: expected block type", "block type");
@@ -440,6 +440,54 @@ static void named(file f[NFILES])
 }
 
 /* A few corruptions through vt_trace_open on a directory. */
+/* Damage to what 1.5 keeps in vtrace.defs (FUNCS, DICT) and to codec 2. */
+static void named_shared(file f[NFILES])
+{
+    file *defs = &f[0], *r0 = &f[1];
+    int defs_blocks = nblocks(defs), r0_blocks = nblocks(r0);
+    size_t dict_at = block_at(defs, defs_blocks - 2), funcs_at = block_at(defs, defs_blocks - 3);
+    size_t rd_at = block_at(r0, r0_blocks - 2);
+    uint8_t save = r0->data[rd_at + 6];
+    if (r0->data[rd_at + 4] != VT_BLOCK_RANKDEFS || defs->data[dict_at + 4] != VT_BLOCK_DICT ||
+        defs->data[funcs_at + 4] != VT_BLOCK_FUNCS) {
+        failf("shared: the synthetic trace's blocks are not where expected");
+        return;
+    }
+#ifdef HAVE_ZSTD
+    if (r0->data[rd_at + 5] != VT_CODEC_ZSTD_DICT)
+        failf("shared: rank 0's RANKDEFS is not compressed against the dictionary (codec %u)", r0->data[rd_at + 5]);
+    r0->data[rd_at + 6] ^= 1;
+    expect_fail(f, -1, r0->name, "expected dictionary check", "dictionary check");
+    r0->data[rd_at + 6] = save;
+    /* vtrace.defs without its DICT: the block becomes a second FUNCS */
+    defs->data[dict_at + 4] = VT_BLOCK_FUNCS;
+    expect_fail(f, -1, defs->name, "expected DICT or END after GLOBAL, found a FUNCS block", "second FUNCS");
+    defs->data[dict_at + 4] = VT_BLOCK_DICT;
+    size_t len = defs->size;
+    uint8_t *keep = malloc(len);
+    if (!keep) {
+        failf("out of memory");
+        return;
+    }
+    memcpy(keep, defs->data, len);
+    /* cut after FUNCS: the DICT and END gone, END put back */
+    memcpy(defs->data + dict_at, defs->data + len - VT_BLOCK_HEADER_SIZE, VT_BLOCK_HEADER_SIZE);
+    defs->size = dict_at + VT_BLOCK_HEADER_SIZE;
+    expect_fail(f, -1, r0->name, "vtrace.defs has no DICT block for codec 2", "no dictionary");
+    /* and without FUNCS: rank 0 has no function table */
+    memcpy(defs->data + funcs_at, defs->data + dict_at, VT_BLOCK_HEADER_SIZE);
+    defs->size = funcs_at + VT_BLOCK_HEADER_SIZE;
+    expect_fail(f, -1, r0->name, "offset 16: expected a FUNCS block (vtrace.defs has no function table)",
+                "no function table");
+    memcpy(defs->data, keep, len);
+    defs->size = len;
+    free(keep);
+    expect_ok(f, "shared definitions restored");
+#else
+    (void)save;
+#endif
+}
+
 static void write_file(const char *dir, const file *f, size_t size)
 {
     char path[256];
@@ -546,6 +594,19 @@ int main(void)
         random_damage(f, 3000);
         free_files(f);
     }
+
+    /* 1.5: the function table and a dictionary in vtrace.defs, RANKDEFS against it */
+    synth_opts sh = {.zstd_level = 3, .records_per_block = 8, .shared = 1};
+    if (synth_write(dir, &sh, emsg, sizeof emsg)) {
+        fprintf(stderr, "%s\n", emsg);
+        return 1;
+    }
+    load(dir, f);
+    expect_ok(f, "shared definitions");
+    named_shared(f);
+    truncations_and_flips(f, "shared definitions");
+    random_damage(f, 3000);
+    free_files(f);
 
     /* the reduced trace of the raw synthetic trace */
     synth_opts raw2 = {.records_per_block = 8};

@@ -45,17 +45,29 @@ def block_bytes(typ, payload, nrec):
     return HDR.pack(MAGIC, typ, 0, 0, len(payload), len(payload), zlib.crc32(payload), nrec) + payload
 
 
-def decode_all(path):
-    """The file with every zstd block stored raw."""
+def decode_all(path, dict_path=None):
+    """The file with every zstd block stored raw (codec 2, format 1.5: against the
+    dictionary in DICT_PATH, vtrace.defs' DICT block)."""
     data = open(path, "rb").read()
     out = bytearray(data[:16])
     for off, typ, codec, stored, _raw, nrec in blocks(data):
         payload = data[off + HDR.size:off + HDR.size + stored]
-        if codec == 1:
-            payload = subprocess.run(["zstd", "-d", "-q", "-c"], input=payload, capture_output=True,
-                                     check=True).stdout
+        if codec in (1, 2):
+            cmd = ["zstd", "-d", "-q", "-c"] + (["-D", dict_path] if codec == 2 else [])
+            payload = subprocess.run(cmd, input=payload, capture_output=True, check=True).stdout
         out += block_bytes(typ, payload, nrec)
     return bytes(out)
+
+
+def dict_file(seed, work):
+    """vtrace.defs' DICT block of SEED (format 1.5) written to a file in WORK, or None."""
+    data = decode_all(os.path.join(seed, "vtrace.defs"))
+    for off, typ, _codec, stored, _raw, _nrec in blocks(data):
+        if typ == 8:
+            path = os.path.join(work, "dict")
+            open(path, "wb").write(data[off + HDR.size:off + HDR.size + stored])
+            return path
+    return None
 
 
 def mutate(data, rnd):
@@ -162,7 +174,8 @@ def main():
     os.makedirs(work)
     failures = runs = 0
     for si, seed in enumerate(seeds):
-        files = {f: decode_all(os.path.join(seed, f)) if f.endswith((".vte", ".defs")) else
+        dpath = dict_file(seed, work)
+        files = {f: decode_all(os.path.join(seed, f), dpath) if f.endswith((".vte", ".defs")) else
                  open(os.path.join(seed, f), "rb").read() for f in sorted(os.listdir(seed))
                  if os.path.isfile(os.path.join(seed, f))}
         targets = [f for f in files if f.endswith((".vte", ".defs"))]
