@@ -9,21 +9,10 @@
 # alone where it must (reduced traces but whatif's, --check, commands that are not
 # parallel), which it then says on stderr. Failures: a damaged rank file (the serial
 # error, from process 0) and an OUT that VTRACE_OVERWRITE=refuse keeps.
-# Environment: VTEST_MPIEXEC, VTEST_VTRACE, VTEST_PYTHON (as the other MPI tests).
+# Environment: as par_setup.sh says.
 set -u
-top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-VTRACE=${VTEST_VTRACE:-$(pwd)/vtrace}
-MPIEXEC=${VTEST_MPIEXEC:-}
-PYTHON=${VTEST_PYTHON:-python3}
-[ -n "$MPIEXEC" ] || { echo "no mpiexec: skipping"; exit 77; }
-[ -x "$VTRACE" ] && [ -x "$(dirname "$VTRACE")/vtrace-mpi" ] || { echo "vtrace or vtrace-mpi not built"; exit 1; }
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-work=test/parallel/analyses_par.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-work=$(cd "$work" && pwd)
-fails=0 runs=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+NAME=analyses_par
+. "$(dirname "$0")/par_setup.sh"
 
 # same HOW CMD TRACE ARGS...: serial and P = 2, 3 give the same output (and for reduce
 # the same OUT); HOW is "par" (the parallel replay ran) or "alone" (process 0 alone,

@@ -9,21 +9,10 @@
 # ran (rounds of messages), or that process 0 replayed alone where it must (scenario
 # errors); reduced traces replay in parallel too. Last, vtrace itself is not linked
 # with MPI.
-# Environment: VTEST_MPIEXEC, VTEST_VTRACE, VTEST_PYTHON (as the other MPI tests).
+# Environment: as par_setup.sh says.
 set -u
-top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-VTRACE=${VTEST_VTRACE:-$(pwd)/vtrace}
-MPIEXEC=${VTEST_MPIEXEC:-}
-PYTHON=${VTEST_PYTHON:-python3}
-[ -n "$MPIEXEC" ] || { echo "no mpiexec: skipping"; exit 77; }
-[ -x "$VTRACE" ] && [ -x "$(dirname "$VTRACE")/vtrace-mpi" ] || { echo "vtrace or vtrace-mpi not built"; exit 1; }
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-work=test/parallel/whatif_par.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-work=$(cd "$work" && pwd)
-fails=0 runs=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+NAME=whatif_par
+. "$(dirname "$0")/par_setup.sh"
 
 # same HOW TRACE ARGS...: serial and P = 2, 3 give the same output; HOW is "par" (the
 # parallel replay must have run) or "alone" (process 0 replays alone)
