@@ -152,13 +152,19 @@ int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int leve
     int rc = vt_file_header_write(fd, VT_MAGIC_RANK, r);
     if (rc)
         goto io;
-    if (vt_trace_raw_block(t, r, VT_BLOCK_FUNCS, &raw, &rawlen, err))
-        goto bad;
-    rc = vt_block_write(fd, VT_BLOCK_FUNCS, raw, rawlen, 0, level);
-    free(raw);
-    raw = NULL;
-    if (rc)
-        goto io;
+    /* a rank file that uses the trace's function table (1.5) keeps using it: it goes
+     * into vtrace.defs (vt__comp_write_defs) */
+    size_t ntab;
+    const vt_function *tab = vt_trace_functions(t, &ntab);
+    if (!tab || rk->funcs != tab) {
+        if (vt_trace_raw_block(t, r, VT_BLOCK_FUNCS, &raw, &rawlen, err))
+            goto bad;
+        rc = vt_block_write(fd, VT_BLOCK_FUNCS, raw, rawlen, 0, level);
+        free(raw);
+        raw = NULL;
+        if (rc)
+            goto io;
+    }
     if (!rk->has_defs) {
         /* nothing of it was readable: cut before any RANKDEFS, as in the trace read */
         if (close(fd))
@@ -225,7 +231,11 @@ int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int leve
     rawlen = rawlen - skip + 2;
     free(raw);
     raw = nraw;
-    if ((rc = vt_block_write(fd, VT_BLOCK_RANKDEFS, raw, rawlen, 0, level)))
+    /* compressed, against the dictionary the input's are compressed against (written
+     * into vtrace.defs too): they differ from its by the overhead fields only */
+    size_t dlen;
+    const uint8_t *dict = vt_trace_dict(t, &dlen);
+    if ((rc = vt_block_write_dict(fd, VT_BLOCK_RANKDEFS, raw, rawlen, 0, level, level > 0 ? dict : NULL, dlen)))
         goto io;
     /* a file cut short (a run killed) stays so: its last RANKDEFS is a snapshot */
     if (!rk->cut_at && (rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0)))
@@ -297,6 +307,25 @@ int vt__comp_write_defs(const vt_trace *t, const char *dir, const vt_comp_opts *
     rc = vt_file_header_write(fd, VT_MAGIC_DEFS, nranks);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_GLOBAL, b.p, (size_t)(p - b.p), 0, 0);
+    /* what the rank files share (1.5), as in the input: the function table, the
+     * dictionary */
+    size_t ntab, dlen;
+    const vt_function *tab = vt_trace_functions(t, &ntab);
+    const uint8_t *dict = vt_trace_dict(t, &dlen);
+    if (!rc && tab) {
+        const char **nm = malloc((ntab ? ntab : 1) * sizeof *nm), **ly = malloc((ntab ? ntab : 1) * sizeof *ly);
+        rc = nm && ly ? 0 : -ENOMEM;
+        for (size_t i = 0; !rc && i < ntab; i++) {
+            nm[i] = tab[i].name;
+            ly[i] = tab[i].layout;
+        }
+        if (!rc)
+            rc = vt_funcs_block_write(fd, nm, ly, ntab, NULL, 1, 3);
+        free(nm);
+        free(ly);
+    }
+    if (!rc && dict && o->zstd_level > 0)
+        rc = vt_block_write(fd, VT_BLOCK_DICT, dict, dlen, 0, 3);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0);
     if (close(fd) && !rc)

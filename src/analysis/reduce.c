@@ -545,13 +545,15 @@ static int close_outputs(reducer *Z)
         if (!rk->has_defs)
             continue;
         uint8_t *defs;
-        size_t len;
+        size_t len, dlen;
         if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
             return -1;
+        /* against the input's dictionary, as the run time compresses it (1.5) */
+        const uint8_t *dict = vt_trace_dict(Z->t, &dlen);
         ro->fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);
         int rc = ro->fd < 0 ? -errno
-                            : vt_block_write(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0,
-                                             vt_rrec_zstd_level(Z->o->zstd_level, len));
+                            : vt_block_write_dict(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0,
+                                                  vt_rrec_zstd_level(Z->o->zstd_level, len), dict, dlen);
         free(defs);
         if (!rc && !rk->cut_at)
             rc = vt_block_write(ro->fd, VT_BLOCK_END, NULL, 0, 0, 0);
@@ -584,6 +586,10 @@ static int close_outputs(reducer *Z)
         rc = vt_funcs_block_write(fd, nm, ly, ntab, NULL, 1, 3);
     free(nm);
     free(ly);
+    size_t dlen;
+    const uint8_t *dict = vt_trace_dict(Z->t, &dlen);
+    if (!rc && dict)
+        rc = vt_block_write(fd, VT_BLOCK_DICT, dict, dlen, 0, 3);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0);
     if (close(fd) && !rc)

@@ -367,6 +367,12 @@ const vt_function *vt_trace_functions(const vt_trace *t, size_t *n)
     return t->funcs;
 }
 
+const uint8_t *vt_trace_dict(const vt_trace *t, size_t *len)
+{
+    *len = t->dict ? t->dict_len : 0;
+    return t->dict;
+}
+
 const vt_function *vt_trace_function(const vt_trace *t, uint32_t rank, int64_t fn)
 {
     const vt_rank *r = vt_trace_rank(t, rank);

@@ -203,6 +203,8 @@ const vt_function *vt_trace_function(const vt_trace *t, uint32_t rank, int64_t f
 /* The trace's function table (vtrace.defs' FUNCS block, 1.5) and its size; NULL when it
  * has none. A rank file without FUNCS blocks uses it (its vt_rank.funcs is this table). */
 const vt_function *vt_trace_functions(const vt_trace *t, size_t *n);
+/* vtrace.defs' dictionary (its DICT block, 1.5: codec 2) and its length; NULL: none. */
+const uint8_t *vt_trace_dict(const vt_trace *t, size_t *len);
 const vt_callsite *vt_trace_callsite(const vt_trace *t, uint32_t rank, int64_t index);
 const vt_comm *vt_trace_comm(const vt_trace *t, uint32_t rank, int64_t index);
 const vt_file *vt_trace_file(const vt_trace *t, uint32_t rank, int64_t index);

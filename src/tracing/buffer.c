@@ -42,6 +42,15 @@ static void block_start(int64_t base_time)
     b->nrec = 0;
 }
 
+static const uint8_t *defs_dict;  /* vt_buffer_set_dict */
+static size_t defs_dict_len;
+
+void vt_buffer_set_dict(const uint8_t *dict, size_t len)
+{
+    defs_dict = len ? dict : NULL;
+    defs_dict_len = len;
+}
+
 /* Test hook (VTRACE_TEST_FAIL_AFTER): behave as if the disk filled up. */
 static int checked_block_write_level(uint8_t type, const void *payload, size_t len, uint32_t nrec, int level)
 {
@@ -56,7 +65,8 @@ static int checked_block_write_level(uint8_t type, const void *payload, size_t l
     if (b->fail_after && b->written + len + VT_BLOCK_HEADER_SIZE > b->fail_after)
         return -ENOSPC;
     b->writing = 1;
-    int rc = vt_block_write(b->fd, type, payload, len, nrec, level);
+    int rc = vt_block_write_dict(b->fd, type, payload, len, nrec, level, type == VT_BLOCK_RANKDEFS ? defs_dict : NULL,
+                                 defs_dict_len);
     if (rc == 0) {
         b->written += len + VT_BLOCK_HEADER_SIZE;
         off_t at = lseek(b->fd, 0, SEEK_CUR);

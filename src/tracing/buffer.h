@@ -58,6 +58,9 @@ VT_HIDDEN uint64_t vt_buffer_functions_hash(void);
  * FUNCS block. */
 VT_HIDDEN void vt_buffer_share_functions(void);
 VT_HIDDEN int vt_buffer_functions_shared(void);
+/* RANKDEFS blocks written from here on are compressed against DICT (kept by the
+ * caller; vtrace.defs' DICT block, codec 2 of format 1.5); LEN 0: none. */
+VT_HIDDEN void vt_buffer_set_dict(const uint8_t *dict, size_t len);
 /* The whole compiled table as a FUNCS block into FD (vtrace.defs). 0 or -errno. */
 VT_HIDDEN int vt_buffer_write_functions(int fd);
 /* The full trace is needed after all (the run-time reduction stopped): 0 when the file

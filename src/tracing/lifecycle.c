@@ -49,6 +49,11 @@ static char reduced_dir[4200];          /* VTRACE_MODE=reduced, both: where the 
 static char base_dir[4200];             /* ... and the directory the user named */
 static int rt_ok;                       /* ... and it wrote this rank's reduced trace */
 static uint64_t overhead_ps;            /* measured at MPI_Init (measure_overhead) */
+/* The dictionary the last RANKDEFS of every rank compress against (share_dict); at most
+ * DICT_MAX bytes */
+#define DICT_MAX (16u << 10)
+static uint8_t dict[DICT_MAX];
+static size_t dict_len;
 
 #define SYNC_ROUNDS 20
 /* Memory the crash paths encode into beyond the definitions' own size: all function
@@ -190,7 +195,7 @@ static void default_dir(char *out, size_t len)
 
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra);
 static vt_placement placement;   /* at MPI_Init, for the snapshots and the crash paths */
-static void write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags);
+static int write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags);
 static void gather_ranks(int rank, const char *myhost, int64_t **clk, char **hosts);
 static void snapshot(void);
 
@@ -579,7 +584,7 @@ static int write_rankdefs(const vt_rankdefs_end *e)
     vt_rankdefs_encode(&g, e);
     int rc = g.overflow ? -ENOMEM : vt_buffer_write_block(VT_BLOCK_RANKDEFS, g.base, (size_t)(g.p - g.base));
     if (reduced_dir[0] && !g.overflow)
-        rt_ok = vt_rt_finish(g.base, (size_t)(g.p - g.base)) == 0;
+        rt_ok = vt_rt_finish(g.base, (size_t)(g.p - g.base), dict, dict_len) == 0;
     free(g.base);
     return rc;
 }
@@ -667,7 +672,7 @@ static void end_abnormally(unsigned reason, int64_t detail, int in_signal)
  * synchronisations the first one) so that a run that never finishes leaves a readable
  * trace, and again at the end, through a temporary file and rename(2), so that the file
  * is always whole. */
-static void write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags)
+static int write_global(const char *dir, const int64_t *clk, const char *hosts, unsigned flags)
 {
     vt_growbuf g = {0};
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -708,6 +713,8 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
     /* the trace's function table (its rank files have none: 1.5) */
     if (!rc && vt_buffer_functions_shared())
         rc = vt_buffer_write_functions(fd);
+    if (!rc && dict_len)
+        rc = vt_block_write(fd, VT_BLOCK_DICT, dict, dict_len, 0, 3);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_END, "", 0, 0, 0);
     if (fd >= 0 && close(fd) && !rc)
@@ -719,6 +726,42 @@ static void write_global(const char *dir, const int64_t *clk, const char *hosts,
         vt_warn("cannot write %s (%s): the trace has no global definitions", path, strerror(-rc));
     }
     free(g.base);
+    return rc;
+}
+
+/* From SHARE_FUNCS_RANKS ranks on (when the function table is shared), the last RANKDEFS
+ * of every rank is compressed against a dictionary (codec 2, 1.5): rank 0's own, which
+ * the others resemble (call sites, modules, communicators, the profile's functions and
+ * counts). It goes into vtrace.defs before any rank uses it, so that a run killed from
+ * here on stays readable; the definitions of the end then cost what differs (halo
+ * example, 16 ranks: ... bytes a rank instead of ...). Collective over own_comm. */
+static void share_dict(int rank, const vt_rankdefs_end *e, const int64_t *clk, const char *hosts)
+{
+    if (!vt_buffer_functions_shared())
+        return;
+    uint64_t len = 0;
+    if (rank == 0 && clk && hosts && cfg.compress) {
+        vt_rankdefs_resolve_sites();
+        vt_growbuf g = {0};
+        vt_rankdefs_encode(&g, e);
+        size_t n = (size_t)(g.p - g.base);
+        if (!g.overflow && n) {
+            dict_len = n < DICT_MAX ? n : DICT_MAX;
+            memcpy(dict, g.base, dict_len);
+            int rc = 0;
+            if (cfg.mode != VT_MODE_REDUCED || vt__buf.fd >= 0)
+                rc = write_global(cfg.dir, clk, hosts, VT_GLOBAL_RUNNING);
+            if (!rc && vt__rt)
+                rc = write_global(reduced_dir, clk, hosts, VT_GLOBAL_RUNNING | VT_GLOBAL_REDUCED);
+            len = rc ? 0 : dict_len;
+        }
+        free(g.base);
+    }
+    PMPI_Bcast(&len, 1, MPI_UINT64_T, 0, own_comm);
+    if (len)
+        PMPI_Bcast(dict, (int)len, MPI_BYTE, 0, own_comm);
+    dict_len = (size_t)len;
+    vt_buffer_set_dict(dict, dict_len);
 }
 
 /* The clocks and hosts of all ranks, on rank 0 (NULL elsewhere or without memory). */
@@ -831,18 +874,19 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     vt_period_fini();
     vt_buffer_write_pending();
     vt_rankdefs_end e = rank_end(VT_END_FINALIZE, 0, t, direct ? VT_RANK_EXIT_FINALIZE : 0);
-    int rc = write_rankdefs(&e);
-    vt_modules_free();
-    /* END even after a failed write: the definitions say what is missing */
-    int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
-    rc = rc ? rc : rc_end;
-    vt_buffer_close();
     /* Rank 0 collects what the global definitions need. */
     int rank;
     PMPI_Comm_rank(own_comm, &rank);
     int64_t *clk;
     char *hosts;
     gather_ranks(rank, placement.host, &clk, &hosts);
+    share_dict(rank, &e, clk, hosts);
+    int rc = write_rankdefs(&e);
+    vt_modules_free();
+    /* END even after a failed write: the definitions say what is missing */
+    int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
+    rc = rc ? rc : rc_end;
+    vt_buffer_close();
     int bad = (e.flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
     PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
     int rt_all = 0;

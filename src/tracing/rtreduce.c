@@ -736,7 +736,7 @@ general:
     call_general(c, exit, site);
 }
 
-int vt_rt_finish(const uint8_t *rankdefs, size_t len)
+int vt_rt_finish(const uint8_t *rankdefs, size_t len, const uint8_t *dict, size_t dict_len)
 {
     if (rt.fd < 0)
         return -1;
@@ -750,7 +750,8 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len)
     if (!rt.failed && (rc = vt_rrec_out_flush(&rt.out)))
         write_failed(rc);
     if (!rc)
-        rc = vt_block_write(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, len));
+        rc = vt_block_write_dict(rt.fd, VT_BLOCK_RANKDEFS, rankdefs, len, 0, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, len),
+                                 dict_len ? dict : NULL, dict_len);
     if (!rc)
         rc = vt_block_write(rt.fd, VT_BLOCK_END, "", 0, 0, 0);
     if (close(rt.fd) && !rc)

@@ -356,6 +356,9 @@ test_mpi_comm_scale_LDADD = libvtrace.la
 test_mpi_comm_scale_LDFLAGS = $(vt_mpi_ldflags)
 TESTS += test/mpi/defs_scale.sh
 EXTRA_DIST += test/mpi/defs_scale.sh
+# what a rank adds to a real trace's definitions (examples/halo, 2 and 8 ranks; 1.5)
+TESTS += test/mpi/defs_ranks.sh
+EXTRA_DIST += test/mpi/defs_ranks.sh
 EXTRA_DIST += test/mpi/itemlog.h
 # call sites as function (file:line): a -g build of examples/halo.c, moved, stripped and
 # rebuilt binaries (analysis/symbols.h)
