@@ -11,6 +11,7 @@ VT_HIDDEN const void *vt__last_site = (const void *)1;  /* never a return addres
 VT_HIDDEN uint32_t vt__last_site_index;
 VT_HIDDEN const void *vt__prev_site = (const void *)1;
 VT_HIDDEN uint32_t vt__prev_site_index;
+VT_HIDDEN void (*vt__callsite_added)(void);
 
 /* The last site looked up in the table becomes the one before it. */
 static uint32_t remember(const void *a, uint32_t i)
@@ -56,7 +57,10 @@ uint32_t vt__callsite_slow(const void *a)
     }
     addrs[n] = a;
     slots[s] = n + 1;
-    return remember(a, n++);
+    uint32_t i = remember(a, n++);
+    if (vt__callsite_added)
+        vt__callsite_added();
+    return i;
 }
 
 uint32_t vt_callsites_count(void) { return n; }

@@ -1,5 +1,5 @@
 /* Call sites (return addresses into the application), numbered in order of first use
- * and symbolized once, at finalisation. */
+ * and named (module, offset, symbol: rankdefs.h) when first seen. */
 #ifndef VT_CALLSITES_H
 #define VT_CALLSITES_H
 
@@ -8,6 +8,10 @@
 #include "tracing/state.h"
 
 VT_HIDDEN uint32_t vt__callsite_slow(const void *addr);
+/* Called after a site is added to the table (NULL: nothing), outside signal handlers:
+ * names it while that is safe, so that the crash paths' definitions name the sites of
+ * a rank killed before its first flush too. */
+extern VT_HIDDEN void (*vt__callsite_added)(void);
 extern VT_HIDDEN const void *vt__last_site;
 extern VT_HIDDEN uint32_t vt__last_site_index;
 extern VT_HIDDEN const void *vt__prev_site;

@@ -109,6 +109,14 @@ done
 # timer; with it (100 ms), every Sendrecv of the loop before the pause is on disk
 run kill_nointerval full kill env VTRACE_BUFFER=32M
 $check "$work/kill_nointerval" 1 "(killed by SIGKILL" --full || fail "kill_nointerval"
+# SIGTERM before the first flush (a 32 MB buffer): the handler's definitions name rank
+# 1's call sites (function, file and line: each named when first seen), not addresses
+run term_noflush full term env VTRACE_BUFFER=32M
+$check "$work/term_noflush" 1 "killed by signal 15" --full --all-sendrecv $N || fail "term_noflush"
+"$VTRACE" dump "$work/term_noflush" > "$work/term_noflush.dump" 2>&1 || fail "term_noflush: vtrace dump"
+awk '$1 ~ /^1:/ { for (i = 1; i <= NF; i++) if ($i ~ /^site=/) { n++; if ($i !~ /^site=main\(faults\.c:[0-9]+\)$/) bad = $i } }
+     END { if (bad != "" || n < '"$N"') { print "term_noflush: " n " sites, unnamed: " bad; exit 1 } }' \
+    "$work/term_noflush.dump" || fail "term_noflush: rank 1's call sites are not named"
 PAUSE=600
 run kill_interval full kill env VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms
 PAUSE=0
