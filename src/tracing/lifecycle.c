@@ -743,7 +743,8 @@ static void share_dict(int rank, const vt_rankdefs_end *e, const int64_t *clk, c
     if (!vt_buffer_functions_shared())
         return;
     uint64_t len = 0;
-    if (rank == 0 && clk && hosts && cfg.compress) {
+    /* (uncompressed full traces have no use for it; the reduced trace is compressed) */
+    if (rank == 0 && clk && hosts && (cfg.compress || vt__rt)) {
         vt_rankdefs_resolve_sites();
         vt_growbuf g = {0};
         vt_rankdefs_encode(&g, e);
