@@ -752,12 +752,12 @@ static void share_dict(int rank, const vt_rankdefs_end *e, const int64_t *clk, c
         if (!g.overflow && n) {
             dict_len = n < DICT_MAX ? n : DICT_MAX;
             memcpy(dict, g.base, dict_len);
-            int rc = 0;
-            if (cfg.mode != VT_MODE_REDUCED || vt__buf.fd >= 0)
-                rc = write_global(cfg.dir, clk, hosts, VT_GLOBAL_RUNNING);
+            /* into each directory that holds a trace, as at MPI_Init */
+            int full = cfg.mode != VT_MODE_REDUCED || vt__buf.fd >= 0;
+            int rc = full ? write_global(cfg.dir, clk, hosts, VT_GLOBAL_RUNNING) : 0;
             if (!rc && vt__rt)
                 rc = write_global(reduced_dir, clk, hosts, VT_GLOBAL_RUNNING | VT_GLOBAL_REDUCED);
-            len = rc ? 0 : dict_len;
+            len = rc || !(full || vt__rt) ? 0 : dict_len;
         }
         free(g.base);
     }
