@@ -7,6 +7,7 @@
 # the observer too), of its rounds (MPI, waiting included: MPICH polls) and of the
 # whole command, each the largest over the processes; and the bytes sent per model event (VTRACE_PAR_STATS).
 # Usage: maint/bench/par-callgrind.sh BUILD [RANKS] [ITERATIONS] [P]
+# (CMDS: the commands' labels to run, default all)
 #   e.g. maint/bench/par-callgrind.sh _build 256 100 2
 set -eu
 build=$(cd "${1:?usage: par-callgrind.sh BUILD [RANKS] [ITERATIONS] [P]}" && pwd)
@@ -42,7 +43,7 @@ maxof() {
 row() { printf '%-13s %2s %12s %12s %12s %12s %12s %8s\n' "$@"; }
 row command P replay_run step rounds deliver program B/event
 "$build/vtrace" reduce -q "$tmp/t" "$tmp/r" > /dev/null
-for cmd in whatif reduce patterns critical-path whatif-reduced; do
+for cmd in ${CMDS:-whatif reduce patterns critical-path whatif-reduced}; do
     trace=$tmp/t label=$cmd
     case $cmd in
       whatif) args="-s all=-10%" ;;

@@ -12,6 +12,10 @@
 #include "analysis/spill.h"
 
 #define CP_NONE UINT32_MAX
+/* A predecessor on a rank of another process (the distributed walk, critpath_dist.c):
+ * the edge's via_rank:via_seq names it (the rank's last event before via_seq) and its
+ * weight is absolute (the predecessor's pend + w). */
+#define CP_REMOTE (UINT32_MAX - 1)
 #define CP_CKPT 256
 
 enum { CK_NONE, CK_LOCAL, CK_MSG, CK_SYNC_MSG, CK_SYNC_POST, CK_GATE };
@@ -122,7 +126,48 @@ struct vt_critpath {
     uint8_t *fbuf;
     size_t fn, fcap;
     cp_unpacked up;
+    /* The distributed walk (critpath_dist.c): this process's ranks lo .. hi (serial: all),
+     * the local node count at the end of each round of the replay, every rank's first
+     * node's seq + 1 (0: none), and per own rank the contributions of other processes'
+     * nodes waiting for their predecessor in the sweep. */
+    uint32_t lo, hi;
+    uint64_t *rmark;
+    size_t nrmark, caprmark;
+    uint64_t *first;
+    struct cp_heap *pend;
 };
+
+/* The backward sweep's state (critpath_walk.c), driven over all nodes at once (serial)
+ * or round by round (critpath_dist.c). */
+typedef struct cp_lmap {
+    struct cp_lslot *s;
+    size_t cap, n;
+} cp_lmap;
+
+typedef struct cp_sweep {
+    cp_lmap L;
+    int ok, inseg;
+    uint32_t cur;           /* the path's next node here (CP_NONE: none) */
+    uint32_t trank;         /* else CP_NONE, or the path continues at this own rank's last */
+    uint64_t tseq;          /*   node before tseq, with the segment tseg to close there */
+    cp_pathrec seg, tseg;
+    int64_t segsum;
+    uint64_t eat, next;     /* the edges' and nodes' next index down */
+    uint64_t pathk;         /* segments written so far (in the whole walk) */
+    /* remote edges' contributions and the path's hand-over (NULL: serial, none) */
+    int (*remote)(void *arg, uint32_t rank, uint64_t seq, int64_t v);
+    int (*handover)(void *arg, uint32_t rank, uint64_t seq, const cp_pathrec *pr);
+    /* the least of the waiting contributions (+ pend) to node rank:seq; INT64_MAX: none */
+    int64_t (*pending)(void *arg, uint32_t rank, uint64_t seq, int64_t pend);
+    void *rarg;
+} cp_sweep;
+
+int vt__cp_sweep_begin(vt_critpath *cp, cp_sweep *sw, int64_t start, vt_error *err);
+/* The nodes from sw->next down to lo. 0, or -1 with a message. */
+int vt__cp_sweep(vt_critpath *cp, cp_sweep *sw, uint64_t lo, vt_error *err);
+void vt__cp_sweep_free(cp_sweep *sw);
+/* The path's aggregates of one node (critpath_walk.c). */
+int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns);
 
 int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size);
