@@ -56,6 +56,7 @@ vt_critpath *vt_critpath_new(uint32_t nranks, size_t scen)
     if (!cp)
         return NULL;
     cp->nranks = nranks;
+    cp->hi = nranks;
     cp->scen = scen;
     uint64_t w = 8;
     while (w < 1024 && w * 2 * (nranks ? nranks : 1) <= WIN_TOTAL)
@@ -102,10 +103,14 @@ void vt_critpath_free(vt_critpath *cp)
     free(cp->cbuf);
     if (cp->copen)
         vt_spill_close(&cp->cands);
-    free(cp->fbuf);
-    free(cp->up.cons);
-    free(cp->up.mem);
-    free(cp->up.vals);
+    for (uint32_t r = cp->lo; cp->pend && r < cp->hi; r++)
+        free(cp->pend[r - cp->lo].v);
+    free(cp->pend);
+    free(cp->rmark);
+    free(cp->first);
+    for (size_t k = 0; k < cp->nnames; k++)
+        free(cp->names[k]);
+    free(cp->names);
     free(cp);
 }
 
@@ -154,6 +159,10 @@ static int before(vt_critpath *cp, uint32_t rank, uint64_t seq, cp_ref *out, vt_
     out->pend = 0;
     if (rank >= cp->nranks)
         return 0;
+    if (rank < cp->lo || rank >= cp->hi) {
+        out->idx = CP_REMOTE;   /* another process's rank: the edge names it */
+        return 0;
+    }
     const cp_rank *rv = &cp->ranks[rank];
     if (rv->n == 0)
         return 0;
@@ -339,11 +348,14 @@ static int gate_node(vt_critpath *cp, const vt_obs_con *c, cp_ref *out, uint8_t 
         return -1;
     *out = (cp_ref){g.seq, g.pend, gi};
     *partial = (g.flags & NF_PARTIAL) != 0;
-    if (c->nmembers > 1) {
+    uint32_t local = 0;   /* completions this process sees: its members' */
+    for (size_t k = 0; k < c->nmembers; k++)
+        local += c->members[k].rank >= cp->lo && c->members[k].rank < cp->hi;
+    if (local > 1) {
         size_t j = ghome(c->gate_comm, c->gate_seq, cp->gcap);
         while (cp->gt[j].node != CP_NONE)
             j = (j + 1) & (cp->gcap - 1);
-        cp->gt[j] = (cp_gslot){c->gate_comm, c->gate_seq, m0->seq, g.pend, m0->rank, gi, (uint32_t)(c->nmembers - 1),
+        cp->gt[j] = (cp_gslot){c->gate_comm, c->gate_seq, m0->seq, g.pend, m0->rank, gi, local - 1,
                                *partial};
         cp->gn++;
     }

@@ -88,17 +88,6 @@ typedef struct cp_pathrec {
     int has_edge;
 } cp_pathrec;
 
-/* The scratch of an event another process sent (critpath_par.c): arrays of scen + 1
- * values, the scenario's at scen. */
-typedef struct cp_unpacked {
-    vt_obs_con *cons;
-    size_t capcons;
-    vt_obs_member *mem;
-    size_t capmem;
-    int64_t *vals;          /* 5 for the event, 1 per contributor and member */
-    size_t capvals;
-} cp_unpacked;
-
 struct vt_critpath {
     uint32_t nranks;
     size_t scen;
@@ -120,12 +109,6 @@ struct vt_critpath {
     vt_spill cands;
     int finished;
     vt_critpath_result res;
-    /* The parallel replay (critpath_par.c): events packed for process 0, and there the
-     * scratch of an unpacked one. */
-    const vt_trace *t;
-    uint8_t *fbuf;
-    size_t fn, fcap;
-    cp_unpacked up;
     /* The distributed walk (critpath_dist.c): this process's ranks lo .. hi (serial: all),
      * the local node count at the end of each round of the replay, every rank's first
      * node's seq + 1 (0: none), and per own rank the contributions of other processes'
@@ -133,8 +116,22 @@ struct vt_critpath {
     uint32_t lo, hi;
     uint64_t *rmark;
     size_t nrmark, caprmark;
+    int rmark_lost;         /* out of memory for a mark */
     uint64_t *first;
     struct cp_heap *pend;
+    char **names;           /* process 0: the functions' names other processes sent */
+    size_t nnames, capnames;
+};
+
+/* Contributions waiting for their predecessor: a max-heap on seq. */
+typedef struct cp_pitem {
+    uint64_t seq;
+    int64_t v;
+} cp_pitem;
+
+struct cp_heap {
+    cp_pitem *v;
+    size_t n, cap;
 };
 
 /* The backward sweep's state (critpath_walk.c), driven over all nodes at once (serial)
@@ -167,12 +164,13 @@ int vt__cp_sweep_begin(vt_critpath *cp, cp_sweep *sw, int64_t start, vt_error *e
 int vt__cp_sweep(vt_critpath *cp, cp_sweep *sw, uint64_t lo, vt_error *err);
 void vt__cp_sweep_free(cp_sweep *sw);
 /* The path's aggregates of one node (critpath_walk.c). */
-int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns);
+int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns, uint64_t events);
 
 int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size);
 /* A candidate with its slack, during the sweep; after it, the last run. 0 or -1. */
 int vt__cp_cand_add(vt_critpath *cp, const vt_cp_cand *c, vt_error *err);
 int vt__cp_cand_end(vt_critpath *cp, vt_error *err);
+
 
 #endif

@@ -98,7 +98,7 @@ static size_t ahome(uint64_t a, uint64_t b, size_t cap)
     return (size_t)(x ^ (x >> 29)) & (cap - 1);
 }
 
-int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns)
+int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns, uint64_t events)
 {
     if (2 * (m->n + 1) > m->cap) {
         size_t nc = m->cap ? 2 * m->cap : 64;
@@ -125,7 +125,7 @@ int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns)
         m->n++;
     }
     m->v[j].ns += ns;
-    m->v[j].events++;
+    m->v[j].events += events;
     return 0;
 }
 
@@ -342,8 +342,8 @@ int vt__cp_sweep(vt_critpath *cp, cp_sweep *sw, uint64_t lo, vt_error *err)
         int64_t ns = n.pend - n.low;
         r->nsteps++;
         r->per_rank[n.rank] += ns;
-        if (vt__cp_agg_add(&cp->by_func, (uint64_t)(uintptr_t)n.func, 0, ns) ||
-            vt__cp_agg_add(&cp->by_site, n.rank, (uint64_t)n.callsite, ns))
+        if (vt__cp_agg_add(&cp->by_func, (uint64_t)(uintptr_t)n.func, 0, ns, 1) ||
+            vt__cp_agg_add(&cp->by_site, n.rank, (uint64_t)n.callsite, ns, 1))
             goto nomem;
         cp_pathrec *seg = &sw->seg;
         if (!sw->inseg) {
