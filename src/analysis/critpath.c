@@ -50,29 +50,41 @@ int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* The rank windows of ranks lo .. hi (the others': none); 0, or -1 (no memory: the old
+ * ones stay). */
+int vt__cp_window(vt_critpath *cp, uint32_t lo, uint32_t hi)
+{
+    uint64_t n = hi > lo ? hi - lo : 1, w = 8;
+    while (w < 1024 && w * 2 * n <= WIN_TOTAL)
+        w *= 2;
+    /* For the tests: a smaller window sends most look-ups to the chains on disk. */
+    const char *tw = getenv("VTRACE_TEST_CP_WINDOW");
+    if (tw && atoi(tw) > 0)
+        for (w = 1; w * 2 <= (uint64_t)atoi(tw) && w < 1024;)
+            w *= 2;
+    cp_ref *win = malloc((size_t)w * n * sizeof *win);
+    if (!win)
+        return -1;
+    free(cp->win);
+    cp->win = win;
+    cp->wsize = w;
+    cp->lo = lo;
+    cp->hi = hi;
+    return 0;
+}
+
 vt_critpath *vt_critpath_new(uint32_t nranks, size_t scen)
 {
     vt_critpath *cp = calloc(1, sizeof *cp);
     if (!cp)
         return NULL;
     cp->nranks = nranks;
-    cp->hi = nranks;
     cp->scen = scen;
-    uint64_t w = 8;
-    while (w < 1024 && w * 2 * (nranks ? nranks : 1) <= WIN_TOTAL)
-        w *= 2;
-    /* For the tests: a smaller window sends most look-ups to the chains on disk. */
-    const char *tw = getenv("VTRACE_TEST_CP_WINDOW"), *tr = getenv("VTRACE_TEST_CP_RUN");
-    if (tw && atoi(tw) > 0)
-        for (w = 1; w * 2 <= (uint64_t)atoi(tw) && w < 1024;)
-            w *= 2;
+    const char *tr = getenv("VTRACE_TEST_CP_RUN");
     cp->crun = tr && atoi(tr) > 0 ? (size_t)atoi(tr) : (size_t)1 << 18;  /* candidates a sorted run */
-    cp->wsize = w;
     cp->ranks = calloc(nranks ? nranks : 1, sizeof *cp->ranks);
-    cp->win = malloc((size_t)w * (nranks ? nranks : 1) * sizeof *cp->win);
-    if (!cp->ranks || !cp->win) {
+    if (!cp->ranks || vt__cp_window(cp, 0, nranks)) {
         free(cp->ranks);
-        free(cp->win);
         free(cp);
         return NULL;
     }
@@ -147,7 +159,7 @@ static int io_err(vt_error *err)
 
 static const cp_ref *win_at(const vt_critpath *cp, uint32_t rank, uint64_t ord)
 {
-    return &cp->win[(size_t)rank * cp->wsize + (ord & (cp->wsize - 1))];
+    return &cp->win[(size_t)(rank - cp->lo) * cp->wsize + (ord & (cp->wsize - 1))];
 }
 
 /* The rank's last event with a sequence number below seq (idx CP_NONE: none yet). Usually
@@ -371,7 +383,7 @@ static int push_rank(vt_critpath *cp, uint32_t rank, uint64_t seq, int64_t pend,
             return -1;
         rv->ck[rv->nck++] = (cp_ckpt){seq, i};
     }
-    cp->win[(size_t)rank * cp->wsize + (rv->n & (cp->wsize - 1))] = (cp_ref){seq, pend, i};
+    cp->win[(size_t)(rank - cp->lo) * cp->wsize + (rv->n & (cp->wsize - 1))] = (cp_ref){seq, pend, i};
     rv->n++;
     return 0;
 }
@@ -382,6 +394,8 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err)
     if (ev->rank >= cp->nranks)
         return vt__cp_err(err, "critical path: event %u:%" PRIu64 " of a rank beyond the trace's %u", ev->rank,
                           ev->seq, cp->nranks);
+    if (ev->rank < cp->lo || ev->rank >= cp->hi)
+        return vt__cp_err(err, "critical path: event %u:%" PRIu64 " of another process's rank", ev->rank, ev->seq);
     if (cp->finished)
         return vt__cp_err(err, "critical path: an event after the end");
     if (!cp->open && open_spills(cp, err))

@@ -58,8 +58,10 @@ static int own_event(void *arg, const vt_obs_event *ev, vt_error *err) { return 
 void vt_critpath_par_observer(vt_critpath *cp, const vt_par_comm *pc, vt_observer *obs)
 {
     memset(obs, 0, sizeof *obs);
-    cp->lo = (uint32_t)((uint64_t)pc->me * cp->nranks / (uint64_t)pc->nproc);
-    cp->hi = (uint32_t)((uint64_t)(pc->me + 1) * cp->nranks / (uint64_t)pc->nproc);
+    uint32_t lo = (uint32_t)((uint64_t)pc->me * cp->nranks / (uint64_t)pc->nproc);
+    uint32_t hi = (uint32_t)((uint64_t)(pc->me + 1) * cp->nranks / (uint64_t)pc->nproc);
+    if (vt__cp_window(cp, lo, hi))
+        cp->rmark_lost = 1;   /* (an error at the end: out of memory) */
     obs->arg = cp;
     obs->event = own_event;
     obs->round = mark;

@@ -166,6 +166,8 @@ void vt__cp_sweep_free(cp_sweep *sw);
 /* The path's aggregates of one node (critpath_walk.c). */
 int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns, uint64_t events);
 
+/* The windows of ranks lo .. hi only (critpath.c); 0, or -1 (no memory). */
+int vt__cp_window(vt_critpath *cp, uint32_t lo, uint32_t hi);
 int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size);
 /* A candidate with its slack, during the sweep; after it, the last run. 0 or -1. */

@@ -247,11 +247,11 @@ int vt__cp_sweep_begin(vt_critpath *cp, cp_sweep *sw, int64_t start, vt_error *e
         return vt__cp_err(err, "critical path: out of memory");
     /* The end: the rank whose last event ends last (here: of this process's). */
     uint32_t top = CP_NONE;
-    for (uint32_t k = 0; k < cp->nranks; k++) {
+    for (uint32_t k = cp->lo; k < cp->hi; k++) {
         const cp_rank *rv = &cp->ranks[k];
         if (!rv->n)
             continue;
-        const cp_ref *last = &cp->win[(size_t)k * cp->wsize + ((rv->n - 1) & (cp->wsize - 1))];
+        const cp_ref *last = &cp->win[(size_t)(k - cp->lo) * cp->wsize + ((rv->n - 1) & (cp->wsize - 1))];
         if (top == CP_NONE || last->pend > r->end) {
             top = last->idx;
             r->end = last->pend;

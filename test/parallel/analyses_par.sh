@@ -132,12 +132,21 @@ if [ -x test/crash/faults ]; then
     fi
 fi
 
-# critical-path with rounds cut short by the events forwarded to process 0 (a few
-# hundred bytes a round where 64 MB / P is the limit): the same path.
-VTRACE_TEST_PAR_HELD=300
-export VTRACE_TEST_PAR_HELD
+# critical-path's distributed walk with rank windows of 2 events (look-ups of the
+# predecessors on each process's chains on disk) and sorted runs of 3 candidates (the
+# runs merged on each process, then on process 0 with the others' first ones): the same
+# path, slack and candidates; --top 2 cuts each process's candidates at 2.
+VTRACE_TEST_CP_WINDOW=2 VTRACE_TEST_CP_RUN=3
+export VTRACE_TEST_CP_WINDOW VTRACE_TEST_CP_RUN
 same par critical-path "$work/synth-allreduce" --full
 same par critical-path "$work/synth-halo1d" --json -s 'all=-30%'
+same par critical-path "$work/synth-master-worker" --top 2
+[ -d "$work/rsynth" ] && same par critical-path "$work/rsynth" --threshold 1ns --top 3
+unset VTRACE_TEST_CP_WINDOW VTRACE_TEST_CP_RUN
+# and rounds cut short (a forwarding observer's limit, which critical-path no longer has)
+VTRACE_TEST_PAR_HELD=300
+export VTRACE_TEST_PAR_HELD
+same par critical-path "$work/synth-halo2d" --top 4 -s 'fn:MPI_Allreduce=-50%'
 unset VTRACE_TEST_PAR_HELD
 
 # Process 0 alone, and says so: reduced traces (but whatif's), reduce --check and
@@ -165,6 +174,10 @@ same par reduce "$work/bad"
 same par patterns "$work/bad"
 same par critical-path "$work/bad"
 grep -q "rank-000005.vte" "$work/p.err" || fail "the damaged trace's error does not name its file"
+# ... no temporary file for critical-path's graph (the serial error, from process 0) ...
+TMPDIR="$work/no-such-dir" same par critical-path "$h"
+grep -q "cannot create a temporary file in $work/no-such-dir" "$work/p.err" ||
+    fail "critical-path without a temporary directory: $(cat "$work/p.err")"
 # ... and an OUT that VTRACE_OVERWRITE=refuse keeps (said by process 0, once).
 mkdir -p "$work/kept" && : > "$work/kept/vtrace.defs"
 VTRACE_OVERWRITE=refuse "$VTRACE" reduce "$h" "$work/kept" > "$work/s.out" 2> "$work/s.err"
