@@ -4,7 +4,8 @@
  * memory: per rank a window of its last nodes and a checkpoint every CP_CKPT nodes, the
  * gates not yet completed by all their members, and during the sweep the latest ends of
  * the nodes whose successors have been swept but not they themselves: O(ranks + events in
- * flight), not O(events). */
+ * flight), not O(events). In parallel (critpath_par.c) each process keeps its own
+ * ranks' part. */
 #ifndef VT_CRITPATH_PRIV_H
 #define VT_CRITPATH_PRIV_H
 
