@@ -13,7 +13,7 @@ libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_source
 	src/analysis/imbalance.c src/analysis/imbalance.h \
 	src/analysis/compensate.c src/analysis/compensate_io.c src/analysis/compensate_stream.c \
 	src/analysis/compensate_priv.h src/analysis/compensate.h \
-	src/analysis/patterns.c src/analysis/patterns_agg.c src/analysis/patterns_stream.c \
+	src/analysis/patterns.c src/analysis/patterns_agg.c src/analysis/patterns_stream.c src/analysis/patterns_rpar.c \
 	src/analysis/patterns_priv.h src/analysis/patterns.h src/analysis/vtrace_pattern.h \
 	src/analysis/clusters.c src/analysis/clusters.h src/analysis/clusters_scan.c src/analysis/clusters_priv.h \
 	src/analysis/symbols.c src/analysis/symbols.h

@@ -50,6 +50,29 @@ int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* The rank windows of ranks lo .. hi (the others': none); 0, or -1 (no memory: the old
+ * ones stay). */
+int vt__cp_window(vt_critpath *cp, uint32_t lo, uint32_t hi)
+{
+    uint64_t n = hi > lo ? hi - lo : 1, w = 8;
+    while (w < 1024 && w * 2 * n <= WIN_TOTAL)
+        w *= 2;
+    /* For the tests: a smaller window sends most look-ups to the chains on disk. */
+    const char *tw = getenv("VTRACE_TEST_CP_WINDOW");
+    if (tw && atoi(tw) > 0)
+        for (w = 1; w * 2 <= (uint64_t)atoi(tw) && w < 1024;)
+            w *= 2;
+    cp_ref *win = malloc((size_t)w * n * sizeof *win);
+    if (!win)
+        return -1;
+    free(cp->win);
+    cp->win = win;
+    cp->wsize = w;
+    cp->lo = lo;
+    cp->hi = hi;
+    return 0;
+}
+
 vt_critpath *vt_critpath_new(uint32_t nranks, size_t scen)
 {
     vt_critpath *cp = calloc(1, sizeof *cp);
@@ -57,21 +80,11 @@ vt_critpath *vt_critpath_new(uint32_t nranks, size_t scen)
         return NULL;
     cp->nranks = nranks;
     cp->scen = scen;
-    uint64_t w = 8;
-    while (w < 1024 && w * 2 * (nranks ? nranks : 1) <= WIN_TOTAL)
-        w *= 2;
-    /* For the tests: a smaller window sends most look-ups to the chains on disk. */
-    const char *tw = getenv("VTRACE_TEST_CP_WINDOW"), *tr = getenv("VTRACE_TEST_CP_RUN");
-    if (tw && atoi(tw) > 0)
-        for (w = 1; w * 2 <= (uint64_t)atoi(tw) && w < 1024;)
-            w *= 2;
+    const char *tr = getenv("VTRACE_TEST_CP_RUN");
     cp->crun = tr && atoi(tr) > 0 ? (size_t)atoi(tr) : (size_t)1 << 18;  /* candidates a sorted run */
-    cp->wsize = w;
     cp->ranks = calloc(nranks ? nranks : 1, sizeof *cp->ranks);
-    cp->win = malloc((size_t)w * (nranks ? nranks : 1) * sizeof *cp->win);
-    if (!cp->ranks || !cp->win) {
+    if (!cp->ranks || vt__cp_window(cp, 0, nranks)) {
         free(cp->ranks);
-        free(cp->win);
         free(cp);
         return NULL;
     }
@@ -102,10 +115,14 @@ void vt_critpath_free(vt_critpath *cp)
     free(cp->cbuf);
     if (cp->copen)
         vt_spill_close(&cp->cands);
-    free(cp->fbuf);
-    free(cp->up.cons);
-    free(cp->up.mem);
-    free(cp->up.vals);
+    for (uint32_t r = cp->lo; cp->pend && r < cp->hi; r++)
+        free(cp->pend[r - cp->lo].v);
+    free(cp->pend);
+    free(cp->rmark);
+    free(cp->first);
+    for (size_t k = 0; k < cp->nnames; k++)
+        free(cp->names[k]);
+    free(cp->names);
     free(cp);
 }
 
@@ -142,7 +159,7 @@ static int io_err(vt_error *err)
 
 static const cp_ref *win_at(const vt_critpath *cp, uint32_t rank, uint64_t ord)
 {
-    return &cp->win[(size_t)rank * cp->wsize + (ord & (cp->wsize - 1))];
+    return &cp->win[(size_t)(rank - cp->lo) * cp->wsize + (ord & (cp->wsize - 1))];
 }
 
 /* The rank's last event with a sequence number below seq (idx CP_NONE: none yet). Usually
@@ -154,6 +171,10 @@ static int before(vt_critpath *cp, uint32_t rank, uint64_t seq, cp_ref *out, vt_
     out->pend = 0;
     if (rank >= cp->nranks)
         return 0;
+    if (rank < cp->lo || rank >= cp->hi) {
+        out->idx = CP_REMOTE;   /* another process's rank: the edge names it */
+        return 0;
+    }
     const cp_rank *rv = &cp->ranks[rank];
     if (rv->n == 0)
         return 0;
@@ -339,11 +360,14 @@ static int gate_node(vt_critpath *cp, const vt_obs_con *c, cp_ref *out, uint8_t 
         return -1;
     *out = (cp_ref){g.seq, g.pend, gi};
     *partial = (g.flags & NF_PARTIAL) != 0;
-    if (c->nmembers > 1) {
+    uint32_t local = 0;   /* completions this process sees: its members' */
+    for (size_t k = 0; k < c->nmembers; k++)
+        local += c->members[k].rank >= cp->lo && c->members[k].rank < cp->hi;
+    if (local > 1) {
         size_t j = ghome(c->gate_comm, c->gate_seq, cp->gcap);
         while (cp->gt[j].node != CP_NONE)
             j = (j + 1) & (cp->gcap - 1);
-        cp->gt[j] = (cp_gslot){c->gate_comm, c->gate_seq, m0->seq, g.pend, m0->rank, gi, (uint32_t)(c->nmembers - 1),
+        cp->gt[j] = (cp_gslot){c->gate_comm, c->gate_seq, m0->seq, g.pend, m0->rank, gi, local - 1,
                                *partial};
         cp->gn++;
     }
@@ -359,7 +383,7 @@ static int push_rank(vt_critpath *cp, uint32_t rank, uint64_t seq, int64_t pend,
             return -1;
         rv->ck[rv->nck++] = (cp_ckpt){seq, i};
     }
-    cp->win[(size_t)rank * cp->wsize + (rv->n & (cp->wsize - 1))] = (cp_ref){seq, pend, i};
+    cp->win[(size_t)(rank - cp->lo) * cp->wsize + (rv->n & (cp->wsize - 1))] = (cp_ref){seq, pend, i};
     rv->n++;
     return 0;
 }
@@ -370,6 +394,8 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err)
     if (ev->rank >= cp->nranks)
         return vt__cp_err(err, "critical path: event %u:%" PRIu64 " of a rank beyond the trace's %u", ev->rank,
                           ev->seq, cp->nranks);
+    if (ev->rank < cp->lo || ev->rank >= cp->hi)
+        return vt__cp_err(err, "critical path: event %u:%" PRIu64 " of another process's rank", ev->rank, ev->seq);
     if (cp->finished)
         return vt__cp_err(err, "critical path: an event after the end");
     if (!cp->open && open_spills(cp, err))

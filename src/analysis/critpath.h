@@ -88,11 +88,18 @@ void vt_critpath_free(vt_critpath *cp);
 
 /* The observer to pass to vt_replay_observe (it needs no message data). */
 void vt_critpath_observer(vt_critpath *cp, vt_observer *obs);
-/* The observer for vt_replay_par_observe (the process ME of its vt_par_comm): process 0
- * takes in every process's events and has the whole path after the replay (then
- * vt_critpath_finish there only); the others forward theirs to it. T: the trace (the
- * functions' names). */
-void vt_critpath_par_observer(vt_critpath *cp, const vt_trace *t, int me, vt_observer *obs);
+/* The observer for vt_replay_par_observe (every process of PC): each process keeps
+ * the graph of its own ranks; edges from another process's ranks name their
+ * predecessor (critpath_par.c). After the replay, every process calls
+ * vt_critpath_par_finish instead of vt_critpath_finish. */
+void vt_critpath_par_observer(vt_critpath *cp, const vt_par_comm *pc, vt_observer *obs);
+/* vt_critpath_finish over the processes of PC (each calls it): the backward sweep in the
+ * replay's rounds backwards, the path handed between processes; process 0 then has the
+ * whole result (the candidates: the first max; the path, the shares), the others their
+ * part only. *bytes: what went between the processes (all of them). 0 on every
+ * process, or -1 on every process (the message where it was found). */
+int vt_critpath_par_finish(vt_critpath *cp, int64_t start, size_t max, const vt_par_comm *pc, uint64_t *bytes,
+                           vt_error *err);
 /* One model event (what the observer calls); 0, or -1 with a message. */
 int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err);
 

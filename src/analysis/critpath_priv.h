@@ -4,7 +4,8 @@
  * memory: per rank a window of its last nodes and a checkpoint every CP_CKPT nodes, the
  * gates not yet completed by all their members, and during the sweep the latest ends of
  * the nodes whose successors have been swept but not they themselves: O(ranks + events in
- * flight), not O(events). */
+ * flight), not O(events). In parallel (critpath_par.c) each process keeps its own
+ * ranks' part. */
 #ifndef VT_CRITPATH_PRIV_H
 #define VT_CRITPATH_PRIV_H
 
@@ -12,6 +13,10 @@
 #include "analysis/spill.h"
 
 #define CP_NONE UINT32_MAX
+/* A predecessor on a rank of another process (the distributed walk, critpath_dist.c):
+ * the edge's via_rank:via_seq names it (the rank's last event before via_seq) and its
+ * weight is absolute (the predecessor's pend + w). */
+#define CP_REMOTE (UINT32_MAX - 1)
 #define CP_CKPT 256
 
 enum { CK_NONE, CK_LOCAL, CK_MSG, CK_SYNC_MSG, CK_SYNC_POST, CK_GATE };
@@ -84,17 +89,6 @@ typedef struct cp_pathrec {
     int has_edge;
 } cp_pathrec;
 
-/* The scratch of an event another process sent (critpath_par.c): arrays of scen + 1
- * values, the scenario's at scen. */
-typedef struct cp_unpacked {
-    vt_obs_con *cons;
-    size_t capcons;
-    vt_obs_member *mem;
-    size_t capmem;
-    int64_t *vals;          /* 5 for the event, 1 per contributor and member */
-    size_t capvals;
-} cp_unpacked;
-
 struct vt_critpath {
     uint32_t nranks;
     size_t scen;
@@ -116,18 +110,70 @@ struct vt_critpath {
     vt_spill cands;
     int finished;
     vt_critpath_result res;
-    /* The parallel replay (critpath_par.c): events packed for process 0, and there the
-     * scratch of an unpacked one. */
-    const vt_trace *t;
-    uint8_t *fbuf;
-    size_t fn, fcap;
-    cp_unpacked up;
+    /* The distributed walk (critpath_dist.c): this process's ranks lo .. hi (serial: all),
+     * the local node count at the end of each round of the replay, every rank's first
+     * node's seq + 1 (0: none), and per own rank the contributions of other processes'
+     * nodes waiting for their predecessor in the sweep. */
+    uint32_t lo, hi;
+    uint64_t *rmark;
+    size_t nrmark, caprmark;
+    int rmark_lost;         /* out of memory for a mark */
+    uint64_t *first;
+    struct cp_heap *pend;
+    char **names;           /* process 0: the functions' names other processes sent */
+    size_t nnames, capnames;
 };
 
+/* Contributions waiting for their predecessor: a max-heap on seq. */
+typedef struct cp_pitem {
+    uint64_t seq;
+    int64_t v;
+} cp_pitem;
+
+struct cp_heap {
+    cp_pitem *v;
+    size_t n, cap;
+};
+
+/* The backward sweep's state (critpath_walk.c), driven over all nodes at once (serial)
+ * or round by round (critpath_dist.c). */
+typedef struct cp_lmap {
+    struct cp_lslot *s;
+    size_t cap, n;
+} cp_lmap;
+
+typedef struct cp_sweep {
+    cp_lmap L;
+    int ok, inseg;
+    uint32_t cur;           /* the path's next node here (CP_NONE: none) */
+    uint32_t trank;         /* else CP_NONE, or the path continues at this own rank's last */
+    uint64_t tseq;          /*   node before tseq, with the segment tseg to close there */
+    cp_pathrec seg, tseg;
+    int64_t segsum;
+    uint64_t eat, next;     /* the edges' and nodes' next index down */
+    uint64_t pathk;         /* segments written so far (in the whole walk) */
+    /* remote edges' contributions and the path's hand-over (NULL: serial, none) */
+    int (*remote)(void *arg, uint32_t rank, uint64_t seq, int64_t v);
+    int (*handover)(void *arg, uint32_t rank, uint64_t seq, const cp_pathrec *pr);
+    /* the least of the waiting contributions (+ pend) to node rank:seq; INT64_MAX: none */
+    int64_t (*pending)(void *arg, uint32_t rank, uint64_t seq, int64_t pend);
+    void *rarg;
+} cp_sweep;
+
+int vt__cp_sweep_begin(vt_critpath *cp, cp_sweep *sw, int64_t start, vt_error *err);
+/* The nodes from sw->next down to lo. 0, or -1 with a message. */
+int vt__cp_sweep(vt_critpath *cp, cp_sweep *sw, uint64_t lo, vt_error *err);
+void vt__cp_sweep_free(cp_sweep *sw);
+/* The path's aggregates of one node (critpath_walk.c). */
+int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns, uint64_t events);
+
+/* The windows of ranks lo .. hi only (critpath.c); 0, or -1 (no memory). */
+int vt__cp_window(vt_critpath *cp, uint32_t lo, uint32_t hi);
 int vt__cp_err(vt_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size);
 /* A candidate with its slack, during the sweep; after it, the last run. 0 or -1. */
 int vt__cp_cand_add(vt_critpath *cp, const vt_cp_cand *c, vt_error *err);
 int vt__cp_cand_end(vt_critpath *cp, vt_error *err);
+
 
 #endif

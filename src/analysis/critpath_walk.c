@@ -15,15 +15,12 @@
 
 /* ------------------------------------------------------------------ latest ends in flight */
 
-typedef struct lslot {
+typedef struct cp_lslot {
     uint32_t key;           /* CP_NONE: empty */
     int64_t v;
 } lslot;
 
-typedef struct lmap {
-    lslot *s;
-    size_t cap, n;
-} lmap;
+typedef cp_lmap lmap;
 
 static size_t lhome(uint32_t k, size_t cap) { return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1); }
 
@@ -101,7 +98,7 @@ static size_t ahome(uint64_t a, uint64_t b, size_t cap)
     return (size_t)(x ^ (x >> 29)) & (cap - 1);
 }
 
-static int agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns)
+int vt__cp_agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns, uint64_t events)
 {
     if (2 * (m->n + 1) > m->cap) {
         size_t nc = m->cap ? 2 * m->cap : 64;
@@ -128,7 +125,7 @@ static int agg_add(cp_aggmap *m, uint64_t a, uint64_t b, int64_t ns)
         m->n++;
     }
     m->v[j].ns += ns;
-    m->v[j].events++;
+    m->v[j].events += events;
     return 0;
 }
 
@@ -139,14 +136,25 @@ static int io_err(vt_error *err)
     return vt__cp_err(err, "critical path: temporary file: %s", strerror(errno));
 }
 
+/* Whether rank's last event before seq exists (a rank of another process: from the
+ * table of every rank's first node, critpath_dist.c). */
+static int remote_exists(const vt_critpath *cp, uint32_t rank, uint64_t seq)
+{
+    return cp->first && rank < cp->nranks && cp->first[rank] && cp->first[rank] - 1 < seq;
+}
+
 /* One step of the walk back from path node n (index cur): the next node on the path
- * (CP_NONE: the bottom), whether it continues the same segment, and otherwise the edge. */
-static int walk_step(vt_critpath *cp, const cp_node *n, uint32_t cur, uint32_t *next, int *same, vt_cp_edge *e,
-                     int *ok, vt_error *err)
+ * (CP_NONE: the bottom; CP_REMOTE: rank e->from_rank's last event before *rseq, on
+ * another process, whose pend e->ns still has to lose), whether it continues the same
+ * segment, and otherwise the edge. */
+static int walk_step(vt_critpath *cp, const cp_node *n, uint32_t cur, uint32_t *next, uint64_t *rseq, int *same,
+                     vt_cp_edge *e, int *ok, vt_error *err)
 {
     *next = CP_NONE;
     *same = 0;
     *e = (vt_cp_edge){.to_rank = n->rank, .to_seq = n->seq, .via_rank = n->via_rank, .via_seq = n->via_seq};
+    uint32_t rrank = n->via_rank;
+    *rseq = n->via_seq;
     switch (n->ck) {
     case CK_NONE: return 0;
     case CK_LOCAL:
@@ -167,9 +175,18 @@ static int walk_step(vt_critpath *cp, const cp_node *n, uint32_t cur, uint32_t *
         for (uint64_t k = g.e0; k < g.e0 + g.ne; k++) {
             cp_edge x;
             cp_node p;
-            if (vt_spill_get(&cp->edges, k, &x, 0) || vt_spill_get(&cp->nodes, x.pred, &p, 0))
+            if (vt_spill_get(&cp->edges, k, &x, 0))
                 return io_err(err);
-            if (p.pend + x.w != g.pend)
+            int64_t at = x.w;
+            if (x.pred == CP_REMOTE) {
+                if (!remote_exists(cp, x.via_rank, x.via_seq))
+                    continue;   /* (the serial graph has no such edge) */
+            } else {
+                if (vt_spill_get(&cp->nodes, x.pred, &p, 0))
+                    return io_err(err);
+                at += p.pend;
+            }
+            if (at != g.pend)
                 continue;
             if (!have || (x.via_rank == n->rank && pick.via_rank != n->rank)) {
                 pick = x;
@@ -180,10 +197,19 @@ static int walk_step(vt_critpath *cp, const cp_node *n, uint32_t cur, uint32_t *
             return 0;   /* the latest member has no event before it: the walk ends */
         *next = pick.pred;
         e->kind = VT_CP_COLLECTIVE;
-        e->via_rank = pick.via_rank;
-        e->via_seq = pick.via_seq;
+        e->via_rank = rrank = pick.via_rank;
+        e->via_seq = *rseq = pick.via_seq;
         break;
     }
+    }
+    if (*next == CP_REMOTE) {
+        if (!remote_exists(cp, rrank, *rseq)) {
+            *next = CP_NONE;   /* as a contributor without an event before it */
+            return 0;
+        }
+        e->from_rank = rrank;
+        e->ns = n->low;
+        return 0;
     }
     if (*next == CP_NONE)
         return 0;
@@ -207,10 +233,9 @@ static int walk_step(vt_critpath *cp, const cp_node *n, uint32_t cur, uint32_t *
     return 0;
 }
 
-int vt_critpath_finish(vt_critpath *cp, int64_t start, vt_error *err)
+int vt__cp_sweep_begin(vt_critpath *cp, cp_sweep *sw, int64_t start, vt_error *err)
 {
     vt_critpath_result *r = &cp->res;
-    lmap L = {0};
     if (cp->finished)
         return vt__cp_err(err, "critical path: finished twice");
     cp->finished = 1;
@@ -219,120 +244,173 @@ int vt_critpath_finish(vt_critpath *cp, int64_t start, vt_error *err)
     r->nranks = cp->nranks;
     r->per_rank = calloc(cp->nranks ? cp->nranks : 1, sizeof *r->per_rank);
     if (!r->per_rank)
-        goto nomem;
-    /* The end: the rank whose last event ends last. */
+        return vt__cp_err(err, "critical path: out of memory");
+    /* The end: the rank whose last event ends last (here: of this process's). */
     uint32_t top = CP_NONE;
-    for (uint32_t k = 0; k < cp->nranks; k++) {
+    for (uint32_t k = cp->lo; k < cp->hi; k++) {
         const cp_rank *rv = &cp->ranks[k];
         if (!rv->n)
             continue;
-        const cp_ref *last = &cp->win[(size_t)k * cp->wsize + ((rv->n - 1) & (cp->wsize - 1))];
+        const cp_ref *last = &cp->win[(size_t)(k - cp->lo) * cp->wsize + ((rv->n - 1) & (cp->wsize - 1))];
         if (top == CP_NONE || last->pend > r->end) {
             top = last->idx;
             r->end = last->pend;
             r->end_rank = k;
         }
     }
-    if (top == CP_NONE)
-        return vt__cp_err(err, "critical path: the trace has no events");
     r->length = r->end - start;
+    sw->ok = 1;
+    sw->cur = top;
+    sw->trank = CP_NONE;
+    sw->eat = cp->edges.n;
+    sw->next = cp->nn;
+    return 0;
+}
 
-    /* Backward sweep. The latest predicted end of each node that keeps T', over every
-     * dependency (not only the critical ones); the slack is that minus its end. Chains
-     * end at a rank's last event (which may end at T'); a node without successors
-     * otherwise (none in a full trace) is treated as one. The walk back follows the
-     * critical predecessors from the top, so it meets its nodes in the sweep's order. */
-    int ok = 1, inseg = 0;
-    uint32_t cur = top;
-    cp_pathrec seg = {0};
-    int64_t segsum = 0;
-    uint64_t eat = cp->edges.n;
-    for (uint64_t i = cp->nn; i-- > 0;) {
+/* Writes the path's record of a segment (the walk's k-th, in first_step until read). */
+static int put_seg(vt_critpath *cp, cp_sweep *sw, cp_pathrec *pr)
+{
+    pr->seg.first_step = (size_t)sw->pathk++;
+    cp->res.nsegments++;
+    if (pr->has_edge) {
+        cp->res.nedges++;
+        cp->res.edge_ns += pr->e.ns;
+    }
+    return vt_spill_put(&cp->path, pr);
+}
+
+/* The backward sweep. The latest predicted end of each node that keeps T', over every
+ * dependency (not only the critical ones); the slack is that minus its end. Chains
+ * end at a rank's last event (which may end at T'); a node without successors
+ * otherwise (none in a full trace) is treated as one. The walk back follows the
+ * critical predecessors from the top, so it meets its nodes in the sweep's order. */
+int vt__cp_sweep(vt_critpath *cp, cp_sweep *sw, uint64_t lo, vt_error *err)
+{
+    vt_critpath_result *r = &cp->res;
+    while (sw->next > lo) {
+        uint64_t i = --sw->next;
         cp_node n;
         if (vt_spill_get(&cp->nodes, i, &n, 1))
             goto io;
-        int64_t Li = lmap_take(&L, (uint32_t)i);
+        int64_t Li = lmap_take(&sw->L, (uint32_t)i);
+        if (sw->pending && n.rank != CP_NONE) {
+            int64_t v = sw->pending(sw->rarg, n.rank, n.seq, n.pend);
+            if (v < Li)
+                Li = v;
+        }
         if (Li == INT64_MAX)
             Li = r->end;
-        if (n.e0 + n.ne != eat)
+        if (n.e0 + n.ne != sw->eat)
             return vt__cp_err(err, "critical path: internal error: node %" PRIu64 "'s edges", i);
         for (uint64_t k = n.e0 + n.ne; k-- > n.e0;) {
             cp_edge x;
             if (vt_spill_get(&cp->edges, k, &x, 1))
                 goto io;
-            if (lmap_min(&L, x.pred, Li - x.w))
+            if (x.pred == CP_REMOTE) {
+                if (!sw->remote || sw->remote(sw->rarg, x.via_rank, x.via_seq, Li - x.w))
+                    return vt__cp_err(err, "critical path: out of memory");
+            } else if (lmap_min(&sw->L, x.pred, Li - x.w)) {
                 goto nomem;
+            }
         }
-        eat = n.e0;
+        sw->eat = n.e0;
+        if (sw->trank != CP_NONE && n.rank == sw->trank && n.seq < sw->tseq) {
+            /* The path comes from another process: its segment's edge starts here. */
+            sw->tseg.e.from_seq = n.seq;
+            sw->tseg.e.ns -= n.pend;
+            if (put_seg(cp, sw, &sw->tseg))
+                goto io;
+            sw->trank = CP_NONE;
+            sw->cur = (uint32_t)i;
+        }
         if (n.flags & NF_CAND) {
-            vt_cp_cand c = {n.rank, n.seq, n.dur, Li - n.pend, i == cur, n.func};
+            vt_cp_cand c = {n.rank, n.seq, n.dur, Li - n.pend, i == sw->cur, n.func};
             if (vt__cp_cand_add(cp, &c, err))
-                goto fail;
+                return -1;
         }
-        if (i != cur)
+        if (i != sw->cur)
             continue;
         /* A node of the path. */
         if (Li != n.pend)
-            ok = 0;
+            sw->ok = 0;
         uint32_t next;
-        int same;
+        uint64_t rseq;
+        int same, handed = 0;
         vt_cp_edge e;
-        if (walk_step(cp, &n, cur, &next, &same, &e, &ok, err))
-            goto fail;
+        if (walk_step(cp, &n, sw->cur, &next, &rseq, &same, &e, &sw->ok, err))
+            return -1;
         int64_t ns = n.pend - n.low;
         r->nsteps++;
         r->per_rank[n.rank] += ns;
-        if (agg_add(&cp->by_func, (uint64_t)(uintptr_t)n.func, 0, ns) ||
-            agg_add(&cp->by_site, n.rank, (uint64_t)n.callsite, ns))
+        if (vt__cp_agg_add(&cp->by_func, (uint64_t)(uintptr_t)n.func, 0, ns, 1) ||
+            vt__cp_agg_add(&cp->by_site, n.rank, (uint64_t)n.callsite, ns, 1))
             goto nomem;
-        if (!inseg) {
-            memset(&seg, 0, sizeof seg);
-            seg.seg.rank = n.rank;
-            seg.seg.last_seq = n.seq;
-            seg.seg.end = n.pend;
-            segsum = 0;
-            inseg = 1;
+        cp_pathrec *seg = &sw->seg;
+        if (!sw->inseg) {
+            memset(seg, 0, sizeof *seg);
+            seg->seg.rank = n.rank;
+            seg->seg.last_seq = n.seq;
+            seg->seg.end = n.pend;
+            sw->segsum = 0;
+            sw->inseg = 1;
         }
-        seg.seg.first_seq = n.seq;
-        seg.seg.start = n.low;
-        seg.seg.nsteps++;
-        segsum += ns;
+        seg->seg.first_seq = n.seq;
+        seg->seg.start = n.low;
+        seg->seg.nsteps++;
+        sw->segsum += ns;
         if (!same) {
             /* The segment's first event: it closes (the walk goes backwards). */
-            if (segsum != seg.seg.end - seg.seg.start)
-                ok = 0;
-            r->seg_ns += seg.seg.end - seg.seg.start;
+            if (sw->segsum != seg->seg.end - seg->seg.start)
+                sw->ok = 0;
+            r->seg_ns += seg->seg.end - seg->seg.start;
             if (next != CP_NONE) {
-                seg.e = e;
-                seg.has_edge = 1;
-                r->nedges++;
-                r->edge_ns += e.ns;
+                seg->e = e;
+                seg->has_edge = 1;
             }
-            if (vt_spill_put(&cp->path, &seg))
+            if (next == CP_REMOTE) {
+                seg->seg.first_step = (size_t)sw->pathk;
+                if (!sw->handover || sw->handover(sw->rarg, e.from_rank, rseq, seg))
+                    return vt__cp_err(err, "critical path: out of memory");
+                next = CP_NONE;
+                handed = 1;
+            } else if (put_seg(cp, sw, seg)) {
                 goto io;
-            r->nsegments++;
-            inseg = 0;
+            }
+            sw->inseg = 0;
         }
-        if (next == CP_NONE)
-            r->startup = n.low - start;
-        cur = next;
+        if (next == CP_NONE && !handed)
+            r->startup = n.low - r->start;
+        sw->cur = next;
     }
-    free(L.s);
-    L.s = NULL;
-    if (r->startup + r->seg_ns + r->edge_ns != r->length)
-        ok = 0;
-    if (vt__cp_cand_end(cp, err))
-        goto fail;
-    r->consistent = ok;
     return 0;
 io:
-    io_err(err);
-    goto fail;
+    return io_err(err);
 nomem:
-    vt__cp_err(err, "critical path: out of memory");
-fail:
-    free(L.s);
-    return -1;
+    return vt__cp_err(err, "critical path: out of memory");
+}
+
+void vt__cp_sweep_free(cp_sweep *sw)
+{
+    free(sw->L.s);
+    sw->L.s = NULL;
+}
+
+int vt_critpath_finish(vt_critpath *cp, int64_t start, vt_error *err)
+{
+    cp_sweep sw = {0};
+    if (vt__cp_sweep_begin(cp, &sw, start, err))
+        return -1;
+    if (sw.cur == CP_NONE)
+        return vt__cp_err(err, "critical path: the trace has no events");
+    vt_critpath_result *r = &cp->res;
+    int rc = vt__cp_sweep(cp, &sw, 0, err);
+    vt__cp_sweep_free(&sw);
+    if (rc || vt__cp_cand_end(cp, err))
+        return -1;
+    if (r->startup + r->seg_ns + r->edge_ns != r->length)
+        sw.ok = 0;
+    r->consistent = sw.ok;
+    return 0;
 }
 
 const vt_critpath_result *vt_critpath_get(const vt_critpath *cp) { return cp->finished ? &cp->res : NULL; }

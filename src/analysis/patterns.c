@@ -533,12 +533,6 @@ out:
 
 /* ------------------------------------------------------------------ reduced traces */
 
-typedef struct syncp { /* a synchronous message's receive post, by its send */
-    uint32_t src;
-    uint64_t seq;
-    int64_t P; /* global */
-} syncp;
-
 static int cmp_syncp(const void *a, const void *b)
 {
     const syncp *x = a, *y = b;
@@ -546,14 +540,6 @@ static int cmp_syncp(const void *a, const void *b)
         return x->src < y->src ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
-
-typedef struct rgent {
-    uint64_t comm, collseq;
-    uint32_t rank, nmembers;
-    int64_t enter, exit;
-    int32_t callsite;
-    uint8_t ctype;
-} rgent;
 
 static int cmp_rgent(const void *a, const void *b)
 {
@@ -565,9 +551,17 @@ static int cmp_rgent(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt_error *err)
+/* Serial (pc NULL), or this process's ranks of a parallel analysis (0 or -1 on every
+ * process alike; process 0 gets every entry, par_stats the exchanges and bytes). */
+static int reduced_run(const vt_trace *t, entries *e, int64_t *rank_wait, const vt_par_comm *pc, uint64_t *par_stats,
+                       vt_error *err)
 {
-    uint32_t nranks = vt_trace_nranks(t);
+    uint32_t nranks = vt_trace_nranks(t), lo = 0, hi = nranks;
+    if (pc) {
+        lo = (uint32_t)((uint64_t)pc->me * nranks / (uint32_t)pc->nproc);
+        hi = (uint32_t)((uint64_t)(pc->me + 1) * nranks / (uint32_t)pc->nproc);
+    }
+    int64_t bad, p1bad = 1;
     syncp *sp = NULL;
     size_t nsp = 0, capsp = 0;
     rgent *gv = NULL;
@@ -577,10 +571,10 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
     vt_rrec rr;
     int got;
     /* pass 1: receive posts of synchronous messages; collective gates */
-    for (uint32_t q = 0; q < nranks; q++) {
+    for (uint32_t q = lo; q < hi; q++) {
         const vt_rank *rk = vt_trace_rank(t, q);
         if (vt_cursor_open(t, q, &c, err))
-            goto out;
+            goto pass1_end;
         while ((got = vt_cursor_next_reduced(c, &rr, err)) == 1) {
             for (size_t i = 0; i < rr.nmsgs; i++) {
                 if (!rr.msgs[i].sync)
@@ -588,8 +582,10 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
                 if (nsp == capsp) {
                     capsp = capsp ? 2 * capsp : 256;
                     syncp *v = realloc(sp, capsp * sizeof *v);
-                    if (!v)
-                        goto oom;
+                    if (!v) {
+                        set_err(err, "out of memory");
+                        goto pass1_end;
+                    }
                     sp = v;
                 }
                 sp[nsp++] = (syncp){rr.msgs[i].src, rr.msgs[i].send_seq, vt_global_time(t, q, rr.msgs[i].P)};
@@ -603,8 +599,10 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
                 if (ng == capg) {
                     capg = capg ? 2 * capg : 256;
                     rgent *v = realloc(gv, capg * sizeof *v);
-                    if (!v)
-                        goto oom;
+                    if (!v) {
+                        set_err(err, "out of memory");
+                        goto pass1_end;
+                    }
                     gv = v;
                 }
                 int64_t cs = rr.callsite >= 0 && (uint64_t)rr.callsite < rk->ncallsites ? rr.callsite : -1;
@@ -616,12 +614,27 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, vt
         vt_cursor_close(c);
         c = NULL;
         if (got < 0)
+            goto pass1_end;
+    }
+    p1bad = 0;
+pass1_end:
+    vt_cursor_close(c);
+    c = NULL;
+    bad = p1bad;
+    if (pc && pc->sum(pc->arg, &bad, 1))
+        bad = 1;
+    if (bad)
+        goto out;
+    if (pc) {
+        par_stats[0]++;
+        bad = vt__pat_rshare(pc, nranks, &sp, &nsp, &capsp, &gv, &ng, &capg, &par_stats[1]) != 0;
+        if (pc->sum(pc->arg, &bad, 1) || bad)
             goto out;
     }
     vt_sort(sp, nsp, sizeof *sp, cmp_syncp);
     vt_sort(gv, ng, sizeof *gv, cmp_rgent);
     /* pass 2: the waits each rank's completions show */
-    for (uint32_t q = 0; q < nranks; q++) {
+    for (uint32_t q = lo; q < hi; q++) {
         const vt_rank *rk = vt_trace_rank(t, q);
         agg a;
         if (vt__pat_agg_init(&a, rk->ncallsites)) {
@@ -714,7 +727,49 @@ out:
     vt_cursor_close(c);
     free(sp);
     free(gv);
+    if (pc) {   /* (every process comes here, failed or not) */
+        par_stats[0]++;
+        par_stats[1] += pc->me != 0 ? e->n * sizeof *e->v : 0;
+        bad = rc != 0;
+        if (vt__pat_gather(pc, e, rank_wait, nranks))
+            bad = 1;
+        if (pc->sum(pc->arg, &bad, 1) || bad)
+            rc = -1;
+    }
     return rc;
+}
+
+static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, const vt_par_comm *pc,
+                           uint64_t *par_stats, vt_error *err)
+{
+    memset(par_stats, 0, 3 * sizeof *par_stats);
+    if (!pc)
+        return reduced_run(t, e, rank_wait, NULL, par_stats, err);
+    if (reduced_run(t, e, rank_wait, pc, par_stats, err) == 0) {
+        int64_t v[2] = {(int64_t)par_stats[1], 0};
+        for (uint32_t q = 0; q < vt_trace_nranks(t); q++)
+            v[1] += (int64_t)vt_trace_rank(t, q)->nrecords * (pc->me == 0);
+        if (pc->sum(pc->arg, v, 2) == 0) {
+            par_stats[1] = (uint64_t)v[0];
+            par_stats[2] = (uint64_t)v[1];
+            return 0;
+        }
+    }
+    /* Not finished in parallel (an error in the trace): process 0 analyses alone, for
+     * the serial answer or error */
+    e->n = 0;
+    memset(par_stats, 0, 3 * sizeof *par_stats);
+    memset(rank_wait, 0, vt_trace_nranks(t) * sizeof *rank_wait);
+    err->msg[0] = 0;
+    int64_t v = 0;
+    int rc = -1;
+    if (pc->me == 0) {
+        rc = reduced_run(t, e, rank_wait, NULL, par_stats, err);
+        v = rc != 0;
+    }
+    if (pc->sum(pc->arg, &v, 1))
+        v = 1;
+    return pc->me == 0 ? rc : v ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -764,6 +819,11 @@ int vt_patterns_streams(const vt_trace *t, const vtrace_pattern *const *plugins,
         if (plugins[k]->event)
             return 0;
     return getenv("VTRACE_TEST_PATTERNS_IN_MEMORY") == NULL;   /* (tests: the two must agree) */
+}
+
+int vt_patterns_parallel(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins)
+{
+    return vt_trace_is_reduced(t) || vt_patterns_streams(t, plugins, nplugins);
 }
 
 int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins, vt_patterns **out,
@@ -818,7 +878,7 @@ int vt_patterns_analyze_par(const vt_trace *t, const vtrace_pattern *const *plug
      * read), and an incomplete trace is analysed past where the replay stops: both keep
      * the trace in memory. Otherwise it streams. */
     int in_memory = !p->reduced && !vt_patterns_streams(t, plugins, nplugins);
-    if (p->reduced ? analyze_reduced(t, &e, p->rank_wait_ns, err)
+    if (p->reduced ? analyze_reduced(t, &e, p->rank_wait_ns, pc, p->par_stats, err)
         : in_memory ? analyze_full(t, &mp, &e, p->rank_wait_ns, plugins, st, nplugins, err)
                     : vt__patterns_stream(t, &mp, &e, p->rank_wait_ns, in_memory ? NULL : pc, p->par_stats, err))
         goto fail;

@@ -79,8 +79,11 @@ int vt_patterns_analyze(const vt_trace *t, const vtrace_pattern *const *plugins,
 void vt_patterns_free(vt_patterns *p);
 
 /* Whether the analysis of T streams (a full, complete trace and no plug-in that sees
- * events): only then does vt_patterns_analyze_par run in parallel. */
+ * events). */
 int vt_patterns_streams(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins);
+/* Whether vt_patterns_analyze_par runs in parallel: a reduced trace (its records, split
+ * by ranks), or a trace whose analysis streams. */
+int vt_patterns_parallel(const vt_trace *t, const vtrace_pattern *const *plugins, size_t nplugins);
 /* vt_patterns_analyze over the processes of PC (vt_replay_par_observe; NULL: serial),
  * each calling it with the same arguments: each analyses its block of ranks and process
  * 0 gets the whole result (the others only the totals). A trace that does not stream

@@ -22,6 +22,27 @@ typedef struct entries {
     size_t n, cap;
 } entries;
 
+typedef struct syncp { /* a synchronous message's receive post, by its send */
+    uint32_t src;
+    uint64_t seq;
+    int64_t P; /* global */
+} syncp;
+
+typedef struct rgent {
+    uint64_t comm, collseq;
+    uint32_t rank, nmembers;
+    int64_t enter, exit;
+    int32_t callsite;
+    uint8_t ctype;
+} rgent;
+
+/* A parallel analysis of a reduced trace (patterns_rpar.c): the synchronous messages'
+ * posts to the processes of their senders, every gate entry to every process. 0, or -1. */
+int vt__pat_rshare(const vt_par_comm *pc, uint32_t nranks, syncp **sp, size_t *nsp, size_t *capsp, rgent **gv,
+                   size_t *ng, size_t *capg, uint64_t *bytes);
+/* Process 0 takes every process's entries; rank_wait summed (patterns_stream.c). */
+int vt__pat_gather(const vt_par_comm *pc, entries *e, int64_t *rank_wait, uint32_t nranks);
+
 int vt__pat_ent_add(entries *e, int pat, uint32_t rank, int64_t cs, int64_t sev, uint64_t count);
 int vt__pat_cmp_key(const void *a, const void *b);
 int vt__pat_cmp_sev(const void *a, const void *b);

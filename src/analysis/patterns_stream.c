@@ -247,7 +247,7 @@ static int take_entries(void *arg, int from, const uint8_t *data, size_t len)
     return 0;
 }
 
-static int gather(const vt_par_comm *pc, entries *e, int64_t *rank_wait, uint32_t nranks)
+int vt__pat_gather(const vt_par_comm *pc, entries *e, int64_t *rank_wait, uint32_t nranks)
 {
     uint8_t **out = calloc((size_t)pc->nproc, sizeof *out);
     size_t *len = calloc((size_t)pc->nproc, sizeof *len);
@@ -311,7 +311,7 @@ static int stream_run(const vt_trace *t, const vt_model_params *mp, entries *e, 
             bad = vt_error_set(err, "out of memory");
     if (pc && pc->sum(pc->arg, &bad, 1))
         bad = 1;
-    if (bad || (pc && gather(pc, e, rank_wait, P.nranks)))
+    if (bad || (pc && vt__pat_gather(pc, e, rank_wait, P.nranks)))
         goto out;
     rc = 0;
 out:

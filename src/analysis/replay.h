@@ -156,6 +156,9 @@ typedef struct vt_observer {
     size_t (*held)(void *arg);
     void (*take)(void *arg, const uint8_t **data, size_t *len);
     int (*give)(void *arg, int from, const uint8_t *data, size_t len, vt_error *err);
+    /* The parallel replay, on every process (NULL: none): after each round's stepping
+     * (the events of a round depend on other processes' of earlier rounds only). */
+    void (*round)(void *arg);
 } vt_observer;
 
 #define VT_PAR_HELD_MAX ((size_t)64 << 20)

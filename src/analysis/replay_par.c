@@ -198,6 +198,8 @@ int vt__rp_par_loop(replay *R)
          * sent next round (the exchange reads this one meanwhile). */
         if (fwd && !R->failed && vt__rp_ship_obs(R))
             R->failed = 1;
+        if (R->obs && R->obs->round)
+            R->obs->round(R->obs->arg);
         struct wbuf *cur = R->out, *other = cur == sets ? sets + P : sets;
         for (size_t q = 0; q < P; q++) {
             bufs[q] = cur[q].b;

@@ -495,8 +495,8 @@ int vt__cmd_critpath(int argc, char **argv)
         fprintf(stderr, "vtrace: out of memory\n");
         goto out;
     }
-    /* In parallel under vtrace-mpi: every process replays its ranks, process 0 builds
-     * the path from every one's events (critpath_par.c) */
+    /* In parallel under vtrace-mpi: every process replays its ranks and keeps their part
+     * of the graph; the backward walk goes over the processes (critpath_par.c) */
     const vt_par_comm *par = vt__par();
     if (par && vt_trace_is_reduced(t)) {
         if (par->me != 0) {
@@ -508,7 +508,7 @@ int vt__cmd_critpath(int argc, char **argv)
     }
     vt_observer obs;
     if (par)
-        vt_critpath_par_observer(cp, t, par->me, &obs);
+        vt_critpath_par_observer(cp, par, &obs);
     else
         vt_critpath_observer(cp, &obs);
     int bad = par ? vt_replay_par_observe(t, &p, &sc, 1, &obs, par, &res, &err)
@@ -542,13 +542,22 @@ int vt__cmd_critpath(int argc, char **argv)
         goto out;
     }
     have_res = 1;
-    if (par && par->me != 0) {   /* process 0 has the path and writes it */
-        rc = VT_EXIT_OK;
-        goto out;
+    if (par) {
+        uint64_t bytes;
+        size_t max = json || full ? SIZE_MAX : top;
+        if (vt_critpath_par_finish(cp, res.start, max, par, &bytes, &err)) {
+            rc = err.msg[0] ? vt__fail(&err) : VT_EXIT_ERROR;
+            goto out;
+        }
+        if (par->me != 0) {   /* process 0 has the path and writes it */
+            rc = VT_EXIT_OK;
+            goto out;
+        }
+        res.par_bytes += bytes;
     }
     vt__par_stats(par, res.par_rounds, res.par_bytes, res.events);
     vt__clock_warn(&res, fix);
-    if (vt_critpath_finish(cp, res.start, &err)) {
+    if (!par && vt_critpath_finish(cp, res.start, &err)) {
         rc = vt__fail(&err);
         goto out;
     }

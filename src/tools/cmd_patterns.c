@@ -308,14 +308,13 @@ int vt__cmd_patterns(int argc, char **argv)
             rc = vt__fail(&err);
         } else {
             vt__note_incomplete(t);
-            /* in parallel under vtrace-mpi when the analysis streams; else process 0
-             * runs it alone */
+            /* in parallel under vtrace-mpi when the analysis streams or the trace is
+             * reduced; else process 0 runs it alone */
             const vt_par_comm *par = vt__par();
-            if (par && !vt_patterns_streams(t, plugins, npaths)) {
+            if (par && !vt_patterns_parallel(t, plugins, npaths)) {
                 if (par->me == 0)
-                    fprintf(stderr, "vtrace: patterns of %s does not run in parallel: process 0 runs it alone\n",
-                            vt_trace_is_reduced(t) ? "a reduced trace"
-                                                   : "an incomplete trace, or with a plug-in that sees events,");
+                    fprintf(stderr, "vtrace: patterns of an incomplete trace, or with a plug-in that sees events, "
+                                    "does not run in parallel: process 0 runs it alone\n");
                 par = NULL;
             }
             if (vt__par() && !par && vt__par()->me != 0)

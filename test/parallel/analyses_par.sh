@@ -1,12 +1,12 @@
 #!/bin/sh
 # vtrace reduce, patterns and critical-path under mpiexec (vtrace-mpi, the parallel
-# replay with an observer), and whatif on reduced traces, against the serial commands:
+# replay with an observer), whatif and patterns on reduced traces, against the serial commands:
 # the same standard output and error, the same exit status and, for reduce, the same
 # reduced trace byte for byte, at P = 2 and 3. The traces: the model test programs',
 # the examples', vtrace synth patterns, mc.py's random programs (when
 # shared/design/reference/mc.py is there), an incomplete trace and reduced ones.
 # VTRACE_PAR_STATS shows that the parallel replay ran (rounds), or that process 0 ran
-# alone where it must (reduced traces but whatif's, --check, commands that are not
+# alone where it must (reduced traces but whatif's and patterns', --check, commands that are not
 # parallel), which it then says on stderr. Failures: a damaged rank file (the serial
 # error, from process 0) and an OUT that VTRACE_OVERWRITE=refuse keeps.
 # Environment: as par_setup.sh says.
@@ -81,6 +81,8 @@ for prog in "test/mpi/model_halo 30 4096 300" "test/mpi/model_groups 10 8 200" "
     # its reduced trace: whatif replays it in parallel too
     "$VTRACE" reduce -q "$work/$name" "$work/$name.red" > /dev/null || { fail "reduce $name"; continue; }
     same par whatif "$work/$name.red" --json -s '' -s 'all=-50%' -s 'rank:1=elim' --threshold 50us
+    same par patterns "$work/$name.red"
+    same par patterns "$work/$name.red" --json
 done
 
 # vtrace synth: halo with collectives, a pipeline and master-worker with synchronous
@@ -111,7 +113,8 @@ if [ -f "$VTRACE_SHARED/design/reference/mc.py" ] && command -v "$PYTHON" > /dev
         same par patterns "$d/trace"
         same par critical-path "$d/trace" --full
         "$VTRACE" reduce -q "$d/trace" "$d/red" > /dev/null 2>&1 &&
-            same par whatif "$d/red" --json --scenario-file "$d/scenarios.txt"
+            same par whatif "$d/red" --json --scenario-file "$d/scenarios.txt" &&
+            same par patterns "$d/red" --json
     done < "$work/mc.cases"
 else
     echo "(no $VTRACE_SHARED/design/reference/mc.py: mc.py's traces skipped)"
@@ -132,18 +135,29 @@ if [ -x test/crash/faults ]; then
     fi
 fi
 
-# critical-path with rounds cut short by the events forwarded to process 0 (a few
-# hundred bytes a round where 64 MB / P is the limit): the same path.
-VTRACE_TEST_PAR_HELD=300
-export VTRACE_TEST_PAR_HELD
+# critical-path's distributed walk with rank windows of 2 events (look-ups of the
+# predecessors on each process's chains on disk) and sorted runs of 3 candidates (the
+# runs merged on each process, then on process 0 with the others' first ones): the same
+# path, slack and candidates; --top 2 cuts each process's candidates at 2.
+VTRACE_TEST_CP_WINDOW=2 VTRACE_TEST_CP_RUN=3
+export VTRACE_TEST_CP_WINDOW VTRACE_TEST_CP_RUN
 same par critical-path "$work/synth-allreduce" --full
 same par critical-path "$work/synth-halo1d" --json -s 'all=-30%'
+same par critical-path "$work/synth-master-worker" --top 2
+[ -d "$work/rsynth" ] && same par critical-path "$work/rsynth" --threshold 1ns --top 3
+unset VTRACE_TEST_CP_WINDOW VTRACE_TEST_CP_RUN
+# and rounds cut short (a forwarding observer's limit, which critical-path no longer has)
+VTRACE_TEST_PAR_HELD=300
+export VTRACE_TEST_PAR_HELD
+same par critical-path "$work/synth-halo2d" --top 4 -s 'fn:MPI_Allreduce=-50%'
 unset VTRACE_TEST_PAR_HELD
 
-# Process 0 alone, and says so: reduced traces (but whatif's), reduce --check and
+# Process 0 alone, and says so: reduced traces (but for whatif and patterns), reduce --check and
 # --polys, commands that are not parallel.
 "$VTRACE" synth -q -p halo1d -n 5 -i 20 -m both "$work/rboth" > /dev/null || fail "vtrace synth -m both"
-same alone patterns "$work/rboth/reduced"
+same par patterns "$work/rboth/reduced"
+"$VTRACE" synth -q -p master-worker -n 6 -i 20 --bytes 50000 -m both "$work/rmw" > /dev/null || fail "synth -m both"
+same par patterns "$work/rmw/reduced"   # (synchronous messages: their posts go to the senders' processes)
 same par whatif "$work/rboth/reduced" -s 'all=-20%' --ranks
 same alone reduce "$h" --check -s 'all=-10%'
 same alone critical-path "$work/rboth/reduced"
@@ -165,6 +179,17 @@ same par reduce "$work/bad"
 same par patterns "$work/bad"
 same par critical-path "$work/bad"
 grep -q "rank-000005.vte" "$work/p.err" || fail "the damaged trace's error does not name its file"
+# ... the same in a reduced trace (patterns reads it in parallel) ...
+cp -r "$work/rmw/reduced" "$work/badred"
+f="$work/badred/rank-000004.vte"
+size=$(wc -c < "$f")
+printf '\377\377\377\377' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+same par patterns "$work/badred"
+grep -q "rank-000004.vte" "$work/p.err" || fail "the damaged reduced trace's error does not name its file"
+# ... no temporary file for critical-path's graph (the serial error, from process 0) ...
+TMPDIR="$work/no-such-dir" same par critical-path "$h"
+grep -q "cannot create a temporary file in $work/no-such-dir" "$work/p.err" ||
+    fail "critical-path without a temporary directory: $(cat "$work/p.err")"
 # ... and an OUT that VTRACE_OVERWRITE=refuse keeps (said by process 0, once).
 mkdir -p "$work/kept" && : > "$work/kept/vtrace.defs"
 VTRACE_OVERWRITE=refuse "$VTRACE" reduce "$h" "$work/kept" > "$work/s.out" 2> "$work/s.err"
