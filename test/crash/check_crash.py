@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Checks the trace of a run that ended abnormally (test/crash/crash.sh).
 
-    check_crash.py VTRACE DIR RANK REASON [--all-sendrecv N] [--full] [--flushed] [--covers FULLDIR]
+    check_crash.py VTRACE DIR RANK REASON [--all-sendrecv N] [--last NAME] [--full] [--flushed]
+                   [--covers FULLDIR]
 
 `vtrace info` must read DIR, call it incomplete and give REASON (a part of the text) for
 RANK. --full: every rank's readable records are exactly those of the event blocks
 before the last RANKDEFS of its file, counted here from the block headers (what the run
 flushed). --all-sendrecv N: RANK holds all N of its MPI_Sendrecv calls (the handler
-wrote the buffer). --flushed: RANK has readable records. --covers FULLDIR (DIR a
+wrote the buffer). --last NAME: RANK's last record is a call of NAME (faults.c's last
+receive, whose record waits for the next one: the end wrote it). --flushed: RANK has readable records. --covers FULLDIR (DIR a
 reduced trace, FULLDIR the full trace of the same run): RANK's readable records in DIR
 reach past its last MPI_Sendrecv in FULLDIR (the reduced file was made readable when the
 full one was flushed).
@@ -63,6 +65,13 @@ def main():
         got = sum(1 for line in dump.stdout.splitlines() if " MPI_Sendrecv " in line)
         if got != n:
             fails.append("rank %d: %d MPI_Sendrecv records, the program made %d" % (rank, got, n))
+    if "--last" in opts:
+        name = opts[opts.index("--last") + 1]
+        dump = subprocess.run([vt, "dump", "--rank", str(rank), d], capture_output=True, text=True)
+        calls = [line.split()[3] for line in dump.stdout.splitlines() if len(line.split()) > 3 and
+                 line.split()[3].startswith("MPI_")]
+        if not calls or calls[-1] != name:
+            fails.append("rank %d: the last record is %s, expected %s" % (rank, calls[-1] if calls else "none", name))
     if "--flushed" in opts and ranks[rank]["events"] == 0:
         fails.append("rank %d: no readable records" % rank)
     if "--covers" in opts:

@@ -97,6 +97,8 @@ for kind in term segv kill abort exit; do
             case $d in */reduced) ;; *) opts=--full ;; esac
             # the handler writes what the buffer holds: every call the rank made
             [ "$kind" != kill ] && [ -n "$opts" ] && opts="$opts --all-sendrecv $N"
+            # ... and its last MPI_Recv, waiting for the next record (MPI_Abort's is last)
+            [ "$kind" != kill ] && [ -n "$opts" ] && opts="$opts --last $([ "$kind" = abort ] && echo MPI_Abort || echo MPI_Recv)"
             [ "$kind" = kill ] && [ -n "$opts" ] && opts="$opts --flushed"
             $check "$d" 1 "$reason" $opts || fail "$name: $d"
             "$VTRACE" whatif "$d" > "$work/$name.whatif" 2>&1 || fail "$name: vtrace whatif $d: $(tail -1 "$work/$name.whatif")"
