@@ -5,7 +5,7 @@ pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpic
       openmpi-bin libopenmpi-dev
       libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev libdw-dev
       libotf2-trace-dev otf2-tools python3-otf2
-      clang zstd"
+      clang zstd time"
 # cmake and a module system: the site install's test (test/build/site_install.sh; Debian's
 # lmod and environment-modules conflict, the test takes either)
 pkgs="$pkgs cmake environment-modules"

@@ -515,6 +515,14 @@ int vt_evcols_dec_next(vt_evcols_dec *d, vt_evcols_rec *r)
     return 0;
 }
 
+void vt_evcols_dec_rebase(vt_evcols_dec *d, uintptr_t from, const uint8_t *to)
+{
+    for (int k = 0; k < NCOLS; k++) {
+        d->c[k].p = to + ((uintptr_t)d->c[k].p - from);
+        d->c[k].end = to + ((uintptr_t)d->c[k].end - from);
+    }
+}
+
 int vt_evcols_dec_done(const vt_evcols_dec *d)
 {
     for (int k = 0; k < NCOLS; k++)

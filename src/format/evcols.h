@@ -52,6 +52,8 @@ int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const v
 int vt_evcols_dec_next(vt_evcols_dec *d, vt_evcols_rec *r);
 /* 1 when every column was read to its end. */
 int vt_evcols_dec_done(const vt_evcols_dec *d);
+/* The payload started moved from FROM (freed, not read) to TO, the same bytes. */
+void vt_evcols_dec_rebase(vt_evcols_dec *d, uintptr_t from, const uint8_t *to);
 
 /* The same for REDUCED payloads (REDUCED_COLS blocks): a sequence-number column more,
  * the function and call site of a record in the call-sites column, the times of other

@@ -52,7 +52,7 @@ struct vt_cursor {
     size_t rssends_cap;
     vt_rgate *rgates;
     size_t rgates_cap;
-    int state; /* 0 reading, 1 end, -1 error */
+    int state; /* 0 reading, 1 end, -1 error, 2 the block was let go (hold_evict) */
     vt_error *last; /* the error, after one (errors are made in the pool's scratch) */
     fd_scratch *scratch;
     /* reduced records: what one stored record stands for (reduced_next) */
@@ -75,8 +75,17 @@ struct vt_cursor {
     vt_evcols_dec *dec;
     uint8_t *cols;
     size_t colcap;
-    vt_block_header fasth;
+    vt_block_header fasth; /* the header of the current EVENTS_COLS or REDUCED_COLS block */
+    /* the decoded block held (cols and unpacked: the scratch's budget): its bytes, its
+     * place in the scratch's holders + 1 (0: none), next_index when the clock passed
+     * (read since: kept one more turn), and the address it had when let go */
+    size_t unpacked_len, held_bytes, hold;
+    uint64_t clock_index;
+    uintptr_t evicted_base;
 };
+
+static int hold_account(vt_cursor *c);
+static void hold_drop(vt_cursor *c);
 
 int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
 {
@@ -118,6 +127,7 @@ void vt_cursor_close(vt_cursor *c)
 {
     if (!c)
         return;
+    hold_drop(c);
     vt__src_close(&c->src);
     free(c->last);
     free(c->stored.p);
@@ -188,8 +198,9 @@ static int rows_start(vt_cursor *c, uint64_t off, const uint8_t *data, const vt_
     uint8_t *fit = realloc(c->unpacked, len ? len : 1); /* it was grown by doubling */
     if (fit)
         c->unpacked = fit;
+    c->unpacked_len = len ? len : 1;
     pp_init(&c->r, c->unpacked, len, c->src.path, off, PP_UNPACKED, err);
-    return 0;
+    return hold_account(c);
 }
 
 /* The block payload's header in c->r: its first record index (EXPECT), base time and,
@@ -242,11 +253,12 @@ static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *
         return 0;
     free(c->unpacked); /* the rows of the block before */
     c->unpacked = NULL;
+    c->unpacked_len = 0;
     c->prev = (uint64_t)base;
     c->fasth = *h;
     c->fastblk = 1;
     pp_init(&c->r, c->cols, 0, c->src.path, c->pos, PP_UNPACKED, &c->scratch->err);
-    return 1;
+    return hold_account(c) ? 0 : 1;
 }
 
 /* Loads the next EVENTS block. 1: loaded, 0: no more blocks, -1: error. */
@@ -283,6 +295,7 @@ static int cursor_block(vt_cursor *c, vt_error *err)
                          cols ? &c->scratch->raw : &c->raw, c->dctx, &data, err))
         return -1;
     c->fastblk = 0;
+    c->fasth = h;
     c->stored_bytes += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     if (c->fast && h.type == VT_BLOCK_EVENTS_COLS && h.nrecords && fast_start(c, data, &h)) {
         c->decoded_bytes += h.raw_len;
@@ -517,6 +530,110 @@ static int fast_record(vt_cursor *c, vt_event *ev)
     return decode_record(c, ev);
 }
 
+/* ------------------------------------------------------------------ held blocks */
+
+/* The decoded block of cursor C let go: its bytes freed, read again by hold_reload. */
+static void hold_evict(vt_cursor *c)
+{
+    hold_drop(c);
+    if (c->fastblk) {
+        c->evicted_base = (uintptr_t)c->cols;
+    } else {
+        c->evicted_base = (uintptr_t)c->unpacked;
+        if (!c->unpacked) { /* rows of a raw block: not held */
+            free(c->cols);
+            c->cols = NULL;
+            c->colcap = 0;
+            return;
+        }
+    }
+    free(c->cols);
+    free(c->unpacked);
+    c->cols = c->unpacked = NULL;
+    c->colcap = c->unpacked_len = 0;
+    if (c->state == 0 && c->left) /* else the next block replaces it */
+        c->state = 2;
+}
+
+/* C's bytes in the scratch's total; over the budget, other cursors' blocks are let go,
+ * the least recently read first (a clock: one read since the hand passed keeps a block
+ * one more turn). 0, or -1 (no memory for the list) with the scratch's error. */
+static int hold_account(vt_cursor *c)
+{
+    fd_scratch *S = c->scratch;
+    size_t bytes = (c->cols ? c->colcap : 0) + (c->unpacked ? c->unpacked_len : 0);
+    S->held += bytes - c->held_bytes;
+    c->held_bytes = bytes;
+    if (bytes && !c->hold) {
+        if (S->nholders == S->capholders) {
+            size_t nc = S->capholders ? 2 * S->capholders : 64;
+            vt_cursor **n = realloc(S->holders, nc * sizeof *n);
+            if (!n)
+                return vt__seterr(&S->err, c->src.path, c->pos, "expected memory for the list of cursors, found none");
+            S->holders = n;
+            S->capholders = nc;
+        }
+        S->holders[S->nholders++] = c;
+        c->hold = S->nholders;
+    }
+    while (S->held > S->budget && S->nholders > 1) {
+        if (S->hand >= S->nholders)
+            S->hand = 0;
+        vt_cursor *x = S->holders[S->hand];
+        if (x == c || x->clock_index != x->next_index) {
+            x->clock_index = x->next_index;
+            S->hand++;
+        } else {
+            hold_evict(x); /* the last holder takes its place */
+        }
+    }
+    return 0;
+}
+
+static void hold_drop(vt_cursor *c)
+{
+    if (!c->hold)
+        return;
+    fd_scratch *S = c->scratch;
+    S->held -= c->held_bytes;
+    c->held_bytes = 0;
+    vt_cursor *last = S->holders[--S->nholders];
+    S->holders[c->hold - 1] = last;
+    last->hold = c->hold;
+    c->hold = 0;
+}
+
+/* The block let go read and decoded again, the cursor's place in it kept. */
+static int hold_reload(vt_cursor *c)
+{
+    const vt_block_header *h = &c->fasth;
+    const uint8_t *data;
+    vt_error *err = &c->scratch->err;
+    if (vt__load_payload(&c->src, c->block_off, h, &c->scratch->stored, &c->scratch->raw, c->dctx, &data, err))
+        return -1;
+    c->state = 0;
+    if (c->fastblk) {
+        if (!(c->cols = malloc(h->raw_len ? h->raw_len : 1)))
+            return vt__seterr(err, c->src.path, c->block_off, "expected memory for a block, found none");
+        memcpy(c->cols, data, h->raw_len);
+        c->colcap = h->raw_len;
+        vt_evcols_dec_rebase(c->dec, c->evicted_base, c->cols);
+        pp_init(&c->r, c->cols, 0, c->src.path, c->block_off, PP_UNPACKED, err);
+        return hold_account(c);
+    }
+    size_t len;
+    if (unpack_block(c, c->block_off, data, h, &len, err))
+        return -1;
+    uint8_t *fit = realloc(c->unpacked, len ? len : 1);
+    if (fit)
+        c->unpacked = fit;
+    c->unpacked_len = len ? len : 1;
+    const uint8_t *at = c->unpacked + ((uintptr_t)c->r.p - c->evicted_base);
+    pp_init(&c->r, c->unpacked, len, c->src.path, c->block_off, PP_UNPACKED, err);
+    c->r.p = at;
+    return hold_account(c);
+}
+
 /* The error just made in the scratch becomes the cursor's for good (a cursor that
  * failed keeps failing with it). Returns -1. */
 static int cursor_failed(vt_cursor *c)
@@ -532,10 +649,14 @@ static int cursor_failed(vt_cursor *c)
  * (cursor_failed). */
 static int cursor_ready(vt_cursor *c, const char *payload)
 {
-    if (c->state < 0)
-        return -1;
-    if (c->state > 0)
-        return 0;
+    if (c->state) {
+        if (c->state < 0)
+            return -1;
+        if (c->state == 1)
+            return 0;
+        if (hold_reload(c))
+            return cursor_failed(c);
+    }
     c->r.err = &c->scratch->err;
     while (c->left == 0) {
         if (c->r.p != c->r.end) {

@@ -206,6 +206,10 @@ fd_pool *vt__fd_pool_new(void)
 #ifdef HAVE_ZSTD
     p->dctx = ZSTD_createDCtx(); /* NULL: each block decoded without a context */
 #endif
+    /* the decoded blocks of the cursors: 64 MB (thousands of ranks' blocks), or
+     * VTRACE_TEST_BLOCK_BUDGET bytes (the tests) */
+    const char *b = getenv("VTRACE_TEST_BLOCK_BUDGET");
+    p->scratch.budget = b && *b ? strtoull(b, NULL, 10) : (uint64_t)64 << 20;
     return p;
 }
 
@@ -224,6 +228,7 @@ void vt__fd_pool_free(fd_pool *p)
 #endif
     free(p->scratch.stored.p);
     free(p->scratch.raw.p);
+    free(p->scratch.holders);
     free(p->slot);
     free(p);
 }

@@ -117,6 +117,12 @@ void *vt__fd_pool_dctx(fd_pool *p);
 typedef struct fd_scratch {
     buf stored, raw;
     vt_error err;
+    /* the decoded blocks the cursors hold (reader_cursor.c): their bytes, at most
+     * BUDGET before the least recently read cursor's is let go (read again when it
+     * reads on; a clock over HOLDERS, as the descriptors') */
+    uint64_t held, budget;
+    struct vt_cursor **holders;
+    size_t nholders, capholders, hand;
 } fd_scratch;
 fd_scratch *vt__fd_pool_scratch(fd_pool *p);
 int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,

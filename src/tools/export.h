@@ -78,4 +78,31 @@ typedef struct vt__xrrec_ops {
 /* 0, or -1 with err (a callback returning non-zero stops the walk). */
 int vt__xrrecs_walk(const vt_trace *t, const vt__xrrec_ops *ops, void *arg, vt_error *err);
 
+/* The sends of the messages a reduced trace's COMP records name (those whose sender is a
+ * rank of the trace), in a temporary file sorted by sender, then by CMP (on two
+ * vt__xrsend; a stable sort: ties keep the order of their ids), read back sender by
+ * sender, upwards: memory does not grow with the messages. */
+typedef struct vt__xrsend {
+    uint32_t src, dst;
+    uint64_t seq;   /* the send's sequence number on the sender */
+    int64_t S;      /* its start (the sender's local ns) */
+    uint64_t bytes;
+    uint64_t id;    /* as vt__xrrecs_walk counts them */
+} vt__xrsend;
+
+typedef struct vt__xrsends {
+    vt_spill s;
+    uint64_t next;  /* the next send to read */
+    int (*cmp)(const void *, const void *);
+} vt__xrsends;
+
+/* 0, or -1 with err (NAME: the output, named in an I/O error). */
+int vt__xrsends_open(vt__xrsends *x, const vt_trace *t, int (*cmp)(const void *, const void *), const char *name,
+                     vt_error *err);
+/* The next send of sender R into *out without taking it: 1, 0 when R has none left
+ * (the senders before R must have been read out), -1 with err. */
+int vt__xrsends_peek(vt__xrsends *x, uint32_t r, vt__xrsend *out, const char *name, vt_error *err);
+void vt__xrsends_take(vt__xrsends *x);
+void vt__xrsends_close(vt__xrsends *x);
+
 #endif

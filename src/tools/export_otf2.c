@@ -634,8 +634,6 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
             free(x.rank_site[r]);
         if (x.rank_scl)
             free(x.rank_scl[r]);
-        if (x.rsends)
-            free(x.rsends[r]);
     }
     free(x.rank_region);
     free(x.rank_comm);
@@ -645,8 +643,7 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
     free(x.scl_line);
     if (x.al)
         OTF2_AttributeList_Delete(x.al);
-    free(x.rsends);
-    free(x.nrsends);
+    vt__otf2_rsends_close(&x);
     free(x.comms);
     free(x.first);
     free(x.last);

@@ -50,14 +50,9 @@ typedef struct ex {
     int64_t gmin, gmax;
     int64_t *first, *last;
     uint64_t *nevents;
-    /* reduced traces: messages by sender */
-    struct rsend {
-        int64_t S;
-        uint64_t seq;
-        uint32_t dst;
-        uint64_t bytes;
-    } **rsends;
-    size_t *nrsends;
+    /* reduced traces: messages by sender, in a temporary file */
+    vt__xrsends rs;
+    int rs_open;
 } ex;
 
 /* A location (one rank) being written. */
@@ -92,6 +87,7 @@ OTF2_CollectiveOp vt__otf2_coll_op(const char *name, int *known);
 
 /* Reduced traces, first pass: every message a COMP record keeps, by sender (sorted). */
 int vt__otf2_collect_rsends(ex *x);
+void vt__otf2_rsends_close(ex *x);
 /* The attributes of a call's Enter: its call site (NULL when it has none). */
 OTF2_AttributeList *vt__otf2_site_attrs(ex *x, uint32_t rank, int64_t callsite);
 /* The events of location L (a full or a reduced trace); 0, or -1 with x->err. */

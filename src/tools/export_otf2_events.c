@@ -418,29 +418,11 @@ out:
     return rc;
 }
 
-/* Reduced traces, first pass: every message a COMP record keeps, by sender. */
-typedef struct rsend_lists {
-    ex *x;
-    size_t *cap;
-} rsend_lists;
-
-static int add_rsend(void *arg, uint32_t r, const vt_rrec *rr, const vt_rmsg *m, uint64_t id)
-{
-    rsend_lists *L = arg;
-    ex *x = L->x;
-    if (vt__export_grow((void **)&x->rsends[m->src], &L->cap[m->src], x->nrsends[m->src] + 1, sizeof **x->rsends))
-        return vt__otf2_oom(x);
-    struct rsend *s = &x->rsends[m->src][x->nrsends[m->src]++];
-    s->S = m->S;
-    s->seq = m->send_seq;
-    s->dst = r;
-    s->bytes = m->bytes;
-    return 0;
-}
-
+/* Reduced traces, first pass: every message a COMP record keeps, by sender, then
+ * sequence number and receiver (ties in the order of the COMP records). */
 static int rsend_cmp(const void *a, const void *b)
 {
-    const struct rsend *p = a, *q = b;
+    const vt__xrsend *p = a, *q = b;
     if (p->seq != q->seq)
         return p->seq < q->seq ? -1 : 1;
     return p->dst < q->dst ? -1 : p->dst > q->dst;
@@ -448,33 +430,33 @@ static int rsend_cmp(const void *a, const void *b)
 
 int vt__otf2_collect_rsends(ex *x)
 {
-    static const vt__xrrec_ops ops = {NULL, add_rsend};
-    size_t *cap = calloc(x->nranks, sizeof *cap);
-    x->rsends = calloc(x->nranks, sizeof *x->rsends);
-    x->nrsends = calloc(x->nranks, sizeof *x->nrsends);
-    if (!cap || !x->rsends || !x->nrsends) {
-        free(cap);
-        return vt__otf2_oom(x);
-    }
-    rsend_lists L = {x, cap};
-    int rc = vt__xrrecs_walk(x->t, &ops, &L, x->err);
-    free(cap);
-    if (rc)
-        return -1;
-    for (uint32_t r = 0; r < x->nranks; r++)
-        vt_sort(x->rsends[r], x->nrsends[r], sizeof **x->rsends, rsend_cmp);
-    return 0;
+    x->rs.s.fd = -1;
+    x->rs_open = 1;
+    return vt__xrsends_open(&x->rs, x->t, rsend_cmp, x->o->out, x->err);
 }
 
-/* The sends of the location with S before END, inside the span [.., END] just entered. */
-static OTF2_ErrorCode emit_rsends(ex *x, loc *l, size_t *next, int64_t end, int all)
+void vt__otf2_rsends_close(ex *x)
+{
+    if (x->rs_open)
+        vt__xrsends_close(&x->rs);
+    x->rs_open = 0;
+}
+
+/* The sends of the location with S before END, inside the span [.., END] just entered;
+ * -1 with x->err when the temporary file cannot be read. */
+static OTF2_ErrorCode emit_rsends(ex *x, loc *l, int64_t end, int all, int *ioerr)
 {
     uint32_t r = l->rank;
     OTF2_ErrorCode e = OTF2_SUCCESS;
-    while (*next < x->nrsends[r] && e == OTF2_SUCCESS && (all || x->rsends[r][*next].S < end)) {
-        const struct rsend *s = &x->rsends[r][(*next)++];
-        e = OTF2_EvtWriter_MpiSend(l->w, NULL, ts(l, s->S), s->dst, x->world, (uint32_t)s->seq, s->bytes);
+    vt__xrsend s;
+    int got = 0;
+    while (e == OTF2_SUCCESS && (got = vt__xrsends_peek(&x->rs, r, &s, x->o->out, x->err)) == 1 &&
+           (all || s.S < end)) {
+        vt__xrsends_take(&x->rs);
+        e = OTF2_EvtWriter_MpiSend(l->w, NULL, ts(l, s.S), s.dst, x->world, (uint32_t)s.seq, s.bytes);
     }
+    if (e == OTF2_SUCCESS && got < 0)
+        *ioerr = 1;
     return e;
 }
 
@@ -487,16 +469,16 @@ int vt__otf2_reduced_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
     vt_rrec rr;
     int got, have_prev = 0;
     int64_t prev_exit = 0;
-    size_t next = 0;
+    int ioerr = 0;
     OTF2_ErrorCode e = OTF2_SUCCESS;
-    while (e == OTF2_SUCCESS && (got = vt_cursor_next_reduced(cur, &rr, x->err)) == 1) {
+    while (e == OTF2_SUCCESS && !ioerr && (got = vt_cursor_next_reduced(cur, &rr, x->err)) == 1) {
         if (++*done % 4096 == 0)
             vt__progress_update(p, *done);
         /* The implicit stretch since the previous record. */
         if (have_prev && rr.enter > prev_exit) {
             e = OTF2_EvtWriter_Enter(l->w, NULL, ts(l, prev_exit), x->r_aggr);
             if (e == OTF2_SUCCESS)
-                e = emit_rsends(x, l, &next, rr.enter, 0);
+                e = emit_rsends(x, l, rr.enter, 0, &ioerr);
             if (e == OTF2_SUCCESS)
                 e = OTF2_EvtWriter_Leave(l->w, NULL, ts(l, rr.enter), x->r_aggr);
         }
@@ -514,7 +496,7 @@ int vt__otf2_reduced_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
         e = OTF2_EvtWriter_Enter(l->w, rr.fn >= 0 ? vt__otf2_site_attrs(x, r, rr.callsite) : NULL, ts(l, rr.enter),
                                  region);
         if (e == OTF2_SUCCESS)
-            e = emit_rsends(x, l, &next, rr.exit, 0);
+            e = emit_rsends(x, l, rr.exit, 0, &ioerr);
         if (rr.kind == VT_RREC_COMP)
             for (size_t i = 0; i < rr.nmsgs && e == OTF2_SUCCESS; i++)
                 e = OTF2_EvtWriter_MpiRecv(l->w, NULL, ts(l, rr.exit), rr.msgs[i].src, x->world,
@@ -522,10 +504,10 @@ int vt__otf2_reduced_rank(ex *x, loc *l, vt__progress *p, uint64_t *done)
         if (e == OTF2_SUCCESS)
             e = OTF2_EvtWriter_Leave(l->w, NULL, ts(l, rr.exit), region);
     }
-    if (e == OTF2_SUCCESS && got >= 0) /* sends after the last record (none in a sound trace) */
-        e = emit_rsends(x, l, &next, 0, 1);
+    if (e == OTF2_SUCCESS && !ioerr && got >= 0) /* sends after the last record (none in a sound trace) */
+        e = emit_rsends(x, l, 0, 1, &ioerr);
     vt_cursor_close(cur);
-    if (got < 0)
+    if (got < 0 || ioerr)
         return -1;
     if (e != OTF2_SUCCESS)
         return vt__otf2_fail(x, "an OTF2_EvtWriter call", e);

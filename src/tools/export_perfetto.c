@@ -7,13 +7,15 @@
  * "f" with "bp":"e" on the receiver's), MARKER records as instants. A reduced trace
  * shows its CAND, COMP and NBCINIT records as slices, the stretches between records as
  * "vtrace:aggregated" slices, and a flow for every message its COMP records name (from
- * the sender's slice that holds the send, at the send's start S when S is inside it).
+ * the sender's slice that holds the send, at the send's start S when S is inside it;
+ * the sends wait in a temporary file sorted by sender: vt__xrsends_open).
  *
  * Times are global ns (vt_global_time) minus the trace's first enter, written in
  * microseconds with three decimals. Records whose times overlap on a rank (calls of
  * several threads under MPI_THREAD_MULTIPLE) go to extra threads of the rank's process,
  * so the slices of every thread nest. The trace is streamed rank by rank; a full trace
- * keeps vt_trace_match()'s arrays, a reduced one one entry per recorded message. */
+ * has its messages from the replay (vt__xmsgs_stream), a reduced one from its COMP
+ * records; both wait in temporary files, so memory does not grow with the messages. */
 #include "vt_config.h"
 #include "tools/tools.h"
 #include "analysis/symbols.h"
@@ -46,7 +48,7 @@ typedef struct pf {
     size_t lane;
     int flows;
     int64_t flow_ts;
-    struct rsends *rsends; /* reduced traces: the recorded messages, per sender */
+    vt__xrsends rs; /* reduced traces: the recorded messages, by sender */
 } pf;
 
 static int oom(pf *p)
@@ -401,48 +403,13 @@ static int export_full(pf *p)
 
 /* ------------------------------------------------------------------ reduced traces */
 
-/* A recorded message, on its sender's list. */
-typedef struct rsend {
-    uint64_t seq; /* the send's sequence number on the sender */
-    int64_t S;    /* its start (shifted global ns) */
-    uint64_t id;
-} rsend;
-
-typedef struct rsends {
-    rsend *v;
-    size_t n, cap;
-} rsends;
-
+/* The sends of a sender in the order of their sequence numbers, then of their ids. */
 static int cmp_rsend(const void *a, const void *b)
 {
-    const rsend *x = a, *y = b;
+    const vt__xrsend *x = a, *y = b;
     if (x->seq != y->seq)
         return x->seq < y->seq ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* A message a COMP record names, on its sender's list. Message ids are given in the
- * order the COMP records name them (rank by rank): this first pass collects the sends,
- * the second names the receives alike. */
-static int add_rsend(void *arg, uint32_t rank, const vt_rrec *rr, const vt_rmsg *msg, uint64_t id)
-{
-    pf *p = arg;
-    rsends *s = &p->rsends[msg->src];
-    if (vt__export_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
-        return oom(p);
-    s->v[s->n++] = (rsend){msg->send_seq, gtime(p, msg->src, msg->S), id};
-    return 0;
-}
-
-static int collect_rsends(pf *p)
-{
-    static const vt__xrrec_ops ops = {NULL, add_rsend};
-    if (vt__xrrecs_walk(p->t, &ops, p, p->err))
-        return -1;
-    for (uint32_t r = 0; r < p->nranks; r++)
-        if (p->rsends[r].n)
-            vt_sort(p->rsends[r].v, p->rsends[r].n, sizeof *p->rsends[r].v, cmp_rsend);
-    return 0;
 }
 
 static void rrec_args(pf *p, uint32_t r, const vt_rrec *rr)
@@ -496,19 +463,35 @@ static void rrec_args(pf *p, uint32_t r, const vt_rrec *rr)
 /* The flow start of a send held by the slice [b, e] of lane LANE: at S when S is
  * strictly inside, else in the middle (a boundary would be ambiguous between two
  * slices). */
-static void send_flow(pf *p, uint32_t r, size_t lane, int64_t b, int64_t e, const rsend *s)
+static void send_flow(pf *p, uint32_t r, size_t lane, int64_t b, int64_t e, const vt__xrsend *s)
 {
-    flow(p, 's', r, lane, s->S > b && s->S < e ? s->S : mid(b, e), s->id);
+    int64_t S = gtime(p, r, s->S);
+    flow(p, 's', r, lane, S > b && S < e ? S : mid(b, e), s->id);
 }
 
-static int reduced_rank(pf *p, const rsends *L, uint32_t r, uint64_t *next_id)
+/* The flows of rank R's sends before sequence number UPTO (all: every one left), from
+ * slice [b, e] of LANE. 0, or -1 with err. */
+static int send_flows(pf *p, uint32_t r, uint64_t upto, int all, size_t lane, int64_t b, int64_t e)
+{
+    vt__xrsend s;
+    int got;
+    while ((got = vt__xrsends_peek(&p->rs, r, &s, p->path, p->err)) == 1 && (all || s.seq < upto)) {
+        vt__xrsends_take(&p->rs);
+        if (all) /* unbound, but every flow keeps its two ends */
+            flow(p, 's', r, 0, gtime(p, r, s.S), s.id);
+        else
+            send_flow(p, r, lane, b, e, &s);
+    }
+    return got < 0 ? -1 : 0;
+}
+
+static int reduced_rank(pf *p, uint32_t r, uint64_t *next_id)
 {
     vt_cursor *c;
     if (vt_cursor_open(p->t, r, &c, p->err))
         return -1;
     if (lanes_reset(p))
         goto fail;
-    size_t si = 0;
     int have_prev = 0;
     int64_t prev_exit = 0;
     uint64_t prev_seq = 0;
@@ -533,8 +516,8 @@ static int reduced_rank(pf *p, const rsends *L, uint32_t r, uint64_t *next_id)
             arg_str(p->f, &first, "first event", from);
             arg_str(p->f, &first, "last event", to);
             slice_close(p);
-            for (; si < L->n && L->v[si].seq < upto; si++)
-                send_flow(p, r, lane, prev_exit, b, &L->v[si]);
+            if (send_flows(p, r, upto, 0, lane, prev_exit, b))
+                goto fail;
         }
         if (rr.kind == VT_RREC_CAND || rr.kind == VT_RREC_COMP || rr.kind == VT_RREC_NBCINIT) {
             size_t lane;
@@ -546,8 +529,8 @@ static int reduced_rank(pf *p, const rsends *L, uint32_t r, uint64_t *next_id)
             rrec_args(p, r, &rr);
             slice_close(p);
             /* the record's own call, and sends left at a boundary without a gap */
-            for (; si < L->n && L->v[si].seq <= rr.seq; si++)
-                send_flow(p, r, lane, b, e, &L->v[si]);
+            if (send_flows(p, r, rr.seq + 1, 0, lane, b, e))
+                goto fail;
             if (rr.kind == VT_RREC_COMP)
                 for (size_t i = 0; i < rr.nmsgs; i++)
                     flow(p, 'f', r, lane, mid(b, e), ++*next_id);
@@ -564,10 +547,9 @@ static int reduced_rank(pf *p, const rsends *L, uint32_t r, uint64_t *next_id)
     }
     if (got < 0)
         goto fail;
-    /* sends past the rank's last record (not expected): unbound, but every flow keeps
-     * its two ends */
-    for (; si < L->n; si++)
-        flow(p, 's', r, 0, L->v[si].S, L->v[si].id);
+    /* sends past the rank's last record (not expected) */
+    if (send_flows(p, r, 0, 1, 0, 0, 0))
+        goto fail;
     vt_cursor_close(c);
     return 0;
 fail:
@@ -577,18 +559,13 @@ fail:
 
 static int export_reduced(pf *p)
 {
-    rsends *L = calloc(p->nranks ? p->nranks : 1, sizeof *L);
-    if (!L)
-        return oom(p);
-    p->rsends = L;
-    int rc = collect_rsends(p);
+    if (vt__xrsends_open(&p->rs, p->t, cmp_rsend, p->path, p->err))
+        return -1;
     uint64_t next_id = 0;
+    int rc = 0;
     for (uint32_t r = 0; r < p->nranks && !rc; r++)
-        rc = reduced_rank(p, &L[r], r, &next_id);
-    for (uint32_t r = 0; r < p->nranks; r++)
-        free(L[r].v);
-    free(L);
-    p->rsends = NULL;
+        rc = reduced_rank(p, r, &next_id);
+    vt__xrsends_close(&p->rs);
     return rc;
 }
 

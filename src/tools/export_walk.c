@@ -387,3 +387,73 @@ int vt__xrrecs_walk(const vt_trace *t, const vt__xrrec_ops *ops, void *arg, vt_e
     }
     return 0;
 }
+
+/* ------------------------------------------------------------------ reduced sends */
+
+typedef struct xrcollect {
+    vt_spill *s;
+    const char *name;
+    vt_error *err;
+} xrcollect;
+
+static int put_xrsend(void *arg, uint32_t rank, const vt_rrec *rr, const vt_rmsg *msg, uint64_t id)
+{
+    xrcollect *C = arg;
+    (void)rr;
+    vt__xrsend v = {msg->src, rank, msg->send_seq, msg->S, msg->bytes, id};
+    if (vt_spill_put(C->s, &v))
+        return vt_error_set(C->err, "%s: cannot write a temporary file: %s", C->name, strerror(errno));
+    return 0;
+}
+
+static int (*xr_cmp)(const void *, const void *); /* vt_spill_sort's comparison has no argument */
+
+static int cmp_xrsend(const void *a, const void *b)
+{
+    const vt__xrsend *p = a, *q = b;
+    if (p->src != q->src)
+        return p->src < q->src ? -1 : 1;
+    return xr_cmp(a, b);
+}
+
+int vt__xrsends_open(vt__xrsends *x, const vt_trace *t, int (*cmp)(const void *, const void *), const char *name,
+                     vt_error *err)
+{
+    static const vt__xrrec_ops ops = {NULL, put_xrsend};
+    memset(x, 0, sizeof *x);
+    x->s.fd = -1;
+    x->cmp = cmp;
+    vt_spill in;
+    if (vt_spill_open(&in, sizeof(vt__xrsend)))
+        return vt_error_set(err, "%s: cannot create a temporary file: %s", name, strerror(errno));
+    xrcollect C = {&in, name, err};
+    if (vt__xrrecs_walk(t, &ops, &C, err)) {
+        vt_spill_close(&in);
+        return -1;
+    }
+    xr_cmp = cmp;
+    if (vt_spill_sort(&in, &x->s, cmp_xrsend, 0)) {
+        x->s.fd = -1;
+        return vt_error_set(err, "%s: cannot sort in a temporary file: %s", name, strerror(errno));
+    }
+    return 0;
+}
+
+int vt__xrsends_peek(vt__xrsends *x, uint32_t r, vt__xrsend *out, const char *name, vt_error *err)
+{
+    if (x->next >= x->s.n)
+        return 0;
+    if (vt_spill_get(&x->s, x->next, out, 0))
+        return vt_error_set(err, "%s: cannot read a temporary file: %s", name, strerror(errno));
+    return out->src == r;
+}
+
+void vt__xrsends_take(vt__xrsends *x)
+{
+    x->next++;
+}
+
+void vt__xrsends_close(vt__xrsends *x)
+{
+    vt_spill_close(&x->s);
+}

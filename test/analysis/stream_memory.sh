@@ -2,8 +2,9 @@
 # Streaming memory (issue 15): a 1.2M-event trace (test/mpi/small_buffer, 300,000
 # ping-pongs on 2 ranks, a 64 KB buffer: its flushes are records too) through the
 # commands that stream (critical-path, patterns, clusters, export --format=paraver,
-# perfetto and otf2, reduce, compensate), each under `ulimit -v` of 100 MB. Keeping O(events) would need more:
-# critical-path kept ~430 bytes an event (500 MB here) before it spilled its graph to
+# perfetto and otf2, reduce, compensate), each under `ulimit -v` of 100 MB (keeping
+# O(events) would need more; the exports of a reduced trace and the replay's decoded
+# blocks at many ranks are checked further down): critical-path kept ~430 bytes an event (500 MB here) before it spilled its graph to
 # temporary files, patterns ~220 (it still does so in memory: checked to fail). Then the
 # slope of peak memory between two synthetic traces of 1M and 4M events.
 # mpiexec runs under a lock: two MPI jobs at once stall a small machine.
@@ -97,6 +98,46 @@ for cmd in $STREAMED; do
     echo "$cmd: $a KB at $nshort events, $b KB at $nlong: $slope bytes an event"
     [ "$slope" -le 2 ] || fail "$cmd: peak memory grows by $slope bytes an event ($a KB -> $b KB)"
 done
+# A reduced trace's exports (synth --mode reduced, the same runs): perfetto kept 16
+# bytes a message it names (54 MB at 2.7M records; 0.6 bytes an event since its sends
+# wait in a temporary file), paraver none.
+"$VTRACE" synth -q -p halo1d -n 2 -i 161000 --allreduce-every 10 --mode reduced "$work/rshort" > /dev/null &&
+    "$VTRACE" synth -q -p halo1d -n 2 -i 644000 --allreduce-every 10 --mode reduced "$work/rlong" > /dev/null ||
+    fail "vtrace synth --mode reduced failed"
+nrshort=$("$VTRACE" info "$work/rshort" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
+nrlong=$("$VTRACE" info "$work/rlong" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
+for cmd in perfetto paraver; do
+    rm -rf "$work"/out.*
+    # shellcheck disable=SC2046
+    a=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/rshort"))
+    rm -rf "$work"/out.*
+    # shellcheck disable=SC2046
+    b=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/rlong"))
+    [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "$cmd failed on a reduced synthetic trace"
+    slope=$(( (b - a) * 1024 / (nrlong - nrshort) ))
+    echo "$cmd (reduced): $a KB at $nrshort records, $b KB at $nrlong: $slope bytes a record"
+    [ "$slope" -le 2 ] || fail "$cmd of a reduced trace: peak memory grows by $slope bytes a record ($a KB -> $b KB)"
+done
+# The replay at many ranks holds at most VTRACE_TEST_BLOCK_BUDGET bytes of decoded
+# blocks (64 MB unless set): the others are let go and decoded again. 64 and 512 ranks
+# of 2,000 records (blocks of ~19 KB): whatif kept ~28 KB a rank before, ~10 KB under
+# a 1 MB budget, and predicts the same.
+"$VTRACE" synth -q -p halo1d -n 64 -i 400 --allreduce-every 10 "$work/b64" > /dev/null &&
+    "$VTRACE" synth -q -p halo1d -n 512 -i 400 --allreduce-every 10 "$work/b512" > /dev/null ||
+    fail "vtrace synth failed"
+# GNU time, not maxrss: a child of python3 starts from the 14 MB python3 had
+[ -x /usr/bin/time ] || fail "no /usr/bin/time (GNU time: maint/install-deps.sh)"
+gnurss() { /usr/bin/time -o "$work/rss" -f '%M' "$@" > /dev/null 2>&1 && cat "$work/rss" || echo -1; }
+ba=$(gnurss env VTRACE_TEST_BLOCK_BUDGET=1048576 "$VTRACE" whatif "$work/b64")
+bb=$(gnurss env VTRACE_TEST_BLOCK_BUDGET=1048576 "$VTRACE" whatif "$work/b512")
+[ "$ba" -gt 0 ] && [ "$bb" -gt 0 ] || fail "whatif failed on many ranks under a block budget"
+per=$(( (bb - ba) / 448 ))
+echo "whatif, 1 MB of blocks: $ba KB at 64 ranks, $bb KB at 512: $per KB a rank"
+[ "$per" -le 16 ] || fail "whatif keeps $per KB a rank under a 1 MB block budget"
+"$VTRACE" whatif -q --json -r 4 --seed 3 "$work/b512" > "$work/b512.all" &&
+    VTRACE_TEST_BLOCK_BUDGET=1048576 "$VTRACE" whatif -q --json -r 4 --seed 3 "$work/b512" > "$work/b512.budget" ||
+    fail "whatif failed"
+cmp -s "$work/b512.all" "$work/b512.budget" || fail "whatif predicts otherwise when blocks are let go and read again"
 # reduce at many ranks: what it keeps per rank beyond the replay's own (whatif on the
 # same traces: its cursors and ranks' state) is a few KB, not a rank's open REDUCED
 # block (it grew towards 1 MB a rank: 67 KB more than the replay's here, 8 KB since
