@@ -702,6 +702,15 @@ static int cursor_advance(vt_cursor *c, int ok, vt_error *err)
 
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
 {
+    /* the common case first: one more record of the column block loaded (what
+     * cursor_ready() then finds, without its checks and call) */
+    if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk && !c->rk->reduced, 1)) {
+        c->r.err = &c->scratch->err;
+        if (cursor_advance(c, fast_record(c, ev), err) < 0)
+            return -1;
+        c->next_callno += ev->fn >= 0;
+        return 1;
+    }
     if (!c || !ev)
         return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
     if (c->rk->reduced)
