@@ -2,7 +2,6 @@
 #include "tracing/buffer.h"
 #include "format/blockio.h"
 #include "format/evcols.h"
-#include "tracing/comms.h"
 #include "tracing/log.h"
 
 #include <errno.h>
@@ -238,49 +237,10 @@ void vt_buffer_fail(int err)
     b->limit = b->base;   /* every vt_rec_begin now takes the slow path */
 }
 
-VT_HIDDEN vt_pending_rec vt__pend;
-
-void vt__pend_settle(void)
-{
-    vt_pending_rec *q = &vt__pend;
-    if (!q->on)
-        return;
-    /* cleared first: a signal handler coming in now loses the record, as it loses one
-     * being encoded, but never writes it twice */
-    q->on = 0;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    vt_buffer *b = &vt__buf;
-    int recorded = !b->stopped && b->base;
-    vt_profile_entry *e = &vt__profile[q->fn];
-    e->calls++;
-    e->time_ns += (uint64_t)(q->exit - q->enter);
-    e->bytes += q->bytes;
-    e->records += (uint64_t)recorded;
-    if (!recorded) {
-        b->lost++;
-        return;
-    }
-    uint8_t *p = b->pos;
-    p = vt_put_uvar(p, VT_CODE_FIRST_FN + q->fn);
-    p = vt_put_svar(p, q->enter - b->prev_exit);
-    p = vt_put_uvar(p, (uint64_t)(q->exit - q->enter));
-    p = vt_put_uvar(p, q->site);
-    p = vt_put_uvar(p, q->cm->index);
-    p = vt_put_svar(p, vt_comm_peer(q->cm, q->src));
-    p = vt_put_svar(p, q->tag);
-    p = vt_put_uvar(p, q->bytes);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    b->pos = p;
-    b->prev_exit = q->exit;
-    b->nrec++;
-    b->records++;
-}
-
 /* Writes the current block; the caller holds the lock. */
 static int flush_locked(void)
 {
     vt_buffer *b = &vt__buf;
-    vt__pend_settle();
     if (b->stopped || (b->fd < 0 && !b->lazy && !b->dropped))
         return -EIO;
     if (b->nrec == 0)
@@ -399,7 +359,6 @@ int vt_buffer_write_raw_events(void)
         return 0;   /* VTRACE_MODE=reduced, without its full trace */
     if (b->writing || b->stopped || b->fd < 0 || !b->base)
         return -1;
-    vt__pend_settle();
     if (b->nrec == 0)
         return 0;
     /* a block being encoded when the signal came is never half in the file: the
@@ -425,7 +384,6 @@ int vt_buffer_flush(void)
 static int write_pending_locked(void)
 {
     vt_buffer *b = &vt__buf;
-    vt__pend_settle();
     int rc = b->stopped ? -EIO : 0;
     if (!rc && b->nrec) {
         rc = name_functions(0, 0);

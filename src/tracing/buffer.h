@@ -71,27 +71,6 @@ VT_HIDDEN void vt_lock(void);
 VT_HIDDEN void vt_unlock(void);
 VT_HIDDEN uint8_t *vt__rec_begin_slow(size_t need);
 
-/* A blocking receive's record, counted (call number, run-time reduction) but not yet
- * encoded nor added to the profile: the encoding waits until after the next call's MPI call, off the path
- * between a message's arrival and the reply (doc/piggyback.md, issue 18). Only without
- * threads, filter and periodic mode, and only when the block has room for it now, so that
- * encoding it later never flushes. Every reader of the buffer (vt_rec_begin, the
- * flushes, the crash paths) encodes it first: the file's bytes are those of an
- * immediate encoding. `on` is set after the fields (a signal handler may encode it). */
-#define VT_PEND_ROOM (8 * VT_UVAR_MAX)
-typedef struct vt_pending_rec {
-    volatile int on;
-    unsigned fn;
-    uint32_t site;
-    int src, tag;              /* the status's: the peer is translated when encoded */
-    const struct vt_comm *cm;  /* communicator records live to the end (comms.c) */
-    uint64_t bytes;
-    int64_t enter, exit;
-} vt_pending_rec;
-extern VT_HIDDEN vt_pending_rec vt__pend;
-/* Encodes the pending record, if any, at the buffer's end. */
-VT_HIDDEN void vt__pend_settle(void);
-
 /* Returns room for `need` bytes, flushing first when the block is full; NULL when
  * recording has stopped. Takes the lock (MPI_THREAD_MULTIPLE) until vt_rec_end. */
 static inline uint8_t *vt_rec_begin(size_t need)
@@ -99,8 +78,6 @@ static inline uint8_t *vt_rec_begin(size_t need)
     if (VT_UNLIKELY(vt__mt))
         vt_lock();
     vt_buffer *b = &vt__buf;
-    if (vt__pend.on)
-        vt__pend_settle();
     /* relaxed: vt_buffer_request_flush lowers it from the flush timer's thread */
     if (VT_LIKELY(b->pos + need <= __atomic_load_n(&b->limit, __ATOMIC_RELAXED)))
         return b->pos;

@@ -129,10 +129,11 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
     rec_done(c, p, exit, bytes);
 }
 
-/* vt_leave_recv's record encoded at once (threads, filter, periodic mode, a full block). */
-static __attribute__((noinline)) void leave_recv_now(vt_call *c, MPI_Comm comm, MPI_Status *st, int64_t exit,
-                                                     uint64_t bytes)
+void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
 {
+    (void)rc;
+    int64_t exit = vt_now();
+    uint64_t bytes = status_bytes(st);
     uint8_t *p = rec_call(c, exit, 4 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
@@ -140,38 +141,6 @@ static __attribute__((noinline)) void leave_recv_now(vt_call *c, MPI_Comm comm, 
         p = put_recv_side(p, cm, st, bytes);
     }
     rec_done(c, p, exit, bytes);
-}
-
-void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
-{
-    (void)rc;
-    int64_t exit = vt_now();
-    uint64_t bytes = status_bytes(st);
-    vt_buffer *b = &vt__buf;
-    if (vt__pend.on)
-        vt__pend_settle();   /* two receives in a row */
-    /* the reply's path: the record is encoded after the next call's MPI call (buffer.h) */
-    if (VT_UNLIKELY(vt__mt | vt__filter_on | vt__period_on) ||
-        VT_UNLIKELY(b->pos + VT_PEND_ROOM > __atomic_load_n(&b->limit, __ATOMIC_RELAXED))) {
-        leave_recv_now(c, comm, st, exit, bytes);
-        return;
-    }
-    vt_pending_rec *q = &vt__pend;
-    uint32_t site = vt_callsite_index(c->site);
-    q->fn = c->fn;
-    q->site = site;
-    q->enter = c->enter;
-    q->exit = exit;
-    q->cm = comm_of(comm);
-    q->src = st->MPI_SOURCE;
-    q->tag = st->MPI_TAG;
-    q->bytes = bytes;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    q->on = 1;
-    if (VT_UNLIKELY(vt__rt))
-        vt_rt_call(c, exit, site);
-    vt__calls++;
-    vt__depth = 0;
 }
 
 void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)

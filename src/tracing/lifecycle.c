@@ -623,7 +623,6 @@ static void end_abnormally(unsigned reason, int64_t detail, int in_signal)
     finished = 1;
     vt__active = 0;
     vt__depth++;
-    vt__pend_settle();
     static const char *const why[] = {"", "", "signal", "MPI_Abort", "exit without MPI_Finalize"};
     int ok = 0;
     if (in_signal) {
