@@ -15,6 +15,7 @@
  * window of recent nodes, else from a checkpoint back along the rank's chain on disk. */
 #include "vt_config.h"
 #include "analysis/critpath_priv.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -35,20 +36,7 @@ int vt__cp_err(vt_error *e, const char *fmt, ...)
     return -1;
 }
 
-int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need)
-        nc *= 2;
-    void *n = realloc(*v, nc * size);
-    if (!n)
-        return -1;
-    *v = n;
-    *cap = nc;
-    return 0;
-}
+int vt__cp_grow(void **v, size_t *cap, size_t need, size_t size) { return vt_grow(v, cap, need, size); }
 
 /* The rank windows of ranks lo .. hi (the others': none); 0, or -1 (no memory: the old
  * ones stay). */

@@ -6,6 +6,7 @@
  * The records travel as they are in memory (the same binary everywhere). */
 #include "vt_config.h"
 #include "analysis/patterns_priv.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +18,6 @@ typedef struct share {
     size_t *ng, *capg;
     int failed;
 } share;
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 256;
-    while (nc < need)
-        nc *= 2;
-    void *n = realloc(*v, nc * size);
-    if (!n)
-        return -1;
-    *v = n;
-    *cap = nc;
-    return 0;
-}
 
 /* A message: (number of posts, then the posts, then the gate entries). */
 static int take(void *arg, int from, const uint8_t *data, size_t len)
@@ -45,8 +31,8 @@ static int take(void *arg, int from, const uint8_t *data, size_t len)
     if (n > (len - sizeof n) / sizeof(syncp) || (len - sizeof n - n * sizeof(syncp)) % sizeof(rgent))
         goto bad;
     size_t ng = (len - sizeof n - n * sizeof(syncp)) / sizeof(rgent);
-    if (grow((void **)s->sp, s->capsp, *s->nsp + n, sizeof(syncp)) ||
-        grow((void **)s->gv, s->capg, *s->ng + ng, sizeof(rgent)))
+    if (vt_grow((void **)s->sp, s->capsp, *s->nsp + n, sizeof(syncp)) ||
+        vt_grow((void **)s->gv, s->capg, *s->ng + ng, sizeof(rgent)))
         goto bad;
     memcpy(*s->sp + *s->nsp, data + sizeof n, n * sizeof(syncp));
     *s->nsp += n;

@@ -9,26 +9,14 @@
 #include "model/model.h"
 #include "util/codec.h"
 #include "util/sort.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int vt__export_grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *nv = realloc(*v, n * elem);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = n;
-    return 0;
-}
+int vt__export_grow(void **v, size_t *cap, size_t need, size_t elem) { return vt_grow(v, cap, need, elem); }
 
 const char *vt__export_host(const vt_trace *t, uint32_t r)
 {
