@@ -739,6 +739,11 @@ out:
     return rc;
 }
 
+static int reduced_serial(void *arg, entries *e, int64_t *rank_wait, uint64_t *par_stats, vt_error *err)
+{
+    return reduced_run(arg, e, rank_wait, NULL, par_stats, err);
+}
+
 static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, const vt_par_comm *pc,
                            uint64_t *par_stats, vt_error *err)
 {
@@ -755,21 +760,7 @@ static int analyze_reduced(const vt_trace *t, entries *e, int64_t *rank_wait, co
             return 0;
         }
     }
-    /* Not finished in parallel (an error in the trace): process 0 analyses alone, for
-     * the serial answer or error */
-    e->n = 0;
-    memset(par_stats, 0, 3 * sizeof *par_stats);
-    memset(rank_wait, 0, vt_trace_nranks(t) * sizeof *rank_wait);
-    err->msg[0] = 0;
-    int64_t v = 0;
-    int rc = -1;
-    if (pc->me == 0) {
-        rc = reduced_run(t, e, rank_wait, NULL, par_stats, err);
-        v = rc != 0;
-    }
-    if (pc->sum(pc->arg, &v, 1))
-        v = 1;
-    return pc->me == 0 ? rc : v ? -1 : 0;
+    return vt__pat_serial_fallback(t, pc, e, rank_wait, par_stats, err, reduced_serial, (void *)t);
 }
 
 /* ------------------------------------------------------------------ driver */

@@ -71,4 +71,11 @@ int vt__pat_agg_flush(agg *a, uint32_t rank, entries *e);
 int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait,
                         const vt_par_comm *pc, uint64_t *par_stats, vt_error *err);
 
+/* After a parallel analysis that did not finish (an error in the trace): process 0
+ * analyses alone with SERIAL(ARG, ...), for the serial answer or error, the others
+ * return its status with no entries. */
+typedef int (*vt__pat_serial_fn)(void *arg, entries *e, int64_t *rank_wait, uint64_t *par_stats, vt_error *err);
+int vt__pat_serial_fallback(const vt_trace *t, const vt_par_comm *pc, entries *e, int64_t *rank_wait,
+                            uint64_t *par_stats, vt_error *err, vt__pat_serial_fn serial, void *arg);
+
 #endif

@@ -324,6 +324,35 @@ out:
     return rc;
 }
 
+int vt__pat_serial_fallback(const vt_trace *t, const vt_par_comm *pc, entries *e, int64_t *rank_wait,
+                            uint64_t *par_stats, vt_error *err, vt__pat_serial_fn serial, void *arg)
+{
+    e->n = 0;
+    memset(par_stats, 0, 3 * sizeof *par_stats);
+    memset(rank_wait, 0, vt_trace_nranks(t) * sizeof *rank_wait);
+    err->msg[0] = 0;
+    int64_t v = 0;
+    int rc = -1;
+    if (pc->me == 0) {
+        rc = serial(arg, e, rank_wait, par_stats, err);
+        v = rc != 0;
+    }
+    if (pc->sum(pc->arg, &v, 1))
+        v = 1;
+    return pc->me == 0 ? rc : v ? -1 : 0;
+}
+
+typedef struct stream_args {
+    const vt_trace *t;
+    const vt_model_params *mp;
+} stream_args;
+
+static int stream_serial(void *arg, entries *e, int64_t *rank_wait, uint64_t *par_stats, vt_error *err)
+{
+    const stream_args *a = arg;
+    return stream_run(a->t, a->mp, e, rank_wait, NULL, par_stats, err);
+}
+
 int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e, int64_t *rank_wait,
                         const vt_par_comm *pc, uint64_t *par_stats, vt_error *err)
 {
@@ -332,19 +361,6 @@ int vt__patterns_stream(const vt_trace *t, const vt_model_params *mp, entries *e
         return stream_run(t, mp, e, rank_wait, NULL, par_stats, err);
     if (stream_run(t, mp, e, rank_wait, pc, par_stats, err) == 0)
         return 0;
-    /* Not finished in parallel (an error in the trace): process 0 analyses alone, for
-     * the serial answer or error */
-    e->n = 0;
-    memset(par_stats, 0, 3 * sizeof *par_stats);
-    memset(rank_wait, 0, vt_trace_nranks(t) * sizeof *rank_wait);
-    err->msg[0] = 0;
-    int64_t v = 0;
-    int rc = -1;
-    if (pc->me == 0) {
-        rc = stream_run(t, mp, e, rank_wait, NULL, par_stats, err);
-        v = rc != 0;
-    }
-    if (pc->sum(pc->arg, &v, 1))
-        v = 1;
-    return pc->me == 0 ? rc : v ? -1 : 0;
+    stream_args a = {t, mp};
+    return vt__pat_serial_fallback(t, pc, e, rank_wait, par_stats, err, stream_serial, &a);
 }
