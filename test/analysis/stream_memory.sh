@@ -86,17 +86,22 @@ maxrss() { # KB, of the command's process
 r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$@"
 }
+# slope CMD LABEL SHORT LONG NSHORT NLONG: CMD's peak memory on the traces SHORT and LONG
+# (NSHORT and NLONG records) may grow by at most 2 bytes a record.
+slope() {
+    rm -rf "$work"/out.*
+    # shellcheck disable=SC2046
+    a=$(maxrss "$VTRACE" $(streamed "$1" "$3"))
+    rm -rf "$work"/out.*
+    # shellcheck disable=SC2046
+    b=$(maxrss "$VTRACE" $(streamed "$1" "$4"))
+    [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "$2 failed on a synthetic trace"
+    s=$(( (b - a) * 1024 / ($6 - $5) ))
+    echo "$2: $a KB at $5 records, $b KB at $6: $s bytes a record"
+    [ "$s" -le 2 ] || fail "$2: peak memory grows by $s bytes a record ($a KB -> $b KB)"
+}
 for cmd in $STREAMED; do
-    rm -rf "$work"/out.*
-    # shellcheck disable=SC2046
-    a=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/short"))
-    rm -rf "$work"/out.*
-    # shellcheck disable=SC2046
-    b=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/long"))
-    [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "$cmd failed on a synthetic trace"
-    slope=$(( (b - a) * 1024 / (nlong - nshort) ))
-    echo "$cmd: $a KB at $nshort events, $b KB at $nlong: $slope bytes an event"
-    [ "$slope" -le 2 ] || fail "$cmd: peak memory grows by $slope bytes an event ($a KB -> $b KB)"
+    slope "$cmd" "$cmd" "$work/short" "$work/long" "$nshort" "$nlong"
 done
 # A reduced trace's exports (synth --mode reduced, the same runs): perfetto kept 16
 # bytes a message it names (54 MB at 2.7M records; 0.6 bytes an event since its sends
@@ -107,16 +112,7 @@ done
 nrshort=$("$VTRACE" info "$work/rshort" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
 nrlong=$("$VTRACE" info "$work/rlong" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
 for cmd in perfetto paraver; do
-    rm -rf "$work"/out.*
-    # shellcheck disable=SC2046
-    a=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/rshort"))
-    rm -rf "$work"/out.*
-    # shellcheck disable=SC2046
-    b=$(maxrss "$VTRACE" $(streamed "$cmd" "$work/rlong"))
-    [ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "$cmd failed on a reduced synthetic trace"
-    slope=$(( (b - a) * 1024 / (nrlong - nrshort) ))
-    echo "$cmd (reduced): $a KB at $nrshort records, $b KB at $nrlong: $slope bytes a record"
-    [ "$slope" -le 2 ] || fail "$cmd of a reduced trace: peak memory grows by $slope bytes a record ($a KB -> $b KB)"
+    slope "$cmd" "$cmd of a reduced trace" "$work/rshort" "$work/rlong" "$nrshort" "$nrlong"
 done
 # The replay at many ranks holds at most VTRACE_TEST_BLOCK_BUDGET bytes of decoded
 # blocks (64 MB unless set): the others are let go and decoded again. 64 and 512 ranks
