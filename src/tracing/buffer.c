@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,19 @@ void vt_buffer_set_dict(const uint8_t *dict, size_t len)
     defs_dict_len = len;
 }
 
+#define DROP_WINDOW ((size_t)16 << 10)
+
+/* The buffer's pages past the window of a dropped file (vt__rec_begin_slow) go back to
+ * the system: 32 MiB per rank by default. */
+static void release_beyond_window(vt_buffer *b)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = ((uintptr_t)b->base + DROP_WINDOW + page - 1) & ~(page - 1);
+    uintptr_t to = ((uintptr_t)b->base + b->cap) & ~(page - 1);
+    if (page > 1 && to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 /* Test hook (VTRACE_TEST_FAIL_AFTER): behave as if the disk filled up. */
 static int checked_block_write_level(uint8_t type, const void *payload, size_t len, uint32_t nrec, int level)
 {
@@ -59,6 +73,7 @@ static int checked_block_write_level(uint8_t type, const void *payload, size_t l
         /* nobody asked for the file before its first block: from here on it is dropped */
         b->lazy = 0;
         b->dropped = 1;
+        release_beyond_window(b);
     }
     if (b->dropped)
         return 0;
@@ -270,10 +285,37 @@ static int flush_locked(void)
     return 0;
 }
 
+/* Records of a dropped file (VTRACE_MODE=reduced past its first block) are encoded, as
+ * the handlers' work depends on it, but only into the buffer's first DROP_WINDOW bytes,
+ * again and again: streaming them through the whole buffer cost cache misses and memory
+ * traffic for bytes nobody reads (issue 18). Blocks still end where they would have
+ * (dropped_bytes counts what went through the window), as their flush paces the reduced
+ * trace's definition snapshots. */
+
+static uint8_t *drop_window(vt_buffer *b, uint8_t *limit_seen, size_t need)
+{
+    size_t used = b->dropped_bytes + (size_t)(b->pos - b->base);
+    size_t room = need > DROP_WINDOW ? need : DROP_WINDOW;
+    /* a flush requested (limit lowered to base), the block's end, or too big a record */
+    if (limit_seen == b->base || used + need > b->cap || room > b->cap)
+        return NULL;
+    uint8_t *start = b->base + BLOCK_PREFIX;
+    if (!__atomic_compare_exchange_n(&b->limit, &limit_seen, b->base + room, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return NULL;   /* vt_buffer_request_flush came in between */
+    b->dropped_bytes = used - (size_t)(start - b->base);
+    b->pos = start;
+    return start;
+}
+
 /* The block is full or recording stopped; the caller holds the lock. */
 uint8_t *vt__rec_begin_slow(size_t need)
 {
     vt_buffer *b = &vt__buf;
+    if (b->dropped && !b->stopped && b->base) {
+        uint8_t *p = drop_window(b, __atomic_load_n(&b->limit, __ATOMIC_RELAXED), need);
+        if (p)
+            return p;
+    }
     if (b->stopped || !b->base) {
         b->lost++;
         vt_unlock();
@@ -284,8 +326,10 @@ uint8_t *vt__rec_begin_slow(size_t need)
         vt_unlock();
         return NULL;
     }
+    b->dropped_bytes = 0;
     if (!b->stopped) /* vt_buffer_request_flush lowered it */
-        __atomic_store_n(&b->limit, b->base + b->cap, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->limit, b->base + (b->dropped && b->cap > DROP_WINDOW ? DROP_WINDOW : b->cap),
+                         __ATOMIC_RELAXED);
     if ((size_t)(b->pos - b->base) + need > b->cap) {
         /* One record larger than the whole buffer (a huge Waitall): grow. */
         size_t off = (size_t)(b->pos - b->base);

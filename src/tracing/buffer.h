@@ -33,6 +33,7 @@ typedef struct vt_buffer {
     int rank;
     int lazy;                  /* the file is not open yet (vt_buffer_open's keep_file 0) */
     int dropped;               /* ... and was given up at the first block: blocks go nowhere */
+    size_t dropped_bytes;      /* dropped: records of this block that went through the window */
     int pack_warned;           /* packing an EVENTS_COLS block failed once */
     int fail_errno;            /* the write that failed: its errno ... */
     uint64_t fail_at;          /* ... and the bytes in the file before it */
