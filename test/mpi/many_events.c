@@ -2,8 +2,30 @@
  * N is the first argument, default 20000) and a final Allreduce of a checksum.
  * Used with a 64 KiB buffer (small_buffer: the buffer is flushed many times) and
  * with the fault-injection hook VTRACE_TEST_FAIL_AFTER (fail_after: the trace is
- * cut short, the application must not notice). */
+ * cut short, the application must not notice). With MT_RSS_FILE=F each rank writes
+ * its resident memory now and at its peak (VmRSS and VmHWM in kB) to F.RANK before
+ * MPI_Finalize (dropped_window). */
 #include "mpitest.h"
+
+static void write_rss(const char *prefix)
+{
+    char path[4096], line[256];
+    long now = -1, peak = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        sscanf(line, "VmRSS: %ld", &now);
+        sscanf(line, "VmHWM: %ld", &peak);
+    }
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof path, "%s.%d", prefix, mt_rank);
+    f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (f) {
+        fprintf(f, "%ld %ld\n", now, peak);
+        fclose(f);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -39,6 +61,9 @@ int main(int argc, char **argv)
     CHECK(total == 2L * n * (n - 1), "checksum %ld, expected %ld", total, 2L * n * (n - 1));
     if (mt_rank == 0)
         printf("many_events: %d ping-pongs, checksum %ld\n", n, total);
+    const char *rss = getenv("MT_RSS_FILE");
+    if (rss)
+        write_rss(rss);
     MPI_Finalize();
     return mt_result();
 }
