@@ -10,7 +10,9 @@
 # plain per call); bytes per event. A round (plain, traced, reduced one after the other)
 # whose plain 8-byte latency is more than 1.5 times the calm value (the smallest seen)
 # ran in a noisy phase of the machine: it is run again, up to RETRIES times (default 3
-# per round), and the ones kept are said. With valgrind installed, the instructions per
+# per round), and the ones kept are said. The records each round's reduced trace kept
+# per million calls are shown too: a round whose reduction took its general path more
+# often (descheduled ranks) is slower for that reason. With valgrind installed, the instructions per
 # MPI_Send/MPI_Recv pair (maint/bench/pair-instructions.sh: exact, not noisy) are shown
 # beside the ratios at 8 B, 64 B, 1 KiB and 4 MiB; INSTRUCTIONS=0 skips them.
 set -eu
@@ -41,6 +43,15 @@ while [ "$i" -lt "$runs" ]; do
         echo "round $i: noisy (plain 8-byte latency $l ns, calm $calm ns): run again" >&2
         noisy_left=$((noisy_left - 1))
         continue
+    fi
+    # how many records the round's reduced trace kept: the general path of the reduction
+    # (a call or burst longer than the threshold, then unequal differences for a few
+    # messages) costs about ten times the folded one, so rounds that record more are slower
+    if [ -x "$tool" ]; then
+        "$tool" info --json "$work/pb.$i" 2> /dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["events"], sum(f["calls"] for f in d["functions"].values()))' > "$work/records.$i" || : > "$work/records.$i"
     fi
     [ "$i" -gt 0 ] && rm -rf "$work/trace.$i" "$work/pb.$i"
     i=$((i + 1))
@@ -92,6 +103,17 @@ if noisy:
     print("warning: rounds %s stayed noisy (plain 8-byte latency %s ns, calm %.0f ns): their figures are in the "
           "medians; run again when the machine is calmer" % (" ".join(map(str, noisy)),
                                                              " ".join("%.0f" % lat[i] for i in noisy), calm))
+recs = []
+for i in range(runs):
+    try:
+        f = open("%s/records.%d" % (work, i)).read().split()
+        recs.append((int(f[0]), int(f[1])))
+    except (OSError, ValueError, IndexError):
+        pass
+if recs:
+    per = [1e6 * r / c for r, c in recs if c]
+    print("reduced trace: records per million calls, by round: %s (median %.0f of %d calls)" % (
+        " ".join("%.0f" % x for x in per), statistics.median(per), statistics.median(c for _, c in recs)))
 if ins:
     print("instructions per pair: callgrind (maint/bench/pair-instructions.sh); MPI's own part counted without "
           "polling; '+N': above the eager limit only the layer's N are shown")
