@@ -68,6 +68,11 @@ both() {
 }
 
 # The model test programs (test/mpi/testlist's arguments) and the examples, traced in full.
+# Their reduced traces' critical-path: in the halos (model_halo, examples/halo, synth
+# halo1d and halo2d, rboth, mc.py's) the merged stretch before a sender's next record
+# can come in its receive's round or later, and whether it existed at the receive
+# depended on the order of the steps; with it as a possible predecessor (the rule
+# before critpath_priv.h's NF_GAP) 22 runs at P = 2 and 3 differed from serial.
 for prog in "test/mpi/model_halo 30 4096 300" "test/mpi/model_groups 10 8 200" "test/mpi/model_pipeline 40 500" \
             "examples/halo" "examples/groups" "examples/pipeline"; do
     set -- $prog
