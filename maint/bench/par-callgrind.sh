@@ -1,7 +1,7 @@
 #!/bin/sh
 # The parallel replay's cost by callgrind (instruction counts: exact on a loaded
 # machine): whatif, reduce, patterns and critical-path on one synthetic trace, and
-# whatif and patterns on its reduced trace, serial (vtrace) and at P processes (vtrace-mpi under
+# whatif, patterns and critical-path on its reduced trace, serial (vtrace) and at P processes (vtrace-mpi under
 # mpiexec, each process under valgrind). Per command and P: the instructions of the
 # replay (replay_run, inclusive), of its stepping (vt__rp_step or _rstep, inclusive:
 # the observer too), of its rounds (MPI, waiting included: MPICH polls) and of the
@@ -43,7 +43,7 @@ maxof() {
 row() { printf '%-13s %2s %12s %12s %12s %12s %12s %8s\n' "$@"; }
 row command P replay_run step rounds deliver program B/event
 "$build/vtrace" reduce -q "$tmp/t" "$tmp/r" > /dev/null
-for cmd in ${CMDS:-whatif reduce patterns critical-path whatif-reduced patterns-reduced}; do
+for cmd in ${CMDS:-whatif reduce patterns critical-path whatif-reduced patterns-reduced critical-path-reduced}; do
     trace=$tmp/t label=$cmd
     case $cmd in
       whatif) args="-s all=-10%" ;;
@@ -51,6 +51,7 @@ for cmd in ${CMDS:-whatif reduce patterns critical-path whatif-reduced patterns-
       patterns | critical-path) args="" ;;
       whatif-reduced) cmd=whatif args="-s all=-10%" trace=$tmp/r ;;
       patterns-reduced) cmd=patterns args="" trace=$tmp/r ;;
+      critical-path-reduced) cmd=critical-path args="" trace=$tmp/r ;;
     esac
     valgrind --tool=callgrind --callgrind-out-file="$tmp/s.cg" "$build/vtrace" $cmd $args "$trace" \
         > /dev/null 2> "$tmp/s.err"

@@ -201,12 +201,25 @@ static int before(vt_critpath *cp, uint32_t rank, uint64_t seq, cp_ref *out, vt_
         if (vt_spill_get(&cp->nodes, at, &n, 0))
             return io_err(err);
         if (n.seq < seq) {
-            *out = (cp_ref){n.seq, n.pend, at};
+            *out = (cp_ref){n.seq, n.pend, at, (n.flags & NF_GAP) != 0};
             return 0;
         }
         if (n.prev == CP_NONE)
             return 0;
         at = n.prev;
+    }
+}
+
+/* before() for a predecessor through a message, a posting or a gate: not a gap
+ * (NF_GAP), the record before it then. */
+static int before_rec(vt_critpath *cp, uint32_t rank, uint64_t seq, cp_ref *out, vt_error *err)
+{
+    for (;;) {
+        if (before(cp, rank, seq, out, err))
+            return -1;
+        if (out->idx == CP_NONE || out->idx == CP_REMOTE || !out->gap)
+            return 0;
+        seq = out->seq;
     }
 }
 
@@ -299,7 +312,7 @@ static int gate_node(vt_critpath *cp, const vt_obs_con *c, cp_ref *out, uint8_t 
             if (g->node == CP_NONE)
                 break;
             if (g->comm == c->gate_comm && g->seq == c->gate_seq && g->m0rank == m0->rank && g->m0seq == m0->seq) {
-                *out = (cp_ref){g->seq, g->pend, g->node};
+                *out = (cp_ref){g->seq, g->pend, g->node, 0};
                 *partial = g->partial;
                 if (--g->left == 0)
                     gate_del(cp, i);
@@ -328,7 +341,7 @@ static int gate_node(vt_critpath *cp, const vt_obs_con *c, cp_ref *out, uint8_t 
     for (size_t k = 0; k < c->nmembers; k++) {
         const vt_obs_member *m = &c->members[k];
         cp_ref p;
-        if (before(cp, m->rank, m->seq, &p, err))
+        if (before_rec(cp, m->rank, m->seq, &p, err))
             return -1;
         if (p.idx == CP_NONE) {
             g.flags |= NF_PARTIAL;
@@ -346,7 +359,7 @@ static int gate_node(vt_critpath *cp, const vt_obs_con *c, cp_ref *out, uint8_t 
     uint32_t gi = (uint32_t)cp->nn;
     if (put_node(cp, &g, err))
         return -1;
-    *out = (cp_ref){g.seq, g.pend, gi};
+    *out = (cp_ref){g.seq, g.pend, gi, 0};
     *partial = (g.flags & NF_PARTIAL) != 0;
     uint32_t local = 0;   /* completions this process sees: its members' */
     for (size_t k = 0; k < c->nmembers; k++)
@@ -362,16 +375,18 @@ static int gate_node(vt_critpath *cp, const vt_obs_con *c, cp_ref *out, uint8_t 
     return 0;
 }
 
-/* Appends node i (seq, pend) to its rank's window and checkpoints. */
-static int push_rank(vt_critpath *cp, uint32_t rank, uint64_t seq, int64_t pend, uint32_t i)
+/* Appends node i (seq, pend, a gap or not) to its rank's window and checkpoints. */
+static int push_rank(vt_critpath *cp, uint32_t rank, uint64_t seq, int64_t pend, uint32_t i, int gap)
 {
     cp_rank *rv = &cp->ranks[rank];
+    if (!gap && !rv->first)
+        rv->first = seq + 1;
     if (rv->n % CP_CKPT == 0) {
         if (vt__cp_grow((void **)&rv->ck, &rv->capck, rv->nck + 1, sizeof *rv->ck))
             return -1;
         rv->ck[rv->nck++] = (cp_ckpt){seq, i};
     }
-    cp->win[(size_t)(rank - cp->lo) * cp->wsize + (rv->n & (cp->wsize - 1))] = (cp_ref){seq, pend, i};
+    cp->win[(size_t)(rank - cp->lo) * cp->wsize + (rv->n & (cp->wsize - 1))] = (cp_ref){seq, pend, i, (uint32_t)gap};
     rv->n++;
     return 0;
 }
@@ -408,7 +423,7 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err)
         }
     }
     cp_rank *rv = &cp->ranks[ev->rank];
-    cp_ref pr = {0, 0, CP_NONE};
+    cp_ref pr = {0, 0, CP_NONE, 0};
     if (rv->n)
         pr = *win_at(cp, ev->rank, rv->n - 1);
     const uint32_t prev = pr.idx;
@@ -424,7 +439,7 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err)
     n.rank = ev->rank;
     n.prev = prev;
     n.e0 = cp->edges.n;
-    n.flags = (uint8_t)((ev->is_call ? NF_CALL : 0) | (ev->candidate ? NF_CAND : 0));
+    n.flags = (uint8_t)((ev->is_call ? NF_CALL : 0) | (ev->candidate ? NF_CAND : 0) | (ev->gap ? NF_GAP : 0));
     const int64_t pend = E - da, pprev = pr.pend;
     int64_t f = INT64_MIN;  /* the latest of the edges: pend, checked below */
 #define EDGE(p, pp, w, vr, vs)                                                                                         \
@@ -464,7 +479,7 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err)
             int64_t D = c->kind == VT_CON_LOCAL ? db : c->D[s];
             int64_t val = D + (M - c->T), ready = c->T - D;
             uint32_t vr = c->rank;
-            cp_ref p = {0, 0, CP_NONE};
+            cp_ref p = {0, 0, CP_NONE, 0};
             switch (c->kind) {
             case VT_CON_LOCAL: p = pr; break;
             case VT_CON_SYNC_MSG:
@@ -480,7 +495,7 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err)
                                       " differs from its members' latest %" PRId64, ev->rank, ev->seq, ready, p.pend);
                 break;
             default:
-                if (before(cp, c->rank, c->seq, &p, err))
+                if (before_rec(cp, c->rank, c->seq, &p, err))
                     return -1;
                 break;
             }
@@ -545,7 +560,7 @@ int vt_critpath_event(vt_critpath *cp, const vt_obs_event *ev, vt_error *err)
     n.via_seq = via_seq;
     if (put_node(cp, &n, err))
         return -1;
-    if (push_rank(cp, ev->rank, ev->seq, n.pend, i))
+    if (push_rank(cp, ev->rank, ev->seq, n.pend, i, ev->gap))
         goto nomem;
     return 0;
 nomem:

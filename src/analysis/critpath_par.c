@@ -527,8 +527,7 @@ int vt_critpath_par_finish(vt_critpath *cp, int64_t start, size_t max, const vt_
         v[2 * pc->me + 1] = (int64_t)r->end_rank + 1;
     }
     for (uint32_t k = cp->lo; k < cp->hi; k++)
-        if (cp->ranks[k].n)
-            v[2 * P + k] = (int64_t)cp->ranks[k].ck[0].seq + 1;
+        v[2 * P + k] = (int64_t)cp->ranks[k].first;
     if (pc->sum(pc->arg, v, nv))
         goto fail;
     int have = 0;

@@ -20,7 +20,13 @@
 #define CP_CKPT 256
 
 enum { CK_NONE, CK_LOCAL, CK_MSG, CK_SYNC_MSG, CK_SYNC_POST, CK_GATE };
-enum { NF_CALL = 1, NF_CAND = 2, NF_GATE = 4, NF_PARTIAL = 8 };
+/* NF_GAP: a reduced trace's merged stretch before a record (vt_obs_event's gap). It is
+ * never the predecessor through a message, a posting or a gate: the replay publishes
+ * those at the record's read, before the stretch's event, which comes when the record
+ * completes, so whether it exists at the successor's event depends on the order of the
+ * replay's steps (serial, or rounds in parallel). Without it the predecessor is the
+ * rank's last record before the sequence number, the same in every order. */
+enum { NF_CALL = 1, NF_CAND = 2, NF_GATE = 4, NF_PARTIAL = 8, NF_GAP = 16 };
 
 /* A node as spilled (one per model event and one per gate). */
 typedef struct cp_node {
@@ -48,6 +54,7 @@ typedef struct cp_ref {
     uint64_t seq;
     int64_t pend;
     uint32_t idx;
+    uint32_t gap;           /* NF_GAP */
 } cp_ref;
 
 typedef struct cp_ckpt {
@@ -57,6 +64,7 @@ typedef struct cp_ckpt {
 
 typedef struct cp_rank {
     uint64_t n;             /* nodes so far */
+    uint64_t first;         /* the first node that is not a gap: its seq + 1 (0: none yet) */
     cp_ckpt *ck;            /* ordinal k * CP_CKPT */
     size_t nck, capck;
 } cp_rank;
@@ -111,9 +119,9 @@ struct vt_critpath {
     int finished;
     vt_critpath_result res;
     /* The distributed walk (critpath_dist.c): this process's ranks lo .. hi (serial: all),
-     * the local node count at the end of each round of the replay, every rank's first
-     * node's seq + 1 (0: none), and per own rank the contributions of other processes'
-     * nodes waiting for their predecessor in the sweep. */
+     * the local node count at the end of each round of the replay, the seq + 1 of every
+     * rank's first node that is not a gap (0: none), and per own rank the contributions
+     * of other processes' nodes waiting for their predecessor in the sweep. */
     uint32_t lo, hi;
     uint64_t *rmark;
     size_t nrmark, caprmark;

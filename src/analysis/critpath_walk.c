@@ -293,7 +293,7 @@ int vt__cp_sweep(vt_critpath *cp, cp_sweep *sw, uint64_t lo, vt_error *err)
         if (vt_spill_get(&cp->nodes, i, &n, 1))
             goto io;
         int64_t Li = lmap_take(&sw->L, (uint32_t)i);
-        if (sw->pending && n.rank != CP_NONE) {
+        if (sw->pending && n.rank != CP_NONE && !(n.flags & NF_GAP)) {
             int64_t v = sw->pending(sw->rarg, n.rank, n.seq, n.pend);
             if (v < Li)
                 Li = v;
@@ -314,7 +314,7 @@ int vt__cp_sweep(vt_critpath *cp, cp_sweep *sw, uint64_t lo, vt_error *err)
             }
         }
         sw->eat = n.e0;
-        if (sw->trank != CP_NONE && n.rank == sw->trank && n.seq < sw->tseq) {
+        if (sw->trank != CP_NONE && n.rank == sw->trank && n.seq < sw->tseq && !(n.flags & NF_GAP)) {
             /* The path comes from another process: its segment's edge starts here. */
             sw->tseg.e.from_seq = n.seq;
             sw->tseg.e.ns -= n.pend;

@@ -357,9 +357,10 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
 int vt_replay_par_observe(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                           const vt_observer *obs, const vt_par_comm *pc, vt_replay_result *res, vt_error *err)
 {
-    /* a reduced trace with an observer, or incomplete: not yet in parallel (every
-     * process knows it: the same answer everywhere) */
-    if (vt_trace_is_reduced(t) && (obs || (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))) {
+    /* a reduced trace with an observer that forwards to process 0, or incomplete: not yet
+     * in parallel (every process knows it: the same answer everywhere); one that keeps
+     * its ranks' events where they are (critical-path's) runs */
+    if (vt_trace_is_reduced(t) && ((obs && obs->take) || (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))) {
         memset(res, 0, sizeof *res);
         return vt_error_set(err, "%s: this reduced trace is not replayed in parallel", vt_trace_dir(t));
     }

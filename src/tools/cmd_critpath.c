@@ -498,14 +498,6 @@ int vt__cmd_critpath(int argc, char **argv)
     /* In parallel under vtrace-mpi: every process replays its ranks and keeps their part
      * of the graph; the backward walk goes over the processes (critpath_par.c) */
     const vt_par_comm *par = vt__par();
-    if (par && vt_trace_is_reduced(t)) {
-        if (par->me != 0) {
-            rc = VT_EXIT_OK;
-            goto out;
-        }
-        fprintf(stderr, "vtrace: critical-path of a reduced trace does not run in parallel: process 0 runs it alone\n");
-        par = NULL;
-    }
     vt_observer obs;
     if (par)
         vt_critpath_par_observer(cp, par, &obs);

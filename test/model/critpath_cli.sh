@@ -1,7 +1,8 @@
 #!/bin/sh
 # vtrace critical-path on the reader tests' synthetic trace: the text and JSON outputs
 # agree with vtrace whatif and pass their own check, and every error a user can make
-# gives its exit status and message.
+# gives its exit status and message; on reduced traces, no message or gate edge leaves
+# from a merged stretch.
 set -u
 VTRACE=${VTRACE:-./vtrace}
 SYNTH=${SYNTH:-./test/reader/synth}
@@ -49,6 +50,23 @@ expect 1 'vtrace.defs' -- "$VTRACE" critical-path "$work/nonexistent"
 cp -r "$work/t" "$work/cut"
 head -c 100 "$work/t/rank-000001.vte" > "$work/cut/rank-000001.vte"
 expect 1 'rank-000001.vte: offset' -- "$VTRACE" critical-path "$work/cut"
+
+# A reduced trace: a message or a collective's member leaves from its rank's last record
+# before the send or the call, never from the merged stretch after it (model-notes.md),
+# whatever the order of the replay's steps; every such edge's "from" is a record.
+for spec in "halo1d -n 5 -i 20" "halo2d -n 6 -i 15 --allreduce-every 2"; do
+    r=$work/red-$(echo "$spec" | cut -d' ' -f1)
+    "$VTRACE" synth -q -m reduced -p $spec "$r" > /dev/null || { echo "FAIL: vtrace synth -p $spec"; fail=1; continue; }
+    "$VTRACE" dump "$r" | sed -n 's/^\([0-9]*:[0-9]*\) .* record=[0-9]*$/\1/p' > "$work/records"
+    "$VTRACE" critical-path --json "$r" | grep -o '"kind":"[a-z]*","from":"[0-9]*:[0-9]*"' |
+        grep -e message -e collective | sed 's/.*"from":"\(.*\)"/\1/' | sort -u > "$work/froms"
+    n=$(wc -l < "$work/froms")
+    bad=$(grep -v -x -F -f "$work/records" "$work/froms" | head -3 | tr '\n' ' ')
+    if [ "$n" -eq 0 ] || [ -n "$bad" ]; then
+        echo "FAIL: $spec reduced: $n message or gate edges, from merged stretches: $bad"
+        fail=1
+    fi
+done
 
 [ "$fail" -eq 0 ] && rm -rf "$work"
 exit "$fail"
