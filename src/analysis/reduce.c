@@ -4,6 +4,7 @@
  * reduce.h. */
 #include "vt_config.h"
 #include "analysis/reduce.h"
+#include "format/stored.h"
 #include "format/blockio.h"
 #include "util/codec.h"
 #include "model/rankreduce.h"
@@ -693,7 +694,7 @@ out:
         vt_trace *rt;
         vt_error e2;
         if (vt_trace_open(o->out_dir, &rt, &e2) == 0) {
-            st->bytes_out = vt_trace_bytes(rt);
+            st->bytes_out = st->bytes_reduced = vt_trace_bytes(rt);
             vt_trace_close(rt);
         } else {
             *err = e2;
@@ -701,6 +702,19 @@ out:
         }
     }
     st->bytes_in = vt_trace_bytes(t);
+    if (rc == 0 && o->out_dir && (!par || par->me == 0) && st->bytes_reduced > st->bytes_in) {
+        /* no smaller: OUT is the full trace, marked stored (format/stored.h) */
+        char why[sizeof err->msg];
+        int src = vt_trace_store(vt_trace_dir(t), o->out_dir, why, sizeof why);
+        if (src) {
+            vt_error_set(err, "%s (the reduced trace, %llu bytes, is larger than the full one)", why,
+                         (unsigned long long)st->bytes_reduced);
+            rc = -1;
+        } else {
+            st->stored = 1;
+            st->bytes_out = vt_trace_dir_bytes(o->out_dir, vt_trace_nranks(t));
+        }
+    }
     for (uint32_t r = 0; Z.ro && r < Z.nranks; r++) {
         if (Z.ro[r].fd >= 0)
             close(Z.ro[r].fd);

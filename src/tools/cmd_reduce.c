@@ -189,6 +189,8 @@ int vt__cmd_reduce(int argc, char **argv)
         JU("records_stored", st.records_stored);
         JU("bytes_in", st.bytes_in);
         JU("bytes_out", st.bytes_out);
+        JU("bytes_reduced", st.bytes_reduced);
+        JU("stored", st.stored);
         JU("messages", st.messages);
         JU("messages_recorded", st.messages_kept);
         JU("messages_merged", st.folded);
@@ -214,8 +216,13 @@ int vt__cmd_reduce(int argc, char **argv)
                    st.records_in ? 100.0 * (double)st.records_stored / (double)st.records_in : 0.0, st.records_out,
                    st.events);
         if (!nowrite)
-            printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)\n", st.bytes_in, st.bytes_out,
+            printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)", st.bytes_in, st.bytes_out,
                    st.bytes_in ? 100.0 * (double)st.bytes_out / (double)st.bytes_in : 0.0);
+        if (!nowrite && st.stored)
+            printf(": stored, the reduced trace took %" PRIu64 " bytes: %s holds the full trace, marked stored\n",
+                   st.bytes_reduced, outdir);
+        else if (!nowrite)
+            putchar('\n');
         printf("messages %" PRIu64 " received, %" PRIu64 " merged (they change no prediction), %" PRIu64
                " recorded\n", st.messages, st.folded, st.messages_kept);
         printf("completions %" PRIu64 ", recorded %" PRIu64 "; differences too long to carry (overflows) %" PRIu64 "\n",
