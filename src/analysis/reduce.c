@@ -702,7 +702,8 @@ out:
         }
     }
     st->bytes_in = vt_trace_bytes(t);
-    if (rc == 0 && o->out_dir && (!par || par->me == 0) && st->bytes_reduced > st->bytes_in) {
+    if (rc == 0 && o->out_dir && (!par || par->me == 0) &&
+        (st->bytes_reduced > st->bytes_in || st->records_stored > vt_trace_nrecords(t))) {
         /* no smaller: OUT is the full trace, marked stored (format/stored.h) */
         char why[sizeof err->msg];
         int src = vt_trace_store(vt_trace_dir(t), o->out_dir, why, sizeof why);

@@ -41,8 +41,9 @@ typedef struct vt_reduce_stats {
     uint64_t completions, completions_kept;
     uint64_t overflows;         /* polynomials replaced by an overflow atom */
     uint64_t bytes_in, bytes_out;   /* the full trace's, OUT's */
-    uint64_t bytes_reduced;     /* the reduced trace's; when more than bytes_in, OUT holds the full
-                                 * trace instead, marked stored (format/stored.h) */
+    uint64_t bytes_reduced;     /* the reduced trace's; when more than bytes_in (or records_stored
+                                 * more than the full trace's), OUT holds the full trace instead,
+                                 * marked stored (format/stored.h) */
     int stored;
     uint64_t checked;           /* (event, scenario) pairs checked */
     uint64_t check_failures;

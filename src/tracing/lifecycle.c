@@ -818,15 +818,17 @@ static int dissolve_staging(int rank, const char *keep)
 }
 
 /* VTRACE_MODE=both, rank 0: DIR/reduced is larger than DIR/full (SIZES: rank files'
- * bytes, full [2] and reduced [3]): it becomes the full trace, marked stored. */
+ * bytes, full [2] and reduced [3]; records [4], [5]): it becomes the full trace, marked
+ * stored. */
 static void store_full(const int64_t *sizes)
 {
     char why[4600];
     if (vt_trace_store(cfg.dir, reduced_dir, why, sizeof why))
         vt_warn("%s: %s keeps the reduced trace, larger than the full one", why, reduced_dir);
     else
-        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes, the full "
-                "one's %lld", reduced_dir, (long long)sizes[3], (long long)sizes[2]);
+        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes and %lld "
+                "records, the full one's %lld and %lld", reduced_dir, (long long)sizes[3], (long long)sizes[5],
+                (long long)sizes[2], (long long)sizes[4]);
 }
 
 /* VTRACE_MODE=reduced: DIR holds the reduced trace alone; when the run-time reduction
@@ -839,8 +841,9 @@ static void finish_reduced_only(int rank, int rt_all, const int64_t *stored, con
     if (clk && hosts)
         write_global(base_dir, clk, hosts, flags | (stored ? VT_GLOBAL_STORED : rt_all ? VT_GLOBAL_REDUCED : 0));
     if (stored)
-        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes, the full "
-                "one's %lld", base_dir, (long long)stored[3], (long long)stored[2]);
+        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes and %lld "
+                "records, the full one's %lld and %lld", base_dir, (long long)stored[3], (long long)stored[5],
+                (long long)stored[2], (long long)stored[4]);
     else if (!rt_all)
         vt_warn("the run-time reduction stopped (see above): %s holds the full trace%s; `vtrace reduce` reduces it",
                 base_dir, flags ? ", incomplete (a rank could not write all of it)" : "");
@@ -911,11 +914,12 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
     rc = rc ? rc : rc_end;
     int full_whole = !vt__buf.dropped && !vt__buf.stopped;
+    uint64_t full_records = vt__buf.records;
     vt_buffer_close();
     int bad = (e.flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
     PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
     int rt_all = 0, stored = 0;
-    int64_t sizes[4] = {0};
+    int64_t sizes[6] = {0};
     if (reduced_dir[0]) {
         /* a reduced trace of every rank, or none; and where it is larger than the whole
          * full trace, the full one (stored.h). The two vtrace.defs are one writer's, the
@@ -923,11 +927,11 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
         char rpath[4300];
         snprintf(rpath, sizeof rpath, "%s/rank-%06d.vte", reduced_dir, rank);
         uint64_t fb = vt_file_bytes(rank_path);
-        int64_t mine[4] = {!rt_ok, !full_whole || !fb, (int64_t)fb,
-                           (int64_t)vt_file_bytes(rpath)};
-        PMPI_Allreduce(mine, sizes, 4, MPI_INT64_T, MPI_SUM, own_comm);
+        int64_t mine[6] = {!rt_ok, !full_whole || !fb, (int64_t)fb, (int64_t)vt_file_bytes(rpath),
+                           (int64_t)full_records, (int64_t)vt_rt_records_stored()};
+        PMPI_Allreduce(mine, sizes, 6, MPI_INT64_T, MPI_SUM, own_comm);
         rt_all = sizes[0] == 0;
-        stored = rt_all && sizes[1] == 0 && sizes[3] > sizes[2];
+        stored = rt_all && sizes[1] == 0 && (sizes[3] > sizes[2] || sizes[5] > sizes[4]);
         if (!rt_all) {
             char path[4300];
             snprintf(path, sizeof path, "%s/rank-%06d.vte", reduced_dir, rank);
