@@ -168,13 +168,22 @@ bad:
                (unsigned)VT_FILE_HEADER_SIZE);
 }
 
+/* Test hooks (VTRACE_TEST_STORE): "kill", the process dies with the copy whole and OUT
+ * not exchanged yet, as a run killed inside MPI_Finalize; "nospace", the copy's writes
+ * fail as on a full disk. */
+static int test_hook(const char *what)
+{
+    const char *k = getenv("VTRACE_TEST_STORE");
+    return k && !strcmp(k, what);
+}
+
 static int copy_file(const char *from, const char *to)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return -errno;
     int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    int rc = out < 0 ? -errno : 0;
+    int rc = out < 0 ? -errno : test_hook("nospace") ? -ENOSPC : 0;
     char buf[1 << 16];
     for (ssize_t n; !rc && (n = read(in, buf, sizeof buf)) != 0;) {
         if (n < 0 && errno == EINTR)
@@ -204,14 +213,6 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Test hook (VTRACE_TEST_STORE_KILL=1): the process dies with the copy whole and OUT
- * not exchanged yet, as a run killed inside MPI_Finalize. */
-static void test_kill(void)
-{
-    const char *k = getenv("VTRACE_TEST_STORE_KILL");
-    if (k && *k == '1')
-        raise(SIGKILL);
-}
 
 int vt_trace_store(const char *in, const char *out, char *why, size_t cap)
 {
@@ -260,7 +261,8 @@ int vt_trace_store(const char *in, const char *out, char *why, size_t cap)
         rc = say(why, cap, -errno, "%s: cannot write: %s", path, strerror(errno));
     if (rc)
         goto fail;
-    test_kill();
+    if (test_hook("kill"))
+        raise(SIGKILL);
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) == 0) {
         remove_dir(tmp);   /* (OUT's old trace now) */
         return 0;

@@ -797,6 +797,9 @@ static int dissolve_staging(int rank, const char *keep)
     if (keep != cfg.dir) {
         snprintf(from, sizeof from, "%s/rank-%06d.vte", cfg.dir, rank);
         unlink(from);
+    } else if (keep) {   /* (stored: the reduced one goes) */
+        snprintf(from, sizeof from, "%s/rank-%06d.vte", reduced_dir, rank);
+        unlink(from);
     }
     PMPI_Barrier(own_comm);
     if (rank != 0)
