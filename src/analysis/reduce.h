@@ -20,6 +20,7 @@ typedef struct vt_reduce_opts {
     enum vt_sym_broken broken;  /* a deliberately broken rule (tests) */
     int check;                  /* model.md §7.4 over the scenarios given */
     int zstd_level;             /* 0: raw blocks */
+    int no_store;               /* write the reduced trace even when larger than the full one */
     FILE *polys;                /* when set: "RANK:SEQ POLYNOMIAL" after every event */
     /* Parallel (vt_replay_par_observe; NULL: serial): each process reduces its block of
      * ranks and writes their files, process 0 vtrace.defs; every process gets the

@@ -110,6 +110,12 @@ print("  %d messages received, %d with a send time the sender's reduced records 
       % (msgs, twice, twice_bytes))
 print("  share-of-records bound: %d bytes (%d/%d of %d + 1 KB a rank): %s by %d" % (bound, rr, fr, fb,
       "within" if rb <= bound else "over", abs(bound - rb)))
+ev = lambda by: sum(v for k, v in by.items() if k.split("/")[0] in ("EVENTS", "EVENTS_COLS", "REDUCED", "REDUCED_COLS"))
+fe, re_ = ev(fby), ev(rby)
+share = lambda n: n * rr // max(fr, 1)
+print("  against their share of the records: event blocks %+d (%d for %d records, %.1f B a record; full %.1f), "
+      "definitions and headers %+d (%d; 1 KB a rank allowed)" % (re_ - share(fe), re_, rr, re_ / max(rr, 1), fe / max(fr, 1),
+      (rb - re_) - share(fb - fe), rb - re_))
 bad = []
 if rr > fr:
     bad.append("the reduced trace stores %d records, the full one %d" % (rr, fr))
