@@ -214,9 +214,13 @@ static void remove_dir(const char *dir)
 }
 
 
-int vt_trace_store(const char *in, const char *out, char *why, size_t cap)
+int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
 {
-    char path[4500], from[4500], tmp[4100], old[4100];
+    char path[4500], from[4500], tmp[4100], old[4100], out[4000];
+    /* (OUT/ names OUT: the copy goes beside it, not inside) */
+    snprintf(out, sizeof out, "%s", out_arg);
+    for (size_t n = strlen(out); n > 1 && out[n - 1] == '/'; n--)
+        out[n - 1] = '\0';
     snprintf(path, sizeof path, "%s/vtrace.defs", in);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     uint8_t fh[VT_FILE_HEADER_SIZE];

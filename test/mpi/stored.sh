@@ -59,7 +59,8 @@ rb=`json "$work/all.reduce.json" bytes_reduced` fb=`json "$work/all.reduce.json"
 for f in "$d"/reduced/rank-*.vte "$d/reduced/vtrace.defs"; do
     cmp -s "$f" "$work/all.off/${f##*/}" || fail "all: ${f##*/} differs from vtrace reduce's"
 done
-"$vtrace" reduce "$d/full" "$work/all.off2" > "$work/all.reduce.txt" || fail "all: vtrace reduce (text)"
+"$vtrace" reduce "$d/full" "$work/all.off2/" > "$work/all.reduce.txt" || fail "all: vtrace reduce (text; OUT/)"
+[ -f "$work/all.off2/vtrace.defs" ] && [ ! -e "$work/all.off2/all.off2" ] || fail "all: OUT/ was not written as OUT"
 grep -q "^bytes .*: stored, the reduced trace took $rb bytes: OUT holds the full trace" "$work/all.reduce.txt" ||
     { cat "$work/all.reduce.txt"; fail "all: the statistics line does not say it stored"; }
 "$vtrace" dump "$d/full" > "$work/all.dump.full" && "$vtrace" dump "$d/reduced" > "$work/all.dump.red" &&
