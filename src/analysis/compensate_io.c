@@ -296,7 +296,7 @@ int vt__comp_write_defs(const vt_trace *t, const char *dir, const vt_comp_opts *
         p = vt_put_uvar(p, (uint64_t)rk->clock.same_clock);
         p = vt_put_str(p, rk->global_hostname, strlen(rk->global_hostname));
     }
-    p = vt_put_uvar(p, vt_trace_flags(t));
+    p = vt_put_uvar(p, vt_trace_flags(t) & ~(uint64_t)VT_GLOBAL_STORED);   /* (a stored input: the output is not) */
     char path[4200];
     snprintf(path, sizeof path, "%s/vtrace.defs", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;

@@ -4,6 +4,7 @@
  * reduce.h. */
 #include "vt_config.h"
 #include "analysis/reduce.h"
+#include "format/stored.h"
 #include "format/blockio.h"
 #include "util/codec.h"
 #include "model/rankreduce.h"
@@ -465,7 +466,7 @@ static int global_payload(const vt_trace *t, const vt_model_params *p, uint8_t *
     w = vt_put_str(w, cfg, cl);
     memcpy(w, rest, (size_t)(flags_at - rest));
     w += flags_at - rest;
-    w = vt_put_uvar(w, flags | VT_GLOBAL_REDUCED);
+    w = vt_put_uvar(w, (flags & ~(uint64_t)VT_GLOBAL_STORED) | VT_GLOBAL_REDUCED);   /* (of a stored input) */
     memcpy(w, q, (size_t)(end - q));
     w += end - q;
     free(cfg);
@@ -693,7 +694,7 @@ out:
         vt_trace *rt;
         vt_error e2;
         if (vt_trace_open(o->out_dir, &rt, &e2) == 0) {
-            st->bytes_out = vt_trace_bytes(rt);
+            st->bytes_out = st->bytes_reduced = vt_trace_bytes(rt);
             vt_trace_close(rt);
         } else {
             *err = e2;
@@ -719,6 +720,21 @@ out:
     return rc;
 }
 
+/* No smaller (bytes or records): OUT becomes the full trace, marked stored
+ * (format/stored.h). On the process that wrote vtrace.defs, after the reduction. */
+static int store_if_larger(const vt_trace *t, const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
+{
+    if (!o->out_dir || o->no_store || (st->bytes_reduced <= st->bytes_in && st->records_stored <= vt_trace_nrecords(t)))
+        return 0;
+    char why[sizeof err->msg];
+    if (vt_trace_store(vt_trace_dir(t), o->out_dir, why, sizeof why))
+        return vt_error_set(err, "%s (the reduced trace, %llu bytes, is larger than the full one)", why,
+                            (unsigned long long)st->bytes_reduced);
+    st->stored = 1;
+    st->bytes_out = vt_trace_dir_bytes(o->out_dir, vt_trace_nranks(t));
+    return 0;
+}
+
 int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
               const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
 {
@@ -726,10 +742,10 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     if (vt_trace_is_reduced(t))
         return vt_error_set(err, "%s: already a reduced trace", vt_trace_dir(t));
     const vt_par_comm *pc = o->par;
-    if (!pc || m || o->check || o->polys)
-        return reduce_run(t, m, p, sc, nsc, o, NULL, st, err);   /* (m: its pairs are the replay's) */
+    if (!pc || m || o->check || o->polys)   /* (m: its pairs are the replay's) */
+        return reduce_run(t, m, p, sc, nsc, o, NULL, st, err) || store_if_larger(t, o, st, err) ? -1 : 0;
     if (reduce_run(t, NULL, p, sc, nsc, o, pc, st, err) == 0)
-        return 0;
+        return pc->me == 0 && store_if_larger(t, o, st, err) ? -1 : 0;
     /* Not finished in parallel: process 0 reduces alone (the serial answer or error) */
     int64_t v = 0;
     int rc = -1;
@@ -740,5 +756,7 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     }
     if (pc->sum(pc->arg, &v, 1))
         v = 1;
+    if (pc->me == 0 && rc == 0)
+        rc = store_if_larger(t, o, st, err);
     return pc->me == 0 ? rc : v ? -1 : 0;
 }

@@ -20,6 +20,7 @@ typedef struct vt_reduce_opts {
     enum vt_sym_broken broken;  /* a deliberately broken rule (tests) */
     int check;                  /* model.md §7.4 over the scenarios given */
     int zstd_level;             /* 0: raw blocks */
+    int no_store;               /* write the reduced trace even when larger than the full one */
     FILE *polys;                /* when set: "RANK:SEQ POLYNOMIAL" after every event */
     /* Parallel (vt_replay_par_observe; NULL: serial): each process reduces its block of
      * ranks and writes their files, process 0 vtrace.defs; every process gets the
@@ -40,7 +41,11 @@ typedef struct vt_reduce_stats {
     uint64_t folded;            /* ... merged by R3 */
     uint64_t completions, completions_kept;
     uint64_t overflows;         /* polynomials replaced by an overflow atom */
-    uint64_t bytes_in, bytes_out;
+    uint64_t bytes_in, bytes_out;   /* the full trace's, OUT's */
+    uint64_t bytes_reduced;     /* the reduced trace's; when more than bytes_in (or records_stored
+                                 * more than the full trace's), OUT holds the full trace instead,
+                                 * marked stored (format/stored.h) */
+    int stored;
     uint64_t checked;           /* (event, scenario) pairs checked */
     uint64_t check_failures;
     char first_failure[512];

@@ -5,6 +5,7 @@ vt_format_write_sources = \
 	src/format/blockio.c src/format/blockio.h \
 	src/format/reader.h \
 	src/format/rrec.c src/format/rrec.h \
+	src/format/stored.c src/format/stored.h \
 	src/format/evcols.c src/format/evcols.h src/format/evcols_priv.h src/format/rcols.c
 vt_format_sources = $(vt_format_write_sources) \
 	src/format/reader_io.c src/format/reader_rank.c src/format/reader.c src/format/reader_cursor.c src/format/reader_fast.c \

@@ -283,6 +283,8 @@ int vt__cmd_info(int argc, char **argv)
         vt__json_str(stdout, vt_trace_mpi_version(t));
         vt__json_key(stdout, &f1, "kind");
         vt__json_str(stdout, vt_trace_is_reduced(t) ? "reduced" : "full");
+        vt__json_key(stdout, &f1, "stored");
+        fputs(vt_trace_flags(t) & VT_GLOBAL_STORED ? "true" : "false", stdout);
         vt__json_key(stdout, &f1, "ranks");
         printf("%" PRIu32, nranks);
         vt__json_key(stdout, &f1, "events");
@@ -371,7 +373,11 @@ int vt__cmd_info(int argc, char **argv)
         printf("trace:     %s\n", dir);
         printf("version:   vtrace %s, %s\n", vt_trace_version(t), vt_trace_mpi_version(t));
         printf("kind:      %s\n", vt_trace_is_reduced(t) ? "reduced (only what can change a prediction; "
-                                                             "the profile below counts every call)" : "full");
+                                                             "the profile below counts every call)"
+                                         : vt_trace_flags(t) & VT_GLOBAL_STORED
+                                               ? "full, stored as a reduced trace (reducing it did not make it "
+                                                 "smaller: its records and rank files are the full trace's)"
+                                               : "full");
         printf("ranks:     %" PRIu32 "\n", nranks);
         printf("duration:  %.9f s (%" PRId64 " ns)\n", (double)duration / 1e9, duration);
         if (vt_trace_nrecords(t) != events)

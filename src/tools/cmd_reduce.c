@@ -27,6 +27,8 @@ void vt__usage_reduce(FILE *out)
             "                         default: the trace's VTRACE_MODEL_PBYTES); a longer one is\n"
             "                         replaced by an opaque variable, as the run time does\n"
             "      --no-compress      raw blocks (default: zstd, when vtrace was built with it)\n"
+            "      --no-store         write the reduced trace even when it is larger than FULL\n"
+            "                         (default: OUT is then FULL's trace, marked stored)\n"
             "      --check            at every event, the symbolic difference evaluated at each\n"
             "                         scenario must equal the replay's (the reduction's own proof)\n"
             "  -s, --scenario TEXT    a scenario for --check (repeatable)\n"
@@ -42,7 +44,7 @@ int vt__cmd_reduce(int argc, char **argv)
 {
     const char *in = NULL, *outdir = NULL, *threshold = NULL, *cands_opt = NULL, *broken = NULL, *polys_path = NULL;
     FILE *polys = NULL;
-    int json = 0, check = 0, nowrite = 0, nocompress = 0, m_opt = 0, k_opt = 0, room_opt = -1;
+    int json = 0, check = 0, nowrite = 0, nocompress = 0, nostore = 0, m_opt = 0, k_opt = 0, room_opt = -1;
     int quiet = 0;
     vt__progress pr = {0};
     uint32_t nrandom = 0, seed = 1;
@@ -59,6 +61,7 @@ int vt__cmd_reduce(int argc, char **argv)
         {NULL, "--check", VT_OPT_FLAG, .dest = &check},
         {NULL, "--no-write", VT_OPT_FLAG, .dest = &nowrite},
         {NULL, "--no-compress", VT_OPT_FLAG, .dest = &nocompress},
+        {NULL, "--no-store", VT_OPT_FLAG, .dest = &nostore},
         {NULL, "--threshold", VT_OPT_STRING, .dest = &threshold},
         {NULL, "--candidates", VT_OPT_STRING, .dest = &cands_opt},
         {NULL, "--m", VT_OPT_INT, .dest = &m_opt, .lo = 1, .hi = 7},
@@ -84,7 +87,8 @@ int vt__cmd_reduce(int argc, char **argv)
         rc = vt__usage_error(vt__usage_reduce, "expected FULL and OUT directories");
         goto out;
     }
-    vt_reduce_opts o = {.out_dir = nowrite ? NULL : outdir, .check = check, .zstd_level = nocompress ? 0 : VT_RREC_ZSTD_LEVEL};
+    vt_reduce_opts o = {.out_dir = nowrite ? NULL : outdir, .check = check, .zstd_level = nocompress ? 0 : VT_RREC_ZSTD_LEVEL,
+                         .no_store = nostore};
     if (broken) {
         if (!strcmp(broken, "nofold"))
             o.broken = VT_SYM_BROKEN_NOFOLD;
@@ -189,6 +193,8 @@ int vt__cmd_reduce(int argc, char **argv)
         JU("records_stored", st.records_stored);
         JU("bytes_in", st.bytes_in);
         JU("bytes_out", st.bytes_out);
+        JU("bytes_reduced", st.bytes_reduced);
+        JU("stored", st.stored);
         JU("messages", st.messages);
         JU("messages_recorded", st.messages_kept);
         JU("messages_merged", st.folded);
@@ -214,8 +220,13 @@ int vt__cmd_reduce(int argc, char **argv)
                    st.records_in ? 100.0 * (double)st.records_stored / (double)st.records_in : 0.0, st.records_out,
                    st.events);
         if (!nowrite)
-            printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)\n", st.bytes_in, st.bytes_out,
+            printf("bytes    %" PRIu64 " -> %" PRIu64 " (%.1f%%)", st.bytes_in, st.bytes_out,
                    st.bytes_in ? 100.0 * (double)st.bytes_out / (double)st.bytes_in : 0.0);
+        if (!nowrite && st.stored)
+            printf(": stored, the reduced trace took %" PRIu64 " bytes: OUT holds the full trace, marked stored\n",
+                   st.bytes_reduced);
+        else if (!nowrite)
+            putchar('\n');
         printf("messages %" PRIu64 " received, %" PRIu64 " merged (they change no prediction), %" PRIu64
                " recorded\n", st.messages, st.folded, st.messages_kept);
         printf("completions %" PRIu64 ", recorded %" PRIu64 "; differences too long to carry (overflows) %" PRIu64 "\n",

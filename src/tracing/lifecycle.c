@@ -15,6 +15,7 @@
 #include "util/settings.h"
 #include "tracing/topo.h"
 #include "format/blockio.h"
+#include "format/stored.h"
 #include "tracing/clock.h"
 #include "tracing/crash.h"
 #include "tracing/rankdefs.h"
@@ -796,6 +797,9 @@ static int dissolve_staging(int rank, const char *keep)
     if (keep != cfg.dir) {
         snprintf(from, sizeof from, "%s/rank-%06d.vte", cfg.dir, rank);
         unlink(from);
+    } else if (keep) {   /* (stored: the reduced one goes) */
+        snprintf(from, sizeof from, "%s/rank-%06d.vte", reduced_dir, rank);
+        unlink(from);
     }
     PMPI_Barrier(own_comm);
     if (rank != 0)
@@ -816,15 +820,34 @@ static int dissolve_staging(int rank, const char *keep)
     return 1;
 }
 
+/* VTRACE_MODE=both, rank 0: DIR/reduced is larger than DIR/full (SIZES: rank files'
+ * bytes, full [2] and reduced [3]; records [4], [5]): it becomes the full trace, marked
+ * stored. */
+static void store_full(const int64_t *sizes)
+{
+    char why[4600];
+    if (vt_trace_store(cfg.dir, reduced_dir, why, sizeof why))
+        vt_warn("%s: %s keeps the reduced trace, larger than the full one", why, reduced_dir);
+    else
+        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes and %lld "
+                "records, the full one's %lld and %lld", reduced_dir, (long long)sizes[3], (long long)sizes[5],
+                (long long)sizes[2], (long long)sizes[4]);
+}
+
 /* VTRACE_MODE=reduced: DIR holds the reduced trace alone; when the run-time reduction
  * stopped on some rank, the full trace instead (with a warning). */
-static void finish_reduced_only(int rank, int rt_all, const int64_t *clk, const char *hosts, unsigned flags)
+static void finish_reduced_only(int rank, int rt_all, const int64_t *stored, const int64_t *clk, const char *hosts,
+                                unsigned flags)
 {
-    if (!dissolve_staging(rank, rt_all ? reduced_dir : cfg.dir))
+    if (!dissolve_staging(rank, rt_all && !stored ? reduced_dir : cfg.dir))
         return;
     if (clk && hosts)
-        write_global(base_dir, clk, hosts, flags | (rt_all ? VT_GLOBAL_REDUCED : 0));
-    if (!rt_all)
+        write_global(base_dir, clk, hosts, flags | (stored ? VT_GLOBAL_STORED : rt_all ? VT_GLOBAL_REDUCED : 0));
+    if (stored)
+        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes and %lld "
+                "records, the full one's %lld and %lld", base_dir, (long long)stored[3], (long long)stored[5],
+                (long long)stored[2], (long long)stored[4]);
+    else if (!rt_all)
         vt_warn("the run-time reduction stopped (see above): %s holds the full trace%s; `vtrace reduce` reduces it",
                 base_dir, flags ? ", incomplete (a rank could not write all of it)" : "");
     else if (flags)
@@ -864,10 +887,12 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     int direct = fin_enter < 0;
     vt__depth++;
     if (reduced_dir[0]) {
-        /* a rank whose reduction stopped needs every rank's full trace */
-        int healthy = vt__rt, all_healthy = 0;
-        PMPI_Allreduce(&healthy, &all_healthy, 1, MPI_INT, MPI_MIN, own_comm);
-        if (!all_healthy)
+        /* a rank whose reduction stopped needs every rank's full trace; and while every
+         * rank holds all its full records (VTRACE_MODE=reduced drops them at the first
+         * full block), they are written too, for the comparison below (stored.h) */
+        int mine = (vt__rt ? 1 : 0) | (!vt__buf.dropped && !vt__buf.stopped ? 2 : 0), all = 0;
+        PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_BAND, own_comm);
+        if (!(all & 1) || (all & 2))
             vt_buffer_need_file();
     }
     record_call(VT_FN_MPI_Finalize, direct ? t : fin_enter, t, direct ? NULL : fin_site);
@@ -891,13 +916,25 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     /* END even after a failed write: the definitions say what is missing */
     int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
     rc = rc ? rc : rc_end;
+    int full_whole = !vt__buf.dropped && !vt__buf.stopped;
+    uint64_t full_records = vt__buf.records;
     vt_buffer_close();
     int bad = (e.flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
     PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
-    int rt_all = 0;
+    int rt_all = 0, stored = 0;
+    int64_t sizes[6] = {0};
     if (reduced_dir[0]) {
-        /* a reduced trace of every rank, or none */
-        PMPI_Allreduce(&rt_ok, &rt_all, 1, MPI_INT, MPI_MIN, own_comm);
+        /* a reduced trace of every rank, or none; and where it is larger than the whole
+         * full trace, the full one (stored.h). The two vtrace.defs are one writer's, the
+         * same length: the rank files decide, as `vtrace reduce` decides on all files. */
+        char rpath[4300];
+        snprintf(rpath, sizeof rpath, "%s/rank-%06d.vte", reduced_dir, rank);
+        uint64_t fb = vt_file_bytes(rank_path);
+        int64_t mine[6] = {!rt_ok, !full_whole || !fb, (int64_t)fb, (int64_t)vt_file_bytes(rpath),
+                           (int64_t)full_records, (int64_t)vt_rt_records_stored()};
+        PMPI_Allreduce(mine, sizes, 6, MPI_INT64_T, MPI_SUM, own_comm);
+        rt_all = sizes[0] == 0;
+        stored = rt_all && sizes[1] == 0 && (sizes[3] > sizes[2] || sizes[5] > sizes[4]);
         if (!rt_all) {
             char path[4300];
             snprintf(path, sizeof path, "%s/rank-%06d.vte", reduced_dir, rank);
@@ -913,7 +950,7 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     if (!full_all) {
         no_trace(rank);
     } else if (cfg.mode == VT_MODE_REDUCED) {
-        finish_reduced_only(rank, rt_all, clk, hosts, anybad ? 1u : 0u);
+        finish_reduced_only(rank, rt_all, stored ? sizes : NULL, clk, hosts, anybad ? 1u : 0u);
     } else if (rank == 0) {
         if (reduced_dir[0] && !rt_all) {
             PMPI_Barrier(own_comm);   /* every rank removed its file */
@@ -924,9 +961,11 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
         }
         if (clk && hosts)
             write_global(cfg.dir, clk, hosts, anybad ? 1u : 0u);
-        if (clk && hosts && rt_all)
+        if (clk && hosts && rt_all) {
             write_global(reduced_dir, clk, hosts, (anybad ? 1u : 0u) | VT_GLOBAL_REDUCED);
-        else if (reduced_dir[0])
+            if (stored)
+                store_full(sizes);
+        } else if (reduced_dir[0])
             vt_warn("no reduced trace in %s (see the warnings above); the full trace in %s holds the run",
                     reduced_dir, cfg.dir);
         if (anybad)

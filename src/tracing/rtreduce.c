@@ -736,6 +736,10 @@ general:
     call_general(c, exit, site);
 }
 
+static uint64_t rt_stored;   /* records the reduced trace stored (vt_rt_finish) */
+
+uint64_t vt_rt_records_stored(void) { return rt_stored; }
+
 int vt_rt_finish(const uint8_t *rankdefs, size_t len, const uint8_t *dict, size_t dict_len)
 {
     if (rt.fd < 0)
@@ -758,6 +762,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len, const uint8_t *dict, size_
         rc = -errno;
     rt.fd = -1;
     vt__rt = 0;
+    rt_stored = rt.out.index;
     vt_rr_free(&rt.rr);
     vt_rrec_out_free(&rt.out);
     free(rt.msgs);

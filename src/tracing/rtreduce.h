@@ -87,6 +87,9 @@ VT_HIDDEN void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site);
  * payload: the same as the full trace's (profile, communicators, clock), compressed
  * against DICT (vtrace.defs' DICT, 1.5) when DICT_LEN > 0. Returns 0. */
 VT_HIDDEN int vt_rt_finish(const uint8_t *rankdefs, size_t len, const uint8_t *dict, size_t dict_len);
+/* After vt_rt_finish: the records the reduced rank file stores (as vt_trace_nrecords
+ * counts them). */
+VT_HIDDEN uint64_t vt_rt_records_stored(void);
 /* In a signal handler (crash.h): the records written so far (the open block, raw), with
  * the names of the profile's functions; SCRATCH: memory for their encoding. Returns 0,
  * or -1 when nothing may be written. */

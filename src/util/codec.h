@@ -68,6 +68,9 @@ enum vt_special_code {
 #define VT_GLOBAL_INCOMPLETE 1u
 #define VT_GLOBAL_REDUCED 2u
 #define VT_GLOBAL_RUNNING 4u   /* written at MPI_Init: the run has not written its end (1.4) */
+#define VT_GLOBAL_STORED 8u    /* a reduction's output that is its input, the full trace: reducing
+                                * did not make it smaller (format/stored.h; readers before it
+                                * ignore the bit and read a full trace) */
 
 /* RANKDEFS flags. */
 #define VT_RANK_INCOMPLETE 1u

@@ -28,7 +28,7 @@ n=$(grep -c '^MPI_IRECV ' "$work/full.print")
 [ "$n" -eq 80 ] || { echo "FAIL: $n MPI_IRECV events, expected 80"; fail=1; }
 n=$(grep -c '^MPI_COLLECTIVE_END .*ALLREDUCE' "$work/full.print")
 [ "$n" -eq 40 ] || { echo "FAIL: $n Allreduce collectives, expected 40"; fail=1; }
-"$VTRACE" reduce --threshold 100ns "$work/t" "$work/r" > /dev/null || { echo "FAIL: vtrace reduce"; fail=1; }
+"$VTRACE" reduce --threshold 100ns --no-store "$work/t" "$work/r" > /dev/null || { echo "FAIL: vtrace reduce"; fail=1; }
 "$VTRACE" export --format=otf2 --quiet "$work/r" "$work/red" || { echo "FAIL: export of the reduced trace"; fail=1; }
 check_archive "$work/red" "$work/r" --reduced
 [ "$fail" -eq 0 ] && rm -rf "$work" "$work".*

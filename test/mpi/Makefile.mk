@@ -277,6 +277,9 @@ TESTS += test/mpi/rt_broken.sh
 EXTRA_DIST += test/mpi/rt_broken.sh
 TESTS += test/mpi/reduced_fallback.sh
 EXTRA_DIST += test/mpi/reduced_fallback.sh
+# stored reduced traces (issue 13): the fallback to the full trace, both writers, failures
+TESTS += test/mpi/stored.sh
+EXTRA_DIST += test/mpi/stored.sh
 # pattern C1 at run time: no point-to-point record between collectives (issue 4)
 vt_mpi_rt += test/mpi/halo_c1
 test_mpi_halo_c1_SOURCES = test/mpi/halo_c1.c

@@ -1,0 +1,27 @@
+/* A reduction that did not make the trace smaller stores its input instead (issue 13),
+ * as a compressor stores a block it cannot shrink: `vtrace reduce` and the run time
+ * (VTRACE_MODE=both and reduced) write the full trace, marked VT_GLOBAL_STORED in
+ * vtrace.defs, so that a reduced trace never holds more records or bytes than the full
+ * trace of the same run. One writer for both, so their bytes are the same. */
+#ifndef VT_STORED_H
+#define VT_STORED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The bytes of the trace in DIR as the reader counts them (vtrace.defs and its rank
+ * files, NRANKS of them), or of one file; 0 for what is missing. */
+uint64_t vt_trace_dir_bytes(const char *dir, uint32_t nranks);
+uint64_t vt_file_bytes(const char *path);
+
+/* Writes the trace in IN (vtrace.defs and rank files; not config.txt) into OUT in place
+ * of the trace OUT holds: rank files copied byte for byte, vtrace.defs with the
+ * VT_GLOBAL_STORED flag set in GLOBAL (a raw GLOBAL keeps its length). The copy is
+ * made in a new directory beside OUT and exchanged with OUT in one rename (renameat2
+ * RENAME_EXCHANGE; where the file system has none, OUT is moved aside first), so a run
+ * killed in between leaves OUT's old trace or the new one whole, never a mix. Files of
+ * OUT that are not part of a trace (config.txt) are kept. Returns 0, or -errno with
+ * WHY (a sentence naming the file). */
+int vt_trace_store(const char *in, const char *out, char *why, size_t cap);
+
+#endif
