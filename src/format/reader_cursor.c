@@ -511,9 +511,8 @@ static int decode_record(vt_cursor *c, vt_event *ev)
  * decodes it or says what is wrong, as without vt_cursor_fast. */
 static int fast_record(vt_cursor *c, vt_event *ev)
 {
-    vt_evcols_rec x;
-    if (!vt_evcols_dec_next(c->dec, &x) &&
-        !vt__fast_fill(c->rk, c->t->nranks, &x, ev, &c->prev, &c->started, &c->started_cap, &c->done, &c->done_cap) &&
+    if (!vt__fast_next(c->dec, c->rk, c->t->nranks, ev, &c->prev, &c->started, &c->started_cap, &c->done,
+                       &c->done_cap) &&
         (c->left > 1 || vt_evcols_dec_done(c->dec))) {
         ev->index = c->next_index;
         ev->callno = c->next_callno;

@@ -1,10 +1,10 @@
-/* Records of EVENTS_COLS blocks filled straight from their columns (vt_cursor_fast):
- * what decode_record() in reader_cursor.c makes of the same record unpacked. Calls
- * nothing of the reader's other files. */
+/* Records of EVENTS_COLS blocks decoded straight from their columns into the reader's
+ * event (vt_cursor_fast): what decode_record() in reader_cursor.c makes of the same
+ * record unpacked. The values of a record are those of the last record of its code and
+ * call site plus their steps, updated in place in the decoder's table and read from
+ * there (no copy). Calls nothing of the reader's other files. */
 #include "vt_config.h"
-#include "format/reader.h"
-#include "format/evcols.h"
-#include "format/reader_priv.h"
+#include "format/evcols_priv.h"
 #include "util/codec.h"
 
 #include <stdlib.h>
@@ -16,7 +16,7 @@ const vt_event vt__ev_none = {.fn = -1, .callsite = -1, .comm = -1, .newcomm = -
                               .collseq = VT_SEQ_NONE, .file = -1, .offset = -1};
 
 /* A peer value (zigzag U): a world rank or -1 to -4, as pp_peer reads it. */
-static int peer_of(uint64_t u, uint32_t nranks, int64_t *out)
+static inline int peer_of(uint64_t u, uint32_t nranks, int64_t *out)
 {
     int64_t v = vt_unzigzag(u);
     if (v < VT_PEER_ROOT || v >= (int64_t)nranks)
@@ -25,38 +25,100 @@ static int peer_of(uint64_t u, uint32_t nranks, int64_t *out)
     return 0;
 }
 
-int vt__fast_fill(const vt_rank *rk, uint32_t nranks, const vt_evcols_rec *x, vt_event *ev, uint64_t *prev,
+/* The entry of (CODE, SITE) in D's table: the one last used for their hash when it is
+ * theirs, else looked up (and remembered). */
+static inline last *dec_last(vt_evcols_dec *d, uint64_t code, uint64_t site)
+{
+    size_t h = (size_t)(code + site * 17) & 63;
+    uint32_t i = d->hint[h];
+    if (i && i <= d->t.cap) {
+        last *l = &d->t.e[i - 1];
+        if (l->used && l->code == code && l->site == site)
+            return l;
+    }
+    last *l = lasts_get(&d->t, code, site);
+    if (l)
+        d->hint[h] = (uint32_t)(l - d->t.e) + 1;
+    return l;
+}
+
+int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event *ev, uint64_t *prev,
                   uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
 {
-    const uint64_t *v = x->v;
-    size_t n = x->n, i = 0;
+    cursor *c = d->c;
+    uint64_t code, zenter, dur, site = 0;
+    if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code) || get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &zenter) ||
+        get_u(&c[COL_DURS].p, c[COL_DURS].end, &dur) ||
+        (code >= VT_CODE_FIRST_FN && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site)))
+        return 1;
+    const char *letters = fields_of(code, &d->fn);
+    if (!letters)
+        return 1;
+    /* the values: those of the code and call site's last record plus their steps */
+    const uint64_t *v = NULL;
+    size_t n = 0, i = 0;
+    if (*letters) {
+        cursor *f = &c[COL_FIELDS];
+        uint64_t tag;
+        if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA)
+            return 1;
+        last *l = dec_last(d, code, site);
+        if (!l)
+            return 1;
+        if (tag == TAG_LITERAL) {
+            d->a.n = 0;
+            if (read_fields(letters, &f->p, f->end, &d->a) || set_values(l, d->a.v, d->a.n))
+                return 1;
+        } else {
+            /* set_values() of the predicted values: with as many values as before, a
+             * step is the new value less the old one (for TAG_SAME the step itself) */
+            size_t m = l->n;
+            uint64_t *lv = l->v, *ls = l->step;
+            if (!m)
+                return 1;
+            if (tag == TAG_SAME) {
+                for (size_t j = 0; j < m; j++)
+                    lv[j] += ls[j];
+            } else {
+                for (size_t j = 0; j < m; j++) {
+                    int64_t dd;
+                    if (vt_get_svar(&f->p, f->end, &dd))
+                        return 1;
+                    ls[j] += (uint64_t)dd;
+                    lv[j] += ls[j];
+                }
+            }
+        }
+        v = l->v;
+        n = l->n;
+    }
     *ev = vt__ev_none;
-    ev->code = x->code;
-    uint64_t enter = *prev + (uint64_t)vt_unzigzag(x->enter);
-    uint64_t exit_ = enter + x->dur;
+    ev->code = code;
+    uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
+    uint64_t exit_ = enter + dur;
     ev->enter = (int64_t)enter;
     ev->exit = (int64_t)exit_;
-    if (x->code < VT_CODE_FIRST_FN) {
-        if (x->code == VT_CODE_MARKER && n == 2) {
+    if (code < VT_CODE_FIRST_FN) {
+        if (code == VT_CODE_MARKER && n == 2) {
             ev->marker_kind = v[0];
             ev->marker_value = vt_unzigzag(v[1]);
-        } else if (x->code == VT_CODE_STOPPED && n == 1) {
+        } else if (code == VT_CODE_STOPPED && n == 1) {
             ev->stop_reason = v[0];
-        } else if (x->code != VT_CODE_FLUSH || n) {
+        } else if (code != VT_CODE_FLUSH || n) {
             return 1;
         }
         *prev = exit_;
         return 0;
     }
-    uint64_t fn = x->code - VT_CODE_FIRST_FN;
+    uint64_t fn = code - VT_CODE_FIRST_FN;
     if (fn >= rk->nfuncs || !rk->funcs[fn].name[0])
         return 1;
     ev->fn = (int64_t)fn;
     const vt_function *f = &rk->funcs[fn];
-    if (rk->ncallsites == 0 ? x->site != 0 : x->site >= rk->ncallsites)
+    if (rk->ncallsites == 0 ? site != 0 : site >= rk->ncallsites)
         return 1;
     if (rk->ncallsites)
-        ev->callsite = (int64_t)x->site;
+        ev->callsite = (int64_t)site;
     ev->fields = f->fields | VT_F_CALLSITE;
     for (const char *l = f->layout; *l; l++) {
         if (i >= n)
@@ -125,13 +187,13 @@ int vt__fast_fill(const vt_rank *rk, uint32_t nranks, const vt_evcols_rec *x, vt
                 *done_cap = (size_t)u;
             }
             for (uint64_t j = 0; j < u; j++, i += 5) {
-                vt_completion *d = &(*done)[j];
-                d->request = v[i];
-                d->flags = v[i + 1];
-                if (peer_of(v[i + 2], nranks, &d->peer))
+                vt_completion *k = &(*done)[j];
+                k->request = v[i];
+                k->flags = v[i + 1];
+                if (peer_of(v[i + 2], nranks, &k->peer))
                     return 1;
-                d->tag = vt_unzigzag(v[i + 3]);
-                d->bytes = v[i + 4];
+                k->tag = vt_unzigzag(v[i + 3]);
+                k->bytes = v[i + 4];
             }
             ev->ndone = (size_t)u;
             ev->done = u ? *done : NULL;

@@ -249,19 +249,6 @@ static inline int pp_count(pp *r, uint64_t *n, size_t min_bytes, const char *wha
     return 0;
 }
 
-/* ------------------------------------------------------------------ reader_fast.c */
-
-extern const vt_event vt__ev_none;
-
-struct vt_evcols_rec;
-/* The record X read from an EVENTS_COLS block's columns as decode_record() takes it
- * from the rows, but for index, callno and block_offset (the caller's): 0, with *PREV
- * the record's exit and its lists in the cursor's arrays (*STARTED, *DONE, grown as
- * needed), or 1 when anything in it is not as decode_record would take it (the caller
- * then falls back to the rows, and decode_record says what is wrong). */
-int vt__fast_fill(const vt_rank *rk, uint32_t nranks, const struct vt_evcols_rec *x, vt_event *ev, uint64_t *prev,
-                  uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap);
-
 /* ------------------------------------------------------------------ reader_rank.c */
 
 /* Function tables are usually identical on every rank: share the last one. */
