@@ -288,15 +288,14 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
 
 /* The decoder of vt_evcols_dec_start (evcols.c) and vt__fast_next (reader_fast.c): the
  * columns' cursors, the last values of each (code, call site) and, as a shortcut to
- * them, the place in t.e of the entry last used of each hash of (code, call site) + 1
- * (0 none; checked against the entry, so that a table grown or started anew needs no
- * update). */
+ * them, the entry last used of each hash of (code, call site) (NULL none; all cleared
+ * when the table moves: a new block, or the table grown). */
 struct vt_evcols_dec {
     cursor c[NCOLS];
     vt_evcols_funcs fn;
     lasts t;
     vals a;
-    uint32_t hint[64];
+    last *hint[64];
 };
 
 /* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */

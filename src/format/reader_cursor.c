@@ -506,10 +506,26 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     return 0;
 }
 
-/* The current record of a block read from its columns, falling back to unpacking the
- * block into rows (from then on) when the columns do not give it: decode_record then
- * decodes it or says what is wrong, as without vt_cursor_fast. */
-static int fast_record(vt_cursor *c, vt_event *ev)
+/* A block read from its columns whose current record the columns did not give: unpacked
+ * into rows (from then on), decode_record then decodes the record or says what is
+ * wrong, as without vt_cursor_fast. */
+static __attribute__((noinline)) int fast_fallback(vt_cursor *c, vt_event *ev)
+{
+    c->r.err = &c->scratch->err;
+    c->fastblk = 0;
+    if (rows_start(c, c->block_off, c->cols, &c->fasth, &c->scratch->err) || block_head(c, c->next_index - c->inblock))
+        return -1;
+    vt_event skip;
+    for (uint32_t i = 0; i < c->inblock; i++)
+        if (decode_record(c, &skip))
+            return -1;
+    return decode_record(c, ev);
+}
+
+/* The current record of a block read from its columns (the block's last one only when
+ * every column ends with it). Out of line: vt__fast_next is inlined here (LTO), which
+ * vt_cursor_next's other paths would keep from happening. */
+static __attribute__((noinline)) int fast_record(vt_cursor *c, vt_event *ev)
 {
     if (!vt__fast_next(c->dec, c->rk, c->t->nranks, ev, &c->prev, &c->started, &c->started_cap, &c->done,
                        &c->done_cap) &&
@@ -519,14 +535,7 @@ static int fast_record(vt_cursor *c, vt_event *ev)
         ev->block_offset = c->block_off;
         return 0;
     }
-    c->fastblk = 0;
-    if (rows_start(c, c->block_off, c->cols, &c->fasth, &c->scratch->err) || block_head(c, c->next_index - c->inblock))
-        return -1;
-    vt_event skip;
-    for (uint32_t i = 0; i < c->inblock; i++)
-        if (decode_record(c, &skip))
-            return -1;
-    return decode_record(c, ev);
+    return fast_fallback(c, ev);
 }
 
 /* ------------------------------------------------------------------ held blocks */
@@ -704,9 +713,11 @@ int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
     /* the common case first: one more record of the column block loaded (what
      * cursor_ready() then finds, without its checks and call) */
     if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk && !c->rk->reduced, 1)) {
-        c->r.err = &c->scratch->err;
-        if (cursor_advance(c, fast_record(c, ev), err) < 0)
-            return -1;
+        if (__builtin_expect(fast_record(c, ev) != 0, 0))
+            return cursor_advance(c, -1, err);
+        c->left--;
+        c->inblock++;
+        c->next_index++;
         c->next_callno += ev->fn >= 0;
         return 1;
     }

@@ -25,20 +25,45 @@ static inline int peer_of(uint64_t u, uint32_t nranks, int64_t *out)
     return 0;
 }
 
+/* get_u() with the two- and three-byte cases inline too (enter times' deltas are
+ * mostly three bytes). */
+static inline int col_u(cursor *c, uint64_t *v)
+{
+    const uint8_t *q = c->p;
+    if (c->end - q >= 3) {
+        if (q[0] < 0x80) {
+            *v = q[0];
+            c->p = q + 1;
+            return 0;
+        }
+        if (q[1] < 0x80) {
+            *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+            c->p = q + 2;
+            return 0;
+        }
+        if (q[2] < 0x80) {
+            *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+            c->p = q + 3;
+            return 0;
+        }
+    }
+    return get_u(&c->p, c->end, v);
+}
+
 /* The entry of (CODE, SITE) in D's table: the one last used for their hash when it is
  * theirs, else looked up (and remembered). */
 static inline last *dec_last(vt_evcols_dec *d, uint64_t code, uint64_t site)
 {
     size_t h = (size_t)(code + site * 17) & 63;
-    uint32_t i = d->hint[h];
-    if (i && i <= d->t.cap) {
-        last *l = &d->t.e[i - 1];
-        if (l->used && l->code == code && l->site == site)
-            return l;
-    }
-    last *l = lasts_get(&d->t, code, site);
-    if (l)
-        d->hint[h] = (uint32_t)(l - d->t.e) + 1;
+    last *l = d->hint[h];
+    if (l && l->code == code && l->site == site)
+        return l;
+    size_t cap = d->t.cap;
+    if (!(l = lasts_get(&d->t, code, site)))
+        return NULL;
+    if (d->t.cap != cap) /* grown: the entries moved */
+        memset(d->hint, 0, sizeof d->hint);
+    d->hint[h] = l;
     return l;
 }
 
@@ -47,9 +72,8 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
 {
     cursor *c = d->c;
     uint64_t code, zenter, dur, site = 0;
-    if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code) || get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &zenter) ||
-        get_u(&c[COL_DURS].p, c[COL_DURS].end, &dur) ||
-        (code >= VT_CODE_FIRST_FN && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site)))
+    if (col_u(&c[COL_CODES], &code) || col_u(&c[COL_ENTERS], &zenter) || col_u(&c[COL_DURS], &dur) ||
+        (code >= VT_CODE_FIRST_FN && col_u(&c[COL_SITES], &site)))
         return 1;
     const char *letters = fields_of(code, &d->fn);
     if (!letters)
@@ -60,7 +84,7 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
     if (*letters) {
         cursor *f = &c[COL_FIELDS];
         uint64_t tag;
-        if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA)
+        if (col_u(f, &tag) || tag > TAG_DELTA)
             return 1;
         last *l = dec_last(d, code, site);
         if (!l)
