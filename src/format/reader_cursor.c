@@ -86,6 +86,7 @@ struct vt_cursor {
 
 static int hold_account(vt_cursor *c);
 static void hold_drop(vt_cursor *c);
+static int cursor_advance(vt_cursor *c, int ok, vt_error *err);
 
 int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
 {
@@ -523,19 +524,26 @@ static __attribute__((noinline)) int fast_fallback(vt_cursor *c, vt_event *ev)
 }
 
 /* The current record of a block read from its columns (the block's last one only when
- * every column ends with it). Out of line: vt__fast_next is inlined here (LTO), which
- * vt_cursor_next's other paths would keep from happening. */
-static __attribute__((noinline)) int fast_record(vt_cursor *c, vt_event *ev)
+ * every column ends with it), and the cursor moved past it: vt_cursor_next's result.
+ * Out of line, the only caller of vt__fast_next, which is inlined here (LTO). */
+static __attribute__((noinline)) int fast_record(vt_cursor *c, vt_event *ev, vt_error *err)
 {
-    if (!vt__fast_next(c->dec, c->rk, c->t->nranks, ev, &c->prev, &c->started, &c->started_cap, &c->done,
-                       &c->done_cap) &&
-        (c->left > 1 || vt_evcols_dec_done(c->dec))) {
+    if (__builtin_expect(vt__fast_next(c->dec, c->rk, c->t->nranks, ev, &c->prev, &c->started, &c->started_cap,
+                                       &c->done, &c->done_cap) ||
+                             (c->left == 1 && !vt_evcols_dec_done(c->dec)),
+                         0)) {
+        if (cursor_advance(c, fast_fallback(c, ev), err) < 0)
+            return -1;
+    } else {
         ev->index = c->next_index;
-        ev->callno = c->next_callno;
         ev->block_offset = c->block_off;
-        return 0;
+        c->left--;
+        c->inblock++;
+        c->next_index++;
     }
-    return fast_fallback(c, ev);
+    ev->callno = c->next_callno;
+    c->next_callno += ev->fn >= 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ held blocks */
@@ -708,19 +716,8 @@ static int cursor_advance(vt_cursor *c, int ok, vt_error *err)
     return 1;
 }
 
-int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
+static __attribute__((noinline)) int cursor_next_slow(vt_cursor *c, vt_event *ev, vt_error *err)
 {
-    /* the common case first: one more record of the column block loaded (what
-     * cursor_ready() then finds, without its checks and call) */
-    if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk && !c->rk->reduced, 1)) {
-        if (__builtin_expect(fast_record(c, ev) != 0, 0))
-            return cursor_advance(c, -1, err);
-        c->left--;
-        c->inblock++;
-        c->next_index++;
-        c->next_callno += ev->fn >= 0;
-        return 1;
-    }
     if (!c || !ev)
         return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
     if (c->rk->reduced)
@@ -729,10 +726,22 @@ int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
     int rc = cursor_ready(c, "EVENTS");
     if (rc <= 0)
         return rc < 0 ? cursor_fail(c, err) : 0;
-    if (cursor_advance(c, c->fastblk ? fast_record(c, ev) : decode_record(c, ev), err) < 0)
+    if (c->fastblk)
+        return fast_record(c, ev, err);
+    if (cursor_advance(c, decode_record(c, ev), err) < 0)
         return -1;
     c->next_callno += ev->fn >= 0;
     return 1;
+}
+
+int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
+{
+    /* the common case first: one more record of the column block loaded (what
+     * cursor_ready() then finds, without its checks and call; a reduced rank's cursor
+     * never has one: it refuses EVENTS_COLS blocks) */
+    if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk, 1))
+        return fast_record(c, ev, err);
+    return cursor_next_slow(c, ev, err);
 }
 
 /* ------------------------------------------------------------------ reduced records */
