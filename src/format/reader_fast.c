@@ -78,9 +78,11 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
     const char *letters = fields_of(code, &d->fn);
     if (!letters)
         return 1;
-    /* the values: those of the code and call site's last record plus their steps */
-    const uint64_t *v = NULL;
+    /* the values: those of the code and call site's last record plus their steps (for
+     * TAG_SAME added as each is taken: SAME), given, or their differences read */
+    uint64_t *v = NULL, *st = NULL;
     size_t n = 0, i = 0;
+    int same = 0;
     if (*letters) {
         cursor *f = &c[COL_FIELDS];
         uint64_t tag;
@@ -96,33 +98,36 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         } else {
             /* set_values() of the predicted values: with as many values as before, a
              * step is the new value less the old one (for TAG_SAME the step itself) */
-            size_t m = l->n;
-            uint64_t *lv = l->v, *ls = l->step;
-            if (!m)
+            if (!l->n)
                 return 1;
-            if (tag == TAG_SAME) {
-                for (size_t j = 0; j < m; j++)
-                    lv[j] += ls[j];
-            } else {
-                for (size_t j = 0; j < m; j++) {
-                    int64_t dd;
-                    if (vt_get_svar(&f->p, f->end, &dd))
-                        return 1;
-                    ls[j] += (uint64_t)dd;
-                    lv[j] += ls[j];
-                }
+            same = tag == TAG_SAME;
+            for (size_t j = 0; !same && j < l->n; j++) {
+                int64_t dd;
+                if (vt_get_svar(&f->p, f->end, &dd))
+                    return 1;
+                l->step[j] += (uint64_t)dd;
+                l->v[j] += l->step[j];
             }
         }
         v = l->v;
+        st = l->step;
         n = l->n;
     }
-    *ev = vt__ev_none;
+    /* the defaults of the fields from comm to before block_offset: the others are all
+     * set here (code to callsite) or by the caller (index, callno, block_offset) */
+    memcpy((char *)ev + offsetof(vt_event, comm), (const char *)&vt__ev_none + offsetof(vt_event, comm),
+           offsetof(vt_event, block_offset) - offsetof(vt_event, comm));
     ev->code = code;
     uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
     uint64_t exit_ = enter + dur;
     ev->enter = (int64_t)enter;
     ev->exit = (int64_t)exit_;
     if (code < VT_CODE_FIRST_FN) {
+        for (size_t j = 0; same && j < n; j++)
+            v[j] += st[j];
+        ev->fn = -1;
+        ev->callsite = -1;
+        ev->fields = 0;
         if (code == VT_CODE_MARKER && n == 2) {
             ev->marker_kind = v[0];
             ev->marker_value = vt_unzigzag(v[1]);
@@ -141,13 +146,13 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
     const vt_function *f = &rk->funcs[fn];
     if (rk->ncallsites == 0 ? site != 0 : site >= rk->ncallsites)
         return 1;
-    if (rk->ncallsites)
-        ev->callsite = (int64_t)site;
+    ev->callsite = rk->ncallsites ? (int64_t)site : -1;
     ev->fields = f->fields | VT_F_CALLSITE;
     for (const char *l = f->layout; *l; l++) {
         if (i >= n)
             return 1;
-        uint64_t u = v[i++];
+        uint64_t u = same ? (v[i] += st[i]) : v[i];
+        i++;
         switch (*l) {
         case 'c':
             if (u >= rk->ncomms)
@@ -187,6 +192,8 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         case 'R':
             if (u > n - i)
                 return 1;
+            for (size_t j = i; same && j < i + u; j++)
+                v[j] += st[j];
             if (u > *started_cap) {
                 uint64_t *p = realloc(*started, (size_t)u * sizeof *p);
                 if (!p)
@@ -203,6 +210,8 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         case 'k':
             if (u > (n - i) / 5)
                 return 1;
+            for (size_t j = i; same && j < i + 5 * u; j++)
+                v[j] += st[j];
             if (u > *done_cap) {
                 vt_completion *p = realloc(*done, (size_t)u * sizeof *p);
                 if (!p)
