@@ -6,7 +6,10 @@
  *                    blocks, RANKDEFS) and vt_trace_raw_block (calls reader_io.c)
  *   reader.c         opening and closing a trace, vtrace.defs, the accessors and the
  *                    global clock (calls reader_io.c and reader_rank.c)
- *   reader_cursor.c  the cursor: full and reduced records (calls reader_io.c only)
+ *   reader_fast.c    full records straight from EVENTS_COLS columns (calls nothing)
+ *   reader_cursor.c  the cursor, its blocks and full records (calls reader_io.c and
+ *                    reader_fast.c); its state in cursor_priv.h
+ *   reader_rcursor.c reduced records (calls reader_cursor.c and reader_io.c)
  * The matching (match_keys.c, match_scan.c, match.c) and the clock repair (clockfix.c)
  * stand above them and use vt__seterr() and the API of reader.h only. */
 #ifndef VT_READER_PRIV_H
