@@ -59,6 +59,7 @@ if [ $# -eq 0 ]; then
             # shellcheck disable=SC2086
             set -- $ex
             for mode in full both; do
+                # shellcheck disable=SC2086 # (no argument when there is none)
                 VTRACE_MODE=$mode VTRACE_DIR=$tmp/ex-$1-$mode timeout 300 mpiexec.mpich -n 2 "$base/examples/$1" \
                     ${2:-} >/dev/null 2>&1 || die "mpiexec.mpich -n 2 examples/$1 (VTRACE_MODE=$mode) failed"
                 if [ "$mode" = both ]; then
@@ -69,6 +70,7 @@ if [ $# -eq 0 ]; then
             done
         done
     fi
+    # shellcheck disable=SC2086 # (temporary paths without blanks)
     set -- $traces
 fi
 
@@ -84,8 +86,8 @@ for t in "$@"; do
         for side in base new; do
             if [ "$side" = base ]; then b=$base; else b=$new; fi
             o=$out/$name.$i.$side
-            # shellcheck disable=SC2086
             rc=0
+            # shellcheck disable=SC2086 # (ARGS split into words)
             case $label in
             perfetto) "$b/vtrace" export --format=perfetto --quiet "$t" "$o.json" >"$o" 2>"$o.err" || rc=$? ;;
             *) "$b/vtrace" $args "$t" >"$o" 2>"$o.err" || rc=$? ;;
