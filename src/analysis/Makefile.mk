@@ -19,6 +19,6 @@ libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_source
 	src/analysis/symbols.c src/analysis/symbols.h
 # The plug-in API of vtrace patterns is installed.
 include_HEADERS = src/analysis/vtrace_pattern.h
-libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS) $(LIBDW_CFLAGS)
+libvtread_la_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS) $(LIBDW_CFLAGS) $(VT_LTO_CFLAGS)
 # log10 and sqrt (clusters) need libm.
 libvtread_la_LIBADD = $(ZSTD_LIBS) $(ZLIB_LIBS) $(LIBDW_LIBS) -lm

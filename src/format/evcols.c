@@ -7,42 +7,6 @@ static const char *const col_name[NCOLS] = {"codes", "sequence numbers", "call s
                                             "times", "fields", "form"};
 
 
-/* The letters of a record's fields: a call's layout, or those of a special record. NULL
- * for a code that is not known. */
-static const char *fields_of(uint64_t code, const vt_evcols_funcs *fn)
-{
-    switch (code) {
-    case VT_CODE_FLUSH: return "";
-    case VT_CODE_MARKER: return "uo"; /* uvar kind, svar value */
-    case VT_CODE_STOPPED: return "u";
-    default:
-        if (code >= VT_CODE_FIRST_FN && code - VT_CODE_FIRST_FN < fn->nfn)
-            return fn->layout[code - VT_CODE_FIRST_FN];
-        return NULL;
-    }
-}
-
-/* Reads the fields of LETTERS from [*p, end) into A, each as the uvar it is stored as
- * (signed fields in their zigzag form). Returns 0, or -1 when they run past end or do
- * not decode. */
-static inline int read_fields(const char *letters, const uint8_t **p, const uint8_t *end, vals *a)
-{
-    uint64_t u;
-    for (const char *l = letters; *l; l++) {
-        if (get_u(p, end, &u) || vals_push(a, u))
-            return -1;
-        if (*l == 'R' || *l == 'k') {
-            uint64_t n = u, per = *l == 'R' ? 1 : 5;
-            if (n > (uint64_t)(end - *p))  /* each value takes a byte at least */
-                return -1;
-            for (uint64_t i = 0; i < n * per; i++)
-                if (get_u(p, end, &u) || vals_push(a, u))
-                    return -1;
-        }
-    }
-    return 0;
-}
-
 /* Writes the values V[0..n) as the fields of LETTERS. Returns 0, or -1 when the values
  * do not fit the letters (too few, too many, or no room). Signed fields were read as
  * their zigzag encoding, so every value is written as a uvar. */
@@ -408,13 +372,6 @@ int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols
 
 /* ------------------------------------------------------------------ record by record */
 
-struct vt_evcols_dec {
-    cursor c[NCOLS];
-    vt_evcols_funcs fn;
-    lasts t;
-    vals a;
-};
-
 vt_evcols_dec *vt_evcols_dec_new(void) { return calloc(1, sizeof(vt_evcols_dec)); }
 
 void vt_evcols_dec_free(vt_evcols_dec *d)
@@ -433,6 +390,7 @@ int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const v
     uint64_t clen[NCOLS] = {0};
     lasts_free(&d->t); /* each block stands alone */
     memset(&d->t, 0, sizeof d->t);
+    memset(d->hint, 0, sizeof d->hint);
     /* small to start with: a cursor per rank, and 64K ranks */
     if (!(d->t.e = calloc(8, sizeof *d->t.e)))
         return -1;
@@ -455,64 +413,6 @@ int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const v
         p += clen[k];
     }
     return p == end ? 0 : -1;
-}
-
-/* unpack()'s loop for one record of a full trace, without writing it out. */
-int vt_evcols_dec_next(vt_evcols_dec *d, vt_evcols_rec *r)
-{
-    cursor *c = d->c;
-    uint64_t code, site = 0;
-    if (get_u(&c[COL_CODES].p, c[COL_CODES].end, &code) || get_u(&c[COL_ENTERS].p, c[COL_ENTERS].end, &r->enter) ||
-        get_u(&c[COL_DURS].p, c[COL_DURS].end, &r->dur) ||
-        (code >= VT_CODE_FIRST_FN && get_u(&c[COL_SITES].p, c[COL_SITES].end, &site)))
-        return -1;
-    const char *letters = fields_of(code, &d->fn);
-    if (!letters)
-        return -1;
-    d->a.n = 0;
-    if (*letters) {
-        cursor *f = &c[COL_FIELDS];
-        uint64_t tag;
-        if (get_u(&f->p, f->end, &tag) || tag > TAG_DELTA)
-            return -1;
-        last *l = lasts_get(&d->t, code, site);
-        if (!l)
-            return -1;
-        if (tag == TAG_LITERAL) {
-            if (read_fields(letters, &f->p, f->end, &d->a) || set_values(l, d->a.v, d->a.n))
-                return -1;
-        } else {
-            /* set_values() of the predicted values: with as many values as before, a
-             * step is the new value less the old one (for TAG_SAME the step itself) */
-            size_t n = l->n;
-            if (!n)
-                return -1;
-            while (d->a.cap < n)
-                if (vals_grow(&d->a))
-                    return -1;
-            uint64_t *v = d->a.v;
-            if (tag == TAG_SAME) {
-                for (size_t i = 0; i < n; i++)
-                    v[i] = l->v[i] += l->step[i];
-            } else {
-                for (size_t i = 0; i < n; i++) {
-                    int64_t dd;
-                    if (vt_get_svar(&f->p, f->end, &dd))
-                        return -1;
-                    uint64_t x = l->v[i] + l->step[i] + (uint64_t)dd;
-                    l->step[i] = x - l->v[i];
-                    l->v[i] = v[i] = x;
-                }
-            }
-            d->a.n = n;
-        }
-    }
-    r->code = code;
-    r->site = site;
-    r->letters = letters;
-    r->v = d->a.v;
-    r->n = d->a.n;
-    return 0;
 }
 
 void vt_evcols_dec_rebase(vt_evcols_dec *d, uintptr_t from, const uint8_t *to)

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/reader.h"
+
 /* Layout strings of function ids 0..nfn-1 (the FUNCS block's). */
 typedef struct vt_evcols_funcs {
     const char *const *layout;
@@ -32,16 +34,8 @@ int vt_evcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols
 int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evcols_funcs *fn, size_t max_out,
                      uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
-/* Record by record, straight from the columns (the replay's cursors): a record's parts
- * as vt_evcols_unpack would write them, the fields each as the uvar it is stored as
- * (signed ones in their zigzag form). Any failure returns -1 without saying why: the
- * caller then unpacks the block with vt_evcols_unpack, whose error names the fault. */
-typedef struct vt_evcols_rec {
-    uint64_t code, enter, dur, site; /* enter: the delta's zigzag form; site: 0 for specials */
-    const char *letters;             /* the layout of the code */
-    const uint64_t *v;               /* the fields' values, n of them */
-    size_t n;
-} vt_evcols_rec;
+/* Record by record, straight from the columns (the replay's cursors): vt__fast_next
+ * (reader_fast.c) decodes a record of the payload started into the reader's event. */
 typedef struct vt_evcols_dec vt_evcols_dec;
 vt_evcols_dec *vt_evcols_dec_new(void);
 void vt_evcols_dec_free(vt_evcols_dec *d); /* NULL is fine */
@@ -49,11 +43,20 @@ void vt_evcols_dec_free(vt_evcols_dec *d); /* NULL is fine */
  * record index and base time. */
 int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const vt_evcols_funcs *fn, uint64_t *first,
                         int64_t *base);
-int vt_evcols_dec_next(vt_evcols_dec *d, vt_evcols_rec *r);
 /* 1 when every column was read to its end. */
 int vt_evcols_dec_done(const vt_evcols_dec *d);
 /* The payload started moved from FROM (freed, not read) to TO, the same bytes. */
 void vt_evcols_dec_rebase(vt_evcols_dec *d, uintptr_t from, const uint8_t *to);
+
+/* reader_fast.c: the next record of D, a rank of NRANKS ranks' RK (whose function table
+ * gave D its layouts), as decode_record() takes it from the rows but for index, callno
+ * and block_offset (the caller's): 0, with *PREV the record's exit and its lists in the
+ * cursor's arrays (*STARTED, *DONE, grown as needed), or 1 when anything in it is not as
+ * decode_record would take it (the caller then falls back to the rows, and
+ * decode_record says what is wrong). vt__ev_none: a record's defaults. */
+extern const vt_event vt__ev_none;
+int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event *ev, uint64_t *prev,
+                  uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap);
 
 /* The same for REDUCED payloads (REDUCED_COLS blocks): a sequence-number column more,
  * the function and call site of a record in the call-sites column, the times of other

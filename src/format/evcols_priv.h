@@ -248,6 +248,56 @@ static inline int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* The letters of a record's fields: a call's layout, or those of a special record. NULL
+ * for a code that is not known. */
+static inline const char *fields_of(uint64_t code, const vt_evcols_funcs *fn)
+{
+    switch (code) {
+    case VT_CODE_FLUSH: return "";
+    case VT_CODE_MARKER: return "uo"; /* uvar kind, svar value */
+    case VT_CODE_STOPPED: return "u";
+    default:
+        if (code >= VT_CODE_FIRST_FN && code - VT_CODE_FIRST_FN < fn->nfn)
+            return fn->layout[code - VT_CODE_FIRST_FN];
+        return NULL;
+    }
+}
+
+/* Reads the fields of LETTERS from [*p, end) into A, each as the uvar it is stored as
+ * (signed fields in their zigzag form). Returns 0, or -1 when they run past end or do
+ * not decode. */
+static inline int read_fields(const char *letters, const uint8_t **p, const uint8_t *end, vals *a)
+{
+    uint64_t u;
+    for (const char *l = letters; *l; l++) {
+        if (get_u(p, end, &u) || vals_push(a, u))
+            return -1;
+        if (*l == 'R' || *l == 'k') {
+            uint64_t n = u, per = *l == 'R' ? 1 : 5;
+            if (n > (uint64_t)(end - *p))  /* each value takes a byte at least */
+                return -1;
+            for (uint64_t i = 0; i < n * per; i++)
+                if (get_u(p, end, &u) || vals_push(a, u))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ record by record */
+
+/* The decoder of vt_evcols_dec_start (evcols.c) and vt__fast_next (reader_fast.c): the
+ * columns' cursors, the last values of each (code, call site) and, as a shortcut to
+ * them, the entry last used of each hash of (code, call site) (NULL none; all cleared
+ * when the table moves: a new block, or the table grown). */
+struct vt_evcols_dec {
+    cursor c[NCOLS];
+    vt_evcols_funcs fn;
+    lasts t;
+    vals a;
+    last *hint[64];
+};
+
 /* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */
 static inline int rkind_ok(uint64_t kind)
 {

@@ -1,88 +1,19 @@
 /* The event cursor (doc/format.md, "Records"): streams one rank's event blocks, loading
- * each in turn, and decodes their records, full (EVENTS: vt_cursor_next) or reduced
- * (REDUCED: vt_cursor_next_reduced), with the framing both share. Calls reader_io.c
- * only. */
+ * each in turn, with the framing full and reduced records share, and decodes full
+ * records (EVENTS: vt_cursor_next; reduced ones: reader_rcursor.c). Calls reader_io.c
+ * and reader_fast.c only. */
 #include "vt_config.h"
 #include "format/reader.h"
 #include "format/evcols.h"
 #include "format/reader_priv.h"
+#include "format/cursor_priv.h"
 #include "util/codec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* svar holding a world rank or one of the negative peer values -1 to -4. */
-static int pp_peer(pp *r, int64_t *v, uint32_t nranks, const char *what)
-{
-    const uint8_t *at = r->p;
-    if (pp_svar(r, v, what))
-        return -1;
-    if (*v < VT_PEER_ROOT || *v >= (int64_t)nranks) {
-        r->p = at;
-        return vt__pp_err(r, "expected %s (world rank below %u, or -1 to -4), found %lld", what, nranks, (long long)*v);
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------ cursor */
 
-struct vt_cursor {
-    const vt_trace *t;
-    const vt_rank *rk;
-    src_t src;
-    uint64_t pos, end;
-    buf stored, raw;
-    void *dctx;
-    pp r;
-    uint64_t block_off;
-    uint32_t left;   /* records left in the current block */
-    uint32_t inblock;
-    uint64_t next_index;
-    uint64_t next_callno; /* call records so far */
-    uint64_t prev;   /* previous exit (two's complement) */
-    uint64_t *started;
-    size_t started_cap;
-    vt_completion *done;
-    size_t done_cap;
-    /* reduced records */
-    uint64_t prev_seq;
-    vt_rmsg *rmsgs;
-    size_t rmsgs_cap;
-    vt_rssend *rssends;
-    size_t rssends_cap;
-    vt_rgate *rgates;
-    size_t rgates_cap;
-    int state; /* 0 reading, 1 end, -1 error, 2 the block was let go (hold_evict) */
-    vt_error *last; /* the error, after one (errors are made in the pool's scratch) */
-    fd_scratch *scratch;
-    /* reduced records: what one stored record stands for (reduced_next) */
-    vt_rrec pend[4];
-    int npend, ipend;
-    uint64_t emitted;       /* records given */
-    unsigned kbits;         /* VT_RREC_K_* of the stored record */
-    int64_t burst_start;
-    uint64_t end_seq;       /* VT_RREC_K_END: the END it holds */
-    int64_t end_time;
-    /* EVENTS_COLS blocks: the payload unpacked, and the rank's layouts for it */
-    uint8_t *unpacked;
-    const char **layouts;
-    uint64_t *comm_ids; /* REDUCED_COLS blocks: the ids of the rank's communicator table */
-    /* event blocks read: their bytes in the file, and their payloads decoded */
-    uint64_t stored_bytes, decoded_bytes;
-    /* vt_cursor_fast: EVENTS_COLS blocks decoded straight from their columns (a copy of
-     * the payload in cols), the block's header kept for falling back to unpacking */
-    int fast, fastblk;
-    vt_evcols_dec *dec;
-    uint8_t *cols;
-    size_t colcap;
-    vt_block_header fasth; /* the header of the current EVENTS_COLS or REDUCED_COLS block */
-    /* the decoded block held (cols and unpacked: the scratch's budget): its bytes, its
-     * place in the scratch's holders + 1 (0: none), next_index when the clock passed
-     * (read since: kept one more turn), and the address it had when let go */
-    size_t unpacked_len, held_bytes, hold;
-    uint64_t clock_index;
-    uintptr_t evicted_base;
-};
 
 static int hold_account(vt_cursor *c);
 static void hold_drop(vt_cursor *c);
@@ -225,8 +156,23 @@ static int block_head(vt_cursor *c, uint64_t expect)
     return 0;
 }
 
-/* vt_cursor_fast: the EVENTS_COLS payload DATA copied to c->cols and read from its
- * columns; 0 when that cannot start (the block is then unpacked, as without). */
+/* c->cols made N bytes at least (never more than the largest block's payload): 1, or 0
+ * without memory. */
+static int cols_room(vt_cursor *c, size_t n)
+{
+    if (n > c->colcap) {
+        uint8_t *p = realloc(c->cols, n);
+        if (!p)
+            return 0;
+        c->cols = p;
+        c->colcap = n;
+    }
+    return 1;
+}
+
+/* vt_cursor_fast: the EVENTS_COLS payload DATA (decoded into c->cols, or copied there)
+ * read from its columns; 0 when that cannot start (the block is then unpacked, as
+ * without). */
 static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *h)
 {
     if (!c->layouts) {
@@ -238,14 +184,11 @@ static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *
     }
     if (!c->dec && !(c->dec = vt_evcols_dec_new()))
         return 0;
-    if (h->raw_len > c->colcap) {
-        uint8_t *p = realloc(c->cols, h->raw_len);
-        if (!p)
+    if (data != c->cols) {
+        if (!cols_room(c, h->raw_len))
             return 0;
-        c->cols = p;
-        c->colcap = h->raw_len;
+        memcpy(c->cols, data, h->raw_len);
     }
-    memcpy(c->cols, data, h->raw_len);
     vt_evcols_funcs fn = {c->layouts, c->rk->nfuncs};
     uint64_t first;
     int64_t base;
@@ -291,8 +234,18 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     /* a block in columns is unpacked into c->unpacked at once: its stored and decoded
      * bytes go to the scratch all cursors share, not to buffers of each rank's */
     int cols = h.type == VT_BLOCK_EVENTS_COLS || h.type == VT_BLOCK_REDUCED_COLS;
-    if (vt__load_payload(&c->src, c->pos, &h, cols ? &c->scratch->stored : &c->stored,
-                         cols ? &c->scratch->raw : &c->raw, c->dctx, &data, err))
+    /* (vt_cursor_fast: a compressed EVENTS_COLS block is decoded straight into c->cols,
+     * the payload it is read from, rather than copied there) */
+    int direct = c->fast && h.type == VT_BLOCK_EVENTS_COLS && h.nrecords && h.codec != VT_CODEC_RAW &&
+                 cols_room(c, h.raw_len);
+    buf own = {c->cols, c->colcap};
+    int rc = vt__load_payload(&c->src, c->pos, &h, cols ? &c->scratch->stored : &c->stored,
+                              direct ? &own : cols ? &c->scratch->raw : &c->raw, c->dctx, &data, err);
+    if (direct) {
+        c->cols = own.p;
+        c->colcap = own.cap;
+    }
+    if (rc)
         return -1;
     c->fastblk = 0;
     c->fasth = h;
@@ -506,20 +459,12 @@ static int decode_record(vt_cursor *c, vt_event *ev)
     return 0;
 }
 
-/* The current record of a block read from its columns, falling back to unpacking the
- * block into rows (from then on) when the columns do not give it: decode_record then
- * decodes it or says what is wrong, as without vt_cursor_fast. */
-static int fast_record(vt_cursor *c, vt_event *ev)
+/* A block read from its columns whose current record the columns did not give: unpacked
+ * into rows (from then on), decode_record then decodes the record or says what is
+ * wrong, as without vt_cursor_fast. */
+static __attribute__((noinline)) int fast_fallback(vt_cursor *c, vt_event *ev)
 {
-    vt_evcols_rec x;
-    if (!vt_evcols_dec_next(c->dec, &x) &&
-        !vt__fast_fill(c->rk, c->t->nranks, &x, ev, &c->prev, &c->started, &c->started_cap, &c->done, &c->done_cap) &&
-        (c->left > 1 || vt_evcols_dec_done(c->dec))) {
-        ev->index = c->next_index;
-        ev->callno = c->next_callno;
-        ev->block_offset = c->block_off;
-        return 0;
-    }
+    c->r.err = &c->scratch->err;
     c->fastblk = 0;
     if (rows_start(c, c->block_off, c->cols, &c->fasth, &c->scratch->err) || block_head(c, c->next_index - c->inblock))
         return -1;
@@ -528,6 +473,29 @@ static int fast_record(vt_cursor *c, vt_event *ev)
         if (decode_record(c, &skip))
             return -1;
     return decode_record(c, ev);
+}
+
+/* The current record of a block read from its columns (the block's last one only when
+ * every column ends with it), and the cursor moved past it: vt_cursor_next's result.
+ * Out of line, the only caller of vt__fast_next, which is inlined here (LTO). */
+static __attribute__((noinline)) int fast_record(vt_cursor *c, vt_event *ev, vt_error *err)
+{
+    if (__builtin_expect(vt__fast_next(c->dec, c->rk, c->t->nranks, ev, &c->prev, &c->started, &c->started_cap,
+                                       &c->done, &c->done_cap) ||
+                             (c->left == 1 && !vt_evcols_dec_done(c->dec)),
+                         0)) {
+        if (cursor_advance(c, fast_fallback(c, ev), err) < 0)
+            return -1;
+    } else {
+        ev->index = c->next_index;
+        ev->block_offset = c->block_off;
+        c->left--;
+        c->inblock++;
+        c->next_index++;
+    }
+    ev->callno = c->next_callno;
+    c->next_callno += ev->fn >= 0;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ held blocks */
@@ -634,9 +602,7 @@ static int hold_reload(vt_cursor *c)
     return hold_account(c);
 }
 
-/* The error just made in the scratch becomes the cursor's for good (a cursor that
- * failed keeps failing with it). Returns -1. */
-static int cursor_failed(vt_cursor *c)
+int vt__cursor_failed(vt_cursor *c)
 {
     c->state = -1;
     if (!c->last && (c->last = malloc(sizeof *c->last)))
@@ -644,10 +610,7 @@ static int cursor_failed(vt_cursor *c)
     return -1;
 }
 
-/* The framing both kinds of records share: the next record's payload position, across
- * blocks. 1: a record is next (decode it, then call cursor_advance); 0: end; -1: error
- * (cursor_failed). */
-static int cursor_ready(vt_cursor *c, const char *payload)
+int vt__cursor_ready(vt_cursor *c, const char *payload)
 {
     if (c->state) {
         if (c->state < 0)
@@ -655,18 +618,18 @@ static int cursor_ready(vt_cursor *c, const char *payload)
         if (c->state == 1)
             return 0;
         if (hold_reload(c))
-            return cursor_failed(c);
+            return vt__cursor_failed(c);
     }
     c->r.err = &c->scratch->err;
     while (c->left == 0) {
         if (c->r.p != c->r.end) {
             vt__pp_err(&c->r, "expected end of the %s payload after %u records (block header), found %zu more bytes",
                        payload, c->inblock, pp_left(&c->r));
-            return cursor_failed(c);
+            return vt__cursor_failed(c);
         }
         int rc = cursor_block(c, &c->scratch->err);
         if (rc < 0)
-            return cursor_failed(c);
+            return vt__cursor_failed(c);
         if (rc == 0) {
             c->state = 1;
             return 0;
@@ -675,241 +638,37 @@ static int cursor_ready(vt_cursor *c, const char *payload)
     }
     if (c->r.p == c->r.end && !c->fastblk) {
         vt__pp_err(&c->r, "expected %u more records (block header), found end of payload", c->left);
-        return cursor_failed(c);
+        return vt__cursor_failed(c);
     }
     return 1;
 }
 
-static int cursor_fail(vt_cursor *c, vt_error *err)
+static __attribute__((noinline)) int cursor_next_slow(vt_cursor *c, vt_event *ev, vt_error *err)
 {
-    if (err)
-        *err = c->last ? *c->last : c->scratch->err;
-    return -1;
-}
-
-/* After a record was decoded (ok == 0) or failed to (ok != 0): the cursor's result. */
-static int cursor_advance(vt_cursor *c, int ok, vt_error *err)
-{
-    if (ok != 0) {
-        cursor_failed(c);
-        return cursor_fail(c, err);
-    }
-    c->left--;
-    c->inblock++;
-    c->next_index++;
+    if (!c || !ev)
+        return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
+    if (c->rk->reduced)
+        return vt__seterr(err, c->rk->path, 0, "expected a full trace (EVENTS blocks), found a reduced trace: "
+                          "this tool needs every event");
+    int rc = vt__cursor_ready(c, "EVENTS");
+    if (rc <= 0)
+        return rc < 0 ? cursor_fail(c, err) : 0;
+    if (c->fastblk)
+        return fast_record(c, ev, err);
+    if (cursor_advance(c, decode_record(c, ev), err) < 0)
+        return -1;
+    c->next_callno += ev->fn >= 0;
     return 1;
 }
 
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
 {
     /* the common case first: one more record of the column block loaded (what
-     * cursor_ready() then finds, without its checks and call) */
-    if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk && !c->rk->reduced, 1)) {
-        c->r.err = &c->scratch->err;
-        if (cursor_advance(c, fast_record(c, ev), err) < 0)
-            return -1;
-        c->next_callno += ev->fn >= 0;
-        return 1;
-    }
-    if (!c || !ev)
-        return vt__seterr(err, "(cursor)", 0, "expected a cursor and an event, found NULL");
-    if (c->rk->reduced)
-        return vt__seterr(err, c->rk->path, 0, "expected a full trace (EVENTS blocks), found a reduced trace: "
-                          "this tool needs every event");
-    int rc = cursor_ready(c, "EVENTS");
-    if (rc <= 0)
-        return rc < 0 ? cursor_fail(c, err) : 0;
-    if (cursor_advance(c, c->fastblk ? fast_record(c, ev) : decode_record(c, ev), err) < 0)
-        return -1;
-    c->next_callno += ev->fn >= 0;
-    return 1;
-}
-
-/* ------------------------------------------------------------------ reduced records */
-
-/* Grows an array of the cursor to hold n elements of size sz. */
-static int grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-    if (n <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap : 8;
-    while (nc < n)
-        nc *= 2;
-    void *q = realloc(*p, nc * sz);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
-static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
-{
-    pp *r = &c->r;
-    const vt_rank *rk = c->rk;
-    uint32_t nranks = c->t->nranks;
-    uint64_t u, kind, n;
-    int64_t sv;
-    const uint8_t *at;
-
-    memset(rec, 0, sizeof *rec);
-    rec->index = c->next_index;
-    rec->fn = -1;
-    rec->callsite = -1;
-    rec->block_offset = c->block_off;
-    at = r->p;
-    if (pp_uvar(r, &kind, "reduced record kind"))
-        return -1;
-    c->kbits = (unsigned)(kind & (VT_RREC_K_BURST | VT_RREC_K_END));
-    if (kind > (VT_RREC_K_MASK | VT_RREC_K_BURST | VT_RREC_K_END) || (kind & VT_RREC_K_MASK) < VT_RREC_START ||
-        (kind & VT_RREC_K_MASK) > VT_RREC_END ||
-        (c->kbits && ((kind & VT_RREC_K_MASK) == VT_RREC_START || (kind & VT_RREC_K_MASK) == VT_RREC_END))) {
-        r->p = at;
-        return vt__pp_err(r, "expected reduced record kind 1 to 5 (2 to 4 with bits 8 and 16), found %llu",
-                          (unsigned long long)kind);
-    }
-    kind &= VT_RREC_K_MASK;
-    rec->kind = (unsigned)kind;
-    if (pp_uvar(r, &u, "sequence number delta"))
-        return -1;
-    if (u > UINT64_MAX - c->prev_seq) {
-        r->p = at;
-        return vt__pp_err(r, "expected a sequence number below 2^64, found an overflow");
-    }
-    rec->seq = c->prev_seq + u;
-    c->prev_seq = rec->seq;
-    if (pp_svar(r, &sv, "enter time delta") || pp_uvar(r, &u, "duration"))
-        return -1;
-    uint64_t prev = c->prev, enter = c->prev + (uint64_t)sv;
-    rec->enter = (int64_t)enter;
-    rec->exit = (int64_t)(enter + u);
-    c->prev = enter + u;
-    rec->rstar = rec->enter;
-    if (c->kbits & VT_RREC_K_BURST) {
-        if (pp_svar(r, &sv, "start of the burst before the call"))
-            return -1;
-        c->burst_start = (int64_t)(prev + (uint64_t)sv);
-    }
-    if (kind == VT_RREC_START || kind == VT_RREC_END)
-        return 0;
-    at = r->p;
-    if (pp_uvar(r, &u, "function id + 1"))
-        return -1;
-    if (u > rk->nfuncs) {
-        r->p = at;
-        return vt__pp_err(r, "expected a function id + 1 of at most %zu, found %llu", rk->nfuncs,
-                          (unsigned long long)u);
-    }
-    rec->fn = (int64_t)u - 1;
-    if (rec->fn >= 0 && !rk->funcs[rec->fn].name[0]) {
-        r->p = at;
-        return vt__pp_err(r, "expected a function a FUNCS block names, found function id %lld, which none names",
-                          (long long)rec->fn);
-    }
-    if ((c->kbits & VT_RREC_K_BURST) && (rec->fn < 0 || rec->seq == 0)) {
-        r->p = at;
-        return vt__pp_err(r, "expected the call ending the burst before it, found %s",
-                          rec->fn < 0 ? "a burst" : "sequence number 0");
-    }
-    at = r->p;
-    if (pp_uvar(r, &u, "call-site index + 1"))
-        return -1;
-    if (u > rk->ncallsites) {
-        r->p = at;
-        return vt__pp_err(r, "expected a call-site index + 1 of at most %zu, found %llu", rk->ncallsites,
-                          (unsigned long long)u);
-    }
-    rec->callsite = (int64_t)u - 1;
-    if (kind == VT_RREC_CAND)
-        return 0;
-    if (kind == VT_RREC_NBCINIT) {
-        if (grow((void **)&c->rgates, &c->rgates_cap, 1, sizeof *c->rgates))
-            return vt__pp_nomem(r, "a gate");
-        vt_rgate *g = &c->rgates[0];
-        memset(g, 0, sizeof *g);
-        at = r->p;
-        if (pp_uvar(r, &u, "initiation flags"))
-            return -1;
-        if (u > VT_RREC_F_CAND) {
-            r->p = at;
-            return vt__pp_err(r, "expected initiation flags 0 or 1, found %llu", (unsigned long long)u);
-        }
-        rec->flags = (unsigned)u;
-        if (pp_uvar(r, &g->comm, "communicator id") || pp_uvar(r, &g->collseq, "collective sequence number") ||
-            pp_index(r, &u, (uint64_t)nranks + 1, "number of members"))
-            return -1;
-        g->nmembers = (uint32_t)u;
-        g->nonblocking = 1;
-        rec->gates = g;
-        rec->ngates = 1;
-        return 0;
-    }
-    /* COMP */
-    at = r->p;
-    if (pp_uvar(r, &u, "completion flags"))
-        return -1;
-    if (u > 7) {
-        r->p = at;
-        return vt__pp_err(r, "expected completion flags 0 to 7, found %llu", (unsigned long long)u);
-    }
-    rec->flags = (unsigned)u;
-    if (pp_uvar(r, &u, "R* - enter"))
-        return -1;
-    rec->rstar = rec->enter + (int64_t)u;
-    if (pp_count(r, &n, 5, "number of messages"))
-        return -1;
-    if (grow((void **)&c->rmsgs, &c->rmsgs_cap, n, sizeof *c->rmsgs))
-        return vt__pp_nomem(r, "the messages of a record");
-    for (uint64_t i = 0; i < n; i++) {
-        vt_rmsg *m = &c->rmsgs[i];
-        memset(m, 0, sizeof *m);
-        uint64_t src, sync;
-        if (pp_index(r, &src, nranks, "sender rank") || pp_uvar(r, &m->send_seq, "send sequence number") ||
-            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &m->bytes, "message bytes") ||
-            pp_index(r, &sync, 2, "synchronous flag"))
-            return -1;
-        m->src = (uint32_t)src;
-        m->S = rec->enter + sv;
-        m->sync = (int)sync;
-        if (sync) {
-            if (pp_uvar(r, &m->post_seq, "posting call's sequence number") || pp_svar(r, &sv, "posting time - enter"))
-                return -1;
-            m->P = rec->enter + sv;
-        }
-    }
-    rec->msgs = c->rmsgs;
-    rec->nmsgs = (size_t)n;
-    if (pp_count(r, &n, 4, "number of synchronous sends"))
-        return -1;
-    if (grow((void **)&c->rssends, &c->rssends_cap, n, sizeof *c->rssends))
-        return vt__pp_nomem(r, "the synchronous sends of a record");
-    for (uint64_t i = 0; i < n; i++) {
-        vt_rssend *x = &c->rssends[i];
-        uint64_t dst;
-        if (pp_index(r, &dst, nranks, "receiver rank") || pp_uvar(r, &x->send_seq, "send sequence number") ||
-            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &x->bytes, "message bytes"))
-            return -1;
-        x->dst = (uint32_t)dst;
-        x->S = rec->enter + sv;
-    }
-    rec->ssends = c->rssends;
-    rec->nssends = (size_t)n;
-    if (pp_count(r, &n, 4, "number of gates"))
-        return -1;
-    if (grow((void **)&c->rgates, &c->rgates_cap, n, sizeof *c->rgates))
-        return vt__pp_nomem(r, "the gates of a record");
-    for (uint64_t i = 0; i < n; i++) {
-        vt_rgate *g = &c->rgates[i];
-        uint64_t nb;
-        if (pp_uvar(r, &g->comm, "communicator id") || pp_uvar(r, &g->collseq, "collective sequence number") ||
-            pp_index(r, &u, (uint64_t)nranks + 1, "number of members") || pp_index(r, &nb, 2, "non-blocking flag"))
-            return -1;
-        g->nmembers = (uint32_t)u;
-        g->nonblocking = (int)nb;
-    }
-    rec->gates = c->rgates;
-    rec->ngates = (size_t)n;
-    return 0;
+     * vt__cursor_ready() then finds, without its checks and call; a reduced rank's cursor
+     * never has one: it refuses EVENTS_COLS blocks) */
+    if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk, 1))
+        return fast_record(c, ev, err);
+    return cursor_next_slow(c, ev, err);
 }
 
 void vt_cursor_bytes(const vt_cursor *c, uint64_t *stored, uint64_t *decoded)
@@ -917,76 +676,3 @@ void vt_cursor_bytes(const vt_cursor *c, uint64_t *stored, uint64_t *decoded)
     *stored = c ? c->stored_bytes : 0;
     *decoded = c ? c->decoded_bytes : 0;
 }
-
-/* A stored reduced record, and the END it holds (bit 16: uvar seq - the record's seq,
- * uvar time - its exit, after its fields). */
-static int decode_rrec(vt_cursor *c, vt_rrec *rec)
-{
-    if (decode_rrec_body(c, rec))
-        return -1;
-    if (c->kbits & VT_RREC_K_END) {
-        uint64_t ds, dt;
-        if (pp_uvar(&c->r, &ds, "END's sequence number - the record's") ||
-            pp_uvar(&c->r, &dt, "END's time - the record's exit"))
-            return -1;
-        c->end_seq = rec->seq + ds;
-        c->end_time = (int64_t)((uint64_t)rec->exit + dt);
-        c->prev_seq = c->end_seq;
-        c->prev = (uint64_t)c->end_time;
-    }
-    return 0;
-}
-
-/* The records one stored record stands for (rrec.h, vt_rrec_out): the rank's START
- * before its first record when it was not stored, the candidate burst the call ends, the
- * record, END at it. */
-static void unfold(vt_cursor *c, const vt_rrec *stored, uint64_t base)
-{
-    c->npend = c->ipend = 0;
-    vt_rrec plain = {.fn = -1, .callsite = -1, .block_offset = stored->block_offset};
-    if (c->emitted == 0 && stored->kind != VT_RREC_START) {
-        vt_rrec *s = &c->pend[c->npend++];
-        *s = plain;
-        s->kind = VT_RREC_START;
-        s->enter = s->exit = s->rstar = (int64_t)base;
-    }
-    if (c->kbits & VT_RREC_K_BURST) {
-        vt_rrec *b = &c->pend[c->npend++];
-        *b = plain;
-        b->kind = VT_RREC_CAND;
-        b->seq = stored->seq - 1;
-        b->exit = stored->enter;
-        b->enter = b->rstar = c->burst_start;
-        b->callsite = stored->callsite;
-    }
-    c->pend[c->npend++] = *stored;
-    if (c->kbits & VT_RREC_K_END) {
-        vt_rrec *e = &c->pend[c->npend++];
-        *e = plain;
-        e->kind = VT_RREC_END;
-        e->seq = c->end_seq;
-        e->enter = e->exit = e->rstar = c->end_time;
-    }
-}
-
-int vt_cursor_next_reduced(vt_cursor *c, vt_rrec *rec, vt_error *err)
-{
-    if (!c || !rec)
-        return vt__seterr(err, "(cursor)", 0, "expected a cursor and a record, found NULL");
-    if (!c->rk->reduced)
-        return vt__seterr(err, c->rk->path, 0, "expected a reduced trace (REDUCED blocks), found a full trace");
-    if (c->ipend == c->npend) {
-        int rc = cursor_ready(c, "REDUCED");
-        if (rc <= 0)
-            return rc < 0 ? cursor_fail(c, err) : 0;
-        uint64_t base = c->prev; /* before the rank's first record: its first enter */
-        vt_rrec stored;
-        if (cursor_advance(c, decode_rrec(c, &stored), err) < 0)
-            return -1;
-        unfold(c, &stored, base);
-    }
-    *rec = c->pend[c->ipend++];
-    rec->index = c->emitted++;
-    return 1;
-}
-

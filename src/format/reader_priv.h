@@ -6,7 +6,10 @@
  *                    blocks, RANKDEFS) and vt_trace_raw_block (calls reader_io.c)
  *   reader.c         opening and closing a trace, vtrace.defs, the accessors and the
  *                    global clock (calls reader_io.c and reader_rank.c)
- *   reader_cursor.c  the cursor: full and reduced records (calls reader_io.c only)
+ *   reader_fast.c    full records straight from EVENTS_COLS columns (calls nothing)
+ *   reader_cursor.c  the cursor, its blocks and full records (calls reader_io.c and
+ *                    reader_fast.c); its state in cursor_priv.h
+ *   reader_rcursor.c reduced records (calls reader_cursor.c and reader_io.c)
  * The matching (match_keys.c, match_scan.c, match.c) and the clock repair (clockfix.c)
  * stand above them and use vt__seterr() and the API of reader.h only. */
 #ifndef VT_READER_PRIV_H
@@ -248,19 +251,6 @@ static inline int pp_count(pp *r, uint64_t *n, size_t min_bytes, const char *wha
     }
     return 0;
 }
-
-/* ------------------------------------------------------------------ reader_fast.c */
-
-extern const vt_event vt__ev_none;
-
-struct vt_evcols_rec;
-/* The record X read from an EVENTS_COLS block's columns as decode_record() takes it
- * from the rows, but for index, callno and block_offset (the caller's): 0, with *PREV
- * the record's exit and its lists in the cursor's arrays (*STARTED, *DONE, grown as
- * needed), or 1 when anything in it is not as decode_record would take it (the caller
- * then falls back to the rows, and decode_record says what is wrong). */
-int vt__fast_fill(const vt_rank *rk, uint32_t nranks, const struct vt_evcols_rec *x, vt_event *ev, uint64_t *prev,
-                  uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap);
 
 /* ------------------------------------------------------------------ reader_rank.c */
 

@@ -302,8 +302,8 @@ static int write_block(vt_rrec_out *o)
         return out_close(o, fd, rc);
     rc = 1;
 #ifdef HAVE_ZSTD
-    uint8_t *packed;
-    size_t plen;
+    uint8_t *packed = NULL; /* (set when vt_rcols_pack returns 0; LTO cannot tell) */
+    size_t plen = 0;
     char err[256];
     vt_rcols_comms comms = {NULL, 0};
     if (o->comm_ids)

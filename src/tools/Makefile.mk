@@ -43,3 +43,5 @@ vtrace_mpi_LDADD = $(vtrace_LDADD)
 vtrace_SOURCES = $(vt_tool_sources) src/tools/par_exec.c
 # (CC is mpicc, which names libmpi: vtrace calls none of it, and must not need it)
 vtrace_LDFLAGS = -Wl,--as-needed
+# --enable-lto (configure.ac): the reader and replay of libvtread optimised at this link
+vtrace_LDFLAGS += $(VT_LTO_CFLAGS)

@@ -1,0 +1,112 @@
+/* The event cursor's state, shared by reader_cursor.c (the cursor, its blocks and the
+ * full records) and reader_rcursor.c (the reduced records). src/format only. */
+#ifndef VT_CURSOR_PRIV_H
+#define VT_CURSOR_PRIV_H
+
+#include "format/evcols.h"
+#include "format/reader.h"
+#include "format/reader_priv.h"
+
+#include <stdlib.h>
+
+struct vt_cursor {
+    const vt_trace *t;
+    const vt_rank *rk;
+    src_t src;
+    uint64_t pos, end;
+    buf stored, raw;
+    void *dctx;
+    pp r;
+    uint64_t block_off;
+    uint32_t left;   /* records left in the current block */
+    uint32_t inblock;
+    uint64_t next_index;
+    uint64_t next_callno; /* call records so far */
+    uint64_t prev;   /* previous exit (two's complement) */
+    uint64_t *started;
+    size_t started_cap;
+    vt_completion *done;
+    size_t done_cap;
+    /* reduced records */
+    uint64_t prev_seq;
+    vt_rmsg *rmsgs;
+    size_t rmsgs_cap;
+    vt_rssend *rssends;
+    size_t rssends_cap;
+    vt_rgate *rgates;
+    size_t rgates_cap;
+    int state; /* 0 reading, 1 end, -1 error, 2 the block was let go (hold_evict) */
+    vt_error *last; /* the error, after one (errors are made in the pool's scratch) */
+    fd_scratch *scratch;
+    /* reduced records: what one stored record stands for (reduced_next) */
+    vt_rrec pend[4];
+    int npend, ipend;
+    uint64_t emitted;       /* records given */
+    unsigned kbits;         /* VT_RREC_K_* of the stored record */
+    int64_t burst_start;
+    uint64_t end_seq;       /* VT_RREC_K_END: the END it holds */
+    int64_t end_time;
+    /* EVENTS_COLS blocks: the payload unpacked, and the rank's layouts for it */
+    uint8_t *unpacked;
+    const char **layouts;
+    uint64_t *comm_ids; /* REDUCED_COLS blocks: the ids of the rank's communicator table */
+    /* event blocks read: their bytes in the file, and their payloads decoded */
+    uint64_t stored_bytes, decoded_bytes;
+    /* vt_cursor_fast: EVENTS_COLS blocks decoded straight from their columns (a copy of
+     * the payload in cols), the block's header kept for falling back to unpacking */
+    int fast, fastblk;
+    vt_evcols_dec *dec;
+    uint8_t *cols;
+    size_t colcap;
+    vt_block_header fasth; /* the header of the current EVENTS_COLS or REDUCED_COLS block */
+    /* the decoded block held (cols and unpacked: the scratch's budget): its bytes, its
+     * place in the scratch's holders + 1 (0: none), next_index when the clock passed
+     * (read since: kept one more turn), and the address it had when let go */
+    size_t unpacked_len, held_bytes, hold;
+    uint64_t clock_index;
+    uintptr_t evicted_base;
+};
+
+/* svar holding a world rank or one of the negative peer values -1 to -4. */
+static inline int pp_peer(pp *r, int64_t *v, uint32_t nranks, const char *what)
+{
+    const uint8_t *at = r->p;
+    if (pp_svar(r, v, what))
+        return -1;
+    if (*v < VT_PEER_ROOT || *v >= (int64_t)nranks) {
+        r->p = at;
+        return vt__pp_err(r, "expected %s (world rank below %u, or -1 to -4), found %lld", what, nranks, (long long)*v);
+    }
+    return 0;
+}
+
+/* The error just made in the scratch becomes the cursor's for good (a cursor that
+ * failed keeps failing with it). Returns -1. */
+int vt__cursor_failed(vt_cursor *c);
+
+/* The framing both kinds of records share: the next record's payload position, across
+ * blocks. 1: a record is next (decode it, then call cursor_advance); 0: end; -1: error
+ * (vt__cursor_failed). */
+int vt__cursor_ready(vt_cursor *c, const char *payload);
+
+static inline int cursor_fail(vt_cursor *c, vt_error *err)
+{
+    if (err)
+        *err = c->last ? *c->last : c->scratch->err;
+    return -1;
+}
+
+/* After a record was decoded (ok == 0) or failed to (ok != 0): the cursor's result. */
+static inline int cursor_advance(vt_cursor *c, int ok, vt_error *err)
+{
+    if (ok != 0) {
+        vt__cursor_failed(c);
+        return cursor_fail(c, err);
+    }
+    c->left--;
+    c->inblock++;
+    c->next_index++;
+    return 1;
+}
+
+#endif
