@@ -29,14 +29,14 @@ static int stream_unmatched(replay *R, int drain)
     }
     size_t best = SIZE_MAX;
     for (size_t k = 0; k < R->kt.n; k++)
-        if (R->kq_side[k] && (best == SIZE_MAX || vt__key_less(&R->kt.k[k], &R->kt.k[best])))
+        if (R->kq[k].side && (best == SIZE_MAX || vt__key_less(&R->kt.k[k], &R->kt.k[best])))
             best = k;
     if (best == SIZE_MAX)
         return 0;
     const vt_match_key *k = &R->kt.k[best];
-    int is_send = R->kq_side[best] == 2;
-    uint64_t index = is_send ? SE(&R->rs[k->src], R->kq_head[best])->index
-                             : RV(&R->rs[k->dst], R->kq_head[best])->index;
+    int is_send = R->kq[best].side == 2;
+    uint64_t index = is_send ? SE(&R->rs[k->src], R->kq[best].head)->index
+                             : RV(&R->rs[k->dst], R->kq[best].head)->index;
     vt__match_err_unmatched(R->err, R->t, k, is_send, index);
     R->failed = 1;
     return -1;
@@ -150,11 +150,12 @@ static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     res->total = calloc(nsc + 1, sizeof(int64_t));
     res->measured = calloc(R.nranks + 1, sizeof(int64_t));
     R.rs = calloc(R.nranks, sizeof(rstate));
+    R.dall = calloc((size_t)R.nranks * nsc + 1, sizeof(int64_t));
     R.delta = calloc(nsc + 1, sizeof(int64_t));
     R.tmp = calloc(nsc + 1, sizeof(int64_t));
     R.dbefore = calloc(nsc + 1, sizeof(int64_t));
     int rc = -1;
-    if (!res->ends || !res->total || !res->measured || !R.rs || !R.delta || !R.tmp || !R.dbefore) {
+    if (!res->ends || !res->total || !res->measured || !R.rs || !R.dall || !R.delta || !R.tmp || !R.dbefore) {
         vt_error_set(err, "out of memory");
         goto setup;
     }
@@ -325,6 +326,7 @@ out:
     free(R.used_reqs);
     free(R.generic);
     free(R.rs);
+    free(R.dall);
     free(R.delta);
     free(R.tmp);
     free(R.cons);
@@ -339,9 +341,7 @@ out:
     vt__rp_map_free(&R.syncinfo);
     free(R.sinfo);
     vt__keytab_free(&R.kt);
-    free(R.kq_head);
-    free(R.kq_tail);
-    free(R.kq_side);
+    free(R.kq);
     free(R.used_sends);
     if (rc)
         vt_replay_result_free(res);

@@ -29,12 +29,12 @@ static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_
 static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
 {
     /* a rank uses few keys over and over (its neighbours): its own recent ones first,
-     * where the table's would be another rank's */
+     * with their fields (the table's entries would be lines of other ranks' keys) */
+    smatch *m = s->sm;
     for (int c = 0; c < 8; c++) {
-        uint32_t k = s->kcache[c];
-        if (k && R->kt.k[k - 1].comm_id == comm && R->kt.k[k - 1].src == src && R->kt.k[k - 1].dst == dst &&
-            R->kt.k[k - 1].tag == tag)
-            return k - 1;
+        const kcent *e = &m->kcache[c];
+        if (e->id1 && e->comm == comm && e->src == src && e->dst == dst && e->tag == tag)
+            return e->id1 - 1;
     }
     uint32_t id = vt__key_intern(&R->kt, comm, src, dst, tag);
     if (id == KEY_PENDING)
@@ -42,20 +42,16 @@ static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, ui
     R->keys = R->kt.k;
     if (id >= R->capkq) {
         size_t cap = R->kt.cap;
-        uint32_t *h = realloc(R->kq_head, cap * sizeof *h);
-        if (h)
-            R->kq_head = h;
-        uint32_t *t = h ? realloc(R->kq_tail, cap * sizeof *t) : NULL;
-        if (t)
-            R->kq_tail = t;
-        uint8_t *sd = t ? realloc(R->kq_side, cap) : NULL;
-        if (!sd)
+        struct kq *q = realloc(R->kq, cap * sizeof *q);
+        if (!q)
             return KEY_PENDING;
-        memset(sd + R->capkq, 0, cap - R->capkq); /* no entry waits for a new key */
-        R->kq_side = sd;
+        memset(q + R->capkq, 0, (cap - R->capkq) * sizeof *q); /* no entry waits for a new key */
+        R->kq = q;
         R->capkq = cap;
     }
-    s->kcache[s->knext++ & 7] = id + 1;
+    R->kq[id].src = src;
+    R->kq[id].dst = dst;
+    m->kcache[m->knext++ & 7] = (kcent){comm, tag, src, dst, id + 1};
     return id;
 }
 
@@ -90,56 +86,58 @@ static int sm_toomany(replay *R, rstate *s, const vt_event *ev, const char *what
 static void pair_recv(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = RV(s, pos)->key;
-    if (R->kq_side[k] == 2) {
-        rstate *o = &R->rs[R->kt.k[k].src];
-        uint32_t h = R->kq_head[k];
+    struct kq *q = &R->kq[k];
+    if (q->side == 2) {
+        rstate *o = &R->rs[q->src];
+        uint32_t h = q->head;
         SE(o, h)->recv_pos = pos;
         RV(s, pos)->send_pos = h;
-        R->kq_head[k] = SX(o, h)->next;
-        if (R->kq_head[k] == VT_MPOS_NONE)
-            R->kq_side[k] = 0;
+        q->head = SX(o, h)->next;
+        if (q->head == VT_MPOS_NONE)
+            q->side = 0;
         if (R->par)
             (void)vt__rp_ship_post(R, s, pos);  /* (out of memory: R->failed) */
         return;
     }
     RX(s, pos)->next = VT_MPOS_NONE;
-    if (R->kq_side[k] == 0) {
-        R->kq_head[k] = R->kq_tail[k] = pos;
-        R->kq_side[k] = 1;
+    if (q->side == 0) {
+        q->head = q->tail = pos;
+        q->side = 1;
     } else {
-        RX(s, R->kq_tail[k])->next = pos;
-        R->kq_tail[k] = pos;
+        RX(s, q->tail)->next = pos;
+        q->tail = pos;
     }
 }
 
 static void pair_send(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = SE(s, pos)->key;
-    if (R->par && !vt__rp_mine(R, R->kt.k[k].dst)) {
+    struct kq *q = &R->kq[k];
+    if (R->par && !vt__rp_mine(R, q->dst)) {
         /* its receiver's process pairs it (released sends reach it in order) */
         if (vt__rp_ship_send(R, s, pos) == 1)
             vt__rp_sm_trim(s);
         return;
     }
-    if (R->kq_side[k] == 1) {
-        rstate *o = &R->rs[R->kt.k[k].dst];
-        uint32_t h = R->kq_head[k];
+    if (q->side == 1) {
+        rstate *o = &R->rs[q->dst];
+        uint32_t h = q->head;
         RV(o, h)->send_pos = pos;
         SE(s, pos)->recv_pos = h;
-        R->kq_head[k] = RX(o, h)->next;
-        if (R->kq_head[k] == VT_MPOS_NONE)
-            R->kq_side[k] = 0;
+        q->head = RX(o, h)->next;
+        if (q->head == VT_MPOS_NONE)
+            q->side = 0;
         if (R->par)
             (void)vt__rp_ship_post(R, o, h);
         return;
     }
     SX(s, pos)->next = VT_MPOS_NONE;
-    if (R->kq_side[k] == 0) {
-        R->kq_head[k] = R->kq_tail[k] = pos;
-        R->kq_side[k] = 2;
+    if (q->side == 0) {
+        q->head = q->tail = pos;
+        q->side = 2;
     } else {
-        SX(s, R->kq_tail[k])->next = pos;
-        R->kq_tail[k] = pos;
+        SX(s, q->tail)->next = pos;
+        q->tail = pos;
     }
 }
 
@@ -231,7 +229,8 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
         return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
     enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
     *SE(s, m->shi) = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
-    *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p)),
+    int sync = vt_model_is_sync(sk, bytes, R->p);
+    *SX(s, m->shi) = (sx){VT_MPOS_NONE, (uint16_t)((resolved ? XF_RES : 0) | (sync ? XF_SYNC : 0)), (uint16_t)(1 + sync),
                           SLOT_NONE};
     s->nsends = ++m->shi;
     return 0;
@@ -257,7 +256,10 @@ int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint
         goto nomem;
     uint64_t pos = m->shi;
     *SE(s, pos) = (vt_match_csend){(uint64_t)w[8], (uint64_t)w[6], key, VT_MPOS_NONE, (int32_t)w[7], (uint32_t)w[5]};
-    *SX(s, pos) = (sx){VT_MPOS_NONE, XF_RES, 1, SLOT_NONE};
+    int32_t fn = (int32_t)w[7];
+    enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
+    *SX(s, pos) = (sx){VT_MPOS_NONE, (uint16_t)(XF_RES | (vt_model_is_sync(sk, (uint64_t)w[6], R->p) ? XF_SYNC : 0)), 1,
+                       SLOT_NONE};
     if (vt__rp_slot_new(R, s, NULL, src, (uint32_t)pos, 0, (const int64_t[]){w[9], w[12], w[10], w[11]}, d, ext, next, 1))
         goto nomem;
     s->nsends = ++m->shi;
@@ -293,7 +295,7 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
     }
     *pos = m->rhi;
     *RV(s, m->rhi) = (vt_match_crecv){ev->index, post, ev->index, ev->exit, KEY_PENDING, VT_MPOS_NONE};
-    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0};
+    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0, 0};
     s->nrecvs = ++m->rhi;
     return 0;
 }
@@ -308,6 +310,7 @@ static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, ui
     if (key == KEY_PENDING)
         return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "receives") : sm_nomem(R, s, ev);
     RV(s, pos)->key = key;
+    RX(s, pos)->src = (uint32_t)src;
     return 0;
 }
 
