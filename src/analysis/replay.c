@@ -149,13 +149,18 @@ static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     res->ends = calloc(nsc * R.nranks + 1, sizeof(int64_t));
     res->total = calloc(nsc + 1, sizeof(int64_t));
     res->measured = calloc(R.nranks + 1, sizeof(int64_t));
-    R.rs = calloc(R.nranks, sizeof(rstate));
+    /* (line-aligned: a rank's hot fields in as few lines as they fill) */
+    R.rs = aligned_alloc(64, (R.nranks ? R.nranks : 1) * sizeof(rstate));
+    if (R.rs)
+        memset(R.rs, 0, (R.nranks ? R.nranks : 1) * sizeof(rstate));
+    if (R.stream && (R.sms = aligned_alloc(64, (R.nranks ? R.nranks : 1) * sizeof *R.sms)))
+        memset(R.sms, 0, (R.nranks ? R.nranks : 1) * sizeof *R.sms);
     R.dall = calloc((size_t)R.nranks * nsc + 1, sizeof(int64_t));
     R.delta = calloc(nsc + 1, sizeof(int64_t));
     R.tmp = calloc(nsc + 1, sizeof(int64_t));
     R.dbefore = calloc(nsc + 1, sizeof(int64_t));
     int rc = -1;
-    if (!res->ends || !res->total || !res->measured || !R.rs || !R.dall || !R.delta || !R.tmp || !R.dbefore) {
+    if (!res->ends || !res->total || !res->measured || !R.rs || (R.stream && !R.sms) || !R.dall || !R.delta || !R.tmp || !R.dbefore) {
         vt_error_set(err, "out of memory");
         goto setup;
     }
@@ -326,6 +331,7 @@ out:
     free(R.used_reqs);
     free(R.generic);
     free(R.rs);
+    free(R.sms);
     free(R.dall);
     free(R.delta);
     free(R.tmp);

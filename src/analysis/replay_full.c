@@ -329,7 +329,8 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         if ((!R->stream && rv->send_pos == VT_MPOS_NONE) || rv->post_index != rv->index ||
             vt__rp_pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
             continue;
-        if (rv->send_pos != VT_MPOS_NONE && !send_is_sync_at(R, &R->rs[R->keys[rv->key].src], rv->send_pos))
+        if (rv->send_pos != VT_MPOS_NONE &&
+            !send_is_sync_at(R, &R->rs[R->stream ? RX(s, i)->src : R->keys[rv->key].src], rv->send_pos))
             continue;
         /* read by the sender and by the completing call (streaming, not paired yet: made
          * in case, dropped by the completing call when the message is not synchronous) */
@@ -749,7 +750,9 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     const vt_rank *rk = vt_trace_rank(R->t, r);
     s->rk = rk;
     const ftab *ft = function_table(R, rk);
-    if (!ft || (R->stream && !(s->sm = calloc(1, sizeof *s->sm)))) {
+    if (R->stream)
+        s->sm = &R->sms[r];
+    if (!ft) {
         vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
         return -1;
     }

@@ -48,8 +48,10 @@ typedef struct gate {
     int64_t *base;      /* nsc, when complete */
 } gate;
 
+/* u64 -> u64 (open addressing, backward-shift deletion); a key and its value side by
+ * side (one line per probe). */
 typedef struct u64map {
-    uint64_t *keys, *vals;
+    struct u64ent { uint64_t k, v; } *e;   /* k: key + 1, 0 empty */
     size_t cap, n;
 } u64map;
 
@@ -83,8 +85,9 @@ typedef struct kcent {
  * the caches when its turn comes: each line read is a miss); what the replay of a full
  * trace touches rarely or never, and reduced traces' state, come last. */
 typedef struct rstate {
-    /* (the first line: also what the replay of other ranks reads) */
-    uint32_t rank;
+    /* (the first line: also what the replay of other ranks reads; rstates are allocated
+     * at a line boundary, replay.rs) */
+    _Alignas(64) uint32_t rank;
     int have, published, finished, done_ready, started;
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
     /* Entry i is rw[i & rmask] (sw[i & smask]): the vt_matches arrays (mask all ones), or
@@ -158,6 +161,7 @@ typedef struct replay {
     uint32_t nranks;
     rstate *rs;
     int64_t *dall;            /* every rank's differences: rank r's nsc at dall + r * nsc */
+    struct smatch *sms;       /* every rank's streaming matching (rstate.sm) */
     ftab *ftabs;
     size_t nftabs;
     slot *slots;              /* pool; differences at slotd + i * nsc */
@@ -309,8 +313,9 @@ typedef struct stmpl {
 } stmpl;
 
 typedef struct smatch {
-    /* what the replay of another rank reads too (its sends) and sm_trim, first */
-    uint64_t slo, shi, srel;  /* srel: first send not released */
+    /* what the replay of another rank reads too (its sends) and sm_trim, first (in
+     * lines of their own: replay.sms) */
+    _Alignas(64) uint64_t slo, shi, srel;  /* srel: first send not released */
     sx *sxw;
     size_t scap;
     uint64_t rlo, rhi;

@@ -540,8 +540,8 @@ static int sm_finish(replay *R, rstate *s)
         }
         uint64_t req = 0, comm = RX(s, i)->comm;
         for (size_t j = 0; j < m->active.cap; j++)
-            if (m->active.keys[j] && m->active.vals[j] == (i << 2 | A_RECV))
-                req = m->active.keys[j] - 1;
+            if (m->active.e[j].k && m->active.e[j].v == (i << 2 | A_RECV))
+                req = m->active.e[j].k - 1;
         for (size_t j = 0; j < m->norph; j++)
             if (m->orph[j].pos == i) {
                 req = m->orph[j].req;
@@ -833,7 +833,6 @@ void vt__rp_sm_free(rstate *s)
     free(m->cst);
     free(m->cdn);
     free(m->orph);
-    free(m);
     free(s->rw);
     free(s->sw);
     s->sm = NULL;
