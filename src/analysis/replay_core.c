@@ -209,19 +209,14 @@ uint32_t vt__rp_slot_alloc(replay *R)
         return R->freeslots[--R->nfree];
     if (R->nslots == R->capslots) {
         size_t nc = R->capslots ? R->capslots * 2 : 64;
-        slot *ns = aligned_alloc(64, nc * sizeof *ns);
+        slot *ns = realloc(R->slots, nc * sizeof *ns);
         if (!ns)
             return SLOT_NONE;
-        if (R->nslots)
-            memcpy(ns, R->slots, R->nslots * sizeof *ns);
-        free(R->slots);
         R->slots = ns;
-        if (R->nsc > 2) {
-            int64_t *nd = realloc(R->slotd, nc * R->nsc * sizeof *nd);
-            if (!nd)
-                return SLOT_NONE;
-            R->slotd = nd;
-        }
+        int64_t *nd = realloc(R->slotd, nc * (R->nsc ? R->nsc : 1) * sizeof *nd);
+        if (!nd)
+            return SLOT_NONE;
+        R->slotd = nd;
         uint32_t *nf = realloc(R->freeslots, nc * sizeof *nf);
         if (!nf)
             return SLOT_NONE;

@@ -20,15 +20,13 @@
  * and exist only between the record that fills them and the last reader: a rank finds
  * the slot of a send or receive position through a small per-rank map. */
 typedef struct slot {
-    _Alignas(64) int64_t T, E;
+    int64_t T, E;
     int64_t Tloc;       /* T on the owner's clock */
     uint64_t seq;       /* model sequence number of the call that filled it */
     uint32_t uses;      /* readers left before it is freed */
     uint32_t rank;      /* owner, and which of its maps names it */
     uint32_t pos;
     uint32_t post;      /* 1: a receive's posting, 0: a send */
-    int64_t d[2];       /* the differences when there are at most 2 scenarios (one line with
-                         * the rest; the pool is line-aligned), else at replay.slotd */
 } slot;
 
 /* u32 position -> u32 slot (open addressing, backward-shift deletion). */
@@ -73,6 +71,14 @@ typedef struct heap {
 /* ------------------------------------------------------------------ replay state */
 
 enum { REQ_SEND = 1, REQ_ICOLL = 2 };
+
+/* A message key a rank used lately, with the key's fields (a hit reads no key table). */
+typedef struct kcent {
+    uint64_t comm;
+    int64_t tag;
+    uint32_t src, dst;
+    uint32_t id1;             /* key id + 1, 0 none */
+} kcent;
 
 /* One rank's replay state. The fields every record reads or writes come first, in the
  * first cache lines of the struct (at 16K ranks and more each rank's state is out of
@@ -158,8 +164,7 @@ typedef struct replay {
     struct smatch *sms;       /* every rank's streaming matching (rstate.sm) */
     ftab *ftabs;
     size_t nftabs;
-    slot *slots;              /* pool, line-aligned; differences in slots[i].d (nsc <= 2) or at
-                               * slotd + i * nsc */
+    slot *slots;              /* pool; differences at slotd + i * nsc */
     int64_t *slotd;
     uint32_t *freeslots;
     size_t nslots, capslots, nfree;
@@ -328,9 +333,7 @@ typedef struct smatch {
     int eof, cur_owned;
     const uint8_t *kinds, *inits;
     u64map active;            /* request -> position << 2 | A_* */
-    /* message keys this rank used lately: a hash of each key's fields, its id + 1 (0 none)
-     * (one line: a hit reads one entry of the key table) */
-    uint32_t kfp[8], kid[8];
+    kcent kcache[8];          /* message keys this rank used lately */
     unsigned knext;
     u64map templates;         /* request -> index in tmpls */
     stmpl *tmpls;
@@ -396,10 +399,7 @@ static inline int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t
     return 0;
 }
 
-static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i)
-{
-    return R->nsc <= 2 ? R->slots[i].d : R->slotd + (size_t)i * R->nsc;
-}
+static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
 
 static inline int vt__rp_note_used(replay *R, uint32_t sl)
 {

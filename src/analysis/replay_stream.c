@@ -31,13 +31,10 @@ static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, ui
     /* a rank uses few keys over and over (its neighbours): its own recent ones first,
      * with their fields (the table's entries would be lines of other ranks' keys) */
     smatch *m = s->sm;
-    uint64_t h = (comm * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)src << 32 | dst) ^ ((uint64_t)tag * 0xff51afd7ed558ccdull);
-    uint32_t fp = (uint32_t)(h ^ h >> 32);
     for (int c = 0; c < 8; c++) {
-        uint32_t k = m->kid[c];
-        if (k && m->kfp[c] == fp && R->kt.k[k - 1].comm_id == comm && R->kt.k[k - 1].src == src &&
-            R->kt.k[k - 1].dst == dst && R->kt.k[k - 1].tag == tag)
-            return k - 1;
+        const kcent *e = &m->kcache[c];
+        if (e->id1 && e->comm == comm && e->src == src && e->dst == dst && e->tag == tag)
+            return e->id1 - 1;
     }
     uint32_t id = vt__key_intern(&R->kt, comm, src, dst, tag);
     if (id == KEY_PENDING)
@@ -54,8 +51,7 @@ static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, ui
     }
     R->kq[id].src = src;
     R->kq[id].dst = dst;
-    m->kfp[m->knext & 7] = fp;
-    m->kid[m->knext++ & 7] = id + 1;
+    m->kcache[m->knext++ & 7] = (kcent){comm, tag, src, dst, id + 1};
     return id;
 }
 
