@@ -133,9 +133,18 @@ void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg)
     progress_arg = arg;
 }
 
+/* N zeroed elements of SIZE (a multiple of 64) from a line boundary; *mem is what to
+ * free. (calloc: large arrays come zeroed from the system, untouched until used.) */
+static void *zalloc64(size_t n, size_t size, void **mem)
+{
+    *mem = calloc((n ? n : 1) * size + 63, 1);
+    return *mem ? (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63) : NULL;
+}
+
 static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, const vt_par_comm *par, vt_replay_result *res, vt_error *err)
 {
+    void *rs_mem = NULL, *sms_mem = NULL;
     replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .obs = obs, .par = par, .res = res, .err = err};
     R.keys = vt_matches_keys(m, NULL);
     memset(res, 0, sizeof *res);
@@ -150,11 +159,9 @@ static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     res->total = calloc(nsc + 1, sizeof(int64_t));
     res->measured = calloc(R.nranks + 1, sizeof(int64_t));
     /* (line-aligned: a rank's hot fields in as few lines as they fill) */
-    R.rs = aligned_alloc(64, (R.nranks ? R.nranks : 1) * sizeof(rstate));
-    if (R.rs)
-        memset(R.rs, 0, (R.nranks ? R.nranks : 1) * sizeof(rstate));
-    if (R.stream && (R.sms = aligned_alloc(64, (R.nranks ? R.nranks : 1) * sizeof *R.sms)))
-        memset(R.sms, 0, (R.nranks ? R.nranks : 1) * sizeof *R.sms);
+    R.rs = zalloc64(R.nranks, sizeof(rstate), &rs_mem);
+    if (R.stream)
+        R.sms = zalloc64(R.nranks, sizeof *R.sms, &sms_mem);
     R.dall = calloc((size_t)R.nranks * nsc + 1, sizeof(int64_t));
     R.delta = calloc(nsc + 1, sizeof(int64_t));
     R.tmp = calloc(nsc + 1, sizeof(int64_t));
@@ -330,8 +337,8 @@ out:
     free(R.freeslots);
     free(R.used_reqs);
     free(R.generic);
-    free(R.rs);
-    free(R.sms);
+    free(rs_mem);
+    free(sms_mem);
     free(R.dall);
     free(R.delta);
     free(R.tmp);

@@ -72,14 +72,6 @@ typedef struct heap {
 
 enum { REQ_SEND = 1, REQ_ICOLL = 2 };
 
-/* A message key a rank used lately, with the key's fields (a hit reads no key table). */
-typedef struct kcent {
-    uint64_t comm;
-    int64_t tag;
-    uint32_t src, dst;
-    uint32_t id1;             /* key id + 1, 0 none */
-} kcent;
-
 /* One rank's replay state. The fields every record reads or writes come first, in the
  * first cache lines of the struct (at 16K ranks and more each rank's state is out of
  * the caches when its turn comes: each line read is a miss); what the replay of a full
@@ -116,6 +108,8 @@ typedef struct rstate {
     int goff_ok;              /* global time = local + goff (vt_global_offset) */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */
     int64_t goff;
+    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
+    unsigned knext;
     uint64_t ncalls;          /* call records seen */
     size_t nevitems, evptr;
     vt_cursor *cur;
@@ -333,8 +327,6 @@ typedef struct smatch {
     int eof, cur_owned;
     const uint8_t *kinds, *inits;
     u64map active;            /* request -> position << 2 | A_* */
-    kcent kcache[8];          /* message keys this rank used lately */
-    unsigned knext;
     u64map templates;         /* request -> index in tmpls */
     stmpl *tmpls;
     size_t ntmpls, captmpls;

@@ -29,12 +29,12 @@ static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_
 static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
 {
     /* a rank uses few keys over and over (its neighbours): its own recent ones first,
-     * with their fields (the table's entries would be lines of other ranks' keys) */
-    smatch *m = s->sm;
+     * where the table's would be another rank's */
     for (int c = 0; c < 8; c++) {
-        const kcent *e = &m->kcache[c];
-        if (e->id1 && e->comm == comm && e->src == src && e->dst == dst && e->tag == tag)
-            return e->id1 - 1;
+        uint32_t k = s->kcache[c];
+        if (k && R->kt.k[k - 1].comm_id == comm && R->kt.k[k - 1].src == src && R->kt.k[k - 1].dst == dst &&
+            R->kt.k[k - 1].tag == tag)
+            return k - 1;
     }
     uint32_t id = vt__key_intern(&R->kt, comm, src, dst, tag);
     if (id == KEY_PENDING)
@@ -51,7 +51,7 @@ static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, ui
     }
     R->kq[id].src = src;
     R->kq[id].dst = dst;
-    m->kcache[m->knext++ & 7] = (kcent){comm, tag, src, dst, id + 1};
+    s->kcache[s->knext++ & 7] = id + 1;
     return id;
 }
 
