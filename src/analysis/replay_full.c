@@ -644,6 +644,7 @@ int vt__rp_step(replay *R, rstate *s)
         int front = 0;
         for (size_t j = 0; j < s->ndone; j++) {
             RX(s, s->done[j])->flags |= XF_RET;
+            s->sm->rdirty = 1;
             front |= s->done[j] == s->sm->rlo;
         }
         if (front)

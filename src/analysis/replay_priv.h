@@ -312,6 +312,9 @@ typedef struct smatch {
     _Alignas(64) uint64_t slo, shi, srel;  /* srel: first send not released */
     sx *sxw;
     size_t scap;
+    int eof;
+    int rdirty;               /* a receive was retired or released since sm_trim last looked
+                               * (else its receive side has nothing to drop) */
     uint64_t rlo, rhi;
     rx *rxw;                  /* parallel to the receive window */
     size_t rcap;
@@ -324,7 +327,7 @@ typedef struct smatch {
     uint64_t *cst;            /* the current record's lists when it is not the cursor's */
     vt_completion *cdn;
     size_t capcst, capcdn;
-    int eof, cur_owned;
+    int cur_owned;
     const uint8_t *kinds, *inits;
     u64map active;            /* request -> position << 2 | A_* */
     u64map templates;         /* request -> index in tmpls */

@@ -174,11 +174,13 @@ static void sm_release(replay *R, rstate *s)
         uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
         if (e == RQ_DROP) {
             m->qrel++;
+            m->rdirty = 1;
             continue;
         }
         if ((e & RQ_PH) || RV(s, e)->key == KEY_PENDING)
             break;
         m->qrel++;
+        m->rdirty = 1;
         RX(s, e)->flags |= XF_REL;
         if (RV(s, e)->key == KEY_SKIP)
             RX(s, e)->flags |= XF_RET;
@@ -798,13 +800,18 @@ int vt__rp_note_send(replay *R, uint32_t rank, uint32_t pos)
 void vt__rp_sm_trim(rstate *s)
 {
     smatch *m = s->sm;
-    while (m->rlo < m->rhi && (RX(s, m->rlo)->flags & XF_RET))
-        m->rlo++;
-    while (m->qlo < m->qrel) {
-        uint64_t e = m->rq[m->qlo & (m->qcap - 1)];
-        if (e != RQ_DROP && e >= m->rlo && !(RX(s, e)->flags & XF_RET))
-            break;
-        m->qlo++;
+    /* (the receive side stopped at entries that have not changed since: nothing to drop
+     * there; called for a send the receiver read, this reads none of it) */
+    if (m->rdirty) {
+        m->rdirty = 0;
+        while (m->rlo < m->rhi && (RX(s, m->rlo)->flags & XF_RET))
+            m->rlo++;
+        while (m->qlo < m->qrel) {
+            uint64_t e = m->rq[m->qlo & (m->qcap - 1)];
+            if (e != RQ_DROP && e >= m->rlo && !(RX(s, e)->flags & XF_RET))
+                break;
+            m->qlo++;
+        }
     }
     while (m->slo < m->srel && (SX(s, m->slo)->flags & XF_RET))
         m->slo++;
