@@ -77,8 +77,8 @@ enum { REQ_SEND = 1, REQ_ICOLL = 2 };
  * the caches when its turn comes: each line read is a miss); what the replay of a full
  * trace touches rarely or never, and reduced traces' state, come last. */
 typedef struct rstate {
-    /* (the first line: also what the replay of other ranks reads; rstates are allocated
-     * at a line boundary, replay.rs) */
+    /* (line 0: also what the replay of other ranks reads; rstates are allocated at a
+     * line boundary, replay.rs) */
     _Alignas(64) uint32_t rank;
     int have, published, finished, done_ready, started;
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
@@ -87,43 +87,51 @@ typedef struct rstate {
     vt_match_crecv *rw;
     vt_match_csend *sw;
     size_t rmask, smask;
+    /* (line 1) */
     int64_t genter, gexit;    /* global enter and exit of ev */
     int64_t prev_exit, last_exit;
     int64_t *d;               /* nsc differences, in replay.dall */
     size_t nrecvs, nsends;    /* entries (streaming: positions up to which entries exist) */
-    size_t send_ptr, post_ptr;
+    size_t send_ptr;
+    /* (line 2) */
+    size_t post_ptr;
     size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
     uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
     uint32_t *done;           /* receives the current record completes */
     size_t ndone, capdone;
-    heap pending;             /* posted receives by completing record */
-    posmap ss, ps;            /* live slots: per send; per receive (synchronous posts) */
-    posmap probed;            /* receives whose completion was a probe (until completed) */
-    u64map reqs;              /* request id -> kind << 56 | position or gate id */
     /* Per function (shared by ranks with the same function table, R->ftabs): */
     const enum vt_model_kind *fkind;
     const enum vt_model_kind *skind; /* vt_model_send_kind of each function */
+    /* (line 3) */
+    heap pending;             /* posted receives by completing record */
+    posmap ps;                /* live slots per receive (synchronous posts) */
     const uint8_t *sinit;     /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    const char *const *fname; /* its name */
+    /* (line 4) */
+    posmap probed;            /* receives whose completion was a probe (until completed) */
+    u64map reqs;              /* request id -> kind << 56 | position or gate id */
     size_t nfuncs;
+    int64_t goff;
+    /* (line 5) */
     int goff_ok;              /* global time = local + goff (vt_global_offset) */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */
-    int64_t goff;
-    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
     unsigned knext;
+    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
     uint64_t ncalls;          /* call records seen */
-    size_t nevitems, evptr;
     vt_cursor *cur;
-    vt_event ev;
-    /* ---- rarely touched */
+    /* (line 6) */
+    size_t nevitems, evptr;
+    const vt_rank *rk;
+    u64map tmpl;              /* request ids of persistent send templates */
     uint64_t nbc_comm;        /* ... on this communicator */
     int64_t first_enter;
-    const char *const *fname; /* its name */
+    vt_event ev;
+    /* ---- rarely touched */
+    posmap ss;                /* live slots per send (without streaming: with it, in the window) */
     const vt_match_crecv *recvs;
     const vt_match_csend *sends;
-    const vt_rank *rk;
     uint32_t *exc;            /* receives posted before their index (by a matched probe), by posting */
     size_t nexc;
-    u64map tmpl;              /* request ids of persistent send templates */
     /* Scenario items naming events of this rank, sorted by seq. */
     struct evitem { uint64_t seq; size_t scen; vt_shorten *it; } *evitems;
     /* Reduced traces: the current record, and the sequence numbers whose difference
