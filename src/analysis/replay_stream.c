@@ -628,14 +628,15 @@ int vt__rp_more(replay *R, rstate *s)
         return -1;
     if (ev->fn < 0)
         return 1; /* special records are no model events: the replay skips them */
-    if (ev->nstarted > b->capst) {
+    /* (most records have no lists: the capacities, in the entry's fifth line, unread) */
+    if (ev->nstarted && ev->nstarted > b->capst) {
         uint64_t *p = realloc(b->st, ev->nstarted * sizeof *p);
         if (!p)
             return sm_nomem(R, s, ev);
         b->st = p;
         b->capst = ev->nstarted;
     }
-    if (ev->ndone > b->capdn) {
+    if (ev->ndone && ev->ndone > b->capdn) {
         vt_completion *p = realloc(b->dn, ev->ndone * sizeof *p);
         if (!p)
             return sm_nomem(R, s, ev);
@@ -646,8 +647,8 @@ int vt__rp_more(replay *R, rstate *s)
         memcpy(b->st, ev->started, ev->nstarted * sizeof *b->st);
     if (ev->ndone)
         memcpy(b->dn, ev->done, ev->ndone * sizeof *b->dn);
-    ev->started = b->st;
-    ev->done = b->dn;
+    ev->started = ev->nstarted ? b->st : NULL;
+    ev->done = ev->ndone ? b->dn : NULL;
     m->bhi++;
     return 1;
 }
