@@ -29,14 +29,14 @@ static int stream_unmatched(replay *R, int drain)
     }
     size_t best = SIZE_MAX;
     for (size_t k = 0; k < R->kt.n; k++)
-        if (R->kq_side[k] && (best == SIZE_MAX || vt__key_less(&R->kt.k[k], &R->kt.k[best])))
+        if (R->kq[k].side && (best == SIZE_MAX || vt__key_less(&R->kt.k[k], &R->kt.k[best])))
             best = k;
     if (best == SIZE_MAX)
         return 0;
     const vt_match_key *k = &R->kt.k[best];
-    int is_send = R->kq_side[best] == 2;
-    uint64_t index = is_send ? SE(&R->rs[k->src], R->kq_head[best])->index
-                             : RV(&R->rs[k->dst], R->kq_head[best])->index;
+    int is_send = R->kq[best].side == 2;
+    uint64_t index = is_send ? SE(&R->rs[k->src], R->kq[best].head)->index
+                             : RV(&R->rs[k->dst], R->kq[best].head)->index;
     vt__match_err_unmatched(R->err, R->t, k, is_send, index);
     R->failed = 1;
     return -1;
@@ -133,9 +133,18 @@ void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg)
     progress_arg = arg;
 }
 
+/* N zeroed elements of SIZE (a multiple of 64) from a line boundary; *mem is what to
+ * free. (calloc: large arrays come zeroed from the system, untouched until used.) */
+static void *zalloc64(size_t n, size_t size, void **mem)
+{
+    *mem = calloc((n ? n : 1) * size + 63, 1);
+    return *mem ? (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63) : NULL;
+}
+
 static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, const vt_par_comm *par, vt_replay_result *res, vt_error *err)
 {
+    void *rs_mem = NULL, *sms_mem = NULL;
     replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .obs = obs, .par = par, .res = res, .err = err};
     R.keys = vt_matches_keys(m, NULL);
     memset(res, 0, sizeof *res);
@@ -149,12 +158,16 @@ static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     res->ends = calloc(nsc * R.nranks + 1, sizeof(int64_t));
     res->total = calloc(nsc + 1, sizeof(int64_t));
     res->measured = calloc(R.nranks + 1, sizeof(int64_t));
-    R.rs = calloc(R.nranks, sizeof(rstate));
+    /* (line-aligned: a rank's hot fields in as few lines as they fill) */
+    R.rs = zalloc64(R.nranks, sizeof(rstate), &rs_mem);
+    if (R.stream)
+        R.sms = zalloc64(R.nranks, sizeof *R.sms, &sms_mem);
+    R.dall = calloc((size_t)R.nranks * nsc + 1, sizeof(int64_t));
     R.delta = calloc(nsc + 1, sizeof(int64_t));
     R.tmp = calloc(nsc + 1, sizeof(int64_t));
     R.dbefore = calloc(nsc + 1, sizeof(int64_t));
     int rc = -1;
-    if (!res->ends || !res->total || !res->measured || !R.rs || !R.delta || !R.tmp || !R.dbefore) {
+    if (!res->ends || !res->total || !res->measured || !R.rs || (R.stream && !R.sms) || !R.dall || !R.delta || !R.tmp || !R.dbefore) {
         vt_error_set(err, "out of memory");
         goto setup;
     }
@@ -324,7 +337,9 @@ out:
     free(R.freeslots);
     free(R.used_reqs);
     free(R.generic);
-    free(R.rs);
+    free(rs_mem);
+    free(sms_mem);
+    free(R.dall);
     free(R.delta);
     free(R.tmp);
     free(R.cons);
@@ -339,9 +354,7 @@ out:
     vt__rp_map_free(&R.syncinfo);
     free(R.sinfo);
     vt__keytab_free(&R.kt);
-    free(R.kq_head);
-    free(R.kq_tail);
-    free(R.kq_side);
+    free(R.kq);
     free(R.used_sends);
     if (rc)
         vt_replay_result_free(res);

@@ -38,35 +38,29 @@ int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v)
 {
     if ((m->n + 1) * 2 > m->cap) {
         size_t nc = m->cap ? m->cap * 2 : 16;
-        uint64_t *nk = calloc(nc, sizeof *nk), *nv = calloc(nc, sizeof *nv);
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
+        struct u64ent *ne = calloc(nc, sizeof *ne);
+        if (!ne)
             return -1;
-        }
         for (size_t i = 0; i < m->cap; i++) {
-            if (!m->keys[i])
+            if (!m->e[i].k)
                 continue;
-            size_t j = mix(m->keys[i]) & (nc - 1);
-            while (nk[j])
+            size_t j = mix(m->e[i].k) & (nc - 1);
+            while (ne[j].k)
                 j = (j + 1) & (nc - 1);
-            nk[j] = m->keys[i];
-            nv[j] = m->vals[i];
+            ne[j] = m->e[i];
         }
-        free(m->keys);
-        free(m->vals);
-        m->keys = nk;
-        m->vals = nv;
+        free(m->e);
+        m->e = ne;
         m->cap = nc;
     }
     k++;   /* 0 marks an empty slot */
     size_t j = mix(k) & (m->cap - 1);
-    while (m->keys[j] && m->keys[j] != k)
+    while (m->e[j].k && m->e[j].k != k)
         j = (j + 1) & (m->cap - 1);
-    if (!m->keys[j])
+    if (!m->e[j].k)
         m->n++;
-    m->keys[j] = k;
-    m->vals[j] = v;
+    m->e[j].k = k;
+    m->e[j].v = v;
     return 0;
 }
 
@@ -76,8 +70,8 @@ static size_t map_slot(const u64map *m, uint64_t k)
         return SIZE_MAX;
     k++;
     size_t j = mix(k) & (m->cap - 1);
-    while (m->keys[j]) {
-        if (m->keys[j] == k)
+    while (m->e[j].k) {
+        if (m->e[j].k == k)
             return j;
         j = (j + 1) & (m->cap - 1);
     }
@@ -89,7 +83,7 @@ int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v)
     size_t j = map_slot(m, k);
     if (j == SIZE_MAX)
         return 0;
-    *v = m->vals[j];
+    *v = m->e[j].v;
     return 1;
 }
 
@@ -99,14 +93,13 @@ void vt__rp_map_del(u64map *m, uint64_t k)
     if (j == SIZE_MAX)
         return;
     size_t mask = m->cap - 1;
-    m->keys[j] = 0;
+    m->e[j].k = 0;
     m->n--;
-    for (size_t i = (j + 1) & mask; m->keys[i]; i = (i + 1) & mask) {
-        size_t home = mix(m->keys[i]) & mask;
+    for (size_t i = (j + 1) & mask; m->e[i].k; i = (i + 1) & mask) {
+        size_t home = mix(m->e[i].k) & mask;
         if (((i - home) & mask) >= ((i - j) & mask)) {
-            m->keys[j] = m->keys[i];
-            m->vals[j] = m->vals[i];
-            m->keys[i] = 0;
+            m->e[j] = m->e[i];
+            m->e[i].k = 0;
             j = i;
         }
     }
@@ -114,8 +107,7 @@ void vt__rp_map_del(u64map *m, uint64_t k)
 
 void vt__rp_map_free(u64map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->e);
     memset(m, 0, sizeof *m);
 }
 

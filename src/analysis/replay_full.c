@@ -127,9 +127,13 @@ static int send_is_sync(const replay *R, uint32_t rank, const vt_match_csend *se
     return vt_model_is_sync(k, se->bytes, R->p);
 }
 
-static int send_is_sync_at(const replay *R, uint32_t rank, size_t pos)
+/* The same of send POS of rank o: streaming, from its window entry (no read of the
+ * sender's function table, in another rank's memory). */
+static int send_is_sync_at(const replay *R, const rstate *o, size_t pos)
 {
-    return send_is_sync(R, rank, SE(&R->rs[rank], pos));
+    if (R->stream)
+        return (SX(o, pos)->flags & XF_SYNC) != 0;
+    return send_is_sync(R, o->rank, SE(o, pos));
 }
 
 static int note_req(replay *R, uint64_t req)
@@ -241,7 +245,7 @@ static size_t probe_target(replay *R, rstate *s)
  * only a synchronous send's completion has contributors. */
 static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
 {
-    if (send_is_sync(R, s->rank, SE(s, i)))
+    if (send_is_sync_at(R, s, i))
         return vt__rp_map_put(&s->reqs, req, ((uint64_t)REQ_SEND << 56) | i);
     vt__rp_map_del(&s->reqs, req);
     return 0;
@@ -268,7 +272,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
                 continue;   /* cancelled: no message */
         }
         /* (a send's slot keeps the call's exit as E, for observers: vt_obs_con.S_exit) */
-        if (slot_fill(R, s, 0, i, enter, exit, (uint32_t)(1 + send_is_sync(R, s->rank, SE(s, i)))))
+        if (slot_fill(R, s, 0, i, enter, exit, (uint32_t)(1 + send_is_sync_at(R, s, i))))
             return -1;
         if ((k == VT_MK_ISEND || k == VT_MK_ISSEND || k == VT_MK_IBSEND) && ev->request)
             if (req_send(s, R, ev->request, i))
@@ -299,7 +303,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             /* read by the sender and by this probe (streaming: while the message is not
              * paired yet, whether it is synchronous is not known: the slot is made, and
              * dropped by the probe when it is not) */
-            if ((rv->send_pos == VT_MPOS_NONE || send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos)) &&
+            if ((rv->send_pos == VT_MPOS_NONE || send_is_sync_at(R, &R->rs[R->keys[rv->key].src], rv->send_pos)) &&
                 slot_fill(R, s, 1, s->probe_msg, enter, exit, 2))
                 return -1;
         }
@@ -325,7 +329,8 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         if ((!R->stream && rv->send_pos == VT_MPOS_NONE) || rv->post_index != rv->index ||
             vt__rp_pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
             continue;
-        if (rv->send_pos != VT_MPOS_NONE && !send_is_sync_at(R, R->keys[rv->key].src, rv->send_pos))
+        if (rv->send_pos != VT_MPOS_NONE &&
+            !send_is_sync_at(R, &R->rs[R->stream ? RX(s, i)->src : R->keys[rv->key].src], rv->send_pos))
             continue;
         /* read by the sender and by the completing call (streaming, not paired yet: made
          * in case, dropped by the completing call when the message is not synchronous) */
@@ -380,19 +385,20 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
             return 1;
     }
     const vt_match_crecv *rv = RV(s, i);
-    const vt_match_key *key = &R->keys[rv->key];
-    rstate *snd = &R->rs[key->src];
+    /* (streaming: the sender from the receive's entry, not from the key table) */
+    uint32_t src = R->stream ? RX(s, i)->src : R->keys[rv->key].src;
+    rstate *snd = &R->rs[src];
     uint32_t sl = send_slot(R, snd, rv->send_pos);
     if (sl == SLOT_NONE)
         return 1;
     const vt_match_csend *se = SE(snd, rv->send_pos);
     const slot *sd = &R->slots[sl];
-    int sync = send_is_sync(R, key->src, se);
+    int sync = send_is_sync_at(R, snd, rv->send_pos);
     R->step_msgs++;
     R->step_viol += E < sd->T;
     vt_obs_con *oc;
     if (vt__rp_add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, E), vt__rp_slot_d(R, sl), VT_CON_MSG,
-                           key->src, sd->seq, &oc) ||
+                           src, sd->seq, &oc) ||
         vt__rp_note_used(R, sl))
         return -1;
     /* a synchronous message's posting (its slot is read here and by the sender) */
@@ -401,9 +407,10 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
         return -1;
     if (R->stream && (!sync && vt__rp_drop_post(R, s, i)))
         return -1;
-    if (R->stream && vt__rp_note_send(R, key->src, rv->send_pos))
+    if (R->stream && vt__rp_note_send(R, src, rv->send_pos))
         return -1;
     if (oc) {
+        const vt_match_key *key = &R->keys[rv->key];
         oc->S = sd->T;
         oc->S_local = sd->Tloc;
         oc->S_exit = sd->E;
@@ -572,7 +579,7 @@ int vt__rp_step(replay *R, rstate *s)
     }
     if (k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_SENDRECV) {
         for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
-            if (SE(s, i)->key == KEY_SKIP || !send_is_sync(R, s->rank, SE(s, i)))
+            if (SE(s, i)->key == KEY_SKIP || !send_is_sync_at(R, s, i))
                 continue;
             completion = 1;
             if (k != VT_MK_SENDRECV)
@@ -637,6 +644,7 @@ int vt__rp_step(replay *R, rstate *s)
         int front = 0;
         for (size_t j = 0; j < s->ndone; j++) {
             RX(s, s->done[j])->flags |= XF_RET;
+            s->sm->rdirty = 1;
             front |= s->done[j] == s->sm->rlo;
         }
         if (front)
@@ -739,11 +747,13 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     if (vt__rp_mine(R, r) && vt_cursor_open(R->t, r, &s->cur, R->err))
         return -1;
     vt_cursor_fast(s->cur);
-    s->d = calloc(R->nsc + 1, sizeof(int64_t));
+    s->d = R->dall + (size_t)r * R->nsc;
     const vt_rank *rk = vt_trace_rank(R->t, r);
     s->rk = rk;
     const ftab *ft = function_table(R, rk);
-    if (!s->d || !ft || (R->stream && !(s->sm = calloc(1, sizeof *s->sm)))) {
+    if (R->stream)
+        s->sm = &R->sms[r];
+    if (!ft) {
         vt_error_set(R->err, "out of memory preparing the replay of rank %u", r);
         return -1;
     }
@@ -794,7 +804,6 @@ void vt__rp_free_rank(rstate *s)
     free(s->pending.v);
     free(s->done);
     free(s->exc);
-    free(s->d);
     free(s->evitems);
     free(s->needs);
     free(s->needcnt);

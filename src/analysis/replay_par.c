@@ -264,7 +264,7 @@ int vt__rp_par_gather(replay *R)
     }
     int64_t bad = !bufs || !lens || !v || R->failed;
     for (size_t k = 0; !R->partial && k < R->kt.n; k++)
-        bad |= R->kq_side[k] != 0;   /* an unmatched send or receive: the serial replay names it */
+        bad |= R->kq[k].side != 0;   /* an unmatched send or receive: the serial replay names it */
     if (pc->sum(pc->arg, &bad, 1) || bad)
         goto out;
     for (uint32_t r = R->lo; r < R->hi; r++) {

@@ -48,8 +48,10 @@ typedef struct gate {
     int64_t *base;      /* nsc, when complete */
 } gate;
 
+/* u64 -> u64 (open addressing, backward-shift deletion); a key and its value side by
+ * side (one line per probe). */
 typedef struct u64map {
-    uint64_t *keys, *vals;
+    struct u64ent { uint64_t k, v; } *e;   /* k: key + 1, 0 empty */
     size_t cap, n;
 } u64map;
 
@@ -70,50 +72,68 @@ typedef struct heap {
 
 enum { REQ_SEND = 1, REQ_ICOLL = 2 };
 
+/* One rank's replay state. The fields every record reads or writes come first, in the
+ * first cache lines of the struct (at 16K ranks and more each rank's state is out of
+ * the caches when its turn comes: each line read is a miss); what the replay of a full
+ * trace touches rarely or never, and reduced traces' state, come last. */
 typedef struct rstate {
-    uint32_t rank;
-    int goff_ok;              /* global time = local + goff (vt_global_offset) */
-    int64_t goff;
-    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
-    unsigned knext;
-    vt_cursor *cur;
-    vt_event ev;
+    /* (line 0: also what the replay of other ranks reads; rstates are allocated at a
+     * line boundary, replay.rs) */
+    _Alignas(64) uint32_t rank;
     int have, published, finished, done_ready, started;
-    uint64_t ncalls;          /* call records seen */
-    int64_t genter, gexit;    /* global enter and exit of ev */
-    int64_t prev_exit, first_enter;
-    int64_t *d;
-    const vt_match_crecv *recvs;
-    const vt_match_csend *sends;
-    size_t nrecvs, nsends;    /* entries (streaming: positions up to which entries exist) */
+    struct smatch *sm;        /* streaming matching (no vt_matches given) */
     /* Entry i is rw[i & rmask] (sw[i & smask]): the vt_matches arrays (mask all ones), or
      * the streaming matcher's windows (rings). */
     vt_match_crecv *rw;
     vt_match_csend *sw;
     size_t rmask, smask;
-    struct smatch *sm;        /* streaming matching (no vt_matches given) */
-    const vt_rank *rk;
-    uint32_t *exc;            /* receives posted before their index (by a matched probe), by posting */
-    size_t nexc;
-    size_t send_ptr, post_ptr;
-    posmap ss, ps;            /* live slots: per send; per receive (synchronous posts) */
-    posmap probed;            /* receives whose completion was a probe (until completed) */
-    heap pending;             /* posted receives by completing record */
+    /* (line 1) */
+    int64_t genter, gexit;    /* global enter and exit of ev */
+    int64_t prev_exit, last_exit;
+    int64_t *d;               /* nsc differences, in replay.dall */
+    size_t nrecvs, nsends;    /* entries (streaming: positions up to which entries exist) */
+    size_t send_ptr;
+    /* (line 2) */
+    size_t post_ptr;
+    size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
+    uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
     uint32_t *done;           /* receives the current record completes */
     size_t ndone, capdone;
-    u64map reqs;              /* request id -> kind << 56 | position or gate id */
     /* Per function (shared by ranks with the same function table, R->ftabs): */
     const enum vt_model_kind *fkind;
     const enum vt_model_kind *skind; /* vt_model_send_kind of each function */
+    /* (line 3) */
+    heap pending;             /* posted receives by completing record */
+    posmap ps;                /* live slots per receive (synchronous posts) */
     const uint8_t *sinit;     /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
     const char *const *fname; /* its name */
+    /* (line 4) */
+    posmap probed;            /* receives whose completion was a probe (until completed) */
+    u64map reqs;              /* request id -> kind << 56 | position or gate id */
     size_t nfuncs;
-    uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
+    int64_t goff;
+    /* (line 5) */
+    int goff_ok;              /* global time = local + goff (vt_global_offset) */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */
-    uint64_t nbc_comm;        /* ... on this communicator */
-    size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
+    unsigned knext;
+    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
+    uint64_t ncalls;          /* call records seen */
+    vt_cursor *cur;
+    /* (line 6) */
+    size_t nevitems, evptr;
+    const vt_rank *rk;
     u64map tmpl;              /* request ids of persistent send templates */
-    int64_t last_exit;
+    uint64_t nbc_comm;        /* ... on this communicator */
+    int64_t first_enter;
+    vt_event ev;
+    /* ---- rarely touched */
+    posmap ss;                /* live slots per send (without streaming: with it, in the window) */
+    const vt_match_crecv *recvs;
+    const vt_match_csend *sends;
+    uint32_t *exc;            /* receives posted before their index (by a matched probe), by posting */
+    size_t nexc;
+    /* Scenario items naming events of this rank, sorted by seq. */
+    struct evitem { uint64_t seq; size_t scen; vt_shorten *it; } *evitems;
     /* Reduced traces: the current record, and the sequence numbers whose difference
      * another record reads (a send, a synchronous receive's posting), sorted, with
      * their readers. */
@@ -122,9 +142,6 @@ typedef struct rstate {
     uint64_t *needs;
     uint32_t *needcnt;
     size_t nneeds, needptr;
-    /* Scenario items naming events of this rank, sorted by seq. */
-    struct evitem { uint64_t seq; size_t scen; vt_shorten *it; } *evitems;
-    size_t nevitems, evptr;
 } rstate;
 
 /* What the replay derives from a function table, made once per distinct table. */
@@ -145,6 +162,8 @@ typedef struct replay {
     size_t nsc;
     uint32_t nranks;
     rstate *rs;
+    int64_t *dall;            /* every rank's differences: rank r's nsc at dall + r * nsc */
+    struct smatch *sms;       /* every rank's streaming matching (rstate.sm) */
     ftab *ftabs;
     size_t nftabs;
     slot *slots;              /* pool; differences at slotd + i * nsc */
@@ -189,9 +208,12 @@ typedef struct replay {
      * end (receives or sends, in order, linked through their rx/sx.next) */
     int stream;
     vt_keytab kt;             /* the message keys (format/match_keys.h) */
-    uint32_t *kq_head, *kq_tail;
-    uint8_t *kq_side;         /* 0 none waiting, 1 receives, 2 sends */
-    size_t capkq;             /* keys the kq_* arrays have room for */
+    struct kq {               /* per key: its ends, and the entries waiting (one record: one cache line) */
+        uint32_t head, tail;
+        uint32_t src, dst;
+        uint32_t side;        /* 0 none waiting, 1 receives, 2 sends */
+    } *kq;
+    size_t capkq;             /* keys kq has room for */
     uint64_t *used_sends;     /* rank << 32 | send position read by the record being processed */
     size_t nused_sends, capused_sends;
     /* Reduced traces */
@@ -255,11 +277,14 @@ static inline int vt__rp_mine(const replay *R, uint32_t r) { return !R->par || (
 #define XF_RES 4u     /* send: whether it was cancelled is known */
 #define XF_REL 8u     /* receive: released (in its key's FIFO, or paired) */
 #define XF_SHIP 16u   /* parallel: sent to the other end's process (a send; a receive's posting) */
+#define XF_SYNC 32u   /* send: its message is synchronous (vt_model_is_sync), kept here so that its
+                       * receiver need not read the sender's function table */
 
 typedef struct rx {
     uint64_t comm;    /* communicator id of a pending nonblocking receive */
     uint32_t next;    /* key FIFO */
     uint32_t flags;
+    uint32_t src;     /* its sender, once its key is known (the receiver reads no key table) */
 } rx;
 
 typedef struct sx {
@@ -290,6 +315,27 @@ typedef struct stmpl {
 } stmpl;
 
 typedef struct smatch {
+    /* what the replay of another rank reads too (its sends) and sm_trim, first (in
+     * lines of their own: replay.sms) */
+    _Alignas(64) uint64_t slo, shi, srel;  /* srel: first send not released */
+    sx *sxw;
+    size_t scap;
+    int eof;
+    int rdirty;               /* a receive was retired or released since sm_trim last looked
+                               * (else its receive side has nothing to drop) */
+    uint64_t rlo, rhi;
+    rx *rxw;                  /* parallel to the receive window */
+    size_t rcap;
+    uint64_t qlo, qrel, qhi;
+    uint64_t *rq, *rqpost;    /* receives in posting order, and their posting index */
+    size_t qcap;
+    brec *buf;                /* records read ahead */
+    size_t bcap;
+    uint64_t blo, bhi;
+    uint64_t *cst;            /* the current record's lists when it is not the cursor's */
+    vt_completion *cdn;
+    size_t capcst, capcdn;
+    int cur_owned;
     const uint8_t *kinds, *inits;
     u64map active;            /* request -> position << 2 | A_* */
     u64map templates;         /* request -> index in tmpls */
@@ -300,22 +346,6 @@ typedef struct smatch {
     size_t npr, cappr;
     uint32_t *prfree;
     size_t nprfree, capprfree;
-    rx *rxw;                  /* parallel to the receive window */
-    size_t rcap;
-    uint64_t rlo, rhi;
-    sx *sxw;
-    size_t scap;
-    uint64_t slo, shi, srel;  /* srel: first send not released */
-    uint64_t *rq, *rqpost;    /* receives in posting order, and their posting index */
-    size_t qcap;
-    uint64_t qlo, qrel, qhi;
-    brec *buf;                /* records read ahead */
-    size_t bcap;
-    uint64_t blo, bhi;
-    uint64_t *cst;            /* the current record's lists when it is not the cursor's */
-    vt_completion *cdn;
-    size_t capcst, capcdn;
-    int eof, cur_owned;
     struct orph { uint64_t pos, req, comm; } *orph;
     size_t norph, caporph;
 } smatch;

@@ -42,19 +42,15 @@ static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, ui
     R->keys = R->kt.k;
     if (id >= R->capkq) {
         size_t cap = R->kt.cap;
-        uint32_t *h = realloc(R->kq_head, cap * sizeof *h);
-        if (h)
-            R->kq_head = h;
-        uint32_t *t = h ? realloc(R->kq_tail, cap * sizeof *t) : NULL;
-        if (t)
-            R->kq_tail = t;
-        uint8_t *sd = t ? realloc(R->kq_side, cap) : NULL;
-        if (!sd)
+        struct kq *q = realloc(R->kq, cap * sizeof *q);
+        if (!q)
             return KEY_PENDING;
-        memset(sd + R->capkq, 0, cap - R->capkq); /* no entry waits for a new key */
-        R->kq_side = sd;
+        memset(q + R->capkq, 0, (cap - R->capkq) * sizeof *q); /* no entry waits for a new key */
+        R->kq = q;
         R->capkq = cap;
     }
+    R->kq[id].src = src;
+    R->kq[id].dst = dst;
     s->kcache[s->knext++ & 7] = id + 1;
     return id;
 }
@@ -90,56 +86,58 @@ static int sm_toomany(replay *R, rstate *s, const vt_event *ev, const char *what
 static void pair_recv(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = RV(s, pos)->key;
-    if (R->kq_side[k] == 2) {
-        rstate *o = &R->rs[R->kt.k[k].src];
-        uint32_t h = R->kq_head[k];
+    struct kq *q = &R->kq[k];
+    if (q->side == 2) {
+        rstate *o = &R->rs[q->src];
+        uint32_t h = q->head;
         SE(o, h)->recv_pos = pos;
         RV(s, pos)->send_pos = h;
-        R->kq_head[k] = SX(o, h)->next;
-        if (R->kq_head[k] == VT_MPOS_NONE)
-            R->kq_side[k] = 0;
+        q->head = SX(o, h)->next;
+        if (q->head == VT_MPOS_NONE)
+            q->side = 0;
         if (R->par)
             (void)vt__rp_ship_post(R, s, pos);  /* (out of memory: R->failed) */
         return;
     }
     RX(s, pos)->next = VT_MPOS_NONE;
-    if (R->kq_side[k] == 0) {
-        R->kq_head[k] = R->kq_tail[k] = pos;
-        R->kq_side[k] = 1;
+    if (q->side == 0) {
+        q->head = q->tail = pos;
+        q->side = 1;
     } else {
-        RX(s, R->kq_tail[k])->next = pos;
-        R->kq_tail[k] = pos;
+        RX(s, q->tail)->next = pos;
+        q->tail = pos;
     }
 }
 
 static void pair_send(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = SE(s, pos)->key;
-    if (R->par && !vt__rp_mine(R, R->kt.k[k].dst)) {
+    struct kq *q = &R->kq[k];
+    if (R->par && !vt__rp_mine(R, q->dst)) {
         /* its receiver's process pairs it (released sends reach it in order) */
         if (vt__rp_ship_send(R, s, pos) == 1)
             vt__rp_sm_trim(s);
         return;
     }
-    if (R->kq_side[k] == 1) {
-        rstate *o = &R->rs[R->kt.k[k].dst];
-        uint32_t h = R->kq_head[k];
+    if (q->side == 1) {
+        rstate *o = &R->rs[q->dst];
+        uint32_t h = q->head;
         RV(o, h)->send_pos = pos;
         SE(s, pos)->recv_pos = h;
-        R->kq_head[k] = RX(o, h)->next;
-        if (R->kq_head[k] == VT_MPOS_NONE)
-            R->kq_side[k] = 0;
+        q->head = RX(o, h)->next;
+        if (q->head == VT_MPOS_NONE)
+            q->side = 0;
         if (R->par)
             (void)vt__rp_ship_post(R, o, h);
         return;
     }
     SX(s, pos)->next = VT_MPOS_NONE;
-    if (R->kq_side[k] == 0) {
-        R->kq_head[k] = R->kq_tail[k] = pos;
-        R->kq_side[k] = 2;
+    if (q->side == 0) {
+        q->head = q->tail = pos;
+        q->side = 2;
     } else {
-        SX(s, R->kq_tail[k])->next = pos;
-        R->kq_tail[k] = pos;
+        SX(s, q->tail)->next = pos;
+        q->tail = pos;
     }
 }
 
@@ -176,11 +174,13 @@ static void sm_release(replay *R, rstate *s)
         uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
         if (e == RQ_DROP) {
             m->qrel++;
+            m->rdirty = 1;
             continue;
         }
         if ((e & RQ_PH) || RV(s, e)->key == KEY_PENDING)
             break;
         m->qrel++;
+        m->rdirty = 1;
         RX(s, e)->flags |= XF_REL;
         if (RV(s, e)->key == KEY_SKIP)
             RX(s, e)->flags |= XF_RET;
@@ -231,7 +231,8 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
         return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "sends") : sm_nomem(R, s, ev);
     enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
     *SE(s, m->shi) = (vt_match_csend){ev->index, bytes, key, VT_MPOS_NONE, (int32_t)fn, sub};
-    *SX(s, m->shi) = (sx){VT_MPOS_NONE, resolved ? XF_RES : 0, (uint16_t)(1 + vt_model_is_sync(sk, bytes, R->p)),
+    int sync = vt_model_is_sync(sk, bytes, R->p);
+    *SX(s, m->shi) = (sx){VT_MPOS_NONE, (uint16_t)((resolved ? XF_RES : 0) | (sync ? XF_SYNC : 0)), (uint16_t)(1 + sync),
                           SLOT_NONE};
     s->nsends = ++m->shi;
     return 0;
@@ -257,7 +258,10 @@ int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint
         goto nomem;
     uint64_t pos = m->shi;
     *SE(s, pos) = (vt_match_csend){(uint64_t)w[8], (uint64_t)w[6], key, VT_MPOS_NONE, (int32_t)w[7], (uint32_t)w[5]};
-    *SX(s, pos) = (sx){VT_MPOS_NONE, XF_RES, 1, SLOT_NONE};
+    int32_t fn = (int32_t)w[7];
+    enum vt_model_kind sk = fn >= 0 && (size_t)fn < s->nfuncs ? s->skind[fn] : VT_MK_SEND;
+    *SX(s, pos) = (sx){VT_MPOS_NONE, (uint16_t)(XF_RES | (vt_model_is_sync(sk, (uint64_t)w[6], R->p) ? XF_SYNC : 0)), 1,
+                       SLOT_NONE};
     if (vt__rp_slot_new(R, s, NULL, src, (uint32_t)pos, 0, (const int64_t[]){w[9], w[12], w[10], w[11]}, d, ext, next, 1))
         goto nomem;
     s->nsends = ++m->shi;
@@ -293,7 +297,7 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
     }
     *pos = m->rhi;
     *RV(s, m->rhi) = (vt_match_crecv){ev->index, post, ev->index, ev->exit, KEY_PENDING, VT_MPOS_NONE};
-    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0};
+    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0, 0};
     s->nrecvs = ++m->rhi;
     return 0;
 }
@@ -308,6 +312,7 @@ static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, ui
     if (key == KEY_PENDING)
         return R->kt.n >= KEY_MAX ? sm_toomany(R, s, ev, "receives") : sm_nomem(R, s, ev);
     RV(s, pos)->key = key;
+    RX(s, pos)->src = (uint32_t)src;
     return 0;
 }
 
@@ -537,8 +542,8 @@ static int sm_finish(replay *R, rstate *s)
         }
         uint64_t req = 0, comm = RX(s, i)->comm;
         for (size_t j = 0; j < m->active.cap; j++)
-            if (m->active.keys[j] && m->active.vals[j] == (i << 2 | A_RECV))
-                req = m->active.keys[j] - 1;
+            if (m->active.e[j].k && m->active.e[j].v == (i << 2 | A_RECV))
+                req = m->active.e[j].k - 1;
         for (size_t j = 0; j < m->norph; j++)
             if (m->orph[j].pos == i) {
                 req = m->orph[j].req;
@@ -623,14 +628,15 @@ int vt__rp_more(replay *R, rstate *s)
         return -1;
     if (ev->fn < 0)
         return 1; /* special records are no model events: the replay skips them */
-    if (ev->nstarted > b->capst) {
+    /* (most records have no lists: the capacities, in the entry's fifth line, unread) */
+    if (ev->nstarted && ev->nstarted > b->capst) {
         uint64_t *p = realloc(b->st, ev->nstarted * sizeof *p);
         if (!p)
             return sm_nomem(R, s, ev);
         b->st = p;
         b->capst = ev->nstarted;
     }
-    if (ev->ndone > b->capdn) {
+    if (ev->ndone && ev->ndone > b->capdn) {
         vt_completion *p = realloc(b->dn, ev->ndone * sizeof *p);
         if (!p)
             return sm_nomem(R, s, ev);
@@ -641,8 +647,8 @@ int vt__rp_more(replay *R, rstate *s)
         memcpy(b->st, ev->started, ev->nstarted * sizeof *b->st);
     if (ev->ndone)
         memcpy(b->dn, ev->done, ev->ndone * sizeof *b->dn);
-    ev->started = b->st;
-    ev->done = b->dn;
+    ev->started = ev->nstarted ? b->st : NULL;
+    ev->done = ev->ndone ? b->dn : NULL;
     m->bhi++;
     return 1;
 }
@@ -795,13 +801,18 @@ int vt__rp_note_send(replay *R, uint32_t rank, uint32_t pos)
 void vt__rp_sm_trim(rstate *s)
 {
     smatch *m = s->sm;
-    while (m->rlo < m->rhi && (RX(s, m->rlo)->flags & XF_RET))
-        m->rlo++;
-    while (m->qlo < m->qrel) {
-        uint64_t e = m->rq[m->qlo & (m->qcap - 1)];
-        if (e != RQ_DROP && e >= m->rlo && !(RX(s, e)->flags & XF_RET))
-            break;
-        m->qlo++;
+    /* (the receive side stopped at entries that have not changed since: nothing to drop
+     * there; called for a send the receiver read, this reads none of it) */
+    if (m->rdirty) {
+        m->rdirty = 0;
+        while (m->rlo < m->rhi && (RX(s, m->rlo)->flags & XF_RET))
+            m->rlo++;
+        while (m->qlo < m->qrel) {
+            uint64_t e = m->rq[m->qlo & (m->qcap - 1)];
+            if (e != RQ_DROP && e >= m->rlo && !(RX(s, e)->flags & XF_RET))
+                break;
+            m->qlo++;
+        }
     }
     while (m->slo < m->srel && (SX(s, m->slo)->flags & XF_RET))
         m->slo++;
@@ -830,7 +841,6 @@ void vt__rp_sm_free(rstate *s)
     free(m->cst);
     free(m->cdn);
     free(m->orph);
-    free(m);
     free(s->rw);
     free(s->sw);
     s->sm = NULL;
