@@ -910,17 +910,15 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
     rc = rc ? rc : rc_end;
     vt_buffer_close();
-    int bad = (e.flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
-    PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
-    int rt_all = 0;
-    if (reduced_dir[0]) {
-        /* a reduced trace of every rank, or none */
-        PMPI_Allreduce(&rt_ok, &rt_all, 1, MPI_INT, MPI_MIN, own_comm);
-        if (!rt_all) {
-            char path[4300];
-            snprintf(path, sizeof path, "%s/rank-%06d.vte", reduced_dir, rank);
-            unlink(path);
-        }
+    /* whether some rank's trace is incomplete, and (reduced and both) whether every rank
+     * wrote its reduced trace: a reduced trace of every rank, or none; one exchange */
+    int mine[2] = {(e.flags & VT_RANK_INCOMPLETE) || rc, !reduced_dir[0] || !rt_ok}, any[2] = {0, 1};
+    PMPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, own_comm);
+    int anybad = any[0], rt_all = !any[1];
+    if (reduced_dir[0] && !rt_all) {
+        char path[4300];
+        snprintf(path, sizeof path, "%s/rank-%06d.vte", reduced_dir, rank);
+        unlink(path);
     }
     int full_all = 1;
     if (reduced_dir[0] && !rt_all) {
