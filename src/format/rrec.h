@@ -20,7 +20,7 @@
  * written in MPI_Finalize, so its level goes with its size, for at most about 1 ms: level
  * 19 up to VT_RREC_TINY bytes (it runs at 2-30 MB/s on these payloads), level 9 above
  * (0.3 ms for 45 KiB against 5.5 ms at level 19, for 4% more bytes of that block;
- * doc/clock-repair.md, "Fixed costs"). */
+ * doc/clock-repair.md, "what they cost"). */
 #define VT_RREC_SMALL (64u << 10)
 #define VT_RREC_TINY (4u << 10)
 static inline int vt_rrec_zstd_level(int level, size_t len)
