@@ -81,6 +81,7 @@ static void unknown_setting(const char *name, const char *nearest, void *arg)
 #define SYNC_GOOD_RTT 20000
 #define SYNC_MAX_NS 200000000
 static uint8_t *same_clock;             /* rank 0: the ranks of its host (the same-clock flag) */
+static int root_clock;                  /* this rank reads rank 0's clock (choose_clock) */
 static int64_t rtt_median;              /* rank 0: median round trip with rank 1 */
 static int rtt_rounds;                  /* ... and how many there were */
 
@@ -143,7 +144,10 @@ static void clock_sync(int which)
         int64_t res[2];
         PMPI_Recv(res, 2, MPI_INT64_T, 0, 3, own_comm, MPI_STATUS_IGNORE);
         at = res[0] == INT64_MIN ? sync_at[0] : res[0];
-        off = res[0] == INT64_MIN ? sync_off[0] : res[1];
+        /* rank 0's clock, read on its host: the offset is 0, as readers take it (the
+         * same-clock flag) and the run-time reduction assumes on one node; the round
+         * trips measured only their own noise (milliseconds on a loaded machine) */
+        off = res[0] == INT64_MIN ? sync_off[0] : root_clock ? 0 : res[1];
     }
     sync_at[which] = at;
     sync_off[which] = off;
@@ -248,7 +252,8 @@ static void choose_clock(int rank)
     PMPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, own_comm);
     char host[HOST_LEN] = {0};
     gethostname(host, sizeof host - 1);
-    if (strcmp(host, root.host) == 0) {
+    root_clock = strcmp(host, root.host) == 0;
+    if (root_clock) {
         vt_clock_use(root.ok ? &root.s : NULL);
     } else {
         vt_tsc_scale s;
