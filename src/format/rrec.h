@@ -15,14 +15,19 @@
 #define VT_RREC_BLOCK_BYTES (1u << 20)
 #define VT_RREC_ZSTD_LEVEL 3
 /* A payload of at most VT_RREC_SMALL bytes (the FUNCS and RANKDEFS blocks, a small run's
- * one REDUCED_COLS block, the last block of a rank) is compressed at level 19: about 10 ms
- * of CPU for 64 KiB, once per rank at the end, against a sixth of its bytes on the
- * bundled examples (what makes a reduced trace no larger than the full one where it
- * keeps almost every record). */
+ * one REDUCED_COLS block, the last block of a rank) is compressed harder: what makes a
+ * reduced trace no larger than the full one where it keeps almost every record. It is
+ * written in MPI_Finalize, so its level goes with its size, for at most about 1 ms: level
+ * 19 up to VT_RREC_TINY bytes (it runs at 2-30 MB/s on these payloads), level 9 above
+ * (0.3 ms for 45 KiB against 5.5 ms at level 19, for 4% more bytes of that block;
+ * doc/clock-repair.md, "what they cost"). */
 #define VT_RREC_SMALL (64u << 10)
+#define VT_RREC_TINY (4u << 10)
 static inline int vt_rrec_zstd_level(int level, size_t len)
 {
-    return level > 0 && len <= VT_RREC_SMALL ? 19 : level;
+    if (level <= 0 || len > VT_RREC_SMALL)
+        return level;
+    return len <= VT_RREC_TINY ? 19 : 9;
 }
 
 /* The REDUCED blocks of one rank file, written as records come: vtrace reduce and the run

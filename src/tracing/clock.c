@@ -28,7 +28,16 @@ static int tight_pair(uint64_t *tsc, int64_t *ns)
 }
 #endif
 
-int vt_clock_calibrate(vt_tsc_scale *s)
+void vt_clock_mark(vt_tsc_mark *m)
+{
+#if defined(__x86_64__)
+    m->set = tight_pair(&m->tsc, &m->ns) == 0;
+#else
+    m->set = 0;
+#endif
+}
+
+int vt_clock_calibrate(const vt_tsc_mark *m, vt_tsc_scale *s)
 {
 #if defined(__x86_64__)
     char src[64] = "";
@@ -42,22 +51,27 @@ int vt_clock_calibrate(vt_tsc_scale *s)
         return -1;
     /* Each end of the measurement is a (tsc, ns) pair read between two TSC reads; the
      * tightest of several brackets wins, so a rank descheduled in the middle of one (a
-     * loaded machine: 10 ms and more) cannot skew the scale. */
-    uint64_t t0, t1;
-    int64_t n0, n1;
-    if (tight_pair(&t0, &n0))
+     * loaded machine: 10 ms and more) cannot skew the scale. The first end is M when it
+     * was taken (before PMPI_Init: MPI's start-up then makes the interval, no wait). */
+    vt_tsc_mark first = *m;
+    if (!first.set)
+        vt_clock_mark(&first);
+    if (!first.set)
         return -1;
+    uint64_t t0 = first.tsc, t1;
+    int64_t n0 = first.ns, n1;
     while (vt_mono_now() - n0 < CALIBRATION_NS)
         ;
     if (tight_pair(&t1, &n1))
         return -1;
-    if (t1 <= t0)
+    if (t1 <= t0 || n1 <= n0)
         return -1;
     s->tsc0 = t0;
     s->ns0 = n0;
     s->mult = (uint64_t)(((unsigned __int128)(uint64_t)(n1 - n0) << 32) / (t1 - t0));
     return 0;
 #else
+    (void)m;
     (void)s;
     return -1;
 #endif

@@ -81,6 +81,8 @@ static void unknown_setting(const char *name, const char *nearest, void *arg)
 #define SYNC_MAX_ROUNDS 400
 #define SYNC_GOOD_RTT 20000
 #define SYNC_MAX_NS 200000000
+static uint8_t *same_clock;             /* rank 0: the ranks of its host (the same-clock flag) */
+static int root_clock;                  /* this rank reads rank 0's clock (choose_clock) */
 static int64_t rtt_median;              /* rank 0: median round trip with rank 1 */
 static int rtt_rounds;                  /* ... and how many there were */
 
@@ -100,7 +102,12 @@ static void clock_sync(int which)
         for (int k = 1; k < world_size; k++) {
             int64_t best = INT64_MAX, res[2] = {0, 0}, begin = vt_now();
             int i = 0;
-            for (; i < SYNC_MAX_ROUNDS; i++) {
+            /* at MPI_Finalize, a rank of rank 0's host keeps MPI_Init's pair: readers take
+             * its offset as 0 (the same-clock flag), and L comes from MPI_Init's rounds */
+            int skip = which == 1 && same_clock && same_clock[k];
+            if (skip)
+                res[0] = INT64_MIN;
+            for (; i < SYNC_MAX_ROUNDS && !skip; i++) {
                 if (i >= SYNC_ROUNDS && (best <= SYNC_GOOD_RTT || vt_now() - begin > SYNC_MAX_NS))
                     break;
                 int64_t t0 = vt_now(), tk;
@@ -137,8 +144,11 @@ static void clock_sync(int which)
         }
         int64_t res[2];
         PMPI_Recv(res, 2, MPI_INT64_T, 0, 3, own_comm, MPI_STATUS_IGNORE);
-        at = res[0];
-        off = res[1];
+        at = res[0] == INT64_MIN ? sync_at[0] : res[0];
+        /* rank 0's clock, read on its host: the offset is 0, as readers take it (the
+         * same-clock flag) and the run-time reduction assumes on one node; the round
+         * trips measured only their own noise (milliseconds on a loaded machine) */
+        off = res[0] == INT64_MIN ? sync_off[0] : root_clock ? 0 : res[1];
     }
     sync_at[which] = at;
     sync_off[which] = off;
@@ -224,7 +234,10 @@ static void write_config(const char *dir, const char *text)
 static void end_abnormally(unsigned reason, int64_t detail, int in_signal);
 
 /* Rank 0 calibrates the TSC; the ranks of its host take the same scale (their clocks
- * then agree exactly, offsets stay 0), the others calibrate their own. */
+ * then agree exactly, offsets stay 0), the others calibrate their own. The calibration
+ * starts before PMPI_Init (vt_init_begin), so that MPI's start-up, not a wait, makes most
+ * or all of its 10 ms. */
+static vt_tsc_mark clock_mark;
 static void choose_clock(int rank)
 {
     struct {
@@ -234,17 +247,18 @@ static void choose_clock(int rank)
     } root;
     memset(&root, 0, sizeof root);
     if (rank == 0) {
-        root.ok = vt_clock_calibrate(&root.s) == 0;
+        root.ok = vt_clock_calibrate(&clock_mark, &root.s) == 0;
         gethostname(root.host, sizeof root.host - 1);
     }
     PMPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, own_comm);
     char host[HOST_LEN] = {0};
     gethostname(host, sizeof host - 1);
-    if (strcmp(host, root.host) == 0) {
+    root_clock = strcmp(host, root.host) == 0;
+    if (root_clock) {
         vt_clock_use(root.ok ? &root.s : NULL);
     } else {
         vt_tsc_scale s;
-        vt_clock_use(vt_clock_calibrate(&s) == 0 ? &s : NULL);
+        vt_clock_use(vt_clock_calibrate(&clock_mark, &s) == 0 ? &s : NULL);
     }
 }
 
@@ -294,6 +308,7 @@ static int64_t init_begin_time;
 
 int64_t vt_init_begin(void)
 {
+    vt_clock_mark(&clock_mark);
     vt_pb_before_init();
     vt__depth++;
     return init_begin_time = vt_now();
@@ -459,6 +474,9 @@ static int start(int provided)
     int64_t *clk;
     char *hosts;
     gather_ranks(rank, placement.host, &clk, &hosts);
+    if (hosts && (same_clock = malloc((size_t)world_size)))
+        for (int r = 0; r < world_size; r++)
+            same_clock[r] = strncmp(hosts + (size_t)r * HOST_LEN, hosts, HOST_LEN) == 0;
     if (clk && hosts) {
         if (cfg.mode != VT_MODE_REDUCED || vt__buf.fd >= 0)
             write_global(cfg.dir, clk, hosts, VT_GLOBAL_RUNNING);
@@ -490,6 +508,9 @@ static int start(int provided)
      * mpi_f08 does) PMPI_Finalize directly. */
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finish_cb, &keyval, NULL);
     PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    /* the ranks leave MPI_Init together: rank 0's files above would otherwise make the
+     * others wait in their first call, and their traces would show that wait there */
+    PMPI_Barrier(own_comm);
     t_init = vt_now();
     vt__active = 1;
     return 0;
@@ -899,6 +920,8 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     vt__active = 0;
     vt_crash_stop();
     clock_sync(1);
+    free(same_clock);
+    same_clock = NULL;
     vt_placement_get(&placement);
     vt_period_fini();
     vt_buffer_write_pending();
@@ -919,28 +942,24 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     int full_whole = !vt__buf.dropped && !vt__buf.stopped;
     uint64_t full_records = vt__buf.records;
     vt_buffer_close();
-    int bad = (e.flags & VT_RANK_INCOMPLETE) || rc, anybad = 0;
-    PMPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, own_comm);
-    int rt_all = 0, stored = 0;
-    int64_t sizes[6] = {0};
-    if (reduced_dir[0]) {
-        /* a reduced trace of every rank, or none; and where it is larger than the whole
-         * full trace, the full one (stored.h). The two vtrace.defs are one writer's, the
-         * same length: the rank files decide, as `vtrace reduce` decides on all files. */
-        char rpath[4300];
-        snprintf(rpath, sizeof rpath, "%s/rank-%06d.vte", reduced_dir, rank);
-        uint64_t fb = vt_file_bytes(rank_path);
-        int64_t mine[6] = {!rt_ok, !full_whole || !fb, (int64_t)fb, (int64_t)vt_file_bytes(rpath),
-                           (int64_t)full_records, (int64_t)vt_rt_records_stored()};
-        PMPI_Allreduce(mine, sizes, 6, MPI_INT64_T, MPI_SUM, own_comm);
-        rt_all = sizes[0] == 0;
-        stored = rt_all && sizes[1] == 0 && (sizes[3] > sizes[2] || sizes[5] > sizes[4]);
-        if (!rt_all) {
-            char path[4300];
-            snprintf(path, sizeof path, "%s/rank-%06d.vte", reduced_dir, rank);
-            unlink(path);
-        }
-    }
+    /* one exchange: whether some rank's trace is incomplete; (reduced and both) whether
+     * every rank wrote its reduced trace (a reduced trace of every rank, or none) and,
+     * where the reduced trace is larger than the whole full trace, the full one instead
+     * (stored.h). The two vtrace.defs are one writer's, the same length: the rank files
+     * decide, as `vtrace reduce` decides on all files. */
+    char rpath[4300];
+    snprintf(rpath, sizeof rpath, "%s/rank-%06d.vte", reduced_dir, rank);
+    uint64_t fb = reduced_dir[0] ? vt_file_bytes(rank_path) : 0;
+    int64_t mine[7] = {(e.flags & VT_RANK_INCOMPLETE) || rc, !reduced_dir[0] || !rt_ok, !full_whole || !fb,
+                       (int64_t)fb, reduced_dir[0] ? (int64_t)vt_file_bytes(rpath) : 0, (int64_t)full_records,
+                       reduced_dir[0] ? (int64_t)vt_rt_records_stored() : 0};
+    int64_t sums[7] = {0};
+    PMPI_Allreduce(mine, sums, 7, MPI_INT64_T, MPI_SUM, own_comm);
+    int anybad = sums[0] > 0, rt_all = sums[1] == 0;
+    int stored = reduced_dir[0] && rt_all && sums[2] == 0 && (sums[4] > sums[3] || sums[6] > sums[5]);
+    int64_t sizes[6] = {sums[1], sums[2], sums[3], sums[4], sums[5], sums[6]};
+    if (reduced_dir[0] && !rt_all)
+        unlink(rpath);
     int full_all = 1;
     if (reduced_dir[0] && !rt_all) {
         /* ... and then a full trace of every rank, or none */

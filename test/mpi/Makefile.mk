@@ -365,6 +365,9 @@ EXTRA_DIST += test/mpi/defs_scale.sh
 # what a rank adds to a real trace's definitions (examples/halo, 2 and 8 ranks; 1.5)
 TESTS += test/mpi/defs_ranks.sh
 EXTRA_DIST += test/mpi/defs_ranks.sh
+# the clock pairs of vtrace.defs on one node (issue 18)
+TESTS += test/mpi/clock_pairs.sh
+EXTRA_DIST += test/mpi/clock_pairs.sh
 EXTRA_DIST += test/mpi/itemlog.h
 # call sites as function (file:line): a -g build of examples/halo.c, moved, stripped and
 # rebuilt binaries (analysis/symbols.h)
