@@ -152,14 +152,15 @@ int vt__rp_reduced_prepass(replay *R)
                         e = sinfo_note(R, &X, mg->src, mg->send_seq, &si) ? -1 : 0;
                 }
                 if (e) {
-                    vt_cursor_close(c);
-                    if (e == -2) {
+                    /* (the record's lists are the cursor's: said before it closes) */
+                    if (e == -2)
                         vt_error_set(R->err,
                                        "%s: record %" PRIu64 " (event %u:%" PRIu64 ") names a message from rank %u, "
                                        "event %" PRIu64 ", which is not in the trace",
                                        vt_trace_rank(R->t, r)->path, rec.index, r, rec.seq, mg->src, mg->send_seq);
+                    vt_cursor_close(c);
+                    if (e == -2)
                         goto lists;
-                    }
                     goto nomem;
                 }
             }

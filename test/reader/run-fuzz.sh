@@ -18,7 +18,8 @@ CC=${CC:-clang}
 mkdir -p "$work/corpus" "$work/seeds" "$work/artifacts"
 
 zlibs="-lz"
-: >"$work/vt_config.h"
+# (as configure's AC_USE_SYSTEM_EXTENSIONS: qsort_r, vasprintf, renameat2)
+echo '#define _GNU_SOURCE 1' >"$work/vt_config.h"
 if pkg-config --exists libzstd 2>/dev/null; then
     echo '#define HAVE_ZSTD 1' >>"$work/vt_config.h"
     zlibs="$zlibs $(pkg-config --libs libzstd)"
@@ -33,7 +34,7 @@ reader_src="$(echo "$top"/src/format/reader*.c "$top"/src/format/match*.c) $top/
 case $target in
 reader) src="$top/test/reader/fuzz_reader.c $reader_src" ;;
 analyses)
-    src="$top/test/analysis/fuzz_analyses.c $reader_src $top/src/format/rrec.c
+    src="$top/test/analysis/fuzz_analyses.c $reader_src $top/src/format/rrec.c $top/src/format/stored.c
         $top/src/util/settings.c $top/src/util/aside.c $top/src/util/dpd.c $top/src/model/*.c $top/src/analysis/*.c"
     zlibs="$zlibs -lm" ;;
 *) echo "run-fuzz.sh: FUZZ_TARGET is reader or analyses, not $target" >&2; exit 2 ;;
