@@ -101,45 +101,97 @@ static int global_flags_at(const uint8_t *p, size_t len, size_t *at)
     return vt_get_uvar(&q, end, &v);
 }
 
-/* IN's vtrace.defs with VT_GLOBAL_STORED set, written to FD: its GLOBAL block again,
- * every other byte as it was. */
-static int write_defs(const char *in, int fd, char *why, size_t cap)
+/* The configuration text of a GLOBAL payload: its third string. 0, or -1. */
+static int config_of(const uint8_t *payload, size_t len, const uint8_t **text, size_t *tlen, size_t *at)
 {
-    char path[4400];
+    const uint8_t *q = payload, *end = payload + len;
+    uint64_t n;
+    for (int i = 0; i < 3; i++) {   /* vtrace version, MPI library, configuration */
+        if (i == 2)
+            *at = (size_t)(q - payload);
+        if (vt_get_uvar(&q, end, &n) || n > (uint64_t)(end - q))
+            return -1;
+        *text = q;
+        *tlen = (size_t)n;
+        q += n;
+    }
+    return 0;
+}
+
+/* A vtrace.defs read whole into *F (*LEN bytes), and its GLOBAL block's payload
+ * decoded into *RAW (*PLEN bytes, room for 10 more; *LEVEL: its zstd level, 0 raw).
+ * 0, or -1 (*F and *RAW to free either way). */
+static int load_global(uint8_t **f, size_t *len, vt_block_header *h, uint8_t **raw, size_t *plen,
+                       int *level)
+{
+    const size_t hs = VT_FILE_HEADER_SIZE + VT_BLOCK_HEADER_SIZE;
+    *raw = NULL;
+    if (*len < hs || memcmp(*f, VT_MAGIC_DEFS, VT_MAGIC_LEN))
+        return -1;
+    vt_block_header_decode(*f + VT_FILE_HEADER_SIZE, h);
+    if (h->magic != VT_BLOCK_MAGIC || h->type != VT_BLOCK_GLOBAL || h->stored_len > *len - hs)
+        return -1;
+    const uint8_t *payload = *f + hs;
+    *plen = h->stored_len;
+    *level = 0;
+    if (h->codec == VT_CODEC_ZSTD) {
+#ifdef HAVE_ZSTD
+        *raw = malloc((size_t)h->raw_len + 10);
+        if (!*raw || ZSTD_decompress(*raw, h->raw_len, payload, *plen) != h->raw_len)
+            return -1;
+        *plen = h->raw_len;
+        *level = 3;   /* (vtrace synth's) */
+        return 0;
+#else
+        return -1;
+#endif
+    }
+    if (h->codec != VT_CODEC_RAW || !(*raw = malloc(*plen + 10)))
+        return -1;
+    memcpy(*raw, payload, *plen);
+    return 0;
+}
+
+/* IN's vtrace.defs with VT_GLOBAL_STORED set and OUT's configuration text (the model
+ * parameters of the reduction that wrote OUT: a threshold or L of its own), written to
+ * FD: its GLOBAL block again, every other byte as it was. */
+static int write_defs(const char *in, const char *out, int fd, char *why, size_t cap)
+{
+    char path[4400], opath[4400];
     snprintf(path, sizeof path, "%s/vtrace.defs", in);
-    uint8_t *f = NULL, *raw = NULL;
-    size_t len = 0, at;
+    snprintf(opath, sizeof opath, "%s/vtrace.defs", out);
+    uint8_t *f = NULL, *raw = NULL, *of = NULL, *oraw = NULL;
+    size_t len = 0, olen = 0, plen = 0, oplen = 0, at, cat, oat, tl, otl;
+    const uint8_t *text, *otext;
+    vt_block_header h, oh;
+    int level, olevel;
     int rc = read_file(path, &f, &len);
     if (rc)
         return say(why, cap, rc, "%s: cannot read: %s", path, strerror(-rc));
-    vt_block_header h;
-    const size_t hs = VT_FILE_HEADER_SIZE + VT_BLOCK_HEADER_SIZE;
-    if (len < hs || memcmp(f, VT_MAGIC_DEFS, VT_MAGIC_LEN))
+    if ((rc = read_file(opath, &of, &olen))) {
+        free(f);
+        return say(why, cap, rc, "%s: cannot read: %s", opath, strerror(-rc));
+    }
+    if (load_global(&f, &len, &h, &raw, &plen, &level) || config_of(raw, plen, &text, &tl, &cat))
         goto bad;
-    vt_block_header_decode(f + VT_FILE_HEADER_SIZE, &h);
-    if (h.magic != VT_BLOCK_MAGIC || h.type != VT_BLOCK_GLOBAL || h.stored_len > len - hs)
-        goto bad;
-    const uint8_t *payload = f + hs;
-    size_t plen = h.stored_len;
-    int level = 0;
-    if (h.codec == VT_CODEC_ZSTD) {
-#ifdef HAVE_ZSTD
-        raw = malloc((size_t)h.raw_len + 10);
-        if (!raw || ZSTD_decompress(raw, h.raw_len, payload, plen) != h.raw_len)
-            goto bad;
-        payload = raw;
-        plen = h.raw_len;
-        level = 3;   /* (vtrace synth's) */
-#else
-        goto bad;
-#endif
-    } else if (h.codec != VT_CODEC_RAW) {
+    if (load_global(&of, &olen, &oh, &oraw, &oplen, &olevel) || config_of(oraw, oplen, &otext, &otl, &oat)) {
+        snprintf(path, sizeof path, "%s", opath);
         goto bad;
     }
-    if (!raw && !(raw = malloc(plen + 10)))
+    /* the configuration string replaced by OUT's */
+    uint8_t *np = malloc(plen + otl + 2 * VT_UVAR_MAX + 10);
+    if (!np)
         goto bad;
-    if (payload != raw)
-        memcpy(raw, payload, plen);
+    memcpy(np, raw, cat);
+    uint8_t *w = vt_put_uvar(np + cat, otl);
+    memcpy(w, otext, otl);
+    w += otl;
+    size_t ctail = plen - (size_t)(text + tl - raw);
+    memcpy(w, text + tl, ctail);
+    plen = (size_t)(w - np) + ctail;
+    free(raw);
+    raw = np;
+    const size_t hs = VT_FILE_HEADER_SIZE + VT_BLOCK_HEADER_SIZE;
     uint64_t flags;
     const uint8_t *q;
     if (global_flags_at(raw, plen, &at))
@@ -160,10 +212,14 @@ static int write_defs(const char *in, int fd, char *why, size_t cap)
         rc = vt_write_all(fd, f + hs + h.stored_len, len - hs - h.stored_len);
     free(f);
     free(raw);
+    free(of);
+    free(oraw);
     return rc ? say(why, cap, rc, "cannot write the stored vtrace.defs: %s", strerror(-rc)) : 0;
 bad:
     free(f);
     free(raw);
+    free(of);
+    free(oraw);
     return say(why, cap, -EINVAL, "%s: offset %u: expected a GLOBAL block that parses as format 1.5's", path,
                (unsigned)VT_FILE_HEADER_SIZE);
 }
@@ -260,7 +316,7 @@ int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
         rc = say(why, cap, -errno, "%s: cannot create: %s", path, strerror(errno));
         goto fail;
     }
-    rc = write_defs(in, fd, why, cap);
+    rc = write_defs(in, out, fd, why, cap);
     if (close(fd) && !rc)
         rc = say(why, cap, -errno, "%s: cannot write: %s", path, strerror(errno));
     if (rc)

@@ -20,8 +20,10 @@ uint64_t vt_file_bytes(const char *path);
  * made in a new directory beside OUT and exchanged with OUT in one rename (renameat2
  * RENAME_EXCHANGE; where the file system has none, OUT is moved aside first), so a run
  * killed in between leaves OUT's old trace or the new one whole, never a mix. Files of
- * OUT that are not part of a trace (config.txt) are kept. Returns 0, or -errno with
- * WHY (a sentence naming the file). */
+ * OUT that are not part of a trace (config.txt) are kept. GLOBAL's configuration text
+ * is OUT's: the model parameters of the reduction that wrote OUT (a threshold or L of
+ * its own), which the stored trace's readers then take as they would the reduced
+ * trace's. Returns 0, or -errno with WHY (a sentence naming the file). */
 int vt_trace_store(const char *in, const char *out, char *why, size_t cap);
 
 #endif

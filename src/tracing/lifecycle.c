@@ -19,6 +19,7 @@
 #include "tracing/clock.h"
 #include "tracing/crash.h"
 #include "tracing/rankdefs.h"
+#include "tracing/tracedir.h"
 #include "util/aside.h"
 
 #include <dlfcn.h>
@@ -152,56 +153,6 @@ static void clock_sync(int which)
     }
     sync_at[which] = at;
     sync_off[which] = off;
-}
-
-static int mkdirs(const char *path)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(tmp, 0755) && errno != EEXIST)
-                return -errno;
-            *p = '/';
-        }
-    }
-    if (mkdir(tmp, 0755) && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
-/* Processes started by MPI_Comm_spawn inherit the parents' VTRACE_DIR: their world's
- * trace goes into DIR/spawn-HOST-PID (rank 0's), never over the parents' rank files. */
-static void spawned_subdir(char *dir, size_t len)
-{
-    MPI_Comm parent = MPI_COMM_NULL;
-    PMPI_Comm_get_parent(&parent);
-    if (parent == MPI_COMM_NULL)
-        return;
-    char host[64] = "host";
-    gethostname(host, sizeof host - 1);
-    host[sizeof host - 1] = 0;
-    size_t n = strlen(dir);
-    snprintf(dir + n, len - n, "/spawn-%s-%ld", host, (long)getpid());
-}
-
-static void default_dir(char *out, size_t len)
-{
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    const char *job = getenv("SLURM_JOB_ID");
-    if (!job)
-        job = getenv("PBS_JOBID");
-    if (!job)
-        job = getenv("LSB_JOBID");
-    if (job)
-        snprintf(out, len, "vtrace-%s-%s", stamp, job);
-    else
-        snprintf(out, len, "vtrace-%s-%ld", stamp, (long)getpid());
 }
 
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra);
@@ -375,9 +326,9 @@ static int start(int provided)
     vt__mt = provided == MPI_THREAD_MULTIPLE;
     PMPI_Comm_dup(MPI_COMM_WORLD, &own_comm);
     if (rank == 0 && !cfg.dir[0])
-        default_dir(cfg.dir, sizeof cfg.dir);
+        vt_default_dir(cfg.dir, sizeof cfg.dir);
     if (rank == 0)
-        spawned_subdir(cfg.dir, sizeof cfg.dir);
+        vt_spawned_subdir(cfg.dir, sizeof cfg.dir);
     /* a trace there already: moved aside, written over or kept (VTRACE_OVERWRITE) */
     int room = 0;
     if (rank == 0) {
@@ -397,15 +348,15 @@ static int start(int provided)
     if (reducing) {
         /* DIR/full and DIR/reduced: the full trace is written too in this version (the
          * run-time reduction stops, with a warning, at the calls it does not handle yet) */
-        rc = mkdirs(cfg.dir);
+        rc = vt_mkdirs(cfg.dir);
         snprintf(reduced_dir, sizeof reduced_dir, "%s/reduced", cfg.dir);
         snprintf(base_dir, sizeof base_dir, "%s", cfg.dir);
         strcat(cfg.dir, "/full");
         if (!rc)
-            rc = mkdirs(reduced_dir);
+            rc = vt_mkdirs(reduced_dir);
     }
     if (!rc)
-        rc = mkdirs(cfg.dir);
+        rc = vt_mkdirs(cfg.dir);
     /* one function table for the trace, in vtrace.defs (1.5), when every rank has the
      * same (one build): the rank files then carry none. The table (every wrapped
      * function, about 2 KB) costs what a rank file's FUNCS blocks cost on 8 ranks. */
@@ -844,15 +795,20 @@ static int dissolve_staging(int rank, const char *keep)
 /* VTRACE_MODE=both, rank 0: DIR/reduced is larger than DIR/full (SIZES: rank files'
  * bytes, full [2] and reduced [3]; records [4], [5]): it becomes the full trace, marked
  * stored. */
+static void say_stored(const char *dir, const int64_t *sizes)
+{
+    vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes and %lld "
+            "records, the full one's %lld and %lld", dir, (long long)sizes[3], (long long)sizes[5],
+            (long long)sizes[2], (long long)sizes[4]);
+}
+
 static void store_full(const int64_t *sizes)
 {
     char why[4600];
     if (vt_trace_store(cfg.dir, reduced_dir, why, sizeof why))
         vt_warn("%s: %s keeps the reduced trace, larger than the full one", why, reduced_dir);
     else
-        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes and %lld "
-                "records, the full one's %lld and %lld", reduced_dir, (long long)sizes[3], (long long)sizes[5],
-                (long long)sizes[2], (long long)sizes[4]);
+        say_stored(reduced_dir, sizes);
 }
 
 /* VTRACE_MODE=reduced: DIR holds the reduced trace alone; when the run-time reduction
@@ -865,9 +821,7 @@ static void finish_reduced_only(int rank, int rt_all, const int64_t *stored, con
     if (clk && hosts)
         write_global(base_dir, clk, hosts, flags | (stored ? VT_GLOBAL_STORED : rt_all ? VT_GLOBAL_REDUCED : 0));
     if (stored)
-        vt_info("%s holds the full trace, marked stored: the reduced trace's rank files took %lld bytes and %lld "
-                "records, the full one's %lld and %lld", base_dir, (long long)stored[3], (long long)stored[5],
-                (long long)stored[2], (long long)stored[4]);
+        say_stored(base_dir, stored);
     else if (!rt_all)
         vt_warn("the run-time reduction stopped (see above): %s holds the full trace%s; `vtrace reduce` reduces it",
                 base_dir, flags ? ", incomplete (a rank could not write all of it)" : "");
