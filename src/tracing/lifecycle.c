@@ -876,7 +876,7 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     clock_sync(1);
     free(same_clock);
     same_clock = NULL;
-    vt_placement_get(&placement);
+    vt_placement_refresh(&placement);
     vt_period_fini();
     vt_buffer_write_pending();
     vt__callsite_added = NULL;

@@ -1,6 +1,7 @@
 #include "vt_config.h"
 #include "tracing/topo.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,8 +9,20 @@
 #include <hwloc.h>
 #endif
 
+static cpu_set_t affinity;   /* when vt_placement_get ran */
+static int have_affinity;
+
+void vt_placement_refresh(vt_placement *pl)
+{
+    cpu_set_t now;
+    if (have_affinity && sched_getaffinity(0, sizeof now, &now) == 0 && CPU_EQUAL(&now, &affinity))
+        return;
+    vt_placement_get(pl);
+}
+
 void vt_placement_get(vt_placement *pl)
 {
+    have_affinity = sched_getaffinity(0, sizeof affinity, &affinity) == 0;
     memset(pl, 0, sizeof *pl);
     pl->core = pl->numa = -1;
     if (gethostname(pl->host, sizeof pl->host - 1))
