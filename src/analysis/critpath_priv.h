@@ -13,7 +13,7 @@
 #include "analysis/spill.h"
 
 #define CP_NONE UINT32_MAX
-/* A predecessor on a rank of another process (the distributed walk, critpath_dist.c):
+/* A predecessor on a rank of another process (the distributed walk, critpath_par.c):
  * the edge's via_rank:via_seq names it (the rank's last event before via_seq) and its
  * weight is absolute (the predecessor's pend + w). */
 #define CP_REMOTE (UINT32_MAX - 1)
@@ -118,7 +118,7 @@ struct vt_critpath {
     vt_spill cands;
     int finished;
     vt_critpath_result res;
-    /* The distributed walk (critpath_dist.c): this process's ranks lo .. hi (serial: all),
+    /* The distributed walk (critpath_par.c): this process's ranks lo .. hi (serial: all),
      * the local node count at the end of each round of the replay, the seq + 1 of every
      * rank's first node that is not a gap (0: none), and per own rank the contributions
      * of other processes' nodes waiting for their predecessor in the sweep. */
@@ -144,7 +144,7 @@ struct cp_heap {
 };
 
 /* The backward sweep's state (critpath_walk.c), driven over all nodes at once (serial)
- * or round by round (critpath_dist.c). */
+ * or round by round (critpath_par.c). */
 typedef struct cp_lmap {
     struct cp_lslot *s;
     size_t cap, n;

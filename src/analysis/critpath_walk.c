@@ -137,7 +137,7 @@ static int io_err(vt_error *err)
 }
 
 /* Whether rank's last event before seq exists (a rank of another process: from the
- * table of every rank's first node, critpath_dist.c). */
+ * table of every rank's first node, critpath_par.c). */
 static int remote_exists(const vt_critpath *cp, uint32_t rank, uint64_t seq)
 {
     return cp->first && rank < cp->nranks && cp->first[rank] && cp->first[rank] - 1 < seq;
