@@ -543,9 +543,7 @@ int vt__rp_reduced_candidates(const vt_trace *t, vt_candidate_fn fn, void *arg, 
             if (rec.kind != VT_RREC_CAND &&
                 !((rec.kind == VT_RREC_COMP || rec.kind == VT_RREC_NBCINIT) && (rec.flags & VT_RREC_F_CAND)))
                 continue;
-            int64_t x = vt_global_time(t, r, rec.exit), e = vt_global_time(t, r, rec.enter), dur;
-            if (__builtin_sub_overflow(x, e, &dur))   /* (a damaged record's times) */
-                dur = x > e ? INT64_MAX : INT64_MIN;
+            int64_t dur = vt_global_time(t, r, rec.exit) - vt_global_time(t, r, rec.enter);
             const vt_function *f = rec.fn >= 0 ? vt_trace_function(t, r, rec.fn) : NULL;
             fn(arg, r, rec.seq, dur, rec.fn >= 0 ? (f ? f->name : "?") : NULL, rec.callsite);
         }

@@ -64,6 +64,11 @@ static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
     if (pp_svar(r, &sv, "enter time delta") || pp_uvar(r, &u, "duration"))
         return -1;
     uint64_t prev = c->prev, enter = c->prev + (uint64_t)sv;
+    if (u > (uint64_t)INT64_MAX || (int64_t)(enter + u) < (int64_t)enter) {
+        r->p = at;
+        return vt__pp_err(r, "expected a duration that ends before 2^63 ns, found %llu ns from %lld",
+                          (unsigned long long)u, (long long)enter);
+    }
     rec->enter = (int64_t)enter;
     rec->exit = (int64_t)(enter + u);
     c->prev = enter + u;
@@ -72,6 +77,12 @@ static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
         if (pp_svar(r, &sv, "start of the burst before the call"))
             return -1;
         c->burst_start = (int64_t)(prev + (uint64_t)sv);
+        int64_t len;
+        if (__builtin_sub_overflow(rec->enter, c->burst_start, &len) || len < 0) {
+            r->p = at;
+            return vt__pp_err(r, "expected the burst before the call to start at most 2^63 ns before it, found %lld "
+                              "for a call entered at %lld", (long long)c->burst_start, (long long)rec->enter);
+        }
     }
     if (kind == VT_RREC_START || kind == VT_RREC_END)
         return 0;
