@@ -29,23 +29,10 @@ static inline int peer_of(uint64_t u, uint32_t nranks, int64_t *out)
  * mostly three bytes). */
 static inline int col_u(cursor *c, uint64_t *v)
 {
-    const uint8_t *q = c->p;
-    if (c->end - q >= 3) {
-        if (q[0] < 0x80) {
-            *v = q[0];
-            c->p = q + 1;
-            return 0;
-        }
-        if (q[1] < 0x80) {
-            *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-            c->p = q + 2;
-            return 0;
-        }
-        if (q[2] < 0x80) {
-            *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
-            c->p = q + 3;
-            return 0;
-        }
+    const uint8_t *q = vt_get_uvar_short(c->p, c->end, v);
+    if (q) {
+        c->p = q;
+        return 0;
     }
     return get_u(&c->p, c->end, v);
 }

@@ -193,23 +193,10 @@ static inline size_t pp_left(const pp *r) { return (size_t)(r->end - r->p); }
  * errors, out of line. */
 static inline int pp_uvar(pp *r, uint64_t *v, const char *what)
 {
-    const uint8_t *p = r->p;
-    if (r->end - p >= 3) {
-        if (p[0] < 0x80) {
-            *v = p[0];
-            r->p = p + 1;
-            return 0;
-        }
-        if (p[1] < 0x80) {
-            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-            r->p = p + 2;
-            return 0;
-        }
-        if (p[2] < 0x80) {
-            *v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
-            r->p = p + 3;
-            return 0;
-        }
+    const uint8_t *q = vt_get_uvar_short(r->p, r->end, v);
+    if (q) {
+        r->p = q;
+        return 0;
     }
     return vt__pp_uvar_slow(r, v, what);
 }

@@ -137,6 +137,28 @@ static inline int vt_get_uvar(const uint8_t **p, const uint8_t *end, uint64_t *o
     return -1;
 }
 
+/* The one- to three-byte uvars inline, for decoders' hot loops: returns the byte after
+ * the value, or NULL when fewer than 3 bytes are left or the value is longer (the caller
+ * then takes its full decoder). */
+static inline const uint8_t *vt_get_uvar_short(const uint8_t *q, const uint8_t *end, uint64_t *v)
+{
+    if (end - q < 3)
+        return NULL;
+    if (q[0] < 0x80) {
+        *v = q[0];
+        return q + 1;
+    }
+    if (q[1] < 0x80) {
+        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+        return q + 2;
+    }
+    if (q[2] < 0x80) {
+        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+        return q + 3;
+    }
+    return NULL;
+}
+
 static inline int vt_get_svar(const uint8_t **p, const uint8_t *end, int64_t *out)
 {
     uint64_t u;
