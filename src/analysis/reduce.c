@@ -619,10 +619,27 @@ static int start_reducers(reducer *Z)
     return 0;
 }
 
-static int finish_reducers(reducer *Z)
+/* The local time whose global time is G on rank R (the clock map is monotonic; the
+ * clock-condition repair may shift it), or INT64_MIN when none maps exactly. */
+static int64_t local_time(const vt_trace *t, uint32_t r, int64_t g)
+{
+    int64_t l = g - (vt_global_time(t, r, g) - g);
+    for (int i = 0; i < 4; i++) {
+        int64_t e = g - vt_global_time(t, r, l);
+        if (!e)
+            return l;
+        l += e;
+    }
+    return INT64_MIN;
+}
+
+/* A rank of an incomplete trace that the replay stopped in a call ends, as there, at
+ * that call's enter (MEASURED: where the replay ended each rank). */
+static int finish_reducers(reducer *Z, const int64_t *measured)
 {
     for (uint32_t r = Z->lo; r < Z->hi; r++) {
-        if (vt_rr_finish(&Z->ro[r].rr))
+        int64_t stop = vt_trace_rank(Z->t, r)->cut_at ? local_time(Z->t, r, measured[r]) : INT64_MIN;
+        if (vt_rr_finish(&Z->ro[r].rr, stop))
             return -1;
         add_stats(Z->st, &Z->ro[r].rr.stats);
     }
@@ -681,8 +698,8 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
         goto out;
     st->par_rounds = res.par_rounds;
     st->par_bytes = res.par_bytes;
+    bad = finish_reducers(&Z, res.measured) || (o->out_dir && close_outputs(&Z));
     vt_replay_result_free(&res);
-    bad = finish_reducers(&Z) || (o->out_dir && close_outputs(&Z));
     if (par && par->sum(par->arg, &bad, 1))
         bad = 1;
     if (bad || (par && sum_stats(par, st)))

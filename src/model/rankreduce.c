@@ -486,7 +486,7 @@ static int event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members,
 }
 
 /* What vt_rr_event does before anything that depends on the event's kind. */
-int vt_rr_finish(vt_rankreduce *rr)
+int vt_rr_finish(vt_rankreduce *rr, int64_t stop_local)
 {
     if (rr->nwin) {
         /* probes whose message never arrived: their records stay as placeholders */
@@ -494,8 +494,8 @@ int vt_rr_finish(vt_rankreduce *rr)
         if (release_held(rr))
             return -1;
     }
-    vt_rrec end = {.kind = VT_RREC_END, .seq = rr->last_seq, .enter = rr->last_exit_local,
-                   .exit = rr->last_exit_local, .fn = -1, .callsite = -1};
+    int64_t at = stop_local > rr->last_exit_local ? stop_local : rr->last_exit_local;
+    vt_rrec end = {.kind = VT_RREC_END, .seq = rr->last_seq, .enter = at, .exit = at, .fn = -1, .callsite = -1};
     if (rr->started && out_record(rr, &end))
         return -1;
     rr->stats.overflows = rr->sym.overflows;

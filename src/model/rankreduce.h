@@ -147,8 +147,9 @@ static inline int vt_rr_folded_receive(vt_rankreduce *rr, uint64_t seq, int64_t 
 }
 
 /* After the rank's last event: probes whose message never arrived keep their records
- * as placeholders; the END record; stats.overflows. Returns 0, or -1 when the sink
- * stopped it. */
-int vt_rr_finish(vt_rankreduce *rr);
+ * as placeholders; the END record, at the last exit or, for a rank of an incomplete
+ * trace that stopped waiting in a call, at STOP_LOCAL (that call's enter; INT64_MIN:
+ * none); stats.overflows. Returns 0, or -1 when the sink stopped it. */
+int vt_rr_finish(vt_rankreduce *rr, int64_t stop_local);
 
 #endif

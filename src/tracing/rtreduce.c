@@ -744,7 +744,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len, const uint8_t *dict, size_
 {
     if (rt.fd < 0)
         return -1;
-    if (vt__rt && vt_rr_finish(&rt.rr))
+    if (vt__rt && vt_rr_finish(&rt.rr, INT64_MIN))
         stop("its last records could not be written");
     int rc = -1;
     /* the profile's functions are named before RANKDEFS, as vtrace reduce names them */

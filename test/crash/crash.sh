@@ -144,6 +144,25 @@ for d in "$work/kill_interval_both/reduced" "$work/kill_interval_reduced/reduced
         "$d.whatif" || fail "vtrace whatif $d: the ranks' measured ends: $(grep 'rank ends' "$d.whatif")"
 done
 
+# vtrace reduce of an incomplete full trace predicts what the full trace predicts, to the
+# nanosecond: a rank the replay stopped waiting in a call ends there, at the call's enter,
+# and a send that call posted, received by another rank, is no error in the reduced
+# trace (3 ranks: a rank's last Sendrecv sends to its right and waits on its left)
+$lock env VTRACE_MODE=full VTRACE_DIR="$work/kill3" VTRACE_BUFFER=64k VTRACE_FLUSH_INTERVAL=100ms \
+    timeout -k 10 "$timeout" "$MPIEXEC" -n 3 "$PROG" kill 1000 1 600 > "$work/kill3.out" 2> "$work/kill3.err"
+for d in "$work/kill_interval" "$work/kill3"; do
+    rm -rf "$d.red"
+    "$VTRACE" reduce "$d" "$d.red" > "$d.red.out" 2>&1 || { fail "vtrace reduce $d: $(tail -1 "$d.red.out")"; continue; }
+    for x in "$d" "$d.red"; do
+        "$VTRACE" whatif --json -s all=-10% -s fn:MPI_Sendrecv=-50% "$x" > "$x.wj" 2> "$x.wj.err" ||
+            fail "vtrace whatif $x: $(tail -1 "$x.wj.err")"
+        "$VTRACE" critical-path "$x" 2> /dev/null | grep "predicted run time" > "$x.T" ||
+            fail "vtrace critical-path $x"
+    done
+    cmp -s "$d.wj" "$d.red.wj" || fail "$d: whatif of the reduced trace differs: $(cat "$d.wj" "$d.red.wj")"
+    cmp -s "$d.T" "$d.red.T" || fail "$d: critical-path's T' of the reduced trace differs: $(cat "$d.T" "$d.red.T")"
+done
+
 # compensate covers the readable part of an incomplete trace as the replay does: its
 # output reads, is incomplete with the same ends, and holds the records read less those
 # after the cut it reports

@@ -118,7 +118,7 @@ static void test_records_in_order(void **state)
     const vt_obs_event *evs[] = {&e0, &e1, &e2, &e3};
     for (size_t i = 0; i < 4; i++)
         assert_int_equal(vt_rr_event(rr, evs[i], 0, &f->err), 0);
-    assert_int_equal(vt_rr_finish(rr), 0);
+    assert_int_equal(vt_rr_finish(rr, INT64_MIN), 0);
 
     static const unsigned kinds[] = {VT_RREC_START, VT_RREC_CAND, VT_RREC_CAND, VT_RREC_COMP, VT_RREC_END};
     assert_int_equal(b->n, 5);
@@ -176,7 +176,7 @@ static void test_nested_probes(void **state)
         if (i < 2 * NC + 3)
             assert_int_equal(b->n, 1); /* START only: the rest waits for probe B */
     }
-    assert_int_equal(vt_rr_finish(rr), 0);
+    assert_int_equal(vt_rr_finish(rr, INT64_MIN), 0);
 
     assert_int_equal(b->n, 2 * NC + 4);
     for (size_t i = 0; i < 2; i++) {
