@@ -54,8 +54,8 @@ void vt_leave_plain(vt_call *c, int rc)
 {
     (void)rc;
     int64_t exit = vt_now();
-    uint8_t *p = rec_call(c, exit, 0);
-    rec_done(c, p, exit, 0);
+    uint8_t *p = rec_call_skip(c, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 void vt_leave_abort(vt_call *c, int code)
@@ -90,15 +90,18 @@ void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Cou
     (void)rc;
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(count, type);
-    uint8_t *p = rec_call(c, exit, 4 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
+    if (p == VT_REC_SKIPPED) {
+        if (VT_UNLIKELY(vt__rt))
+            rt_sync_send(c, comm_of(comm), dest, bytes);
+    } else if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         p = put_send_side(p, cm, dest, tag, bytes);
         if (VT_UNLIKELY(vt__rt))
             rt_sync_send(c, cm, dest, bytes);
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
@@ -106,7 +109,7 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
 {
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(count, type);
-    uint8_t *p = rec_call(c, exit, 5 * VT_UVAR_MAX);
+    uint8_t *p = rec_call_skip(c, exit, 5 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_SEND, persistent) : NULL;
@@ -122,11 +125,13 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
             r->rt_seq = 2 * vt__calls + 1;
             r->rt_start = c->enter;
         }
-        p = vt_put_uvar(p, cm->index);
-        p = put_send_side(p, cm, dest, tag, bytes);
-        p = vt_put_uvar(p, r ? r->id : 0);
+        if (p != VT_REC_SKIPPED) {
+            p = vt_put_uvar(p, cm->index);
+            p = put_send_side(p, cm, dest, tag, bytes);
+            p = vt_put_uvar(p, r ? r->id : 0);
+        }
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
@@ -134,19 +139,19 @@ void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
     (void)rc;
     int64_t exit = vt_now();
     uint64_t bytes = status_bytes(st);
-    uint8_t *p = rec_call(c, exit, 4 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
+    if (p && p != VT_REC_SKIPPED) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         p = put_recv_side(p, cm, st, bytes);
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)
 {
     int64_t exit = vt_now();
-    uint8_t *p = rec_call(c, exit, 2 * VT_UVAR_MAX);
+    uint8_t *p = rec_call_skip(c, exit, 2 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_RECV, persistent) : NULL;
@@ -155,10 +160,12 @@ void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_
             r->peer = source;
             r->tag = tag;
         }
-        p = vt_put_uvar(p, cm->index);
-        p = vt_put_uvar(p, r ? r->id : 0);
+        if (p != VT_REC_SKIPPED) {
+            p = vt_put_uvar(p, cm->index);
+            p = vt_put_uvar(p, r ? r->id : 0);
+        }
     }
-    rec_done(c, p, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
@@ -167,16 +174,18 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
     (void)rc;
     int64_t exit = vt_now();
     uint64_t sbytes = type_bytes(scount, stype), rbytes = status_bytes(st);
-    uint8_t *p = rec_call(c, exit, 7 * VT_UVAR_MAX);
+    uint8_t *p = rec_call_skip(c, exit, 7 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
-        p = vt_put_uvar(p, cm->index);
-        p = put_send_side(p, cm, dest, stag, sbytes);
-        p = put_recv_side(p, cm, st, rbytes);
+        if (p != VT_REC_SKIPPED) {
+            p = vt_put_uvar(p, cm->index);
+            p = put_send_side(p, cm, dest, stag, sbytes);
+            p = put_recv_side(p, cm, st, rbytes);
+        }
         if (VT_UNLIKELY(vt__rt))
             rt_sync_send(c, cm, dest, sbytes);
     }
-    rec_done(c, p, exit, sbytes + rbytes);
+    rec_done_skip(c, p, exit, sbytes + rbytes);
 }
 
 void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
@@ -326,9 +335,11 @@ static void release_reqs(vt_call *c)
 static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int *pos, MPI_Status *const *st)
 {
     uint64_t bytes_total = 0;
-    uint8_t *p = rec_call(c, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX);
+    uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX);
     if (p) {
-        p = vt_put_uvar(p, (uint64_t)n);
+        int encode = p != VT_REC_SKIPPED;
+        if (encode)
+            p = vt_put_uvar(p, (uint64_t)n);
         for (int j = 0; j < n; j++) {
             MPI_Request h = c->saved[pos[j]];
             vt_req *r = vt_req_find(h);
@@ -383,11 +394,13 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
                 else if (r->kind == VT_REQ_COLL && !r->persistent && r->gate_members)
                     vt_rt_gate(r->gate_comm, r->gate_seq, r->gate_members, 1);
             }
-            p = vt_put_uvar(p, r ? r->id : 0);
-            p = vt_put_uvar(p, flags);
-            p = vt_put_svar(p, peer);
-            p = vt_put_svar(p, tag);
-            p = vt_put_uvar(p, bytes);
+            if (encode) {
+                p = vt_put_uvar(p, r ? r->id : 0);
+                p = vt_put_uvar(p, flags);
+                p = vt_put_svar(p, peer);
+                p = vt_put_svar(p, tag);
+                p = vt_put_uvar(p, bytes);
+            }
             bytes_total += bytes;
             if (r) {
                 r->cancelled = 0;
@@ -397,7 +410,7 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
             }
         }
     }
-    rec_done(c, p, exit, bytes_total);
+    rec_done_skip(c, p, exit, bytes_total);
 }
 
 /* An inactive persistent request "completes" at once with an empty status: not an event. */
@@ -525,9 +538,11 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
     int64_t exit = vt_now();
     if (n < 0)
         n = 0;
-    uint8_t *p = rec_call(c, exit, (size_t)(n + 1) * VT_UVAR_MAX);
+    uint8_t *p = rec_call_skip(c, exit, (size_t)(n + 1) * VT_UVAR_MAX);
     if (p) {
-        p = vt_put_uvar(p, (uint64_t)n);
+        int encode = p != VT_REC_SKIPPED;
+        if (encode)
+            p = vt_put_uvar(p, (uint64_t)n);
         for (int i = 0; i < n; i++) {
             vt_req *r = vt_req_find(reqs[i]);
             if (r && rc == MPI_SUCCESS)
@@ -536,10 +551,11 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
                 r->rt_seq = 2 * vt__calls + 1;
                 r->rt_start = c->enter;
             }
-            p = vt_put_uvar(p, r ? r->id : 0);
+            if (encode)
+                p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
-    rec_done(c, p, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 static void leave_one_request(vt_call *c, MPI_Request h, int forget, int cancel)
