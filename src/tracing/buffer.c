@@ -17,6 +17,7 @@ VT_HIDDEN vt_buffer vt__buf = {.fd = -1};
 VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
 VT_HIDDEN int vt__mt;
 VT_HIDDEN unsigned vt__rec_special;
+VT_HIDDEN __thread int vt__rec_skipped __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Room kept for the block's leading index and base time. */

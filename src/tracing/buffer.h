@@ -112,6 +112,10 @@ extern VT_HIDDEN unsigned vt__rec_special;
  * snapshots of the reduced trace stay paced by blocks of about the bytes of the full
  * trace's. Takes the lock as vt_rec_begin does. */
 #define VT_REC_SKIPPED ((uint8_t *)(uintptr_t)1)
+/* Set on the thread (under the lock) whose record was not encoded, until vt_rec_skip_end:
+ * rec_open (handlers_priv.h) then returns NULL, so that the path of an encoded record
+ * tests nothing more than before. */
+extern VT_HIDDEN __thread int vt__rec_skipped __attribute__((tls_model("initial-exec")));
 static inline uint8_t *vt_rec_skip_begin(size_t need)
 {
     if (VT_UNLIKELY(vt__mt))
@@ -131,6 +135,7 @@ static inline void vt_rec_skip_end(int64_t exit)
     b->nrec++;
     b->records++;
     b->skipped++;
+    vt__rec_skipped = 0;
     if (VT_UNLIKELY(vt__mt))
         vt_unlock();
 }

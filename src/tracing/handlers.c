@@ -91,15 +91,14 @@ void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Cou
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(count, type);
     uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
-    if (p == VT_REC_SKIPPED) {
-        if (VT_UNLIKELY(vt__rt))
-            rt_sync_send(c, comm_of(comm), dest, bytes);
-    } else if (p) {
+    if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         p = put_send_side(p, cm, dest, tag, bytes);
         if (VT_UNLIKELY(vt__rt))
             rt_sync_send(c, cm, dest, bytes);
+    } else if (rec_skipped() && vt__rt) {
+        rt_sync_send(c, comm_of(comm), dest, bytes);
     }
     rec_done_skip(c, p, exit, bytes);
 }
@@ -110,7 +109,7 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(count, type);
     uint8_t *p = rec_call_skip(c, exit, 5 * VT_UVAR_MAX);
-    if (p) {
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_SEND, persistent) : NULL;
         int peer = vt_comm_peer(cm, dest);
@@ -125,7 +124,7 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
             r->rt_seq = 2 * vt__calls + 1;
             r->rt_start = c->enter;
         }
-        if (p != VT_REC_SKIPPED) {
+        if (p) {
             p = vt_put_uvar(p, cm->index);
             p = put_send_side(p, cm, dest, tag, bytes);
             p = vt_put_uvar(p, r ? r->id : 0);
@@ -140,7 +139,7 @@ void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
     int64_t exit = vt_now();
     uint64_t bytes = status_bytes(st);
     uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
-    if (p && p != VT_REC_SKIPPED) {
+    if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         p = put_recv_side(p, cm, st, bytes);
@@ -152,7 +151,7 @@ void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_
 {
     int64_t exit = vt_now();
     uint8_t *p = rec_call_skip(c, exit, 2 * VT_UVAR_MAX);
-    if (p) {
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_RECV, persistent) : NULL;
         if (r) {
@@ -160,7 +159,7 @@ void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_
             r->peer = source;
             r->tag = tag;
         }
-        if (p != VT_REC_SKIPPED) {
+        if (p) {
             p = vt_put_uvar(p, cm->index);
             p = vt_put_uvar(p, r ? r->id : 0);
         }
@@ -175,9 +174,9 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
     int64_t exit = vt_now();
     uint64_t sbytes = type_bytes(scount, stype), rbytes = status_bytes(st);
     uint8_t *p = rec_call_skip(c, exit, 7 * VT_UVAR_MAX);
-    if (p) {
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
-        if (p != VT_REC_SKIPPED) {
+        if (p) {
             p = vt_put_uvar(p, cm->index);
             p = put_send_side(p, cm, dest, stag, sbytes);
             p = put_recv_side(p, cm, st, rbytes);
@@ -336,8 +335,8 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
 {
     uint64_t bytes_total = 0;
     uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX);
-    if (p) {
-        int encode = p != VT_REC_SKIPPED;
+    if (p || rec_skipped()) {
+        int encode = p != NULL;
         if (encode)
             p = vt_put_uvar(p, (uint64_t)n);
         for (int j = 0; j < n; j++) {
@@ -539,8 +538,8 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
     if (n < 0)
         n = 0;
     uint8_t *p = rec_call_skip(c, exit, (size_t)(n + 1) * VT_UVAR_MAX);
-    if (p) {
-        int encode = p != VT_REC_SKIPPED;
+    if (p || rec_skipped()) {
+        int encode = p != NULL;
         if (encode)
             p = vt_put_uvar(p, (uint64_t)n);
         for (int i = 0; i < n; i++) {
