@@ -16,6 +16,8 @@
 VT_HIDDEN vt_buffer vt__buf = {.fd = -1};
 VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
 VT_HIDDEN int vt__mt;
+VT_HIDDEN unsigned vt__rec_special;
+VT_HIDDEN __thread int vt__rec_skipped __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Room kept for the block's leading index and base time. */
@@ -74,6 +76,14 @@ static int checked_block_write_level(uint8_t type, const void *payload, size_t l
         b->lazy = 0;
         b->dropped = 1;
         release_beyond_window(b);
+        /* the records the handlers no longer encode count as this block's did, on
+         * average, rounded down (at least the 4 bytes of a record's code, times and call
+         * site): a ping-pong's 8.7 bytes count as 8, and its 200000 records make 27
+         * blocks, as in the full trace (28 rounded up: 30) */
+        size_t est = b->nrec ? (size_t)(b->pos - b->base) / b->nrec : 0;
+        b->skip_est = est > 4 ? est : 4;
+        if (!b->stopped)
+            __atomic_fetch_or(&vt__rec_special, VT_REC_SKIP, __ATOMIC_RELAXED);
     }
     if (b->dropped)
         return 0;
@@ -250,6 +260,7 @@ void vt_buffer_fail(int err)
     b->warned = 1;
     b->stopped = 1;
     b->limit = b->base;   /* every vt_rec_begin now takes the slow path */
+    __atomic_fetch_and(&vt__rec_special, ~(unsigned)VT_REC_SKIP, __ATOMIC_RELAXED);
 }
 
 /* Writes the current block; the caller holds the lock. */
@@ -285,12 +296,13 @@ static int flush_locked(void)
     return 0;
 }
 
-/* Records of a dropped file (VTRACE_MODE=reduced past its first block) are encoded, as
- * the handlers' work depends on it, but only into the buffer's first DROP_WINDOW bytes,
- * again and again: streaming them through the whole buffer cost cache misses and memory
- * traffic for bytes nobody reads (issue 18). Blocks still end where they would have
- * (dropped_bytes counts what went through the window), as their flush paces the reduced
- * trace's definition snapshots. */
+/* Records of a dropped file (VTRACE_MODE=reduced past its first block) that a handler
+ * still encodes (where it has no VT_REC_SKIP path, and a block's first) go only into the
+ * buffer's first DROP_WINDOW bytes, again and again: streaming them through the whole
+ * buffer cost cache misses and memory traffic for bytes nobody reads (issue 18). Blocks
+ * still end after about the bytes they would have held (dropped_bytes counts what went
+ * through the window, and skip_est for each record not encoded), as their flush paces
+ * the reduced trace's definition snapshots. */
 
 static uint8_t *drop_window(vt_buffer *b, uint8_t *limit_seen, size_t need)
 {
@@ -481,6 +493,7 @@ void vt_buffer_close(void)
     if (b->fd >= 0)
         close(b->fd);
     b->fd = -1;
+    __atomic_fetch_and(&vt__rec_special, ~(unsigned)VT_REC_SKIP, __ATOMIC_RELAXED);
     free(b->base);
     b->base = b->pos = b->limit = NULL;
     b->stopped = 1;

@@ -33,7 +33,10 @@ typedef struct vt_buffer {
     int rank;
     int lazy;                  /* the file is not open yet (vt_buffer_open's keep_file 0) */
     int dropped;               /* ... and was given up at the first block: blocks go nowhere */
-    size_t dropped_bytes;      /* dropped: records of this block that went through the window */
+    size_t dropped_bytes;      /* dropped: records of this block that went through the window,
+                                * and those not encoded (skip_est bytes each) */
+    size_t skip_est;           /* dropped: bytes a record not encoded counts (the first block's mean) */
+    uint64_t skipped;          /* records not encoded (vt_rec_skip_begin) */
     int pack_warned;           /* packing an EVENTS_COLS block failed once */
     int fail_errno;            /* the write that failed: its errno ... */
     uint64_t fail_at;          /* ... and the bytes in the file before it */
@@ -95,6 +98,48 @@ static inline void vt_rec_end(uint8_t *end, int64_t exit)
     if (VT_UNLIKELY(vt__mt))
         vt_unlock();
 }
+/* Bits of vt__rec_special, which sends a handler's record off its fast path (rec_call,
+ * handlers_priv.h): one word tested per call for all three. */
+enum { VT_REC_FILTER = 1, VT_REC_PERIOD = 2, VT_REC_SKIP = 4 };
+extern VT_HIDDEN unsigned vt__rec_special;
+
+/* VT_REC_SKIP: the file was dropped (VTRACE_MODE=reduced past its first block), so a
+ * handler that keeps its bookkeeping apart from its encoding need not encode at all
+ * (issue 18). vt_rec_skip_begin returns VT_REC_SKIPPED (not a pointer to write to: the
+ * record is counted but not encoded, vt_rec_skip_end), or, where the block ends (its
+ * byte clock: dropped_bytes, which counts skip_est per record not encoded) or recording
+ * stopped, what vt_rec_begin returns: room to encode the record into, or NULL. The
+ * snapshots of the reduced trace stay paced by blocks of about the bytes of the full
+ * trace's. Takes the lock as vt_rec_begin does. */
+#define VT_REC_SKIPPED ((uint8_t *)(uintptr_t)1)
+/* Set on the thread (under the lock) whose record was not encoded, until vt_rec_skip_end:
+ * rec_open (handlers_priv.h) then returns NULL, so that the path of an encoded record
+ * tests nothing more than before. */
+extern VT_HIDDEN __thread int vt__rec_skipped __attribute__((tls_model("initial-exec")));
+static inline uint8_t *vt_rec_skip_begin(size_t need)
+{
+    if (VT_UNLIKELY(vt__mt))
+        vt_lock();
+    vt_buffer *b = &vt__buf;
+    if (VT_LIKELY(__atomic_load_n(&b->limit, __ATOMIC_RELAXED) != b->base &&
+                  b->dropped_bytes + (size_t)(b->pos - b->base) + need <= b->cap))
+        return VT_REC_SKIPPED;
+    return vt__rec_begin_slow(need);
+}
+
+static inline void vt_rec_skip_end(int64_t exit)
+{
+    vt_buffer *b = &vt__buf;
+    b->dropped_bytes += b->skip_est;
+    b->prev_exit = exit;
+    b->nrec++;
+    b->records++;
+    b->skipped++;
+    vt__rec_skipped = 0;
+    if (VT_UNLIKELY(vt__mt))
+        vt_unlock();
+}
+
 /* Writes a block of another type (flushing events first). Returns 0 or -errno. */
 VT_HIDDEN int vt_buffer_write_block(uint8_t type, const void *payload, size_t len);
 VT_HIDDEN int vt_buffer_flush(void);

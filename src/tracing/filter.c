@@ -151,6 +151,8 @@ int vt_filter_load(const char *path, char *err, size_t errlen)
             vt__filter_fn[fn] = 2;
         vt__filter_on |= vt__filter_fn[fn] != 0;
     }
+    if (vt__filter_on)
+        vt__rec_special |= VT_REC_FILTER;
     return 0;
 }
 

@@ -54,8 +54,8 @@ void vt_leave_plain(vt_call *c, int rc)
 {
     (void)rc;
     int64_t exit = vt_now();
-    uint8_t *p = rec_call(c, exit, 0);
-    rec_done(c, p, exit, 0);
+    uint8_t *p = rec_call_skip(c, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 void vt_leave_abort(vt_call *c, int code)
@@ -90,15 +90,17 @@ void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Cou
     (void)rc;
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(count, type);
-    uint8_t *p = rec_call(c, exit, 4 * VT_UVAR_MAX);
+    uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         p = put_send_side(p, cm, dest, tag, bytes);
         if (VT_UNLIKELY(vt__rt))
             rt_sync_send(c, cm, dest, bytes);
+    } else if (rec_skipped() && vt__rt) {
+        rt_sync_send(c, comm_of(comm), dest, bytes);
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
@@ -106,8 +108,8 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
 {
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(count, type);
-    uint8_t *p = rec_call(c, exit, 5 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 5 * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_SEND, persistent) : NULL;
         int peer = vt_comm_peer(cm, dest);
@@ -122,11 +124,13 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
             r->rt_seq = 2 * vt__calls + 1;
             r->rt_start = c->enter;
         }
-        p = vt_put_uvar(p, cm->index);
-        p = put_send_side(p, cm, dest, tag, bytes);
-        p = vt_put_uvar(p, r ? r->id : 0);
+        if (p) {
+            p = vt_put_uvar(p, cm->index);
+            p = put_send_side(p, cm, dest, tag, bytes);
+            p = vt_put_uvar(p, r ? r->id : 0);
+        }
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
@@ -134,20 +138,20 @@ void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
     (void)rc;
     int64_t exit = vt_now();
     uint64_t bytes = status_bytes(st);
-    uint8_t *p = rec_call(c, exit, 4 * VT_UVAR_MAX);
+    uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
     if (p) {
         vt_comm *cm = comm_of(comm);
         p = vt_put_uvar(p, cm->index);
         p = put_recv_side(p, cm, st, bytes);
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)
 {
     int64_t exit = vt_now();
-    uint8_t *p = rec_call(c, exit, 2 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 2 * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_RECV, persistent) : NULL;
         if (r) {
@@ -155,10 +159,12 @@ void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_
             r->peer = source;
             r->tag = tag;
         }
-        p = vt_put_uvar(p, cm->index);
-        p = vt_put_uvar(p, r ? r->id : 0);
+        if (p) {
+            p = vt_put_uvar(p, cm->index);
+            p = vt_put_uvar(p, r ? r->id : 0);
+        }
     }
-    rec_done(c, p, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
@@ -167,16 +173,18 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
     (void)rc;
     int64_t exit = vt_now();
     uint64_t sbytes = type_bytes(scount, stype), rbytes = status_bytes(st);
-    uint8_t *p = rec_call(c, exit, 7 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 7 * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
-        p = vt_put_uvar(p, cm->index);
-        p = put_send_side(p, cm, dest, stag, sbytes);
-        p = put_recv_side(p, cm, st, rbytes);
+        if (p) {
+            p = vt_put_uvar(p, cm->index);
+            p = put_send_side(p, cm, dest, stag, sbytes);
+            p = put_recv_side(p, cm, st, rbytes);
+        }
         if (VT_UNLIKELY(vt__rt))
             rt_sync_send(c, cm, dest, sbytes);
     }
-    rec_done(c, p, exit, sbytes + rbytes);
+    rec_done_skip(c, p, exit, sbytes + rbytes);
 }
 
 void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
@@ -185,8 +193,8 @@ void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, M
 {
     int64_t exit = vt_now();
     uint64_t bytes = type_bytes(scount, stype);
-    uint8_t *p = rec_call(c, exit, 5 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 5 * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
         /* One request; its completion reports the receive side, from what was posted:
          * MPICH 4.0.2 completes it with no usable status (piggyback-notes.md, pitfall 5). */
@@ -198,11 +206,13 @@ void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, M
             r->bytes = type_bytes(rcount, rtype);
             r->status_unusable = 1;
         }
-        p = vt_put_uvar(p, cm->index);
-        p = put_send_side(p, cm, dest, stag, bytes);
-        p = vt_put_uvar(p, r ? r->id : 0);
+        if (p) {
+            p = vt_put_uvar(p, cm->index);
+            p = put_send_side(p, cm, dest, stag, bytes);
+            p = vt_put_uvar(p, r ? r->id : 0);
+        }
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 /* Matched messages (MPI_Mprobe/Improbe) waiting for their MPI_Mrecv/Imrecv. */
@@ -226,11 +236,13 @@ void vt_leave_probe(vt_call *c, int rc, MPI_Comm comm, int flag, MPI_Status *st,
             vt_rt_unsupported("a probe whose source is not known");
     }
     uint64_t bytes = status_bytes(st);
-    uint8_t *p = rec_call(c, exit, 5 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 5 * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
-        p = vt_put_uvar(p, cm->index);
-        p = put_recv_side(p, cm, st, bytes);
+        if (p) {
+            p = vt_put_uvar(p, cm->index);
+            p = put_recv_side(p, cm, st, bytes);
+        }
         if (msg) {
             uint64_t id = 0;
             if (*msg != MPI_MESSAGE_NULL && *msg != MPI_MESSAGE_NO_PROC) {
@@ -241,18 +253,19 @@ void vt_leave_probe(vt_call *c, int rc, MPI_Comm comm, int flag, MPI_Status *st,
                 id = next_msg_id++;
                 msgs[nmsgs++] = (struct pending_msg){*msg, id, (int32_t)cm->index};
             }
-            p = vt_put_uvar(p, id);
+            if (p)
+                p = vt_put_uvar(p, id);
         }
     }
-    rec_done(c, p, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *st, MPI_Request *req)
 {
     int64_t exit = vt_now();
     uint64_t bytes = st ? status_bytes(st) : 0;
-    uint8_t *p = rec_call(c, exit, 4 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         uint64_t id = 0;
         int32_t comm = -1;
         for (size_t i = 0; i < nmsgs; i++) {
@@ -263,21 +276,25 @@ void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *st, MPI_Req
                 break;
             }
         }
-        p = vt_put_uvar(p, id);
+        if (p)
+            p = vt_put_uvar(p, id);
         if (st) {
             vt_comm *cm = comm >= 0 ? vt_comm_at((uint32_t)comm) : NULL;
             int src = st->MPI_SOURCE;
-            p = vt_put_svar(p, src == MPI_PROC_NULL ? -2 : cm ? vt_comm_peer(cm, src) : -1);
-            p = vt_put_svar(p, st->MPI_TAG);
-            p = vt_put_uvar(p, bytes);
+            if (p) {
+                p = vt_put_svar(p, src == MPI_PROC_NULL ? -2 : cm ? vt_comm_peer(cm, src) : -1);
+                p = vt_put_svar(p, st->MPI_TAG);
+                p = vt_put_uvar(p, bytes);
+            }
         } else {
             vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_RECV, 0) : NULL;
             if (r)
                 r->comm = comm;
-            p = vt_put_uvar(p, r ? r->id : 0);
+            if (p)
+                p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
-    rec_done(c, p, exit, bytes);
+    rec_done_skip(c, p, exit, bytes);
 }
 
 /* ------------------------------------------------------------------ completion */
@@ -326,9 +343,11 @@ static void release_reqs(vt_call *c)
 static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int *pos, MPI_Status *const *st)
 {
     uint64_t bytes_total = 0;
-    uint8_t *p = rec_call(c, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX);
-    if (p) {
-        p = vt_put_uvar(p, (uint64_t)n);
+    uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX);
+    if (p || rec_skipped()) {
+        int encode = p != NULL;
+        if (encode)
+            p = vt_put_uvar(p, (uint64_t)n);
         for (int j = 0; j < n; j++) {
             MPI_Request h = c->saved[pos[j]];
             vt_req *r = vt_req_find(h);
@@ -383,11 +402,13 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
                 else if (r->kind == VT_REQ_COLL && !r->persistent && r->gate_members)
                     vt_rt_gate(r->gate_comm, r->gate_seq, r->gate_members, 1);
             }
-            p = vt_put_uvar(p, r ? r->id : 0);
-            p = vt_put_uvar(p, flags);
-            p = vt_put_svar(p, peer);
-            p = vt_put_svar(p, tag);
-            p = vt_put_uvar(p, bytes);
+            if (encode) {
+                p = vt_put_uvar(p, r ? r->id : 0);
+                p = vt_put_uvar(p, flags);
+                p = vt_put_svar(p, peer);
+                p = vt_put_svar(p, tag);
+                p = vt_put_uvar(p, bytes);
+            }
             bytes_total += bytes;
             if (r) {
                 r->cancelled = 0;
@@ -397,7 +418,7 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
             }
         }
     }
-    rec_done(c, p, exit, bytes_total);
+    rec_done_skip(c, p, exit, bytes_total);
 }
 
 /* An inactive persistent request "completes" at once with an empty status: not an event. */
@@ -525,9 +546,11 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
     int64_t exit = vt_now();
     if (n < 0)
         n = 0;
-    uint8_t *p = rec_call(c, exit, (size_t)(n + 1) * VT_UVAR_MAX);
-    if (p) {
-        p = vt_put_uvar(p, (uint64_t)n);
+    uint8_t *p = rec_call_skip(c, exit, (size_t)(n + 1) * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
+        int encode = p != NULL;
+        if (encode)
+            p = vt_put_uvar(p, (uint64_t)n);
         for (int i = 0; i < n; i++) {
             vt_req *r = vt_req_find(reqs[i]);
             if (r && rc == MPI_SUCCESS)
@@ -536,25 +559,27 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
                 r->rt_seq = 2 * vt__calls + 1;
                 r->rt_start = c->enter;
             }
-            p = vt_put_uvar(p, r ? r->id : 0);
+            if (encode)
+                p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
-    rec_done(c, p, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 static void leave_one_request(vt_call *c, MPI_Request h, int forget, int cancel)
 {
     int64_t exit = vt_now();
-    uint8_t *p = rec_call(c, exit, VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         vt_req *r = vt_req_find(h);
-        p = vt_put_uvar(p, r ? r->id : 0);
+        if (p)
+            p = vt_put_uvar(p, r ? r->id : 0);
         if (r && cancel)
             r->cancelled = 1;
         if (r && forget)
             vt_req_remove(r);
     }
-    rec_done(c, p, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 /* MPI_Request_free. A receive freed while active still takes a message (MPI completes it
@@ -563,14 +588,16 @@ static void leave_one_request(vt_call *c, MPI_Request h, int forget, int cancel)
 void vt_leave_request_free(vt_call *c, int rc, MPI_Request req)
 {
     int64_t exit = vt_now();
-    uint8_t *p = rec_call(c, exit, VT_UVAR_MAX + 1 + ENTRY_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX + 1 + ENTRY_MAX);
+    if (p || rec_skipped()) {
         vt_req *r = vt_req_find(req);
-        p = vt_put_uvar(p, r ? r->id : 0);
         int freed_recv = r && rc == MPI_SUCCESS && r->kind == VT_REQ_RECV && r->active && !r->cancelled &&
                          r->peer != VT_REQ_NO_SOURCE;
-        p = vt_put_uvar(p, freed_recv ? 1 : 0);
-        if (freed_recv) {
+        if (p) {
+            p = vt_put_uvar(p, r ? r->id : 0);
+            p = vt_put_uvar(p, freed_recv ? 1 : 0);
+        }
+        if (freed_recv && p) {
             vt_comm *cm = r->comm >= 0 ? vt_comm_at((uint32_t)r->comm) : NULL;
             int peer = r->peer == MPI_PROC_NULL ? -2
                        : r->peer == MPI_ANY_SOURCE || !cm ? VT_PEER_UNKNOWN : vt_comm_peer(cm, r->peer);
@@ -583,7 +610,7 @@ void vt_leave_request_free(vt_call *c, int rc, MPI_Request req)
         if (r && rc == MPI_SUCCESS)
             vt_req_remove(r);
     }
-    rec_done(c, p, exit, 0);
+    rec_done_skip(c, p, exit, 0);
 }
 
 void vt_leave_cancel(vt_call *c, int rc, MPI_Request req)

@@ -198,8 +198,8 @@ void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const 
     vt_pb_poll();   /* a collective is how a program learns a freed receive is in */
     int64_t exit = vt_now();
     uint64_t sb = 0, rb = 0;
-    uint8_t *p = rec_call(c, exit, 7 * VT_UVAR_MAX);
-    if (p) {
+    uint8_t *p = rec_call_skip(c, exit, 7 * VT_UVAR_MAX);
+    if (p || rec_skipped()) {
         vt_comm *cm = comm_of(comm);
         int my_rank = cm->myrank;
         int me_root = cm->inter ? root == MPI_ROOT : root == my_rank;
@@ -222,11 +222,13 @@ void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const 
             else
                 vt_rt_nbc(cm->gid, seq, members);
         }
-        p = vt_put_uvar(p, cm->index);
-        p = vt_put_svar(p, wroot);
-        p = vt_put_uvar(p, seq);
-        p = vt_put_uvar(p, sb);
-        p = vt_put_uvar(p, rb);
+        if (p) {
+            p = vt_put_uvar(p, cm->index);
+            p = vt_put_svar(p, wroot);
+            p = vt_put_uvar(p, seq);
+            p = vt_put_uvar(p, sb);
+            p = vt_put_uvar(p, rb);
+        }
         if (req) {
             vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_COLL, persistent) : NULL;
             if (r) {
@@ -236,10 +238,11 @@ void vt_leave_coll(vt_call *c, int rc, int kind, MPI_Comm comm, int root, const 
                 r->gate_seq = seq;
                 r->gate_members = members;
             }
-            p = vt_put_uvar(p, r ? r->id : 0);
+            if (p)
+                p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
-    rec_done(c, p, exit, sb + rb);
+    rec_done_skip(c, p, exit, sb + rb);
 }
 
 /* ------------------------------------------------------------------ communicators */

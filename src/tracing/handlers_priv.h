@@ -40,27 +40,61 @@ static inline vt_comm *comm_of(MPI_Comm h)
     return c ? c : vt_comm_invalid();
 }
 
-/* Opens the record of call c: code, enter, duration, call site. Holds the buffer lock
- * until rec_done. NULL when recording has stopped. Always inline (see rec_done). */
-static VT_ALWAYS_INLINE uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
+/* A record's start: code, enter, duration, call site, at p. */
+static VT_ALWAYS_INLINE uint8_t *rec_head(const vt_call *c, int64_t exit, uint8_t *p)
 {
-    /* VTRACE_FILTER: left out, counted in the profile (rec_done) */
-    if (VT_UNLIKELY(vt__filter_on) && vt_filter_drop(c->fn, c->site))
-        return NULL;
-    /* VTRACE_PERIODIC: iteration markers, and records of kept-enough iterations skipped
-     * (never under MPI_THREAD_MULTIPLE) */
-    if (VT_UNLIKELY(vt__period_on) && vt_period_step(c->fn, vt_callsite_index(c->site), c->enter))
-        return NULL;
-    uint8_t *p = vt_rec_begin(4 * VT_UVAR_MAX + extra);
-    if (VT_UNLIKELY(!p))
-        return NULL;
     /* under the buffer's lock: the call-site table is shared by the threads */
     uint64_t site = vt_callsite_index(c->site);
     p = vt_put_uvar(p, VT_CODE_FIRST_FN + c->fn);
     p = vt_put_svar(p, c->enter - vt__buf.prev_exit);
     p = vt_put_uvar(p, (uint64_t)(exit - c->enter));
-    p = vt_put_uvar(p, site);
-    return p;
+    return vt_put_uvar(p, site);
+}
+
+/* Opens the record of call c: code, enter, duration, call site. Holds the buffer lock
+ * until rec_done. NULL when recording has stopped, or (CAN_SKIP, a constant: the caller
+ * keeps its bookkeeping apart from its encoding) when the record is not to be encoded
+ * (VT_REC_SKIP, buffer.h): rec_skipped() then says so, and the caller does its
+ * bookkeeping, encodes nothing and closes with rec_done_skip. Always inline (see
+ * rec_done). */
+static VT_ALWAYS_INLINE uint8_t *rec_open(const vt_call *c, int64_t exit, size_t extra, int can_skip)
+{
+    uint8_t *p;
+    /* one word for the filter, the periodicity detector and VT_REC_SKIP */
+    if (VT_UNLIKELY(vt__rec_special)) {
+        unsigned special = vt__rec_special;
+        /* VTRACE_FILTER: left out, counted in the profile (rec_done) */
+        if ((special & VT_REC_FILTER) && vt_filter_drop(c->fn, c->site))
+            return NULL;
+        /* VTRACE_PERIODIC: iteration markers, and records of kept-enough iterations
+         * skipped (never under MPI_THREAD_MULTIPLE) */
+        if ((special & VT_REC_PERIOD) && vt_period_step(c->fn, vt_callsite_index(c->site), c->enter))
+            return NULL;
+        if (can_skip && (special & VT_REC_SKIP)) {
+            p = vt_rec_skip_begin(4 * VT_UVAR_MAX + extra);
+            if (p == VT_REC_SKIPPED) {
+                vt__rec_skipped = 1;
+                return NULL;
+            }
+            return p ? rec_head(c, exit, p) : NULL;
+        }
+    }
+    p = vt_rec_begin(4 * VT_UVAR_MAX + extra);
+    if (VT_UNLIKELY(!p))
+        return NULL;
+    return rec_head(c, exit, p);
+}
+
+/* After rec_call_skip returned NULL: whether the record is counted but not encoded. */
+static inline int rec_skipped(void)
+{
+    return VT_UNLIKELY(vt__rec_skipped);
+}
+
+/* The record of a handler that always encodes. */
+static VT_ALWAYS_INLINE uint8_t *rec_call(const vt_call *c, int64_t exit, size_t extra)
+{
+    return rec_open(c, exit, extra, 0);
 }
 
 static inline void profile_add(unsigned fn, int64_t dur, uint64_t bytes, int recorded)
@@ -75,22 +109,47 @@ static inline void profile_add(unsigned fn, int64_t dur, uint64_t bytes, int rec
 /* rec_done of a call not recorded (filtered, skipped, recording stopped): out of line. */
 VT_HIDDEN void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes);
 
-/* Closes the record rec_call opened (p NULL: none), counts the call in the profile and
- * gives it to the run-time reduction. Inline in every handler, as rec_call: as calls of
- * their own they cost 80 instructions per Send/Recv pair (issue 18). */
-static VT_ALWAYS_INLINE void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes)
+static VT_ALWAYS_INLINE void rec_count(const vt_call *c, int64_t exit, uint64_t bytes)
+{
+    profile_add(c->fn, exit - c->enter, bytes, 1);
+    if (VT_UNLIKELY(vt__rt))
+        vt_rt_call(c, exit, vt_callsite_index(c->site));
+    vt__calls++;
+}
+
+/* Closes the record rec_open opened (p NULL: none, or not encoded: rec_skipped()),
+ * counts the call in the profile and gives it to the run-time reduction. Inline in every
+ * handler, as rec_open: as calls of their own they cost 80 instructions per Send/Recv
+ * pair (issue 18). */
+static VT_ALWAYS_INLINE void rec_close(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes, int can_skip)
 {
     if (VT_LIKELY(p != NULL)) {
-        profile_add(c->fn, exit - c->enter, bytes, 1);
-        if (VT_UNLIKELY(vt__rt))
-            vt_rt_call(c, exit, vt_callsite_index(c->site));
-        vt__calls++;
+        rec_count(c, exit, bytes);
         vt_rec_end(p, exit);
+    } else if (can_skip && rec_skipped()) {
+        rec_count(c, exit, bytes);
+        vt_rec_skip_end(exit);
     } else {
         vt__rec_none(c, exit, bytes);
     }
     vt__depth = 0;
 }
 
+static VT_ALWAYS_INLINE void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes)
+{
+    rec_close(c, p, exit, bytes, 0);
+}
+
+/* rec_open and rec_close of a handler with a path that does not encode: its bookkeeping
+ * runs where p is not NULL or rec_skipped(), its encoding only where p is not NULL. */
+static VT_ALWAYS_INLINE uint8_t *rec_call_skip(const vt_call *c, int64_t exit, size_t extra)
+{
+    return rec_open(c, exit, extra, 1);
+}
+
+static VT_ALWAYS_INLINE void rec_done_skip(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes)
+{
+    rec_close(c, p, exit, bytes, 1);
+}
 
 #endif

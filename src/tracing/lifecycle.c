@@ -895,6 +895,10 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     rc = rc ? rc : rc_end;
     int full_whole = !vt__buf.dropped && !vt__buf.stopped;
     uint64_t full_records = vt__buf.records;
+    if (vt__verbose >= 2)
+        vt_info("%llu records, %llu of them not encoded (the full trace was dropped; %zu bytes each to its "
+                "blocks' clock)", (unsigned long long)full_records, (unsigned long long)vt__buf.skipped,
+                vt__buf.skip_est);
     vt_buffer_close();
     /* one exchange: whether some rank's trace is incomplete; (reduced and both) whether
      * every rank wrote its reduced trace (a reduced trace of every rank, or none) and,

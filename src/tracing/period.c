@@ -18,12 +18,14 @@ static int scaled;
 int vt_period_init(int keep_iterations, int window, int max_period)
 {
     vt__period_on = 0;
+    vt__rec_special &= ~(unsigned)VT_REC_PERIOD;
     if (keep_iterations < 0)
         return 0;
     if (vt_dpd_init(&det, (uint32_t)window, (uint32_t)max_period))
         return -1;
     keep = keep_iterations;
     vt__period_on = 1;
+    vt__rec_special |= VT_REC_PERIOD;
     return 0;
 }
 
@@ -75,4 +77,5 @@ void vt_period_fini(void)
     if (vt__period_on)
         vt_dpd_free(&det);
     vt__period_on = 0;
+    vt__rec_special &= ~(unsigned)VT_REC_PERIOD;
 }

@@ -268,7 +268,8 @@ static const vt_setting_info known[] = {
      "Whether long MPI calls are candidates too (all) or only computation bursts (bursts)."},
     {"VTRACE_COMPRESS", 1, "integer", "1", "a zstd level from 0 (off) to 19",
      "zstd level of the trace blocks; above 0 the event blocks are also packed in columns."},
-    {"VTRACE_VERBOSE", 1, "integer", "0", "0 or 1", "1: rank 0 says where the trace goes."},
+    {"VTRACE_VERBOSE", 1, "integer", "0", "0, 1 or 2",
+     "1: rank 0 says where the trace goes; 2: also each rank its records, and those not encoded."},
     {"VTRACE_FILTER", 1, "path", "none",
      "a readable filter file: one MPI function, glob (MPI_Win_*) or site:NAME a line, # comments",
      "Calls of the listed functions and call sites are left out of the trace and counted in the profile only; "

@@ -17,7 +17,8 @@ vt_mpi_traced = \
 	test/mpi/sendrecv test/mpi/probe test/mpi/master_worker test/mpi/collectives \
 	test/mpi/comms test/mpi/mpiio test/mpi/route_lib test/mpi/mode_off \
 	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
-	test/mpi/small_buffer test/mpi/dropped_window test/mpi/rebind test/mpi/threads \
+	test/mpi/small_buffer test/mpi/dropped_window test/mpi/dropped_skip test/mpi/dropped_skip_nb \
+	test/mpi/rebind test/mpi/threads \
 	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline \
 	test/mpi/periodic_mark test/mpi/periodic_keep3 test/mpi/odd_requests \
 	test/mpi/pb_transparency test/mpi/pb_transparency_4
@@ -113,6 +114,12 @@ test_mpi_small_buffer_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_dropped_window_SOURCES = test/mpi/many_events.c test/mpi/mpitest.h
 test_mpi_dropped_window_LDADD = libvtrace.la
 test_mpi_dropped_window_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_dropped_skip_SOURCES = test/mpi/many_events.c test/mpi/mpitest.h
+test_mpi_dropped_skip_LDADD = libvtrace.la
+test_mpi_dropped_skip_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_dropped_skip_nb_SOURCES = test/mpi/many_events.c test/mpi/mpitest.h
+test_mpi_dropped_skip_nb_LDADD = libvtrace.la
+test_mpi_dropped_skip_nb_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_rebind_SOURCES = test/mpi/rebind.c test/mpi/mpitest.h
 test_mpi_rebind_LDADD = libvtrace.la
 test_mpi_rebind_LDFLAGS = $(vt_mpi_ldflags)
@@ -310,7 +317,7 @@ vt_mpi_rt += test/mpi/halo_c1_reduced
 test_mpi_halo_c1_reduced_SOURCES = test/mpi/halo_c1.c
 test_mpi_halo_c1_reduced_LDADD = libvtrace.la
 test_mpi_halo_c1_reduced_LDFLAGS = $(vt_mpi_ldflags)
-EXTRA_DIST += test/mpi/reduced_only.check test/mpi/dropped_window.check test/mpi/rebind.check
+EXTRA_DIST += test/mpi/reduced_only.check test/mpi/dropped_window.check test/mpi/dropped_skip.check test/mpi/rebind.check
 # neighbourhood collectives where a rank has fewer neighbours than the communicator has
 # ranks (MPICH's collective suite found the layer reading past the count arrays there):
 # full tracing, then the run-time reduction against vtrace reduce
