@@ -8,7 +8,7 @@ libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_source
 	src/analysis/replay_reduced.c src/analysis/scenario.c src/analysis/replay_wire.c src/analysis/replay_par.c \
 	src/analysis/critpath.c src/analysis/critpath.h src/analysis/critpath_priv.h \
 	src/analysis/critpath_walk.c src/analysis/critpath_cands.c src/analysis/critpath_par.c src/analysis/spill.c src/analysis/spill_sort.c src/analysis/spill.h \
-	src/analysis/reduce.c src/analysis/reduce.h \
+	src/analysis/reduce.c src/analysis/reduce.h src/analysis/reduce_polys.c src/analysis/reduce_polys.h \
 	src/analysis/domino.c src/analysis/domino.h src/analysis/aggregate.c src/analysis/aggregate.h \
 	src/analysis/imbalance.c src/analysis/imbalance.h \
 	src/analysis/compensate.c src/analysis/compensate_io.c src/analysis/compensate_stream.c \

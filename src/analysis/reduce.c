@@ -4,6 +4,7 @@
  * reduce.h. */
 #include "vt_config.h"
 #include "analysis/reduce.h"
+#include "analysis/reduce_polys.h"
 #include "format/stored.h"
 #include "format/blockio.h"
 #include "util/codec.h"
@@ -63,6 +64,8 @@ typedef struct reducer {
     int failed;             /* a write failed: stop writing, report once */
     const vt_par_comm *par; /* parallel: this process reduces ranks [lo, hi) */
     uint32_t lo, hi;
+    int want_polys;         /* the polynomial stream, kept in polys until the end */
+    vt__polys polys;
 } reducer;
 
 /* ------------------------------------------------------------------ atom values */
@@ -201,16 +204,42 @@ static void check_poly(reducer *Z, const vt_poly *p, const int64_t *want, uint32
 
 /* ------------------------------------------------------------------ hooks of the reducers */
 
+/* V in decimal at BUF; its length. (snprintf took a fifth of --polys.) */
+static size_t put_dec(char *buf, uint64_t v)
+{
+    char d[20];
+    size_t n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while (v /= 10);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = d[n - 1 - i];
+    return n;
+}
+
+/* "RANK:SEQ POLY" into the polynomial stream. */
+static int put_poly(reducer *Z, uint32_t rank, uint64_t seq, const vt_poly *p)
+{
+    char line[1100];
+    size_t n = put_dec(line, rank);
+    line[n++] = ':';
+    n += put_dec(line + n, seq);
+    line[n++] = ' ';
+    size_t k = vt_poly_format(p, line + n, 1024);
+    n += k < 1024 ? k : 1023;   /* (snprintf's truncation, as the text always was) */
+    line[n++] = '\n';
+    if (vt__polys_put(&Z->polys, rank, line, n))
+        return vt_error_set(Z->err, "cannot keep the polynomial lines in a temporary file: %s", strerror(errno));
+    return 0;
+}
+
 /* Registers the atoms event e made (check mode) and checks d after it; with a poly
- * stream, writes "RANK:SEQ d" (the polynomial after the event) to it. */
+ * stream, puts "RANK:SEQ d" (the polynomial after the event) into it. */
 static int check_event(void *arg, const vt_obs_event *e, const vt_poly *d, const vt_poly *after_base_atom)
 {
     reducer *Z = arg;
-    if (Z->o->polys) {
-        char text[1024];
-        vt_poly_format(d, text, sizeof text);
-        fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", e->rank, e->seq, text);
-    }
+    if (Z->want_polys && put_poly(Z, e->rank, e->seq, d))
+        return -1;
     if (!Z->o->check)
         return 0;
     if (e->candidate && register_atom(Z, vt_var_delta(e->rank, e->seq), e->delta, e->rank, e->seq))
@@ -231,11 +260,8 @@ static int check_event(void *arg, const vt_obs_event *e, const vt_poly *d, const
 static int check_probe(void *arg, uint32_t rank, uint64_t ps, const vt_poly *after)
 {
     reducer *Z = arg;
-    if (Z->o->polys) {
-        char text[1024];
-        vt_poly_format(after, text, sizeof text);
-        fprintf(Z->o->polys, "%" PRIu32 ":%" PRIu64 " %s\n", rank, ps, text);
-    }
+    if (Z->want_polys && put_poly(Z, rank, ps, after))
+        return -1;
     if (!Z->o->check)
         return 0;
     const int64_t *want = atom_get(&Z->atoms, vt_var_probe(rank, ps), Z->nsc);
@@ -603,7 +629,7 @@ static int close_outputs(reducer *Z)
 static int start_reducers(reducer *Z)
 {
     const vt_rr_hooks hooks = {.event = check_event, .probe = check_probe, .arg = Z};
-    int hooked = Z->o->check || Z->o->polys;
+    int hooked = Z->o->check || Z->want_polys;
     for (uint32_t r = 0; r < Z->nranks; r++) {
         Z->ro[r].Z = Z;
         Z->ro[r].fd = -1;
@@ -669,7 +695,7 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
 {
     memset(st, 0, sizeof *st);
     reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err,
-                 .par = par, .hi = vt_trace_nranks(t)};
+                 .par = par, .hi = vt_trace_nranks(t), .want_polys = o->polys || (par && o->polys_on_0)};
     Z.pool.fd = -1;
     if (par) {
         Z.lo = (uint32_t)((uint64_t)par->me * Z.nranks / (uint32_t)par->nproc);
@@ -684,6 +710,8 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
         bad = vt_error_set(err, "out of memory");
     else if (o->out_dir && (prc = vt_rrec_pool_open(&Z.pool)) != 0)
         bad = vt_error_set(err, "cannot create a temporary file: %s", strerror(-prc));
+    else if (Z.want_polys && vt__polys_open(&Z.polys))
+        bad = vt_error_set(err, "cannot create a temporary file: %s", strerror(errno));
     else
         bad = start_reducers(&Z) || (o->out_dir && open_outputs(&Z));
     if (par && par->sum(par->arg, &bad, 1))
@@ -703,6 +731,8 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     if (par && par->sum(par->arg, &bad, 1))
         bad = 1;
     if (bad || (par && sum_stats(par, st)))
+        goto out;
+    if (Z.want_polys && vt__polys_write(&Z.polys, o->polys, par, &st->par_rounds, &st->par_bytes, err))
         goto out;
     rc = 0;
 out:
@@ -731,6 +761,7 @@ out:
     }
     free(Z.ro);
     vt_rrec_pool_close(&Z.pool);
+    vt__polys_close(&Z.polys);
     free(Z.atoms.keys);
     free(Z.atoms.at);
     free(Z.atoms.vals);
@@ -759,7 +790,7 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     if (vt_trace_is_reduced(t))
         return vt_error_set(err, "%s: already a reduced trace", vt_trace_dir(t));
     const vt_par_comm *pc = o->par;
-    if (!pc || m || o->check || o->polys)   /* (m: its pairs are the replay's) */
+    if (!pc || m || o->check)   /* (m: its pairs are the replay's) */
         return reduce_run(t, m, p, sc, nsc, o, NULL, st, err) || store_if_larger(t, o, st, err) ? -1 : 0;
     if (reduce_run(t, NULL, p, sc, nsc, o, pc, st, err) == 0)
         return pc->me == 0 && store_if_larger(t, o, st, err) ? -1 : 0;

@@ -21,11 +21,14 @@ typedef struct vt_reduce_opts {
     int check;                  /* model.md §7.4 over the scenarios given */
     int zstd_level;             /* 0: raw blocks */
     int no_store;               /* write the reduced trace even when larger than the full one */
-    FILE *polys;                /* when set: "RANK:SEQ POLYNOMIAL" after every event */
+    FILE *polys;                /* when set: "RANK:SEQ POLYNOMIAL" after every event, rank by rank
+                                 * (each rank's lines in the order of its events) */
+    int polys_on_0;             /* parallel, on the processes but 0: process 0 has polys (its
+                                 * lines go there) */
     /* Parallel (vt_replay_par_observe; NULL: serial): each process reduces its block of
      * ranks and writes their files, process 0 vtrace.defs; every process gets the
-     * whole statistics. Not with check or polys (their order and atoms span the ranks):
-     * the caller runs those serially. A trace the parallel replay cannot finish is
+     * whole statistics. Not with check (its atoms span the ranks): the caller runs it
+     * serially. A trace the parallel replay cannot finish is
      * reduced again by process 0 alone (the serial answer or error; the others return
      * its status with an empty err). */
     const vt_par_comm *par;

@@ -370,10 +370,11 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
 int vt_replay_par_observe(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                           const vt_observer *obs, const vt_par_comm *pc, vt_replay_result *res, vt_error *err)
 {
-    /* a reduced trace with an observer that forwards to process 0, or incomplete: not yet
-     * in parallel (every process knows it: the same answer everywhere); one that keeps
-     * its ranks' events where they are (critical-path's) runs */
-    if (vt_trace_is_reduced(t) && ((obs && obs->take) || (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))) {
+    /* a reduced trace with an observer that forwards to process 0: not yet in parallel
+     * (every process knows it: the same answer everywhere); one that keeps its ranks'
+     * events where they are (critical-path's, reduce's) runs, and so does an incomplete
+     * trace: when no process moves, each stops its ranks at the cut (vt__rp_par_loop) */
+    if (vt_trace_is_reduced(t) && obs && obs->take) {
         memset(res, 0, sizeof *res);
         return vt_error_set(err, "%s: this reduced trace is not replayed in parallel", vt_trace_dir(t));
     }
@@ -385,8 +386,8 @@ int vt_replay_par(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, 
 {
     if (vt_replay_par_observe(t, p, sc, nsc, NULL, pc, res, err) == 0)
         return 0;
-    /* Not finished in parallel (an error in the trace, a reduced trace): process 0
-     * replays alone, serially, and its answer or error is the serial one. */
+    /* Not finished in parallel (an error in the trace): process 0 replays alone,
+     * serially, and its answer or error is the serial one. */
     int64_t v = 0;
     int rc = -1;
     memset(res, 0, sizeof *res);

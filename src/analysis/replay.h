@@ -114,9 +114,9 @@ typedef struct vt_par_comm {
 
 /* vt_replay (a full trace, messages matched while replaying) over the processes of PC,
  * each calling it with the same arguments: every process gets the whole result. A
- * trace the parallel replay cannot finish (an error, a reduced trace) is replayed by
- * process 0 alone, so that the answer and the error are the serial ones; the others
- * then return its return code with an empty err. */
+ * trace the parallel replay cannot finish (an error) is replayed by process 0 alone, so
+ * that the answer and the error are the serial ones; the others then return its return
+ * code with an empty err. */
 int vt_replay_par(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc, const vt_par_comm *pc,
                   vt_replay_result *res, vt_error *err);
 
@@ -176,9 +176,10 @@ int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_par
  * process's ranks only (vt_replay_par splits them into blocks: rank r is process
  * vt_replay_par_owner's), each rank's in the serial order; a message from a rank of
  * another process brings the sender's ext_size bytes of publish(). Every process gets
- * the whole result. 0 on every process, or -1 on every process (a reduced trace, an
- * error anywhere: err says it where it was found, and may be empty elsewhere); the
- * caller then runs the serial analysis on process 0 for the serial answer or error. */
+ * the whole result. 0 on every process, or -1 on every process (a reduced trace with
+ * a forwarding observer (take), an error anywhere: err says it where it was found, and
+ * may be empty elsewhere); the caller then runs the serial analysis on process 0 for
+ * the serial answer or error. */
 int vt_replay_par_observe(const vt_trace *t, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                           const vt_observer *obs, const vt_par_comm *pc, vt_replay_result *res, vt_error *err);
 

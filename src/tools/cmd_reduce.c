@@ -99,24 +99,27 @@ int vt__cmd_reduce(int argc, char **argv)
             goto out;
         }
     }
-    /* parallel under vtrace-mpi, except the check and the polynomial stream (they span
-     * the ranks): process 0 runs those alone */
+    /* parallel under vtrace-mpi, except the check (its atoms span the ranks): process 0
+     * runs it alone; the polynomial stream goes to process 0, which writes it */
     const vt_par_comm *par = vt__par();
-    if (par && (check || polys_path)) {
+    if (par && check) {
         if (par->me != 0) {
             rc = VT_EXIT_OK;
             goto out;
         }
-        fprintf(stderr, "vtrace: reduce %s does not run in parallel: process 0 runs it alone\n",
-                check ? "--check" : "--polys");
+        fprintf(stderr, "vtrace: reduce --check does not run in parallel: process 0 runs it alone\n");
         par = NULL;
     }
     o.par = par;
-    if (polys_path && !(polys = fopen(polys_path, "w"))) {
+    int64_t nofile = 0;
+    if (polys_path && (!par || par->me == 0) && !(polys = fopen(polys_path, "w"))) {
         fprintf(stderr, "vtrace: %s: cannot create the polynomial file\n", polys_path);
-        goto out;
+        nofile = 1;
     }
+    if ((par && par->sum(par->arg, &nofile, 1)) || nofile)
+        goto out;
     o.polys = polys;
+    o.polys_on_0 = polys_path && par && par->me != 0;
     if (vt_trace_open(in, &t, &verr)) {
         rc = vt__fail(&verr);
         goto out;

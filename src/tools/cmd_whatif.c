@@ -191,9 +191,6 @@ int vt__cmd_whatif(int argc, char **argv)
     }
     vt_replay_result res;
     const vt_par_comm *par = vt__par();
-    if (par && par->me == 0 && vt_trace_is_reduced(t) && (vt_trace_flags(t) & VT_GLOBAL_INCOMPLETE))
-        fprintf(stderr, "vtrace: whatif of an incomplete reduced trace does not run in parallel: process 0 runs it "
-                        "alone\n");
     if (par ? vt_replay_par(t, &p, sc.v, sc.n, par, &res, &verr) : vt_replay(t, NULL, &p, sc.v, sc.n, &res, &verr)) {
         rc = par && par->me != 0 ? VT_EXIT_ERROR : vt__fail(&verr);
         goto out;

@@ -6,9 +6,10 @@
 # the examples', vtrace synth patterns, mc.py's random programs (when
 # shared/design/reference/mc.py is there), an incomplete trace and reduced ones.
 # VTRACE_PAR_STATS shows that the parallel replay ran (rounds), or that process 0 ran
-# alone where it must (reduced traces but for whatif, patterns and critical-path; --check,
-# commands that are not parallel), which it then says on stderr. Failures: a damaged rank file (the serial
-# error, from process 0) and an OUT that VTRACE_OVERWRITE=refuse keeps.
+# alone where it must (--check, commands that are not parallel), which it then says on
+# stderr. Incomplete reduced traces (killed runs) replay in parallel too, and reduce
+# --polys writes the same file. Failures: a damaged rank file (the serial error, from
+# process 0) and an OUT that VTRACE_OVERWRITE=refuse keeps.
 # Environment: as par_setup.sh says.
 set -u
 NAME=analyses_par
@@ -25,10 +26,13 @@ same() {
         rm -rf "$work/s.red" "$work/p.red"
         sout=$work/s.red pout=$work/p.red
     fi
+    rm -f "$work/polys" "$work/polys.s"
     "$VTRACE" $cmd "$@" "$trace" $sout > "$work/s.out" 2> "$work/s.err" < /dev/null
     src=$?
+    [ ! -f "$work/polys" ] || mv "$work/polys" "$work/polys.s"
     for P in 2 3; do
         [ -z "$pout" ] || rm -rf "$pout"
+        rm -f "$work/polys"
         VTRACE_PAR_STATS=1 $lock timeout -k 10 120 "$MPIEXEC" -n $P "$VTRACE" $cmd "$@" "$trace" $pout \
             > "$work/p.out" 2> "$work/p.all" < /dev/null
         prc=$?
@@ -40,6 +44,12 @@ same() {
             fail "P=$P $cmd $* $trace: exit $prc (serial $src), differences:"
             diff "$work/s.out" "$work/p.out" | head -5
             diff "$work/s.err" "$work/p.err" | head -5
+            continue
+        fi
+        # (reduce --polys "$work/polys": the same polynomial file)
+        if [ -f "$work/polys.s" ] && ! cmp -s "$work/polys.s" "$work/polys"; then
+            fail "P=$P $cmd $* $trace: the polynomial files differ:"
+            diff "$work/polys.s" "$work/polys" | head -3
             continue
         fi
         if [ -n "$pout" ] && [ $src -eq 0 ] && ! diff -r "$sout" "$pout" > /dev/null; then
@@ -133,6 +143,15 @@ else
 fi
 
 h="$work/synth-halo2d"
+# incomplete_reduced TRACE: an incomplete reduced trace, replayed in parallel
+incomplete_reduced() {
+    "$VTRACE" info "$1" 2> /dev/null | grep -q '^flags: *incomplete' || fail "$1 is not incomplete"
+    same par whatif "$1" -s 'all=-10%' -s 'rank:1=elim' -s ''
+    same par whatif "$1" --json -s 'all=-50%' --ranks
+    same par critical-path "$1" --full
+    same par critical-path "$1" --json -s 'all=-30%'
+    same par patterns "$1"
+}
 # An incomplete trace: reduce replays it in parallel up to the cut; patterns keeps it
 # in memory, on process 0 alone.
 if [ -x test/crash/faults ]; then
@@ -142,8 +161,27 @@ if [ -x test/crash/faults ]; then
         same par reduce "$work/crash"
         same par critical-path "$work/crash"
         same alone patterns "$work/crash"
+        # its reduced trace (vtrace reduce): rank 0 flushed nothing, its file is a header
+        "$VTRACE" reduce -q "$work/crash" "$work/crash.red" > /dev/null 2>&1 || fail "reduce of the killed run"
+        incomplete_reduced "$work/crash.red"
     else
         fail "test/crash/faults wrote no trace"
+    fi
+    # Rank 1 killed (SIGKILL) after a pause in which a flush timer wrote both ranks'
+    # blocks, traced in both modes: the reduced trace holds what was decided by then
+    # (its last blocks provisional), and whatif, critical-path and patterns replay it in
+    # parallel up to where a rank waits for what the trace lacks, as the serial replay.
+    $lock env VTRACE_MODE=both VTRACE_DIR="$work/kboth" VTRACE_BUFFER=32M VTRACE_FLUSH_INTERVAL=100ms \
+        timeout -k 10 120 "$MPIEXEC" -n 2 test/crash/faults kill 1000 1 600 > "$work/kboth.run" 2>&1 < /dev/null
+    if [ -f "$work/kboth/reduced/vtrace.defs" ]; then
+        incomplete_reduced "$work/kboth/reduced"
+        "$VTRACE" whatif "$work/kboth/reduced" 2>&1 | grep -q "the replay stopped where" ||
+            fail "the killed run's reduced trace is not cut where a rank waits"
+        same par reduce "$work/kboth/full"
+        same alone reduce "$work/kboth/full" --check -s 'all=-10%' -s 'rank:0=elim' --polys "$work/polys"
+        same par reduce "$work/kboth/full" --polys "$work/polys"
+    else
+        fail "test/crash/faults (both, SIGKILL) wrote no trace"
     fi
 fi
 
@@ -164,8 +202,8 @@ export VTRACE_TEST_PAR_HELD
 same par critical-path "$work/synth-halo2d" --top 4 -s 'fn:MPI_Allreduce=-50%'
 unset VTRACE_TEST_PAR_HELD
 
-# Process 0 alone, and says so: reduce --check and --polys, commands that are not
-# parallel; reduced traces run in parallel (whatif, patterns, critical-path).
+# Process 0 alone, and says so: reduce --check, commands that are not parallel; reduced
+# traces run in parallel (whatif, patterns, critical-path), and reduce --polys.
 "$VTRACE" synth -q -p halo1d -n 5 -i 20 -m both "$work/rboth" > /dev/null || fail "vtrace synth -m both"
 # (halo1d's reduced records take more bytes than its full ones, so synth stores the full
 # trace as rboth/reduced, doc/format.md: the reduced records for these commands)
@@ -178,7 +216,8 @@ same alone reduce "$h" --check -s 'all=-10%'
 same par critical-path "$work/rboth/red" --full
 same par critical-path "$work/rboth/reduced" --full   # (stored: a full trace)
 same par critical-path "$work/rmw/reduced" --json
-same alone reduce "$h" --polys "$work/polys"
+same par reduce "$h" --polys "$work/polys"   # (rank by rank: the same file)
+same par reduce "$work/synth-master-worker" --polys "$work/polys" --no-compress
 same alone domino "$h"
 # the reduced trace vtrace reduce writes in parallel is the run time's (as in serial)
 rm -rf "$work/rpar"
