@@ -8,8 +8,9 @@
 #   8 scenarios   vtrace whatif -s rank:0=-10% -s rank:1=-10% -s all=-5% ... DIR
 # under /usr/bin/time (user + system CPU seconds: wall time is no measure on a shared
 # machine), and, with CALLGRIND=1, under valgrind --tool=callgrind on a trace of
-# CG_EVENTS records, counting the instructions of vt_replay_observe only
-# (--toggle-collect: opening the trace is left out) and of the whole command.
+# CG_EVENTS records, counting the instructions of vt_replay only (--toggle-collect:
+# opening the trace is left out; not vt_replay_observe, which the link-time
+# optimisation folds into vt_replay, leaving nothing to count) and of the whole command.
 # An event is a trace record, as `vtrace info` counts them (the replay's model events
 # are twice as many: a burst and a call per record).
 # Environment:
@@ -76,7 +77,7 @@ for n in $ranks; do
         ipe=- whole=-
         if [ "$CALLGRIND" = 1 ]; then
             # shellcheck disable=SC2086
-            valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" --toggle-collect=vt_replay_observe \
+            valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" --toggle-collect=vt_replay \
                 "$tool" whatif $args "$ct" >/dev/null 2>"$tmp/cg.err" || die "callgrind failed on $ct"
             ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$tmp/cg")
             # shellcheck disable=SC2086
@@ -90,5 +91,5 @@ for n in $ranks; do
             "$(awk -v e="$ev" -v c="$cpu" 'BEGIN{print (c > 0) ? e / c / 1e6 : 0}')" "$ipe" "$whole"
     done
 done
-echo "events: trace records; instr/event: vt_replay_observe's instructions per record on a trace of about"
+echo "events: trace records; instr/event: vt_replay's instructions per record on a trace of about"
 echo "$cg_events records (whole cmd: with opening the trace); CPU time: user + system"
