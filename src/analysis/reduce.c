@@ -570,9 +570,7 @@ static int close_outputs(reducer *Z)
     if (global_payload(Z->t, Z->p, &g, &glen, Z->err))
         return -1;
     int fd = -1;
-    /* compressed as the run time writes it (the configuration text is most of it) */
-    int rc = write_file(dir, "vtrace.defs", VT_MAGIC_DEFS, Z->nranks, g, glen, VT_BLOCK_GLOBAL, VT_GLOBAL_ZSTD_LEVEL,
-                        &fd, Z->err);
+    int rc = write_file(dir, "vtrace.defs", VT_MAGIC_DEFS, Z->nranks, g, glen, VT_BLOCK_GLOBAL, 0, &fd, Z->err);
     free(g);
     if (rc)
         return rc;

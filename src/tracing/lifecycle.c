@@ -691,7 +691,7 @@ static int write_global(const char *dir, const int64_t *clk, const char *hosts, 
     if (!rc)
         rc = vt_file_header_write(fd, VT_MAGIC_DEFS, (uint32_t)world_size);
     if (!rc)
-        rc = vt_block_write(fd, VT_BLOCK_GLOBAL, g.base, (size_t)(g.p - g.base), 0, VT_GLOBAL_ZSTD_LEVEL);
+        rc = vt_block_write(fd, VT_BLOCK_GLOBAL, g.base, (size_t)(g.p - g.base), 0, 0);
     /* the trace's function table (its rank files have none: 1.5) */
     if (!rc && vt_buffer_functions_shared())
         rc = vt_buffer_write_functions(fd);

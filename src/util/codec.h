@@ -72,11 +72,6 @@ enum vt_special_code {
                                 * did not make it smaller (format/stored.h; readers before it
                                 * ignore the bit and read a full trace) */
 
-/* The zstd level of vtrace.defs' GLOBAL block (its configuration text is most of it: 447
- * bytes raw, 332 compressed for the halo example), the run time's and vtrace reduce's
- * alike, so that their reduced traces stay byte for byte the same. */
-#define VT_GLOBAL_ZSTD_LEVEL 3
-
 /* RANKDEFS flags. */
 #define VT_RANK_INCOMPLETE 1u
 #define VT_RANK_LATE_INIT 2u
