@@ -165,9 +165,26 @@ void vt_buffer_share_functions(void)
 
 int vt_buffer_functions_shared(void) { return shared_functions; }
 
+/* the functions vtrace.defs' table names (all until MPI_Finalize: a rank killed before
+ * may have recorded any) */
+static uint8_t used_fns[VT_NFN];
+static int used_set;
+
+void vt_buffer_functions_mine(uint8_t used[])
+{
+    for (unsigned i = 0; i < VT_NFN; i++)
+        used[i] = vt__profile[i].calls > 0 || vt__profile[i].records > 0;
+}
+
+void vt_buffer_functions_used(const uint8_t used[])
+{
+    memcpy(used_fns, used, sizeof used_fns);
+    used_set = 1;
+}
+
 int vt_buffer_write_functions(int fd)
 {
-    return vt_funcs_block_write(fd, vt_fn_name, vt_fn_layout, VT_NFN, NULL, 1, 3);
+    return vt_funcs_block_write(fd, vt_fn_name, vt_fn_layout, VT_NFN, used_set ? used_fns : NULL, 1, 3);
 }
 
 /* The block of records in the buffer: packed in columns (EVENTS_COLS) when blocks are

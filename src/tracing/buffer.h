@@ -65,8 +65,14 @@ VT_HIDDEN int vt_buffer_functions_shared(void);
 /* RANKDEFS blocks written from here on are compressed against DICT (kept by the
  * caller; vtrace.defs' DICT block, codec 2 of format 1.5); LEN 0: none. */
 VT_HIDDEN void vt_buffer_set_dict(const uint8_t *dict, size_t len);
-/* The whole compiled table as a FUNCS block into FD (vtrace.defs). 0 or -errno. */
+/* The compiled table as a FUNCS block into FD (vtrace.defs): every function, or after
+ * vt_buffer_functions_used those of USED only (the others as empty entries). 0 or -errno. */
 VT_HIDDEN int vt_buffer_write_functions(int fd);
+/* This rank's functions: USED[i] = 1 where function i was called or recorded. */
+VT_HIDDEN void vt_buffer_functions_mine(uint8_t used[]);
+/* From here on vtrace.defs' table names only the functions of USED (VT_NFN entries: what
+ * some rank's records or profile use, at MPI_Finalize, when no more are recorded). */
+VT_HIDDEN void vt_buffer_functions_used(const uint8_t used[]);
 /* The full trace is needed after all (the run-time reduction stopped): 0 when the file
  * holds, or will hold, every record; -errno when it cannot be written; -EPIPE when its
  * first blocks were dropped already. */

@@ -37,8 +37,14 @@ static int started;             /* initialisation was attempted */
 static int finished;
 static int late_init;
 static int world_size;
-/* From this many ranks the trace's function table goes into vtrace.defs (1.5). */
-#define SHARE_FUNCS_RANKS 8
+/* From this many ranks the trace's function table goes into vtrace.defs (1.5): at
+ * MPI_Finalize it names the functions some rank used only (share_used_functions), which
+ * costs less than a FUNCS block in each rank file from 2 ranks on. From SHARE_DICT_RANKS
+ * on the ranks' last RANKDEFS are compressed against rank 0's (share_dict): below, the
+ * dictionary (about 270 bytes for the halo example) costs more than it saves. */
+#define SHARE_FUNCS_RANKS 2
+#define SHARE_DICT_RANKS 8
+static int force_share;                 /* VTRACE_TEST_SHARE_FUNCS=1: both from 1 rank on */
 static MPI_Comm own_comm = MPI_COMM_NULL;  /* ours: clock synchronisation, definitions */
 static vt_config cfg;
 static char rank_path[4200];
@@ -358,12 +364,13 @@ static int start(int provided)
     if (!rc)
         rc = vt_mkdirs(cfg.dir);
     /* one function table for the trace, in vtrace.defs (1.5), when every rank has the
-     * same (one build): the rank files then carry none. The table (every wrapped
-     * function, about 2 KB) costs what a rank file's FUNCS blocks cost on 8 ranks. */
+     * same (one build): the rank files then carry none. */
     const char *force = getenv("VTRACE_TEST_SHARE_FUNCS");
-    uint64_t want = world_size >= SHARE_FUNCS_RANKS || (force && !strcmp(force, "1")) ? vt_buffer_functions_hash() : 0;
-    uint64_t fh[2] = {want, ~want}, fall[2];
-    PMPI_Allreduce(fh, fall, 2, MPI_UINT64_T, MPI_MIN, own_comm);
+    force_share = force && !strcmp(force, "1");
+    uint64_t want = world_size >= SHARE_FUNCS_RANKS || force_share ? vt_buffer_functions_hash() : 0;
+    uint64_t fh[3] = {want, ~want, (uint64_t)force_share}, fall[3];
+    PMPI_Allreduce(fh, fall, 3, MPI_UINT64_T, MPI_MIN, own_comm);
+    force_share = fall[2] == 1;   /* every rank's (share_dict is collective) */
     if (want && fall[0] == want && ~fall[1] == want)
         vt_buffer_share_functions();
     if (rc == 0) {
@@ -704,7 +711,7 @@ static int write_global(const char *dir, const int64_t *clk, const char *hosts, 
     return rc;
 }
 
-/* From SHARE_FUNCS_RANKS ranks on (when the function table is shared), the last RANKDEFS
+/* From SHARE_DICT_RANKS ranks on (when the function table is shared), the last RANKDEFS
  * of every rank is compressed against a dictionary (codec 2, 1.5): rank 0's own, which
  * the others resemble (call sites, modules, communicators, the profile's functions and
  * counts). It goes into vtrace.defs before any rank uses it, so that a run killed from
@@ -713,7 +720,7 @@ static int write_global(const char *dir, const int64_t *clk, const char *hosts, 
  * own_comm. */
 static void share_dict(int rank, const vt_rankdefs_end *e, const int64_t *clk, const char *hosts)
 {
-    if (!vt_buffer_functions_shared())
+    if (!vt_buffer_functions_shared() || (world_size < SHARE_DICT_RANKS && !force_share))
         return;
     uint64_t len = 0;
     /* (uncompressed full traces have no use for it; the reduced trace is compressed) */
@@ -739,6 +746,20 @@ static void share_dict(int rank, const vt_rankdefs_end *e, const int64_t *clk, c
         PMPI_Bcast(dict, (int)len, MPI_BYTE, 0, own_comm);
     dict_len = (size_t)len;
     vt_buffer_set_dict(dict, dict_len);
+}
+
+/* With the trace's function table in vtrace.defs: from here on (no more records) it names
+ * only the functions some rank called, the others left empty (doc/format.md 1.3), so a
+ * small trace does not pay for the whole table (7.5 KB, 2 KB compressed: about 150 bytes
+ * for the halo example's 10 functions). Collective over own_comm. */
+static void share_used_functions(void)
+{
+    if (!vt_buffer_functions_shared())
+        return;
+    uint8_t mine[VT_NFN], all[VT_NFN];
+    vt_buffer_functions_mine(mine);
+    PMPI_Allreduce(mine, all, VT_NFN, MPI_UNSIGNED_CHAR, MPI_BOR, own_comm);
+    vt_buffer_functions_used(all);
 }
 
 /* The clocks and hosts of all ranks, on rank 0 (NULL elsewhere or without memory). */
@@ -887,6 +908,7 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     int64_t *clk;
     char *hosts;
     gather_ranks(rank, placement.host, &clk, &hosts);
+    share_used_functions();
     share_dict(rank, &e, clk, hosts);
     int rc = write_rankdefs(&e);
     vt_modules_free();

@@ -308,8 +308,8 @@ static const vt_setting_info known[] = {
     {"VTRACE_TEST_RT_BROKEN", 1, "enum", "off", "noR3, nofold, stale-d or stop:N",
      "Testing only: breaks a rule of the run-time reduction on purpose, or stops it at call N."},
     {"VTRACE_TEST_SHARE_FUNCS", 1, "flag", "0", "0 or 1",
-     "Testing only: 1 puts the function table and the ranks' definitions' dictionary into vtrace.defs "
-     "(format 1.5) below 8 ranks too."},
+     "Testing only: 1 puts the function table (from 2 ranks always) and the ranks' definitions' dictionary "
+     "(from 8 ranks always) into vtrace.defs (format 1.5) with fewer ranks too."},
     {"VTRACE_ROOT", 0, "path", "-", "-", "Set by the module file: the installation prefix."},
     {"VTRACE_LIB", 0, "path", "-", "-", "Set by the module file: libvtrace.so, for LD_PRELOAD."},
     {"VTRACE_PROFILE", 0, "path", "-", "-", "Set by the module file: the profile for MPICH's mpicc -profile=$VTRACE_PROFILE."},

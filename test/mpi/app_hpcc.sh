@@ -18,5 +18,8 @@ grep -E '^(Success|MPIRandomAccess_Errors|MPIRandomAccess_LCG_Errors)=' hpccoutf
 grep -q '^Success=1$' hpccoutf.txt || app_fail "hpcc's summary does not say Success=1"
 grep -q '^MPIRandomAccess_Errors=0$' hpccoutf.txt || app_fail "RandomAccess found errors"
 grep -q ' 0 tests completed and failed residual checks' hpccoutf.txt || app_fail "HPL failed its residual checks"
-app_check_trace
+# unbounded: the share-of-records bound (rt_equiv.sh) was never measured on this program
+# (it runs in an Open MPI build only); NetPIPE shows a real program's reduced trace may
+# exceed it (app_netpipe.sh)
+app_check_trace unbounded
 app_end

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define NFILES (SYNTH_NRANKS + 1)
 
@@ -440,6 +441,41 @@ static void named(file f[NFILES])
 }
 
 /* A few corruptions through vt_trace_open on a directory. */
+/* The trace's table in vtrace.defs (at FUNCS_AT) replaced by one of 64 empty entries
+ * (raw): the run time's names only the functions some rank used; a record or profile
+ * entry of one it leaves empty is an error naming rank 0's file. */
+static void unnamed_shared(file f[NFILES], size_t funcs_at)
+{
+    file *defs = &f[0];
+    vt_block_header h;
+    vt_block_header_decode(defs->data + funcs_at, &h);
+    uint8_t pay[1 + 2 * 64];
+    size_t n = 0;
+    pay[n++] = 64;
+    while (n < sizeof pay)
+        pay[n++] = 0;   /* name "", layout "" */
+    size_t old_end = funcs_at + VT_BLOCK_HEADER_SIZE + h.stored_len, tail = defs->size - old_end;
+    uint8_t *d = malloc(funcs_at + VT_BLOCK_HEADER_SIZE + n + tail);
+    if (!d) {
+        failf("out of memory");
+        return;
+    }
+    vt_block_header nh = {VT_BLOCK_MAGIC, VT_BLOCK_FUNCS, VT_CODEC_RAW, 0, (uint32_t)n, (uint32_t)n, 0, 0};
+    nh.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), pay, (uInt)n);
+    memcpy(d, defs->data, funcs_at);
+    vt_block_header_encode(d + funcs_at, &nh);
+    memcpy(d + funcs_at + VT_BLOCK_HEADER_SIZE, pay, n);
+    memcpy(d + funcs_at + VT_BLOCK_HEADER_SIZE + n, defs->data + old_end, tail);
+    uint8_t *keep = defs->data;
+    size_t keep_size = defs->size;
+    defs->data = d;
+    defs->size = funcs_at + VT_BLOCK_HEADER_SIZE + n + tail;
+    expect_fail(f, -1, f[1].name, "a FUNCS block names, found function id", "shared table leaves functions empty");
+    defs->data = keep;
+    defs->size = keep_size;
+    free(d);
+}
+
 /* Damage to what 1.5 keeps in vtrace.defs (FUNCS, DICT) and to codec 2. */
 static void named_shared(file f[NFILES])
 {
@@ -482,6 +518,7 @@ static void named_shared(file f[NFILES])
     memcpy(defs->data, keep, len);
     defs->size = len;
     free(keep);
+    unnamed_shared(f, funcs_at);
     expect_ok(f, "shared definitions restored");
 #else
     (void)save;
