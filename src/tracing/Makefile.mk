@@ -12,7 +12,7 @@ libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_
 	src/tracing/callsites.c src/tracing/callsites.h src/tracing/modules.c src/tracing/modules.h \
 	src/tracing/comms.c src/tracing/comms.h \
 	src/tracing/requests.c src/tracing/requests.h \
-	src/tracing/lifecycle.c src/tracing/tracedir.c src/tracing/tracedir.h src/tracing/log.c src/tracing/log.h \
+	src/tracing/lifecycle.c src/tracing/clocksync.c src/tracing/clocksync.h src/tracing/tracedir.c src/tracing/tracedir.h src/tracing/log.c src/tracing/log.h \
 	src/tracing/rankdefs.c src/tracing/rankdefs.h src/tracing/crash.c src/tracing/crash.h \
 	src/tracing/topo.c src/tracing/topo.h \
 	src/tracing/clock.c src/tracing/clock.h \

@@ -17,6 +17,7 @@
 #include "format/blockio.h"
 #include "format/stored.h"
 #include "tracing/clock.h"
+#include "tracing/clocksync.h"
 #include "tracing/crash.h"
 #include "tracing/rankdefs.h"
 #include "tracing/tracedir.h"
@@ -50,8 +51,7 @@ static vt_config cfg;
 static char rank_path[4200];
 static int64_t t_init, fin_enter = -1;
 static const void *fin_site;
-static int64_t sync_at[2], sync_off[2];
-static int64_t min_rtt = INT64_MAX;     /* rank 0: the fastest ping-pong seen */
+static vt_clocksync cs = {.min_rtt = INT64_MAX}; /* clock synchronisation (own_comm) */
 static int keyval = MPI_KEYVAL_INVALID;
 static char reduced_dir[4200];          /* VTRACE_MODE=reduced, both: where the run-time reduction writes */
 static char base_dir[4200];             /* ... and the directory the user named */
@@ -63,7 +63,6 @@ static uint64_t overhead_ps;            /* measured at MPI_Init (measure_overhea
 static uint8_t dict[DICT_MAX];
 static size_t dict_len;
 
-#define SYNC_ROUNDS 20
 /* Memory the crash paths encode into beyond the definitions' own size: all function
  * names (about 8 KB) and what comes until the next snapshot */
 #define CRASH_RESERVE (128u << 10)
@@ -79,87 +78,6 @@ static void unknown_setting(const char *name, const char *nearest, void *arg)
     fprintf(stderr, "vtrace: warning: unknown setting %s (did you mean %s?)\n", name, nearest);
 }
 
-/* Offset of each rank's clock to rank 0's, from the ping-pong with the smallest round
- * trip. Rank 0 is the reference (offset 0). At least SYNC_ROUNDS round trips per rank;
- * more, up to SYNC_MAX_ROUNDS or SYNC_MAX_NS, while the fastest is slower than
- * SYNC_GOOD_RTT (a descheduled rank, on an oversubscribed or noisy machine, makes every
- * round trip of a short series slow: the latency L calibrated from it was seen at 3.5 ms
- * where 0.2 ms is right). The round trips with rank 1 give the spread. */
-#define SYNC_MAX_ROUNDS 400
-#define SYNC_GOOD_RTT 20000
-#define SYNC_MAX_NS 200000000
-static uint8_t *same_clock;             /* rank 0: the ranks of its host (the same-clock flag) */
-static int root_clock;                  /* this rank reads rank 0's clock (choose_clock) */
-static int64_t rtt_median;              /* rank 0: median round trip with rank 1 */
-static int rtt_rounds;                  /* ... and how many there were */
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void clock_sync(int which)
-{
-    int rank;
-    PMPI_Comm_rank(own_comm, &rank);
-    int64_t at = vt_now(), off = 0;
-    if (rank == 0) {
-        static int64_t rtts[SYNC_MAX_ROUNDS];
-        for (int k = 1; k < world_size; k++) {
-            int64_t best = INT64_MAX, res[2] = {0, 0}, begin = vt_now();
-            int i = 0;
-            /* at MPI_Finalize, a rank of rank 0's host keeps MPI_Init's pair: readers take
-             * its offset as 0 (the same-clock flag), and L comes from MPI_Init's rounds */
-            int skip = which == 1 && same_clock && same_clock[k];
-            if (skip)
-                res[0] = INT64_MIN;
-            for (; i < SYNC_MAX_ROUNDS && !skip; i++) {
-                if (i >= SYNC_ROUNDS && (best <= SYNC_GOOD_RTT || vt_now() - begin > SYNC_MAX_NS))
-                    break;
-                int64_t t0 = vt_now(), tk;
-                PMPI_Send(&t0, 1, MPI_INT64_T, k, 1, own_comm);
-                PMPI_Recv(&tk, 1, MPI_INT64_T, k, 2, own_comm, MPI_STATUS_IGNORE);
-                int64_t t1 = vt_now();
-                if (k == 1)
-                    rtts[i] = t1 - t0;
-                if (t1 - t0 < min_rtt)
-                    min_rtt = t1 - t0;
-                if (t1 - t0 < best) {
-                    best = t1 - t0;
-                    res[0] = tk;
-                    res[1] = t0 + (t1 - t0) / 2 - tk;
-                }
-            }
-            int64_t stop = INT64_MIN;
-            PMPI_Send(&stop, 1, MPI_INT64_T, k, 1, own_comm);
-            PMPI_Send(res, 2, MPI_INT64_T, k, 3, own_comm);
-            if (k == 1 && which == 0) {
-                qsort(rtts, (size_t)i, sizeof rtts[0], cmp_i64);
-                rtt_median = rtts[i / 2];
-                rtt_rounds = i;
-            }
-        }
-    } else {
-        for (;;) {
-            int64_t t0, tk;
-            PMPI_Recv(&t0, 1, MPI_INT64_T, 0, 1, own_comm, MPI_STATUS_IGNORE);
-            if (t0 == INT64_MIN)
-                break;
-            tk = vt_now();
-            PMPI_Send(&tk, 1, MPI_INT64_T, 0, 2, own_comm);
-        }
-        int64_t res[2];
-        PMPI_Recv(res, 2, MPI_INT64_T, 0, 3, own_comm, MPI_STATUS_IGNORE);
-        at = res[0] == INT64_MIN ? sync_at[0] : res[0];
-        /* rank 0's clock, read on its host: the offset is 0, as readers take it (the
-         * same-clock flag) and the run-time reduction assumes on one node; the round
-         * trips measured only their own noise (milliseconds on a loaded machine) */
-        off = res[0] == INT64_MIN ? sync_off[0] : root_clock ? 0 : res[1];
-    }
-    sync_at[which] = at;
-    sync_off[which] = off;
-}
 
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra);
 static vt_placement placement;   /* at MPI_Init, for the snapshots and the crash paths */
@@ -190,34 +108,6 @@ static void write_config(const char *dir, const char *text)
 
 static void end_abnormally(unsigned reason, int64_t detail, int in_signal);
 
-/* Rank 0 calibrates the TSC; the ranks of its host take the same scale (their clocks
- * then agree exactly, offsets stay 0), the others calibrate their own. The calibration
- * starts before PMPI_Init (vt_init_begin), so that MPI's start-up, not a wait, makes most
- * or all of its 10 ms. */
-static vt_tsc_mark clock_mark;
-static void choose_clock(int rank)
-{
-    struct {
-        vt_tsc_scale s;
-        int ok;
-        char host[HOST_LEN];
-    } root;
-    memset(&root, 0, sizeof root);
-    if (rank == 0) {
-        root.ok = vt_clock_calibrate(&clock_mark, &root.s) == 0;
-        gethostname(root.host, sizeof root.host - 1);
-    }
-    PMPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, own_comm);
-    char host[HOST_LEN] = {0};
-    gethostname(host, sizeof host - 1);
-    root_clock = strcmp(host, root.host) == 0;
-    if (root_clock) {
-        vt_clock_use(root.ok ? &root.s : NULL);
-    } else {
-        vt_tsc_scale s;
-        vt_clock_use(vt_clock_calibrate(&clock_mark, &s) == 0 ? &s : NULL);
-    }
-}
 
 /* The cost one recorded call adds (seed 001's O, for vtrace compensate): the recording
  * path of a call (two clock reads, the record encoded, the profile updated) timed on
@@ -265,7 +155,7 @@ static int64_t init_begin_time;
 
 int64_t vt_init_begin(void)
 {
-    vt_clock_mark(&clock_mark);
+    vt_clock_mark(&cs.mark);
     vt_pb_before_init();
     vt__depth++;
     return init_begin_time = vt_now();
@@ -396,23 +286,25 @@ static int start(int provided)
         vt_warn("VTRACE_PERIODIC: no memory for the periodicity detector; it is off");
     }
     vt_comms_init(rank, world_size);
-    choose_clock(rank);
+    cs.comm = own_comm;
+    cs.size = world_size;
+    vt_clocksync_choose(&cs, rank);
     overhead_ps = measure_overhead(); /* with the clock the records will use */
-    clock_sync(0);
-    sync_at[1] = sync_at[0];
-    sync_off[1] = sync_off[0];
+    vt_clocksync_run(&cs, 0);
+    cs.at[1] = cs.at[0];
+    cs.off[1] = cs.off[0];
     /* The model's message latency L, unless given: half the fastest round trip of the
      * clock synchronisation (rank 0 writes the configuration). */
     if (cfg.model_L < 0) {
-        cfg.model_L = min_rtt < INT64_MAX ? min_rtt / 2 : 0;
+        cfg.model_L = cs.min_rtt < INT64_MAX ? cs.min_rtt / 2 : 0;
         /* how it was calibrated, in the configuration (vtrace info shows it) */
-        cfg.model_L_median = rtt_median / 2;
-        cfg.model_L_rounds = rtt_rounds;
-        if (rank == 0 && cfg.model_L > 2 * SYNC_GOOD_RTT)
+        cfg.model_L_median = cs.rtt_median / 2;
+        cfg.model_L_rounds = cs.rtt_rounds;
+        if (rank == 0 && cfg.model_L > 2 * VT_SYNC_GOOD_RTT)
             vt_warn("the message latency L measured at MPI_Init is %.1f us (half the fastest of %d round trips "
                     "with rank 1, whose median is %.1f us): the machine looks oversubscribed or noisy, and every "
                     "prediction assumes this L; set VTRACE_MODEL_L (e.g. to the latency of a calm run) to override "
-                    "it", (double)cfg.model_L / 1e3, rtt_rounds, (double)rtt_median / 2e3);
+                    "it", (double)cfg.model_L / 1e3, cs.rtt_rounds, (double)cs.rtt_median / 2e3);
     }
     /* every rank models with rank 0's value (the run-time reduction decides with it) */
     PMPI_Bcast(&cfg.model_L, 1, MPI_INT64_T, 0, own_comm);
@@ -423,7 +315,7 @@ static int start(int provided)
             if (rank == 0)
                 vt_warn("VTRACE_MODE=%s: the run-time reduction does not take VTRACE_PERIODIC's scaled "
                         "traces; only the full trace is written", vt_mode_name(cfg.mode));
-        } else if (vt_rt_start(reduced_dir, rank, world_size, sync_off[0], text)) {
+        } else if (vt_rt_start(reduced_dir, rank, world_size, cs.off[0], text)) {
             vt_buffer_need_file();
         }
     }
@@ -432,9 +324,9 @@ static int start(int provided)
     int64_t *clk;
     char *hosts;
     gather_ranks(rank, placement.host, &clk, &hosts);
-    if (hosts && (same_clock = malloc((size_t)world_size)))
+    if (hosts && (cs.same_clock = malloc((size_t)world_size)))
         for (int r = 0; r < world_size; r++)
-            same_clock[r] = strncmp(hosts + (size_t)r * HOST_LEN, hosts, HOST_LEN) == 0;
+            cs.same_clock[r] = strncmp(hosts + (size_t)r * HOST_LEN, hosts, HOST_LEN) == 0;
     if (clk && hosts) {
         if (cfg.mode != VT_MODE_REDUCED || vt__buf.fd >= 0)
             write_global(cfg.dir, clk, hosts, VT_GLOBAL_RUNNING);
@@ -765,7 +657,7 @@ static void share_used_functions(void)
 /* The clocks and hosts of all ranks, on rank 0 (NULL elsewhere or without memory). */
 static void gather_ranks(int rank, const char *myhost, int64_t **clk, char **hosts)
 {
-    int64_t mine[4] = {sync_at[0], sync_off[0], sync_at[1], sync_off[1]};
+    int64_t mine[4] = {cs.at[0], cs.off[0], cs.at[1], cs.off[1]};
     *clk = rank == 0 ? malloc(sizeof(int64_t) * 4 * (size_t)world_size) : NULL;
     char host[HOST_LEN] = {0};
     memcpy(host, myhost, HOST_LEN - 1);
@@ -894,9 +786,9 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     record_call(VT_FN_MPI_Finalize, direct ? t : fin_enter, t, direct ? NULL : fin_site);
     vt__active = 0;
     vt_crash_stop();
-    clock_sync(1);
-    free(same_clock);
-    same_clock = NULL;
+    vt_clocksync_run(&cs, 1);
+    free(cs.same_clock);
+    cs.same_clock = NULL;
     vt_placement_refresh(&placement);
     vt_period_fini();
     vt_buffer_write_pending();
