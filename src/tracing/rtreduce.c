@@ -707,8 +707,9 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
 }
 
 /* vt_rt_call when its fast path below does not apply. */
-static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exit, uint64_t site)
+static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exit)
 {
+    uint64_t site = vt_callsite_index(c->site);
     if (!vt__rt || !mine()) {
         vt_rt_discard();
         return;
@@ -741,7 +742,7 @@ static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exi
  * quiet or a folded receive whose difference is the one this rank sent), with nothing
  * called but in tail position, so that it needs no frame: every other case goes to
  * call_general, which starts over (nothing below has changed any state when it does). */
-void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+void vt_rt_call(const vt_call *c, int64_t exit)
 {
     uint64_t callno = vt__calls;
     if (VT_UNLIKELY(rt.slow.any || rt.nmsgs > 1))
@@ -768,7 +769,7 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
     rt.prev_exit = exit;
     return;
 general:
-    call_general(c, exit, site);
+    call_general(c, exit);
 }
 
 static uint64_t rt_stored;   /* records the reduced trace stored (vt_rt_finish) */
