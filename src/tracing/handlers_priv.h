@@ -113,7 +113,7 @@ static VT_ALWAYS_INLINE void rec_count(const vt_call *c, int64_t exit, uint64_t 
 {
     profile_add(c->fn, exit - c->enter, bytes, 1);
     if (VT_UNLIKELY(vt__rt))
-        vt_rt_call(c, exit, vt_callsite_index(c->site));
+        vt_rt_call(c, exit);
     vt__calls++;
 }
 
@@ -127,6 +127,10 @@ static VT_ALWAYS_INLINE void rec_close(const vt_call *c, uint8_t *p, int64_t exi
         rec_count(c, exit, bytes);
         vt_rec_end(p, exit);
     } else if (can_skip && rec_skipped()) {
+        /* no rec_head: the call site numbered here, in the order of first use, as an
+         * encoded record numbers it */
+        if (VT_UNLIKELY(vt__rt))
+            (void)vt_callsite_index(c->site);
         rec_count(c, exit, bytes);
         vt_rec_skip_end(exit);
     } else {

@@ -380,7 +380,7 @@ static void record_call(unsigned fn, int64_t enter, int64_t exit, const void *si
         p = vt_put_uvar(p, vt_callsite_index(site));
         vt__profile[fn].records++;
         if (vt__rt)
-            vt_rt_call(&c, exit, vt_callsite_index(site));
+            vt_rt_call(&c, exit);
         vt__calls++;
         vt_rec_end(p, exit);
     }

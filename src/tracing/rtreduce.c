@@ -77,8 +77,16 @@ static struct {
     uint64_t nbc_comm, nbc_seq;
     uint32_t nbc_members;
     int probing;                    /* the call is a probe that found a message */
-    int unusual;                    /* any of nother, probing, nprobed, nbc is set (one test on
-                                     * the fast path of vt_rt_call) */
+    /* The fast paths' one test (a 16-bit load): unusual, any of nother, probing, nprobed,
+     * nbc set for the call being made; general, the reduction off or stopped, threads
+     * (vt__mt), a test hook (stop_at) or no call yet (started): set until call_general
+     * finds none of them, and set again by stop and vt_rt_finish. */
+    union {
+        struct {
+            uint8_t unusual, general;
+        } b;
+        uint16_t any;
+    } slow;
     rt_probe probe;                 /* ... its message's envelope */
     rt_probe *open;                 /* probes whose message is not received yet */
     size_t nopen, capopen;
@@ -92,13 +100,14 @@ static struct {
     uint64_t stop_at;
     int stale_d;
     volatile int writing;           /* a block is being written (the crash paths must not) */
-} rt = {.fd = -1};
+} rt = {.fd = -1, .slow.b.general = 1};
 
 static __attribute__((noinline, cold)) void stop(const char *why)
 {
     if (!vt__rt)
         return;
     vt__rt = 0;
+    rt.slow.b.general = 1;
     rt.failed = 1;
     if (vt_buffer_need_file() == -EPIPE)
         vt_warn("the run-time reduction stopped: %s; VTRACE_MODE=reduced has dropped the full trace already: "
@@ -284,7 +293,8 @@ static void own_copies(enum rt_d_at at, const vt_poly *src)
         }
 }
 
-unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
+/* vt_rt_send_poly when its fast path does not apply. */
+static __attribute__((noinline)) unsigned send_poly_general(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
 {
     if (!vt__rt || !mine()) {
         memset(out, 0, VT_RT_POLY_ROOM);
@@ -308,6 +318,26 @@ unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
         return 0;
     }
     /* the whole room, a constant size: no library call */
+    memcpy(out, rt.sent_enc, VT_RT_POLY_ROOM);
+    return (unsigned)rt.sent_len;
+}
+
+/* The common case of send_poly_general (one thread; d's encoding current; the burst
+ * before c quiet or in already), with nothing called but in tail position: no frame.
+ * A quiet burst leaves d and d_version as they are, so testing the encoding's version
+ * before the burst is what testing it after would be; every other case starts over in
+ * send_poly_general (nothing has changed when it does). */
+unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
+{
+    uint64_t callno = vt__calls;
+    if (VT_UNLIKELY(rt.slow.b.general) || rt.sent_version != rt.rr.d_version || rt.sent_len > VT_RT_POLY_ROOM)
+        return send_poly_general(c, out);
+    if (rt.burst_of != callno + 1) {
+        int64_t start = rt.prev_exit + rt.offset, end = c->enter + rt.offset;
+        if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, end - start >= rt.p.theta))
+            return send_poly_general(c, out);
+        rt.burst_of = callno + 1;
+    }
     memcpy(out, rt.sent_enc, VT_RT_POLY_ROOM);
     return (unsigned)rt.sent_len;
 }
@@ -336,7 +366,7 @@ static vt_obs_con *new_other(void)
     if (room_for((void **)&rt.other, &rt.capother, rt.nother + 1, sizeof *rt.other))
         return NULL;
     vt_obs_con *o = &rt.other[rt.nother++];
-    rt.unusual = 1;
+    rt.slow.b.unusual = 1;
     memset(o, 0, sizeof *o);
     return o;
 }
@@ -395,7 +425,7 @@ static __attribute__((noinline)) int probed_in(rt_msg *m, const vt_rt_header *h,
             return 1;
         }
         rt.probed_by[rt.nprobed++] = rt.open[pi].seq;
-        rt.unusual = 1;
+        rt.slow.b.unusual = 1;
         rt.open[pi] = rt.open[--rt.nopen];
         return 1;
     }
@@ -472,7 +502,7 @@ static __attribute__((noinline)) void msg_in_general(const vt_rt_header *h, uint
 void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
                   int64_t post_enter, uint64_t post_order, MPI_Message matched)
 {
-    if (VT_UNLIKELY(!vt__rt || vt__mt || rt.nmsgs + 1 > rt.capmsgs || rt.nopen || matched != MPI_MESSAGE_NULL) ||
+    if (VT_UNLIKELY(rt.slow.b.general || rt.nmsgs + 1 > rt.capmsgs || rt.nopen || matched != MPI_MESSAGE_NULL) ||
         !h->poly_len || h->poly_len != rt.sent_len || rt.sent_version != rt.rr.d_version ||
         !same_room(h->poly, rt.sent_enc)) {
         msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, matched);
@@ -520,7 +550,7 @@ void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers)
     if (!vt__rt || !mine())
         return;
     rt.nbc = 1;
-    rt.unusual = 1;
+    rt.slow.b.unusual = 1;
     rt.nbc_comm = comm_id;
     rt.nbc_seq = coll_seq;
     rt.nbc_members = nmembers;
@@ -532,7 +562,7 @@ void vt_rt_probe(uint32_t src, int tag, uint64_t comm_id, MPI_Message matched, u
     if (!vt__rt || !mine())
         return;
     rt.probing = 1;
-    rt.unusual = 1;
+    rt.slow.b.unusual = 1;
     rt.probe = (rt_probe){.src = src, .tag = tag, .comm = comm_id, .matched = matched, .order = post_order};
 }
 
@@ -542,7 +572,7 @@ void vt_rt_discard(void)
     rt.nbc = 0;
     rt.probing = 0;
     rt.nprobed = 0;
-    rt.unusual = 0;
+    rt.slow.b.unusual = 0;
 }
 
 void vt_rt_unrecorded(const vt_call *c)
@@ -570,7 +600,7 @@ static void call_done(int64_t exit)
     rt.nbc = 0;
     rt.probing = 0;
     rt.nprobed = 0;
-    rt.unusual = 0;
+    rt.slow.b.unusual = 0;
     rt.prev_exit = exit;
 }
 
@@ -677,13 +707,17 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
 }
 
 /* vt_rt_call when its fast path below does not apply. */
-static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exit, uint64_t site)
+static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exit)
 {
+    uint64_t site = vt_callsite_index(c->site);
     if (!vt__rt || !mine()) {
         vt_rt_discard();
         return;
     }
     burst(c, (int64_t)site);
+    /* nothing of the general flag holds any more (vt__mt is set before the reduction
+     * starts): the fast paths from here on */
+    rt.slow.b.general = !vt__rt || vt__mt || rt.stop_at || !rt.started;
     uint64_t callno = vt__calls;
     if (VT_UNLIKELY(rt.stop_at) && callno == rt.stop_at) {
         vt_rt_discard();
@@ -692,7 +726,7 @@ static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exi
     }
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
     int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
-    if (!rt.unusual &&
+    if (!rt.slow.b.unusual &&
         (rt.nmsgs == 0   ? vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, candidate)
          : rt.nmsgs == 1 ? vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit,
                                                 rt.msgs[0].d_equal == rt.rr.d_version ? NULL : msg_D(&rt.msgs[0]),
@@ -708,10 +742,10 @@ static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exi
  * quiet or a folded receive whose difference is the one this rank sent), with nothing
  * called but in tail position, so that it needs no frame: every other case goes to
  * call_general, which starts over (nothing below has changed any state when it does). */
-void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
+void vt_rt_call(const vt_call *c, int64_t exit)
 {
     uint64_t callno = vt__calls;
-    if (VT_UNLIKELY(!vt__rt || vt__mt || rt.stop_at || rt.unusual || rt.nmsgs > 1 || !rt.started))
+    if (VT_UNLIKELY(rt.slow.any || rt.nmsgs > 1))
         goto general;
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
     int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
@@ -730,10 +764,12 @@ void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site)
         vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
     else
         vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, 0);
-    call_done(exit);
+    /* call_done: nother, nbc, probing and nprobed are 0 already (unusual is clear) */
+    rt.nmsgs = 0;
+    rt.prev_exit = exit;
     return;
 general:
-    call_general(c, exit, site);
+    call_general(c, exit);
 }
 
 static uint64_t rt_stored;   /* records the reduced trace stored (vt_rt_finish) */
@@ -762,6 +798,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len, const uint8_t *dict, size_
         rc = -errno;
     rt.fd = -1;
     vt__rt = 0;
+    rt.slow.b.general = 1;
     rt_stored = rt.out.index;
     vt_rr_free(&rt.rr);
     vt_rrec_out_free(&rt.out);

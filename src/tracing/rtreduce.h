@@ -79,9 +79,10 @@ VT_HIDDEN void vt_rt_discard(void);
 /* A call that should have been recorded was not (recording stopped): the reduction stops. */
 VT_HIDDEN void vt_rt_unrecorded(const vt_call *c);
 
-/* The call c (function c->fn, call-site index site) was recorded with this exit: its
- * burst and itself are model events. Called with the record, before vt__calls moves. */
-VT_HIDDEN void vt_rt_call(const vt_call *c, int64_t exit, uint64_t site);
+/* The call c (function c->fn) was recorded with this exit: its burst and itself are
+ * model events. Called with the record (under the buffer's lock, c's call site numbered
+ * already: its index is looked up only where an event needs it), before vt__calls moves. */
+VT_HIDDEN void vt_rt_call(const vt_call *c, int64_t exit);
 
 /* At the end: the reducer's last records and the reduced trace's files. RANKDEFS
  * payload: the same as the full trace's (profile, communicators, clock), compressed
