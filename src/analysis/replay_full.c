@@ -81,6 +81,9 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
             return -1;
         if (inwin) {
             SX(s, pos)->slot = i;
+            const vt_match_csend *se = SE(s, pos);
+            if (se->recv_pos != VT_MPOS_NONE)   /* paired already: its receiver takes the slot */
+                vt__rp_hand_over(R, s, (uint32_t)pos, &R->rs[R->kq[se->key].dst], se->recv_pos);
         } else if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
             R->freeslots[R->nfree++] = i;
             return -1;
@@ -92,7 +95,10 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
     sl->uses = uses;
     sl->rank = s->rank;
     sl->pos = (uint32_t)pos;
-    sl->post = (uint32_t)post;
+    sl->post = (uint16_t)post;
+    sl->held = 0;
+    if (!post)
+        sl->bytes = SE(s, pos)->bytes;
     sl->seq = 2 * s->ev.callno + 1;
     sl->Tloc = s->ev.enter;
     memcpy(vt__rp_slot_d(R, i), s->d, sizeof(int64_t) * R->nsc);
@@ -136,6 +142,16 @@ static int send_is_sync_at(const replay *R, const rstate *o, size_t pos)
     return send_is_sync(R, o->rank, SE(o, pos));
 }
 
+/* The same of paired receive i of s: streaming, from the receive's entry when it holds
+ * its send's slot (the send entry may be gone, see hand_over). */
+static int recv_is_sync(const replay *R, const rstate *s, size_t i)
+{
+    if (R->stream && (RX(s, i)->flags & XF_HELD))
+        return (RX(s, i)->flags & XF_SYNC) != 0;
+    const vt_match_crecv *rv = RV(s, i);
+    return send_is_sync_at(R, &R->rs[R->stream ? RX(s, i)->src : R->keys[rv->key].src], rv->send_pos);
+}
+
 static int note_req(replay *R, uint64_t req)
 {
     return vt__rp_push_u64(&R->used_reqs, &R->nused_reqs, &R->capused_reqs, req);
@@ -149,7 +165,7 @@ static void release_used(replay *R, rstate *s)
             rstate *o = &R->rs[sl->rank];
             if (sl->post || !R->stream)
                 vt__rp_pm_del(sl->post ? &o->ps : &o->ss, sl->pos);
-            else if (sl->pos >= o->sm->slo && sl->pos < o->sm->shi)
+            else if (!sl->held && sl->pos >= o->sm->slo && sl->pos < o->sm->shi)
                 SX(o, sl->pos)->slot = SLOT_NONE;
             R->freeslots[R->nfree++] = R->used[i];
         }
@@ -259,7 +275,10 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
     if (ev->request && ev->fn >= 0 && (size_t)ev->fn < s->nfuncs && s->sinit[ev->fn] && ev->peer >= 0)
         if (vt__rp_map_put(&s->tmpl, ev->request, 1))
             return -1;
-    /* Sends made by this record: S = its enter, D = d before it. */
+    /* Sends made by this record: S = its enter, D = d before it. (Streaming: first drops
+     * the sends their receivers let go at pairing, hand_over.) */
+    if (R->stream && s->sm->slo < s->sm->srel && (SX(s, s->sm->slo)->flags & XF_RET))
+        vt__rp_sm_trim(s);
     if (R->stream && s->send_ptr < s->sm->slo)
         s->send_ptr = s->sm->slo;
     while (s->send_ptr < s->nsends && SE(s, s->send_ptr)->index < ev->index)
@@ -303,7 +322,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             /* read by the sender and by this probe (streaming: while the message is not
              * paired yet, whether it is synchronous is not known: the slot is made, and
              * dropped by the probe when it is not) */
-            if ((rv->send_pos == VT_MPOS_NONE || send_is_sync_at(R, &R->rs[R->keys[rv->key].src], rv->send_pos)) &&
+            if ((rv->send_pos == VT_MPOS_NONE || recv_is_sync(R, s, s->probe_msg)) &&
                 slot_fill(R, s, 1, s->probe_msg, enter, exit, 2))
                 return -1;
         }
@@ -329,8 +348,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         if ((!R->stream && rv->send_pos == VT_MPOS_NONE) || rv->post_index != rv->index ||
             vt__rp_pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
             continue;
-        if (rv->send_pos != VT_MPOS_NONE &&
-            !send_is_sync_at(R, &R->rs[R->stream ? RX(s, i)->src : R->keys[rv->key].src], rv->send_pos))
+        if (rv->send_pos != VT_MPOS_NONE && !recv_is_sync(R, s, i))
             continue;
         /* read by the sender and by the completing call (streaming, not paired yet: made
          * in case, dropped by the completing call when the message is not synchronous) */
@@ -383,6 +401,23 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
         }
         if (RV(s, i)->send_pos == VT_MPOS_NONE)
             return 1;
+    }
+    if (R->stream && (RX(s, i)->flags & XF_HELD)) {
+        /* the pairing gave this entry the send's slot: nothing of the sender's is read */
+        const rx *x = RX(s, i);
+        slot *sd = &R->slots[x->slot];
+        int sync = (x->flags & XF_SYNC) != 0;
+        sd->held = 1;
+        R->step_msgs++;
+        R->step_viol += E < sd->T;
+        if (vt__rp_add_con_obs(R, sd->T + vt_model_lambda(R->p, sd->bytes, sd->T, E), vt__rp_slot_d(R, x->slot),
+                               VT_CON_MSG, x->src, sd->seq, NULL) ||
+            vt__rp_note_used(R, x->slot))
+            return -1;
+        uint32_t pl = sync ? vt__rp_pm_get(&s->ps, (uint32_t)i) : SLOT_NONE;
+        if (pl != SLOT_NONE && vt__rp_note_used(R, pl))
+            return -1;
+        return !sync && vt__rp_drop_post(R, s, i) ? -1 : 0;
     }
     const vt_match_crecv *rv = RV(s, i);
     /* (streaming: the sender from the receive's entry, not from the key table) */

@@ -20,13 +20,18 @@
  * and exist only between the record that fills them and the last reader: a rank finds
  * the slot of a send or receive position through a small per-rank map. */
 typedef struct slot {
-    int64_t T, E;
-    int64_t Tloc;       /* T on the owner's clock */
+    /* (what a receiver reads and release_used, first) */
+    int64_t T;
     uint64_t seq;       /* model sequence number of the call that filled it */
+    uint64_t bytes;     /* a send's message size (its receiver need not read the send entry) */
     uint32_t uses;      /* readers left before it is freed */
     uint32_t rank;      /* owner, and which of its maps names it */
     uint32_t pos;
-    uint32_t post;      /* 1: a receive's posting, 0: a send */
+    uint16_t post;      /* 1: a receive's posting, 0: a send */
+    uint16_t held;      /* a send's, read through its receiver's entry (rx.slot, XF_HELD): its
+                         * sender's entry may be gone when it is freed */
+    int64_t E;
+    int64_t Tloc;       /* T on the owner's clock */
 } slot;
 
 /* u32 position -> u32 slot (open addressing, backward-shift deletion). */
@@ -278,13 +283,18 @@ static inline int vt__rp_mine(const replay *R, uint32_t r) { return !R->par || (
 #define XF_REL 8u     /* receive: released (in its key's FIFO, or paired) */
 #define XF_SHIP 16u   /* parallel: sent to the other end's process (a send; a receive's posting) */
 #define XF_SYNC 32u   /* send: its message is synchronous (vt_model_is_sync), kept here so that its
-                       * receiver need not read the sender's function table */
+                       * receiver need not read the sender's function table; receive: the
+                       * same, with XF_HELD */
+#define XF_HELD 64u   /* receive: paired once its send's slot was filled, it holds the slot
+                       * (rx.slot) and XF_SYNC, and the send entry was let go: the receiver
+                       * reads nothing of its sender's state (cold at many ranks) */
 
 typedef struct rx {
     uint64_t comm;    /* communicator id of a pending nonblocking receive */
     uint32_t next;    /* key FIFO */
     uint32_t flags;
     uint32_t src;     /* its sender, once its key is known (the receiver reads no key table) */
+    uint32_t slot;    /* its send's slot, with XF_HELD */
 } rx;
 
 typedef struct sx {
@@ -456,6 +466,7 @@ int vt__rp_settle(replay *R, rstate *s);
 int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void vt__rp_sm_free(rstate *s);
+void vt__rp_hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, uint32_t rpos);
 void vt__rp_sm_trim(rstate *s);
 
 /* replay_full.c: the records of a full trace (calls the files above) */

@@ -81,6 +81,24 @@ static int sm_toomany(replay *R, rstate *s, const vt_event *ev, const char *what
                   (unsigned)POS_MAX, what, s->rank, (unsigned)KEY_MAX, ev->index);
 }
 
+/* A message paired once its send's slot is filled (here, or at the fill, slot_fill): the
+ * receive entry takes the slot and
+ * whether it is synchronous, and the send entry loses its reader (its sender trims it, at
+ * its next record, when nothing else holds it), so that the receiver reads nothing of
+ * the sender's at its completion. Not with an observer (it reads the send entry) nor in
+ * parallel (proxies' entries are shipped). */
+void vt__rp_hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, uint32_t rpos)
+{
+    sx *x = SX(snd, spos);
+    if (R->obs || R->par || x->slot == SLOT_NONE)
+        return;
+    rx *r = RX(rcv, rpos);
+    r->slot = x->slot;
+    r->flags |= XF_HELD | (x->flags & XF_SYNC);
+    if (--x->refs == 0)
+        x->flags |= XF_RET;
+}
+
 /* Pairs a released send or receive with the head of its key's FIFO of the other side,
  * or queues it there. */
 static void pair_recv(replay *R, rstate *s, uint32_t pos)
@@ -95,6 +113,7 @@ static void pair_recv(replay *R, rstate *s, uint32_t pos)
         q->head = SX(o, h)->next;
         if (q->head == VT_MPOS_NONE)
             q->side = 0;
+        vt__rp_hand_over(R, o, h, s, pos);
         if (R->par)
             (void)vt__rp_ship_post(R, s, pos);  /* (out of memory: R->failed) */
         return;
@@ -127,6 +146,7 @@ static void pair_send(replay *R, rstate *s, uint32_t pos)
         q->head = RX(o, h)->next;
         if (q->head == VT_MPOS_NONE)
             q->side = 0;
+        vt__rp_hand_over(R, s, pos, o, h);
         if (R->par)
             (void)vt__rp_ship_post(R, o, h);
         return;
@@ -297,7 +317,7 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
     }
     *pos = m->rhi;
     *RV(s, m->rhi) = (vt_match_crecv){ev->index, post, ev->index, ev->exit, KEY_PENDING, VT_MPOS_NONE};
-    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0, 0};
+    *RX(s, m->rhi) = (rx){0, VT_MPOS_NONE, 0, 0, SLOT_NONE};
     s->nrecvs = ++m->rhi;
     return 0;
 }

@@ -104,7 +104,8 @@ int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t po
     sl->uses = uses;
     sl->rank = rank;
     sl->pos = pos;
-    sl->post = (uint32_t)post;
+    sl->post = (uint16_t)post;
+    sl->held = 0;
     memcpy(vt__rp_slot_d(R, i), d, sizeof(int64_t) * R->nsc);
     if (ext) {
         uint8_t *to = R->slotext + (size_t)i * R->obs->ext_size;
