@@ -479,8 +479,12 @@ static void pb_post_some(vt_call *c, int outcount, const int *indices)
             vt_pb_completed(c->saved[indices[j]], c->statuses == MPI_STATUSES_IGNORE ? NULL : &c->statuses[j]);
 }
 
+VT_HIDDEN void (*vt__test_post)(void);
+
 void vt_post_all(vt_call *c, int rc, int flag)
 {
+    if (VT_UNLIKELY(vt__test_post))
+        vt__test_post();
     if (VT_UNLIKELY(vt__pb)) {
         pb_post_all(c, rc, flag);
         vt_pb_poll();

@@ -58,6 +58,11 @@ VT_HIDDEN void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *s
 /* Wait/Test family: one completion rule for every variant. */
 VT_HIDDEN MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses, MPI_Status *single);
 VT_HIDDEN void vt_post_all(vt_call *c, int rc, int flag);
+/* Test hook (VTRACE_TEST_POST_HOOK=1, MPI_THREAD_MULTIPLE): called by vt_post_all after
+ * the MPI call returned, before the layer looks at its requests; a test program that
+ * defines vtrace_test_post_hook makes threads interleave there (test/mpi/threads_reuse.c). */
+extern VT_HIDDEN void (*vt__test_post)(void);
+extern void vtrace_test_post_hook(void) __attribute__((weak, visibility("default")));
 VT_HIDDEN void vt_post_any(vt_call *c, int rc, int index, int flag, MPI_Status *st);
 VT_HIDDEN void vt_post_some(vt_call *c, int rc, int outcount, const int *indices);
 

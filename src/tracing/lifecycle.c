@@ -220,6 +220,10 @@ static int start(int provided)
         cfg.model_pbytes = VT_RT_POLY_ROOM;
     }
     vt__mt = provided == MPI_THREAD_MULTIPLE;
+    /* test hook: the program's vtrace_test_post_hook, if it has one */
+    const char *post_hook = getenv("VTRACE_TEST_POST_HOOK");
+    if (vt__mt && post_hook && !strcmp(post_hook, "1"))
+        vt__test_post = vtrace_test_post_hook;
     PMPI_Comm_dup(MPI_COMM_WORLD, &own_comm);
     if (rank == 0 && !cfg.dir[0])
         vt_default_dir(cfg.dir, sizeof cfg.dir);

@@ -242,6 +242,8 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         BAD("VTRACE_TEST_RT_BROKEN", v);
     if ((v = get("VTRACE_TEST_SHARE_FUNCS")) && strcmp(v, "0") && strcmp(v, "1"))
         BAD("VTRACE_TEST_SHARE_FUNCS", v);
+    if ((v = get("VTRACE_TEST_POST_HOOK")) && strcmp(v, "0") && strcmp(v, "1"))
+        BAD("VTRACE_TEST_POST_HOOK", v);
 #undef BAD
     return 0;
 }
@@ -310,6 +312,9 @@ static const vt_setting_info known[] = {
     {"VTRACE_TEST_SHARE_FUNCS", 1, "flag", "0", "0 or 1",
      "Testing only: 1 puts the function table (from 2 ranks always) and the ranks' definitions' dictionary "
      "(from 8 ranks always) into vtrace.defs (format 1.5) with fewer ranks too."},
+    {"VTRACE_TEST_POST_HOOK", 1, "flag", "0", "0 or 1",
+     "Testing only: 1 calls the traced program's vtrace_test_post_hook (MPI_THREAD_MULTIPLE) after each MPI_Wait, "
+     "MPI_Test, MPI_Waitall or MPI_Testall returned, before the layer records it."},
     {"VTRACE_ROOT", 0, "path", "-", "-", "Set by the module file: the installation prefix."},
     {"VTRACE_LIB", 0, "path", "-", "-", "Set by the module file: libvtrace.so, for LD_PRELOAD."},
     {"VTRACE_PROFILE", 0, "path", "-", "-", "Set by the module file: the profile for MPICH's mpicc -profile=$VTRACE_PROFILE."},

@@ -18,7 +18,7 @@ vt_mpi_traced = \
 	test/mpi/comms test/mpi/mpiio test/mpi/route_lib test/mpi/mode_off \
 	test/mpi/bad_buffer test/mpi/bad_buffer_2 test/mpi/fail_after test/mpi/fail_midway \
 	test/mpi/small_buffer test/mpi/dropped_window test/mpi/dropped_skip test/mpi/dropped_skip_nb \
-	test/mpi/rebind test/mpi/threads \
+	test/mpi/rebind test/mpi/threads test/mpi/threads_reuse \
 	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline \
 	test/mpi/periodic_mark test/mpi/periodic_keep3 test/mpi/odd_requests \
 	test/mpi/pb_transparency test/mpi/pb_transparency_4
@@ -62,6 +62,9 @@ test_mpi_model_pipeline_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_threads_SOURCES = test/mpi/threads.c test/mpi/mpitest.h
 test_mpi_threads_LDADD = libvtrace.la -lpthread
 test_mpi_threads_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_threads_reuse_SOURCES = test/mpi/threads_reuse.c test/mpi/mpitest.h
+test_mpi_threads_reuse_LDADD = libvtrace.la -lpthread
+test_mpi_threads_reuse_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_p2p_blocking_SOURCES = test/mpi/p2p_blocking.c test/mpi/mpitest.h
 test_mpi_p2p_blocking_LDADD = libvtrace.la
 test_mpi_p2p_blocking_LDFLAGS = $(vt_mpi_ldflags)
@@ -214,7 +217,7 @@ EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py
 	test/mpi/route_lib.expect test/mpi/route_preload.expect test/mpi/route_profile.expect \
 	test/mpi/fail_after.expect test/mpi/fail_midway.expect test/mpi/small_buffer.expect \
 	test/mpi/f77_pingpong.expect test/mpi/f08_pingpong.expect test/mpi/f08_pmpi.expect \
-	test/mpi/f08_family.expect test/mpi/threads.expect
+	test/mpi/f08_family.expect test/mpi/threads.expect test/mpi/threads_reuse.expect
 # A test's work directory is removed when it passes and kept when it fails (also an
 # expected failure): these remove the files (rm -f cannot remove directories; the
 # empty directories do not bother distcheck).
