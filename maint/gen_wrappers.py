@@ -57,7 +57,7 @@ CLASSES = {
                  "vt_post_some(&c, rc, *{OUTCOUNT}, {INDICES});", "STATUSES"),
     "start": ("R", "", "vt_leave_start(&c, rc, 1, {REQUEST});"),
     "startall": ("R", "", "vt_leave_start(&c, rc, {NREQ}, {REQUESTS});"),
-    "request_free": ("rk", "MPI_Request vt_req = *{REQUEST};", "vt_leave_request_free(&c, rc, vt_req);"),
+    "request_free": ("rk", "vt_pre_free(&c, *{REQUEST});", "vt_leave_request_free(&c, rc);"),
     "cancel": ("r", "", "vt_leave_cancel(&c, rc, *{REQUEST});"),
     "request_get_status": ("r", ST, "vt_leave_get_status(&c, rc, {REQUEST}, *{FLAG});"),
     "coll": ("coqbB", "", "vt_leave_coll(&c, rc, {KIND}, {COMM}, {ROOT?VT_NO_ROOT}, &vt_ca, NULL, 0);"),

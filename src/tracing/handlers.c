@@ -299,6 +299,46 @@ void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *st, MPI_Req
 
 /* ------------------------------------------------------------------ completion */
 
+/* MPI_THREAD_MULTIPLE: the entries of the saved requests, claimed before the call.
+ * Looked up by handle after the call, they could be another thread's: MPI frees a
+ * completed request's handle in the call and may give it at once to another thread's
+ * new request (MPICH hands out the handle freed last first), whose entry, and even its
+ * completion, can come before this call records (test/mpi/threads_reuse.c). */
+static __attribute__((noinline)) void claim_reqs(vt_call *c)
+{
+    int n = c->nreq;
+    c->reqs = n <= 4 ? c->inline_reqs : malloc(sizeof *c->reqs * (size_t)n);
+    if (!c->reqs) {
+        c->nreq = 0;   /* as when the handles cannot be saved: no completions recorded */
+        return;
+    }
+    vt_lock();
+    for (int i = 0; i < n; i++)
+        c->reqs[i] = vt_req_claim(c->saved[i]);
+    vt_unlock();
+}
+
+/* The claimed entries not completed go back to the table's lookups. */
+static __attribute__((noinline)) void unclaim_reqs(vt_call *c)
+{
+    vt_lock();
+    for (int i = 0; i < c->nreq; i++)
+        if (c->reqs[i])
+            c->reqs[i]->claimed = 0;
+    vt_unlock();
+    if (c->reqs != c->inline_reqs)
+        free(c->reqs);
+    c->reqs = NULL;
+}
+
+/* The entry of saved request I (NULL: none): CLAIMED (a constant: c->reqs is set,
+ * threads), or looked up (one thread, where nothing is claimed). The functions below
+ * are made twice from it, so that one thread's path tests nothing more than before. */
+static VT_ALWAYS_INLINE vt_req *req_at(const vt_call *c, int i, int claimed)
+{
+    return claimed ? c->reqs[i] : vt_req_find(c->saved[i]);
+}
+
 MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses, MPI_Status *single)
 {
     if (n < 0)
@@ -323,11 +363,27 @@ MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs, MPI_Status *status
     } else {
         c->statuses = statuses;   /* NULL for Waitany/Testany: their status is separate */
     }
+    c->reqs = NULL;
+    if (VT_UNLIKELY(vt__mt) && c->nreq)
+        claim_reqs(c);
     return c->statuses;
 }
 
-static void release_reqs(vt_call *c)
+void vt_pre_free(vt_call *c, MPI_Request req)
 {
+    c->nreq = 1;
+    c->saved = c->inline_saved;
+    c->saved[0] = req;
+    c->own_statuses = 0;
+    c->reqs = NULL;
+    if (VT_UNLIKELY(vt__mt))
+        claim_reqs(c);
+}
+
+static inline void release_reqs(vt_call *c)
+{
+    if (VT_UNLIKELY(c->reqs != NULL))
+        unclaim_reqs(c);
     if (c->saved != c->inline_saved)
         free(c->saved);
     if (c->own_statuses)
@@ -340,7 +396,8 @@ static void release_reqs(vt_call *c)
 
 /* The one completion rule: record that the saved requests at pos[0..n) completed, with
  * statuses st[0..n) (NULL: no status, e.g. a send). */
-static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int *pos, MPI_Status *const *st)
+static VT_ALWAYS_INLINE void record_entries(vt_call *c, int64_t exit, int rc, int n, const int *pos,
+                                            MPI_Status *const *st, int claimed)
 {
     uint64_t bytes_total = 0;
     uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX);
@@ -349,8 +406,7 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
         if (encode)
             p = vt_put_uvar(p, (uint64_t)n);
         for (int j = 0; j < n; j++) {
-            MPI_Request h = c->saved[pos[j]];
-            vt_req *r = vt_req_find(h);
+            vt_req *r = req_at(c, pos[j], claimed);
             const MPI_Status *s = st[j];
             unsigned flags = 0;
             int peer = -1, tag = -1;
@@ -413,19 +469,56 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
             if (r) {
                 r->cancelled = 0;
                 r->active = 0;
-                if (!r->persistent)
+                if (!r->persistent) {
                     vt_req_remove(r);
+                    if (claimed)
+                        c->reqs[pos[j]] = NULL;   /* not ours to unclaim any more */
+                }
             }
         }
     }
     rec_done_skip(c, p, exit, bytes_total);
 }
 
-/* An inactive persistent request "completes" at once with an empty status: not an event. */
-static int req_active(MPI_Request h)
+static __attribute__((noinline)) void record_claimed(vt_call *c, int64_t exit, int rc, int n, const int *pos,
+                                                    MPI_Status *const *st)
 {
-    vt_req *r = vt_req_find(h);
+    record_entries(c, exit, rc, n, pos, st, 1);
+}
+
+static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int *pos, MPI_Status *const *st)
+{
+    if (VT_UNLIKELY(c->reqs != NULL))
+        record_claimed(c, exit, rc, n, pos, st);
+    else
+        record_entries(c, exit, rc, n, pos, st, 0);
+}
+
+/* An inactive persistent request "completes" at once with an empty status: not an event. */
+static VT_ALWAYS_INLINE int req_active(const vt_call *c, int i, int claimed)
+{
+    vt_req *r = req_at(c, i, claimed);
     return !r || r->active;
+}
+
+/* Positions of the saved requests vt_post_all records as completed, into pos; how many. */
+static VT_ALWAYS_INLINE int completed_all(const vt_call *c, int rc, int *pos, int claimed)
+{
+    int n = 0;
+    for (int i = 0; i < c->nreq; i++) {
+        if (c->saved[i] == MPI_REQUEST_NULL || !req_active(c, i, claimed))
+            continue;
+        if (rc == MPI_ERR_IN_STATUS && c->statuses != MPI_STATUSES_IGNORE &&
+            c->statuses[i].MPI_ERROR == MPI_ERR_PENDING)
+            continue;
+        pos[n++] = i;
+    }
+    return n;
+}
+
+static __attribute__((noinline)) int completed_claimed(const vt_call *c, int rc, int *pos)
+{
+    return completed_all(c, rc, pos, 1);
 }
 
 /* Completes positions pos[0..n); statuses by position (`by_pos`) or by order. */
@@ -483,7 +576,7 @@ VT_HIDDEN void (*vt__test_post)(void);
 
 void vt_post_all(vt_call *c, int rc, int flag)
 {
-    if (VT_UNLIKELY(vt__test_post))
+    if (VT_UNLIKELY(c->reqs != NULL) && vt__test_post)
         vt__test_post();
     if (VT_UNLIKELY(vt__pb)) {
         pb_post_all(c, rc, flag);
@@ -497,15 +590,7 @@ void vt_post_all(vt_call *c, int rc, int flag)
     }
     int small[16];
     int *pos = c->nreq <= 16 ? small : malloc(sizeof(int) * (size_t)c->nreq);
-    int n = 0;
-    for (int i = 0; pos && i < c->nreq; i++) {
-        if (c->saved[i] == MPI_REQUEST_NULL || !req_active(c->saved[i]))
-            continue;
-        if (rc == MPI_ERR_IN_STATUS && c->statuses != MPI_STATUSES_IGNORE &&
-            c->statuses[i].MPI_ERROR == MPI_ERR_PENDING)
-            continue;
-        pos[n++] = i;
-    }
+    int n = !pos ? 0 : VT_UNLIKELY(c->reqs != NULL) ? completed_claimed(c, rc, pos) : completed_all(c, rc, pos, 0);
     if (n)
         complete(c, exit, rc, n, pos, c->statuses, 1);
     else
@@ -521,7 +606,8 @@ void vt_post_any(vt_call *c, int rc, int index, int flag, MPI_Status *st)
         vt_pb_completed(c->saved[index], st);
     vt_pb_poll();
     int64_t exit = vt_now();
-    if (!flag || index == MPI_UNDEFINED || index < 0 || index >= c->nreq || !req_active(c->saved[index])) {
+    if (!flag || index == MPI_UNDEFINED || index < 0 || index >= c->nreq ||
+        !(c->reqs ? req_active(c, index, 1) : req_active(c, index, 0))) {
         leave_counted(c, exit);
     } else {
         MPI_Status *one[1] = {st};
@@ -556,7 +642,7 @@ void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs)
         if (encode)
             p = vt_put_uvar(p, (uint64_t)n);
         for (int i = 0; i < n; i++) {
-            vt_req *r = vt_req_find(reqs[i]);
+            vt_req *r = vt_req_get(reqs[i]);
             if (r && rc == MPI_SUCCESS)
                 r->active = 1;
             if (r && r->kind == VT_REQ_SEND) {
@@ -575,7 +661,7 @@ static void leave_one_request(vt_call *c, MPI_Request h, int forget, int cancel)
     int64_t exit = vt_now();
     uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX);
     if (p || rec_skipped()) {
-        vt_req *r = vt_req_find(h);
+        vt_req *r = vt_req_get(h);
         if (p)
             p = vt_put_uvar(p, r ? r->id : 0);
         if (r && cancel)
@@ -589,12 +675,12 @@ static void leave_one_request(vt_call *c, MPI_Request h, int forget, int cancel)
 /* MPI_Request_free. A receive freed while active still takes a message (MPI completes it
  * later, unseen): its completion is recorded here, with the source and tag it was posted
  * with, so that the trace's matching stays whole; the model treats it as nobody waiting. */
-void vt_leave_request_free(vt_call *c, int rc, MPI_Request req)
+void vt_leave_request_free(vt_call *c, int rc)
 {
     int64_t exit = vt_now();
     uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX + 1 + ENTRY_MAX);
     if (p || rec_skipped()) {
-        vt_req *r = vt_req_find(req);
+        vt_req *r = c->reqs ? req_at(c, 0, 1) : req_at(c, 0, 0);
         int freed_recv = r && rc == MPI_SUCCESS && r->kind == VT_REQ_RECV && r->active && !r->cancelled &&
                          r->peer != VT_REQ_NO_SOURCE;
         if (p) {
@@ -611,10 +697,14 @@ void vt_leave_request_free(vt_call *c, int rc, MPI_Request req)
             p = vt_put_svar(p, r->tag);
             p = vt_put_uvar(p, 0);
         }
-        if (r && rc == MPI_SUCCESS)
+        if (r && rc == MPI_SUCCESS) {
             vt_req_remove(r);
+            if (c->reqs)
+                c->reqs[0] = NULL;
+        }
     }
     rec_done_skip(c, p, exit, 0);
+    release_reqs(c);
 }
 
 void vt_leave_cancel(vt_call *c, int rc, MPI_Request req)

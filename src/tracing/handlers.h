@@ -57,6 +57,9 @@ VT_HIDDEN void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *s
 
 /* Wait/Test family: one completion rule for every variant. */
 VT_HIDDEN MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses, MPI_Status *single);
+/* Before MPI_Request_free: saves REQ (claimed under MPI_THREAD_MULTIPLE, as
+ * vt_pre_reqs does) for vt_leave_request_free. */
+VT_HIDDEN void vt_pre_free(vt_call *c, MPI_Request req);
 VT_HIDDEN void vt_post_all(vt_call *c, int rc, int flag);
 /* Test hook (VTRACE_TEST_POST_HOOK=1, MPI_THREAD_MULTIPLE): called by vt_post_all after
  * the MPI call returned, before the layer looks at its requests; a test program that
@@ -67,7 +70,7 @@ VT_HIDDEN void vt_post_any(vt_call *c, int rc, int index, int flag, MPI_Status *
 VT_HIDDEN void vt_post_some(vt_call *c, int rc, int outcount, const int *indices);
 
 VT_HIDDEN void vt_leave_start(vt_call *c, int rc, int n, MPI_Request *reqs);
-VT_HIDDEN void vt_leave_request_free(vt_call *c, int rc, MPI_Request req);
+VT_HIDDEN void vt_leave_request_free(vt_call *c, int rc);
 VT_HIDDEN void vt_leave_cancel(vt_call *c, int rc, MPI_Request req);
 VT_HIDDEN void vt_leave_get_status(vt_call *c, int rc, MPI_Request req, int flag);
 

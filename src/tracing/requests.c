@@ -65,6 +65,35 @@ vt_req *vt_req_find(MPI_Request h)
     return NULL;
 }
 
+vt_req *vt_req_get(MPI_Request h)
+{
+    if (!nbuckets || h == MPI_REQUEST_NULL)
+        return NULL;
+    vt_req *held = NULL;
+    for (vt_req *r = buckets[bucket_of(h)]; r; r = r->next) {
+        if (r->handle == h) {
+            if (!r->claimed)
+                return r;
+            if (!held)
+                held = r;
+        }
+    }
+    return held;
+}
+
+vt_req *vt_req_claim(MPI_Request h)
+{
+    if (!nbuckets || h == MPI_REQUEST_NULL)
+        return NULL;
+    for (vt_req *r = buckets[bucket_of(h)]; r; r = r->next) {
+        if (r->handle == h && !r->claimed) {
+            r->claimed = 1;
+            return r;
+        }
+    }
+    return NULL;
+}
+
 void vt_req_remove(vt_req *r)
 {
     vt_req **p = &buckets[bucket_of(r->handle)];

@@ -1,6 +1,10 @@
 /* Requests the layer knows: what a later Wait/Test completes. Handles are not unique
  * (MPICH returns one built-in handle for every request that completed at once), so
- * the table tolerates duplicates: a lookup returns the oldest entry for a handle. */
+ * the table tolerates duplicates: a lookup returns the oldest entry for a handle.
+ * Under MPI_THREAD_MULTIPLE a call that may free its requests claims their entries
+ * before it calls MPI (vt_req_claim): MPI may give a freed handle to another thread's
+ * new request before this call has recorded, and lookups then pass over the claimed
+ * entry. The caller holds the buffer's lock (vt_lock) for all of these. */
 #ifndef VT_REQUESTS_H
 #define VT_REQUESTS_H
 
@@ -20,6 +24,7 @@ typedef struct vt_req {
     uint8_t persistent;
     uint8_t cancelled;
     uint8_t active;          /* persistent requests: started and not yet completed */
+    uint8_t claimed;         /* held by a Wait/Test family call or Request_free (vt_req_claim) */
     int32_t comm;            /* communicator index */
     int32_t peer, tag;       /* send side; receives: as posted (MPI_ANY_SOURCE, MPI_ANY_TAG,
                               * MPI_PROC_NULL kept as MPI gives them), their status has the real ones */
@@ -37,7 +42,13 @@ typedef struct vt_req {
 } vt_req;
 
 VT_HIDDEN vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent);
+/* The oldest entry for h (where nothing is claimed: one thread). */
 VT_HIDDEN vt_req *vt_req_find(MPI_Request h);
+/* The oldest entry for h not claimed, else the oldest claimed (MPI_Cancel from another
+ * thread of a request a Wait holds). */
+VT_HIDDEN vt_req *vt_req_get(MPI_Request h);
+/* The oldest entry for h not claimed, claimed now; NULL when none. */
+VT_HIDDEN vt_req *vt_req_claim(MPI_Request h);
 VT_HIDDEN void vt_req_remove(vt_req *r);
 
 #endif

@@ -28,6 +28,10 @@ typedef struct vt_call {
     int own_statuses;          /* statuses points to our allocation */
     MPI_Request inline_saved[4];
     MPI_Status inline_statuses[4];
+    /* MPI_THREAD_MULTIPLE: the layer's entries of the saved requests, claimed before the
+     * call (requests.h); NULL otherwise, or when a claim was taken over (completed) */
+    struct vt_req **reqs;
+    struct vt_req *inline_reqs[4];
 } vt_call;
 
 /* Call records written so far on this rank: the model sequence number of the call being
