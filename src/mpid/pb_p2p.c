@@ -129,11 +129,22 @@ static int send_init_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, 
 int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                MPI_Comm comm)
 {
+    _Alignas(16) uint8_t local[LOCAL_STAGE];
+    MPI_Count bytes, size = vt_pb_builtin_size(type);
+    if (VT_LIKELY(size >= 0 && (uint64_t)count <= LOCAL_STAGE - VT_PB_H && dest != MPI_PROC_NULL) &&
+        (bytes = count * size) <= LOCAL_STAGE - VT_PB_H) {
+        /* the common case: a built-in type, header and payload staged on the stack, no
+         * wire form to build */
+        vt_pb_header_write(local, c, c ? c->fn : VT_NFN, mode, bytes);
+        vt_pb_copy(local + VT_PB_H, buf, (size_t)bytes);
+        int rc = send_mode(mode, local, VT_PB_H + bytes, MPI_BYTE, dest, tag, comm);
+        vt_pb_poll();
+        return rc;
+    }
     wire w;
     if (dest == MPI_PROC_NULL || vt_pb_shape(type, count, &w.s))
         return send_mode(mode, buf, count, type, dest, tag, comm);
     w.packed = is_packed(&w.s);
-    _Alignas(16) uint8_t local[LOCAL_STAGE];
     uint8_t *stage = stage_for(0, &w, local);
     if (!stage)
         return MPI_ERR_NO_MEM;
@@ -218,7 +229,7 @@ int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_
 /* ------------------------------------------------------------------ receives */
 
 /* A blocking receive's message for the run-time reduction: posted by this very call. */
-static VT_ALWAYS_INLINE void rt_in_now(const vt_call *c, const vt_pb_header *h, MPI_Comm comm,
+static VT_ALWAYS_INLINE void rt_in_now(const vt_call *c, const uint8_t *h, MPI_Comm comm,
                                        const MPI_Status *st, MPI_Message matched)
 {
     if (vt__rt)
@@ -233,21 +244,34 @@ static VT_ALWAYS_INLINE int blocking_recv(const vt_call *c, void *buf, MPI_Count
 {
     wire w;
     int plain = msg ? *msg == MPI_MESSAGE_NO_PROC || *msg == MPI_MESSAGE_NULL : src == MPI_PROC_NULL;
+    _Alignas(16) uint8_t local[LOCAL_STAGE];
+    MPI_Message matched = msg ? *msg : MPI_MESSAGE_NULL;   /* MPI_Mrecv nulls it */
+    MPI_Count bytes, size = vt_pb_builtin_size(type);
+    if (VT_LIKELY(size >= 0 && (uint64_t)count <= LOCAL_STAGE - VT_PB_H && !plain) &&
+        (bytes = count * size) <= LOCAL_STAGE - VT_PB_H) {
+        /* the common case: a built-in type, header and payload into the stack, no wire
+         * form to build */
+        MPI_Count n = VT_PB_H + bytes;
+        int rc = msg ? PMPI_Mrecv_c(local, n, MPI_BYTE, msg, st) : PMPI_Recv_c(local, n, MPI_BYTE, src, tag, comm, st);
+        const pb_shape s = {.bytes = bytes, .size = size, .lb = 0, .contiguous = 1};
+        if ((VT_LIKELY(rc == MPI_SUCCESS) || received(rc)) &&
+            vt_pb_finish_recv(local, 1, bytes, buf, count, type, &s, st, 0, NULL))
+            rt_in_now(c, local, comm, st, matched);
+        vt_pb_poll();
+        return rc;
+    }
     if (plain || vt_pb_shape(type, count, &w.s))
         return msg ? PMPI_Mrecv_c(buf, count, type, msg, st) : PMPI_Recv_c(buf, count, type, src, tag, comm, st);
     w.packed = is_packed(&w.s);
-    _Alignas(16) uint8_t local[LOCAL_STAGE];
     uint8_t *stage = stage_for(1, &w, local);
     if (!stage)
         return MPI_ERR_NO_MEM;
     int rc = wire_recv(&w, buf, count, type, stage);
-    MPI_Message matched = msg ? *msg : MPI_MESSAGE_NULL;   /* MPI_Mrecv nulls it */
     if (rc == MPI_SUCCESS) {
         rc = msg ? PMPI_Mrecv_c(w.buf, w.count, w.type, msg, st)
                  : PMPI_Recv_c(w.buf, w.count, w.type, src, tag, comm, st);
-        vt_pb_header h;
-        if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, st, 0, NULL, &h))
-            rt_in_now(c, &h, comm, st, matched);
+        if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, st, 0, NULL))
+            rt_in_now(c, stage, comm, st, matched);
     }
     wire_done(&w);
     vt_pb_poll();
@@ -372,10 +396,9 @@ static int sendrecv_wires(const vt_call *c, wire *ws, wire *wr, int recv_pb, voi
 {
     int rc = PMPI_Sendrecv_c(ws->buf, ws->count, ws->type, dest, stag, wr->buf, wr->count, wr->type, src, rtag, comm,
                              st);
-    vt_pb_header h;
     if (recv_pb && received(rc) &&
-        vt_pb_finish_recv(wr->hdr, wr->packed, wr->s.bytes, rbuf, rcount, rtype, &wr->s, st, 0, NULL, &h))
-        rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
+        vt_pb_finish_recv(wr->hdr, wr->packed, wr->s.bytes, rbuf, rcount, rtype, &wr->s, st, 0, NULL))
+        rt_in_now(c, wr->hdr, comm, st, MPI_MESSAGE_NULL);
     return rc;
 }
 

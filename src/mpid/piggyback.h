@@ -20,7 +20,7 @@
  * strategy (pack or struct datatype) independently and agree on the bytes. */
 #define VT_PB_H 64
 /* ... of which the last VT_RT_POLY_ROOM hold the sender's difference */
-_Static_assert(VT_PB_H == 33 + VT_RT_POLY_ROOM, "header layout: 33 bytes of fields, then the difference");
+_Static_assert(VT_PB_H == VT_RT_HDR_POLY + VT_RT_POLY_ROOM, "header layout: 33 bytes of fields, then the difference");
 
 /* Payloads below this many bytes are packed with their header into one buffer; from
  * it on, a struct datatype [header | user buffer] goes over MPI_BOTTOM (doc/piggyback.md:
@@ -28,15 +28,6 @@ _Static_assert(VT_PB_H == 33 + VT_RT_POLY_ROOM, "header layout: 33 bytes of fiel
 #define VT_PB_PACK_MAX 8256
 
 enum vt_pb_mode { VT_PB_STANDARD = 0, VT_PB_SYNC = 1, VT_PB_BUFFERED = 2, VT_PB_READY = 3 };
-
-/* What a received header says (vt_pb_header_read): what the run-time reduction reads
- * (the sending call's model sequence number 2 callno + 1, its enter on the sender's
- * clock, the payload bytes, the synchronous and blocking-send bits, the encoded
- * difference, pointing into the received bytes) and the MPI mode. */
-typedef struct vt_pb_header {
-    vt_rt_header m;
-    uint8_t mode;           /* enum vt_pb_mode */
-} vt_pb_header;
 
 /* Receives posted so far (the run-time reduction: the order a completion lists its
  * messages in, and which receive takes a probed message). */
