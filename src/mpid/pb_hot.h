@@ -146,10 +146,11 @@ static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, 
         return 0;
     }
     MPI_Count payload = n - VT_PB_H;
-    if (packed)
-        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s);
+    /* the count first: the status is not loaded again after the user's buffer is written */
     if (have_status)
         vt_status_set_bytes(st, payload);
+    if (packed)
+        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s);
     if (payload_out)
         *payload_out = payload;
     return 1;

@@ -232,9 +232,14 @@ int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_
 static VT_ALWAYS_INLINE void rt_in_now(const vt_call *c, const uint8_t *h, MPI_Comm comm,
                                        const MPI_Status *st, MPI_Message matched)
 {
-    if (vt__rt)
-        vt_pb_rt_in(h, vt_comm_get(comm), st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0,
-                    vt_pb_post_order++, matched);
+    if (!vt__rt)
+        return;
+    const vt_comm *cm = vt_comm_get(comm);
+    int w = matched == MPI_MESSAGE_NULL && cm ? vt_comm_peer(cm, st->MPI_SOURCE) : -1;
+    if (VT_LIKELY(w >= 0))
+        vt_rt_msg_now(h, (uint32_t)w, st->MPI_TAG, cm->gid, c ? c->enter : 0, vt_pb_post_order++);
+    else
+        vt_pb_rt_in(h, cm, st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0, vt_pb_post_order++, matched);
 }
 
 /* MPI_Recv, or MPI_Mrecv when msg is set: into a stage or over the user's buffer.

@@ -93,6 +93,7 @@ void vt_pb_req_free(pb_req *r);
 void vt_pb_req_put(pb_req *r);
 pb_req *vt_pb_req_take(MPI_Request h);   /* removes and returns, or NULL */
 pb_req *vt_pb_req_get(MPI_Request h);    /* leaves it in */
+pb_req *vt_pb_req_complete(MPI_Request h); /* one lookup: takes it unless persistent */
 extern size_t vt_pb_nreqs;
 
 /* A handle MPI gives for a request that is complete already and shared by many. */

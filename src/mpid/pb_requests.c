@@ -30,9 +30,7 @@ void vt_pb_completed(MPI_Request h, MPI_Status *st)
     if (h == MPI_REQUEST_NULL)
         return;
     vt_pb_lock();
-    pb_req *r = vt_pb_req_get(h);
-    if (r && !r->persistent)
-        vt_pb_req_take(h);
+    pb_req *r = vt_pb_req_complete(h);
     vt_pb_unlock();
     if (!r)
         return;
@@ -100,9 +98,7 @@ int vt_pb_request_free(MPI_Request *req)
 {
     MPI_Request h = *req;
     vt_pb_lock();
-    pb_req *r = h == MPI_REQUEST_NULL ? NULL : vt_pb_req_get(h);
-    if (r)
-        vt_pb_req_take(h);
+    pb_req *r = h == MPI_REQUEST_NULL ? NULL : vt_pb_req_take(h);
     vt_pb_unlock();
     if (!r)
         return PMPI_Request_free(req);

@@ -501,22 +501,46 @@ static __attribute__((noinline)) void msg_in_general(const uint8_t *h, uint32_t 
     msg_staged(m, h, src, post_seq, post_enter, post_order);
 }
 
-/* The common case of msg_in_general (one thread, room staged already, no probe open, the
- * difference this rank last sent), with no call but in tail position: no frame. */
-void vt_rt_msg_in(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
-                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+/* Whether a message takes the common case of msg_in_general (one thread, room staged
+ * already, no probe open, the difference this rank last sent), decided on the header's
+ * bytes where they arrived, before anything is decoded. */
+static inline int msg_in_fast(const uint8_t *h)
 {
-    if (VT_UNLIKELY(rt.slow.b.general || rt.nmsgs + 1 > rt.capmsgs || rt.nopen || matched != MPI_MESSAGE_NULL) ||
-        !h[VT_RT_HDR_POLY_LEN] || h[VT_RT_HDR_POLY_LEN] != rt.sent_len || rt.sent_version != rt.rr.d_version ||
-        !same_room(h + VT_RT_HDR_POLY, rt.sent_enc)) {
-        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, matched);
-        return;
-    }
+    return !VT_UNLIKELY(rt.slow.b.general || rt.nmsgs + 1 > rt.capmsgs || rt.nopen) && h[VT_RT_HDR_POLY_LEN] &&
+           h[VT_RT_HDR_POLY_LEN] == rt.sent_len && rt.sent_version == rt.rr.d_version &&
+           same_room(h + VT_RT_HDR_POLY, rt.sent_enc);
+}
+
+/* ... and the common case itself, with no call: no frame. */
+static inline void msg_in_folded(const uint8_t *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
+                                 uint64_t post_order)
+{
     rt_msg *m = &rt.msgs[rt.nmsgs];
     /* this rank's own d, as it last sent it: no decoding, no comparison later */
     m->d_at = D_SENT;
     m->d_equal = rt.rr.d_version;
     msg_staged(m, h, src, post_seq, post_enter, post_order);
+}
+
+void vt_rt_msg_in(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
+                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+{
+    if (VT_UNLIKELY(matched != MPI_MESSAGE_NULL) || !msg_in_fast(h)) {
+        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, matched);
+        return;
+    }
+    msg_in_folded(h, src, post_seq, post_enter, post_order);
+}
+
+void vt_rt_msg_now(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, int64_t post_enter,
+                   uint64_t post_order)
+{
+    uint64_t post_seq = 2 * vt__calls + 1;
+    if (!msg_in_fast(h)) {
+        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
+        return;
+    }
+    msg_in_folded(h, src, post_seq, post_enter, post_order);
 }
 
 void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)

@@ -61,6 +61,10 @@ VT_HIDDEN unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM
  * the matching probe returned (MPI_MESSAGE_NULL otherwise). */
 VT_HIDDEN void vt_rt_msg_in(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
                             int64_t post_enter, uint64_t post_order, MPI_Message matched);
+/* vt_rt_msg_in for a receive the call being made posted (a blocking one, no matched
+ * message): its posting call is that call, entered at post_enter (local). */
+VT_HIDDEN void vt_rt_msg_now(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, int64_t post_enter,
+                             uint64_t post_order);
 /* The call is a probe that found a message from src (world rank) with this tag on
  * communicator comm_id; matched: MPI_Mprobe/Improbe's handle, or MPI_MESSAGE_NULL;
  * post_order: receives posted so far (the probed message goes to a later one). */
