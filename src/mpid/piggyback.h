@@ -45,14 +45,17 @@ VT_HIDDEN void vt_pb_start_transport(int64_t t_rdv);
 /* At MPI_Finalize, before the layer stops: finishes freed requests still in flight. */
 VT_HIDDEN void vt_pb_finalize(void);
 
-VT_HIDDEN int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
-                         MPI_Comm comm);
+VT_HIDDEN int vt_pb_send_any(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm);
 VT_HIDDEN int vt_pb_isend(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                           int tag, MPI_Comm comm, MPI_Request *req);
 VT_HIDDEN int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                               int tag, MPI_Comm comm, MPI_Request *req);
-VT_HIDDEN int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+VT_HIDDEN int vt_pb_recv_any(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                          MPI_Status *st);
+/* vt_pb_recv's call returned rc, not MPI_SUCCESS, into stage (VT_PB_H + bytes). */
+VT_HIDDEN void vt_pb_recv_error(const vt_call *c, const uint8_t *stage, int rc, MPI_Count bytes, void *buf,
+                                MPI_Count count, MPI_Datatype type, MPI_Comm comm, MPI_Status *st);
 VT_HIDDEN int vt_pb_irecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                           MPI_Request *req);
 VT_HIDDEN int vt_pb_recv_init(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
@@ -97,5 +100,7 @@ static inline void vt_pb_poll(void)
 VT_HIDDEN int vt_pb_buffer_attach(void *buf, MPI_Count size);
 VT_HIDDEN int vt_pb_buffer_detach(void *addr, int *size);
 VT_HIDDEN int vt_pb_buffer_detach_c(void *addr, MPI_Count *size);
+
+/* vt_pb_send and vt_pb_recv, their common case inline in the wrappers: mpid/pb_fast.h */
 
 #endif
