@@ -506,7 +506,7 @@ def main():
           " * C entry points, each calling its body with its own return address. wrappers_f08.c\n"
           " * includes this file with VT_BODIES_ONLY defined, to call the same bodies from the\n"
           " * mpi_f08 entry points. */" % os.path.basename(table),
-          '#include "vt_mpi_lacks.h"', '#include "tracing/handlers.h"', '#include "mpid/piggyback.h"', "",
+          '#include "vt_mpi_lacks.h"', '#include "tracing/handlers.h"', '#include "mpid/pb_fast.h"', "",
           "/* Always inlined: the C hot path must cost what it cost before there were bodies. */",
           "#define VT_BODY static inline __attribute__((always_inline))", ""]
     wr += [guarded(f, body(f)) for f in funcs if f["cls"] not in ("init", "init_thread", "finalize")]

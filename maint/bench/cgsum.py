@@ -45,9 +45,14 @@ def sums(path, inclusive="yes"):
             continue
         if re.fullmatch(r"P?MPI_(Send|Recv)(_c)?", fn):
             # MPI's own functions have no source here (???) and live in the MPI library;
-            # the layer's entry points (and their inlined parts, shown without a library)
-            # have source. MPICH's MPI_X are aliases of PMPI_X: either name may be shown.
-            key = "mpi" if src == "???" and "libvtrace" not in obj else "layer"
+            # the layer's entry points have source. MPICH's MPI_X are aliases of PMPI_X:
+            # either name may be shown. Code inlined into an entry point from another file
+            # is shown as a row of its own, without a library, whose inclusive cost is in
+            # the entry point's row already (with the calls it makes): not counted again.
+            if src == "???" and "libvtrace" not in obj:
+                key = "mpi"
+            elif "libvtrace" in obj:
+                key = "layer"
         elif re.match(r"__(memcpy|memmove)", fn):
             key = "copy"
         if key:

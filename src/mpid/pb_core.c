@@ -366,11 +366,9 @@ pb_req *vt_pb_req_get(MPI_Request h)
     return j == (size_t)-1 ? NULL : tab[j];
 }
 
-pb_req *vt_pb_req_take(MPI_Request h)
+/* Removes tab[j] (backward shift) and returns it. */
+static pb_req *remove_at(size_t j)
 {
-    size_t j = find(h);
-    if (j == (size_t)-1)
-        return NULL;
     pb_req *r = tab[j];
     tab[j] = NULL;
     vt_pb_nreqs--;
@@ -384,4 +382,18 @@ pb_req *vt_pb_req_take(MPI_Request h)
         }
     }
     return r;
+}
+
+pb_req *vt_pb_req_take(MPI_Request h)
+{
+    size_t j = find(h);
+    return j == (size_t)-1 ? NULL : remove_at(j);
+}
+
+pb_req *vt_pb_req_complete(MPI_Request h)
+{
+    size_t j = find(h);
+    if (j == (size_t)-1)
+        return NULL;
+    return tab[j]->persistent ? tab[j] : remove_at(j);
 }

@@ -80,6 +80,15 @@ static inline uint64_t vt_pb_le64(uint64_t x)
 #endif
 }
 
+static inline uint32_t vt_pb_le32(uint32_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap32(x);
+#else
+    return x;
+#endif
+}
+
 /* Writes the VT_PB_H header bytes of a send made by call c as function fn (the *_init
  * template for persistent sends); doc/piggyback.md has the layout. */
 static VT_ALWAYS_INLINE void vt_pb_header_write(uint8_t *h, const vt_call *c, unsigned fn, int mode, MPI_Count payload)
@@ -92,40 +101,29 @@ static VT_ALWAYS_INLINE void vt_pb_header_write(uint8_t *h, const vt_call *c, un
     /* bytes 0-7: 'V' 'P' version flags, then four zero bytes (one store) */
     uint64_t w0 = vt_pb_le64(VT_PB_MAGIC | (uint64_t)flags << 24);
     memcpy(h, &w0, 8);
-    memcpy(h + 8, &pl, 8);
-    memcpy(h + 16, &seq, 8);
-    memcpy(h + 24, &start, 8);
+    memcpy(h + VT_RT_HDR_BYTES, &pl, 8);
+    memcpy(h + VT_RT_HDR_SEQ, &seq, 8);
+    memcpy(h + VT_RT_HDR_START, &start, 8);
     /* the sender's difference: the run-time reduction's (rtreduce.h); empty without it */
-    h[32] = (uint8_t)vt_rt_send_poly(c, h + 33);
+    h[VT_RT_HDR_POLY_LEN] = (uint8_t)vt_rt_send_poly(c, h + VT_RT_HDR_POLY);
 }
 
-/* Reads one; returns 0, or -1 when it is not a vtrace header (a peer without the
- * layer). out->m.poly points into h. */
-static inline int vt_pb_header_read(const uint8_t *h, vt_pb_header *out)
+/* Whether h starts a vtrace header (not: a peer without the layer). Its fields are read
+ * where they are, when needed (rtreduce.h): nothing is copied out. */
+static inline int vt_pb_header_ok(const uint8_t *h)
 {
-    /* one 32-bit load on little-endian machines (compilers merge the bytes) */
-    uint32_t w0 = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
-    if ((w0 & 0xffffffu) != VT_PB_MAGIC || h[32] > VT_RT_POLY_ROOM)
-        return -1;
-    unsigned flags = w0 >> 24;
-    out->mode = flags & 3;
-    out->m.blocking = (flags & VT_PB_FLAG_BLOCKING) != 0;
-    out->m.sync = (flags & VT_PB_FLAG_SYNC) != 0;
-    memcpy(&out->m.bytes, h + 8, 8);
-    memcpy(&out->m.seq, h + 16, 8);
-    memcpy(&out->m.S_local, h + 24, 8);
-    out->m.poly_len = h[32];
-    out->m.poly = h + 33;
-    return 0;
+    /* the first four bytes in one load, the flags' byte masked off */
+    uint32_t w0;
+    memcpy(&w0, h, 4);
+    return (vt_pb_le32(w0) & 0xffffffu) == VT_PB_MAGIC && h[VT_RT_HDR_POLY_LEN] <= VT_RT_POLY_ROOM;
 }
 
-/* A received message is in: check its header (read into *h, which points into stage
- * then), unpack a packed payload, set the count the user sees. stage: the header (and
+/* A received message is in: check its header (at stage), unpack a packed payload, set the count the user sees. stage: the header (and
  * payload when packed). Statuses of cancelled receives are left alone. Returns 1 when
  * the header is there. */
 static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, MPI_Count capacity_bytes, void *ubuf,
                                               MPI_Count ucount, MPI_Datatype utype, const pb_shape *s, MPI_Status *st,
-                                              int payload_in_header, MPI_Count *payload_out, vt_pb_header *h)
+                                              int payload_in_header, MPI_Count *payload_out)
 {
     int have_status = st && st != MPI_STATUS_IGNORE;
     if (have_status && vt_status_cancelled(st))
@@ -133,25 +131,26 @@ static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, 
     MPI_Count n = 0;
     int have_header;
     if (payload_in_header) {
-        have_header = vt_pb_header_read(stage, h) == 0;
-        n = have_header ? VT_PB_H + (MPI_Count)h->m.bytes : 0;
+        have_header = vt_pb_header_ok(stage);
+        n = have_header ? VT_PB_H + (MPI_Count)vt_rt_hdr_u64(stage, VT_RT_HDR_BYTES) : 0;
         if (n > VT_PB_H + capacity_bytes)
             n = VT_PB_H + capacity_bytes;
     } else {
         if (!have_status)
             return 0;
         n = vt_status_bytes(st);
-        have_header = n >= VT_PB_H && vt_pb_header_read(stage, h) == 0;
+        have_header = n >= VT_PB_H && vt_pb_header_ok(stage);
     }
     if (VT_UNLIKELY(!have_header)) {
         vt_pb_no_header(n);
         return 0;
     }
     MPI_Count payload = n - VT_PB_H;
-    if (packed)
-        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s);
+    /* the count first: the status is not loaded again after the user's buffer is written */
     if (have_status)
         vt_status_set_bytes(st, payload);
+    if (packed)
+        vt_pb_unpack(stage + VT_PB_H, payload, ubuf, ucount, utype, s);
     if (payload_out)
         *payload_out = payload;
     return 1;
@@ -160,7 +159,7 @@ static VT_ALWAYS_INLINE int vt_pb_finish_recv(const uint8_t *stage, int packed, 
 /* The run-time reduction's part of a receive completion (rtreduce.h): the header and
  * where the receive was posted; src is the source in the communicator whose record is cm
  * (as it was when the receive was posted; MPI_ANY_SOURCE: unknown). */
-static VT_ALWAYS_INLINE void vt_pb_rt_in(const vt_pb_header *h, const vt_comm *cm, const MPI_Status *st, int src,
+static VT_ALWAYS_INLINE void vt_pb_rt_in(const uint8_t *h, const vt_comm *cm, const MPI_Status *st, int src,
                                         uint64_t post_seq, int64_t post_enter, uint64_t post_order,
                                         MPI_Message matched)
 {
@@ -169,7 +168,7 @@ static VT_ALWAYS_INLINE void vt_pb_rt_in(const vt_pb_header *h, const vt_comm *c
     int tag = st && st != MPI_STATUS_IGNORE ? st->MPI_TAG : -1;
     if (matched != MPI_MESSAGE_NULL) {
         /* MPI_Mrecv/Imrecv: the source and communicator are the probe's */
-        vt_rt_msg_in(&h->m, UINT32_MAX, tag, 0, post_seq, post_enter, post_order, matched);
+        vt_rt_msg_in(h, UINT32_MAX, tag, 0, post_seq, post_enter, post_order, matched);
         return;
     }
     int w = cm && src >= 0 ? vt_comm_peer(cm, src) : -1;
@@ -177,7 +176,7 @@ static VT_ALWAYS_INLINE void vt_pb_rt_in(const vt_pb_header *h, const vt_comm *c
         vt_rt_unsupported("a message whose source cannot be known (MPI_Isendrecv from MPI_ANY_SOURCE)");
         return;
     }
-    vt_rt_msg_in(&h->m, (uint32_t)w, tag, cm->gid, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
+    vt_rt_msg_in(h, (uint32_t)w, tag, cm->gid, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
 }
 
 #endif

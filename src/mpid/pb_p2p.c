@@ -5,6 +5,7 @@
  * it exactly as without the layer. */
 #include "vt_config.h"
 #include "mpid/pb_priv.h"
+#include "mpid/pb_fast.h"
 #include "tracing/rtreduce.h"
 #include "mpi/vt_fn.h"
 
@@ -30,9 +31,7 @@ static void wire_done(wire *w)
 
 static int is_packed(const pb_shape *s) { return s->bytes < VT_PB_PACK_MAX; }
 
-/* Blocking calls stage small messages on the stack (the thread-local scratch costs a
- * call on the hot path): header and payload up to this many bytes. */
-#define LOCAL_STAGE (VT_PB_H + 2048)
+#define LOCAL_STAGE VT_PB_LOCAL_STAGE
 
 /* Where a blocking call's wire form goes: `local` (LOCAL_STAGE bytes) when it fits, else
  * the thread's scratch slot; NULL when out of memory. */
@@ -93,17 +92,6 @@ static int received(int rc)
 
 /* ------------------------------------------------------------------ sends */
 
-static VT_ALWAYS_INLINE int send_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag,
-                                      MPI_Comm comm)
-{
-    switch (mode) {
-    case VT_PB_SYNC: return PMPI_Ssend_c(b, n, t, dest, tag, comm);
-    case VT_PB_BUFFERED: return PMPI_Bsend_c(b, n, t, dest, tag, comm);
-    case VT_PB_READY: return PMPI_Rsend_c(b, n, t, dest, tag, comm);
-    default: return PMPI_Send_c(b, n, t, dest, tag, comm);
-    }
-}
-
 static int isend_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
                       MPI_Request *req)
 {
@@ -126,20 +114,20 @@ static int send_init_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, 
     }
 }
 
-int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm)
+int vt_pb_send_any(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm)
 {
+    _Alignas(16) uint8_t local[LOCAL_STAGE];
     wire w;
     if (dest == MPI_PROC_NULL || vt_pb_shape(type, count, &w.s))
-        return send_mode(mode, buf, count, type, dest, tag, comm);
+        return vt_pb_send_mode(mode, buf, count, type, dest, tag, comm);
     w.packed = is_packed(&w.s);
-    _Alignas(16) uint8_t local[LOCAL_STAGE];
     uint8_t *stage = stage_for(0, &w, local);
     if (!stage)
         return MPI_ERR_NO_MEM;
     int rc = wire_send(&w, c, mode, buf, count, type, stage);
     if (rc == MPI_SUCCESS)
-        rc = send_mode(mode, w.buf, w.count, w.type, dest, tag, comm);
+        rc = vt_pb_send_mode(mode, w.buf, w.count, w.type, dest, tag, comm);
     wire_done(&w);
     vt_pb_poll();
     return rc;
@@ -217,15 +205,6 @@ int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_
 
 /* ------------------------------------------------------------------ receives */
 
-/* A blocking receive's message for the run-time reduction: posted by this very call. */
-static VT_ALWAYS_INLINE void rt_in_now(const vt_call *c, const vt_pb_header *h, MPI_Comm comm,
-                                       const MPI_Status *st, MPI_Message matched)
-{
-    if (vt__rt)
-        vt_pb_rt_in(h, vt_comm_get(comm), st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0,
-                    vt_pb_post_order++, matched);
-}
-
 /* MPI_Recv, or MPI_Mrecv when msg is set: into a stage or over the user's buffer.
  * Inline: MPI_Recv's copy loses every test of msg. */
 static VT_ALWAYS_INLINE int blocking_recv(const vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
@@ -233,31 +212,52 @@ static VT_ALWAYS_INLINE int blocking_recv(const vt_call *c, void *buf, MPI_Count
 {
     wire w;
     int plain = msg ? *msg == MPI_MESSAGE_NO_PROC || *msg == MPI_MESSAGE_NULL : src == MPI_PROC_NULL;
+    _Alignas(16) uint8_t local[LOCAL_STAGE];
+    MPI_Message matched = msg ? *msg : MPI_MESSAGE_NULL;   /* MPI_Mrecv nulls it */
+    MPI_Count bytes, size = vt_pb_builtin_size(type);
+    if (VT_LIKELY(size >= 0 && (uint64_t)count <= LOCAL_STAGE - VT_PB_H && !plain) &&
+        (bytes = count * size) <= LOCAL_STAGE - VT_PB_H) {
+        /* the common case: a built-in type, header and payload into the stack, no wire
+         * form to build */
+        MPI_Count n = VT_PB_H + bytes;
+        int rc = msg ? PMPI_Mrecv_c(local, n, MPI_BYTE, msg, st) : PMPI_Recv_c(local, n, MPI_BYTE, src, tag, comm, st);
+        const pb_shape s = {.bytes = bytes, .size = size, .lb = 0, .contiguous = 1};
+        if ((VT_LIKELY(rc == MPI_SUCCESS) || received(rc)) &&
+            vt_pb_finish_recv(local, 1, bytes, buf, count, type, &s, st, 0, NULL))
+            vt_pb_rt_in_now(c, local, comm, st, matched);
+        vt_pb_poll();
+        return rc;
+    }
     if (plain || vt_pb_shape(type, count, &w.s))
         return msg ? PMPI_Mrecv_c(buf, count, type, msg, st) : PMPI_Recv_c(buf, count, type, src, tag, comm, st);
     w.packed = is_packed(&w.s);
-    _Alignas(16) uint8_t local[LOCAL_STAGE];
     uint8_t *stage = stage_for(1, &w, local);
     if (!stage)
         return MPI_ERR_NO_MEM;
     int rc = wire_recv(&w, buf, count, type, stage);
-    MPI_Message matched = msg ? *msg : MPI_MESSAGE_NULL;   /* MPI_Mrecv nulls it */
     if (rc == MPI_SUCCESS) {
         rc = msg ? PMPI_Mrecv_c(w.buf, w.count, w.type, msg, st)
                  : PMPI_Recv_c(w.buf, w.count, w.type, src, tag, comm, st);
-        vt_pb_header h;
-        if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, st, 0, NULL, &h))
-            rt_in_now(c, &h, comm, st, matched);
+        if (received(rc) && vt_pb_finish_recv(stage, w.packed, w.s.bytes, buf, count, type, &w.s, st, 0, NULL))
+            vt_pb_rt_in_now(c, stage, comm, st, matched);
     }
     wire_done(&w);
     vt_pb_poll();
     return rc;
 }
 
-int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
-               MPI_Status *st)
+int vt_pb_recv_any(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                   MPI_Status *st)
 {
     return blocking_recv(c, buf, count, type, src, tag, comm, NULL, st);
+}
+
+void vt_pb_recv_error(const vt_call *c, const uint8_t *stage, int rc, MPI_Count bytes, void *buf, MPI_Count count,
+                      MPI_Datatype type, MPI_Comm comm, MPI_Status *st)
+{
+    const pb_shape s = {.bytes = bytes, .size = vt_pb_builtin_size(type), .lb = 0, .contiguous = 1};
+    if (received(rc) && vt_pb_finish_recv(stage, 1, bytes, buf, count, type, &s, st, 0, NULL))
+        vt_pb_rt_in_now(c, stage, comm, st, MPI_MESSAGE_NULL);
 }
 
 /* A receive request of ours: stage, shape and, when unpacking needs it, the type. */
@@ -372,10 +372,9 @@ static int sendrecv_wires(const vt_call *c, wire *ws, wire *wr, int recv_pb, voi
 {
     int rc = PMPI_Sendrecv_c(ws->buf, ws->count, ws->type, dest, stag, wr->buf, wr->count, wr->type, src, rtag, comm,
                              st);
-    vt_pb_header h;
     if (recv_pb && received(rc) &&
-        vt_pb_finish_recv(wr->hdr, wr->packed, wr->s.bytes, rbuf, rcount, rtype, &wr->s, st, 0, NULL, &h))
-        rt_in_now(c, &h, comm, st, MPI_MESSAGE_NULL);
+        vt_pb_finish_recv(wr->hdr, wr->packed, wr->s.bytes, rbuf, rcount, rtype, &wr->s, st, 0, NULL))
+        vt_pb_rt_in_now(c, wr->hdr, comm, st, MPI_MESSAGE_NULL);
     return rc;
 }
 

@@ -21,22 +21,32 @@ typedef struct pb_shape {
 
 int vt_pb_shape_derived(MPI_Datatype type, MPI_Count count, pb_shape *s);
 
+/* A built-in type's size (contiguous, no lower bound), or -1 for any other type. */
+static inline MPI_Count vt_pb_builtin_size(MPI_Datatype type)
+{
+#if defined(MPICH)
+    /* Built-in MPICH types are contiguous and carry their size in bits 8-15. */
+    if ((((unsigned)type >> 30) & 3u) == 1u)
+        return ((unsigned)type >> 8) & 0xffu;
+#endif
+    (void)type;
+    return -1;
+}
+
 /* Fills *s. Returns 0, or -1 when MPI cannot describe the type (an invalid argument:
  * the caller passes the call to MPI unchanged, which reports it as plain MPI does). */
 static inline int vt_pb_shape(MPI_Datatype type, MPI_Count count, pb_shape *s)
 {
     if (count < 0 || type == MPI_DATATYPE_NULL)
         return -1;
-#if defined(MPICH)
-    /* Built-in MPICH types are contiguous and carry their size in bits 8-15. */
-    if ((((unsigned)type >> 30) & 3u) == 1u) {
-        s->size = ((unsigned)type >> 8) & 0xffu;
+    MPI_Count size = vt_pb_builtin_size(type);
+    if (size >= 0) {
+        s->size = size;
         s->lb = 0;
-        s->bytes = count * s->size;
+        s->bytes = count * size;
         s->contiguous = 1;
         return 0;
     }
-#endif
     return vt_pb_shape_derived(type, count, s);
 }
 
@@ -63,8 +73,7 @@ typedef struct pb_req {
     vt_comm *cm;            /* receives: comm's record when posted (the handle may be freed and
                              * given to another communicator before the receive completes) */
     MPI_Count payload;      /* received payload bytes, once unpacked */
-    vt_pb_header hdr;       /* ... and the header (have_hdr) */
-    int have_hdr;
+    int have_hdr;           /* ... and its header is at stage (rtreduce.h reads it there) */
     int src;                /* receives: the source posted (Isendrecv's status has none) */
     uint64_t post_seq;      /* the call that posted the receive (the run-time reduction) */
     int64_t post_enter;
@@ -84,6 +93,7 @@ void vt_pb_req_free(pb_req *r);
 void vt_pb_req_put(pb_req *r);
 pb_req *vt_pb_req_take(MPI_Request h);   /* removes and returns, or NULL */
 pb_req *vt_pb_req_get(MPI_Request h);    /* leaves it in */
+pb_req *vt_pb_req_complete(MPI_Request h); /* one lookup: takes it unless persistent */
 extern size_t vt_pb_nreqs;
 
 /* A handle MPI gives for a request that is complete already and shared by many. */
@@ -94,8 +104,8 @@ int vt_pb_handle_is_builtin(MPI_Request h);
  * messages are synchronous to the model (0: always, UINT64_MAX: never; vt_model_is_sync
  * as a table). Index VT_NFN: a send no call is known for. */
 void vt_pb_model_init(int64_t t_rdv);
-#define VT_PB_FLAG_BLOCKING 4u
-#define VT_PB_FLAG_SYNC 8u
+#define VT_PB_FLAG_BLOCKING VT_RT_FLAG_BLOCKING
+#define VT_PB_FLAG_SYNC VT_RT_FLAG_SYNC
 extern uint8_t vt_pb_fn_flags[VT_NFN + 1];
 extern uint64_t vt_pb_sync_from[VT_NFN + 1];
 

@@ -22,7 +22,7 @@ static void finish(pb_req *r, MPI_Status *st)
         return;
     }
     r->have_hdr = vt_pb_finish_recv(r->stage, r->packed, r->shape.bytes, r->ubuf, r->ucount, r->utype, &r->shape, st,
-                                    r->payload_in_header, &r->payload, &r->hdr);
+                                    r->payload_in_header, &r->payload);
 }
 
 void vt_pb_completed(MPI_Request h, MPI_Status *st)
@@ -30,9 +30,7 @@ void vt_pb_completed(MPI_Request h, MPI_Status *st)
     if (h == MPI_REQUEST_NULL)
         return;
     vt_pb_lock();
-    pb_req *r = vt_pb_req_get(h);
-    if (r && !r->persistent)
-        vt_pb_req_take(h);
+    pb_req *r = vt_pb_req_complete(h);
     vt_pb_unlock();
     if (!r)
         return;
@@ -42,7 +40,7 @@ void vt_pb_completed(MPI_Request h, MPI_Status *st)
     if (r->kind == PB_RECV && r->have_hdr && vt__rt) {
         /* MPI_Isendrecv's status has no source: the one posted */
         int src = r->payload_in_header ? r->src : st && st != MPI_STATUS_IGNORE ? st->MPI_SOURCE : MPI_ANY_SOURCE;
-        vt_pb_rt_in(&r->hdr, r->cm, st, src, r->post_seq, r->post_enter, r->post_order, r->matched);
+        vt_pb_rt_in(r->stage, r->cm, st, src, r->post_seq, r->post_enter, r->post_order, r->matched);
     }
     r->active = 0;
     r->unpacked = 0;
@@ -100,9 +98,7 @@ int vt_pb_request_free(MPI_Request *req)
 {
     MPI_Request h = *req;
     vt_pb_lock();
-    pb_req *r = h == MPI_REQUEST_NULL ? NULL : vt_pb_req_get(h);
-    if (r)
-        vt_pb_req_take(h);
+    pb_req *r = h == MPI_REQUEST_NULL ? NULL : vt_pb_req_take(h);
     vt_pb_unlock();
     if (!r)
         return PMPI_Request_free(req);

@@ -20,7 +20,7 @@
  * strategy (pack or struct datatype) independently and agree on the bytes. */
 #define VT_PB_H 64
 /* ... of which the last VT_RT_POLY_ROOM hold the sender's difference */
-_Static_assert(VT_PB_H == 33 + VT_RT_POLY_ROOM, "header layout: 33 bytes of fields, then the difference");
+_Static_assert(VT_PB_H == VT_RT_HDR_POLY + VT_RT_POLY_ROOM, "header layout: 33 bytes of fields, then the difference");
 
 /* Payloads below this many bytes are packed with their header into one buffer; from
  * it on, a struct datatype [header | user buffer] goes over MPI_BOTTOM (doc/piggyback.md:
@@ -28,15 +28,6 @@ _Static_assert(VT_PB_H == 33 + VT_RT_POLY_ROOM, "header layout: 33 bytes of fiel
 #define VT_PB_PACK_MAX 8256
 
 enum vt_pb_mode { VT_PB_STANDARD = 0, VT_PB_SYNC = 1, VT_PB_BUFFERED = 2, VT_PB_READY = 3 };
-
-/* What a received header says (vt_pb_header_read): what the run-time reduction reads
- * (the sending call's model sequence number 2 callno + 1, its enter on the sender's
- * clock, the payload bytes, the synchronous and blocking-send bits, the encoded
- * difference, pointing into the received bytes) and the MPI mode. */
-typedef struct vt_pb_header {
-    vt_rt_header m;
-    uint8_t mode;           /* enum vt_pb_mode */
-} vt_pb_header;
 
 /* Receives posted so far (the run-time reduction: the order a completion lists its
  * messages in, and which receive takes a probed message). */
@@ -54,14 +45,17 @@ VT_HIDDEN void vt_pb_start_transport(int64_t t_rdv);
 /* At MPI_Finalize, before the layer stops: finishes freed requests still in flight. */
 VT_HIDDEN void vt_pb_finalize(void);
 
-VT_HIDDEN int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
-                         MPI_Comm comm);
+VT_HIDDEN int vt_pb_send_any(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm);
 VT_HIDDEN int vt_pb_isend(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                           int tag, MPI_Comm comm, MPI_Request *req);
 VT_HIDDEN int vt_pb_send_init(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                               int tag, MPI_Comm comm, MPI_Request *req);
-VT_HIDDEN int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+VT_HIDDEN int vt_pb_recv_any(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                          MPI_Status *st);
+/* vt_pb_recv's call returned rc, not MPI_SUCCESS, into stage (VT_PB_H + bytes). */
+VT_HIDDEN void vt_pb_recv_error(const vt_call *c, const uint8_t *stage, int rc, MPI_Count bytes, void *buf,
+                                MPI_Count count, MPI_Datatype type, MPI_Comm comm, MPI_Status *st);
 VT_HIDDEN int vt_pb_irecv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                           MPI_Request *req);
 VT_HIDDEN int vt_pb_recv_init(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
@@ -106,5 +100,7 @@ static inline void vt_pb_poll(void)
 VT_HIDDEN int vt_pb_buffer_attach(void *buf, MPI_Count size);
 VT_HIDDEN int vt_pb_buffer_detach(void *addr, int *size);
 VT_HIDDEN int vt_pb_buffer_detach_c(void *addr, MPI_Count *size);
+
+/* vt_pb_send and vt_pb_recv, their common case inline in the wrappers: mpid/pb_fast.h */
 
 #endif

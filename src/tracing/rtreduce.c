@@ -388,12 +388,14 @@ static size_t probe_of(uint32_t src, int tag, uint64_t comm, uint64_t post_order
 
 /* The probed message's contributor, as replay.c's message_in makes it for the probe:
  * T from the probe's exit, posted by the probe. */
-static int fill_probe(const rt_probe *p, const vt_rt_header *h, const vt_poly *D)
+static int fill_probe(const rt_probe *p, const uint8_t *h, const vt_poly *D)
 {
-    int64_t S = h->S_local + rt.offset;
-    vt_obs_con k = {.kind = VT_CON_MSG, .T = S + vt_model_lambda(&rt.p, h->bytes, S, p->E), .rank = p->src,
-                    .seq = h->seq, .S = S, .S_local = h->S_local, .bytes = h->bytes, .sync = h->sync,
-                    .blocking_send = h->blocking, .peer = rt.rank, .post_seq = p->seq, .P = p->R,
+    int64_t S_local = (int64_t)vt_rt_hdr_u64(h, VT_RT_HDR_START), S = S_local + rt.offset;
+    uint64_t bytes = vt_rt_hdr_u64(h, VT_RT_HDR_BYTES);
+    vt_obs_con k = {.kind = VT_CON_MSG, .T = S + vt_model_lambda(&rt.p, bytes, S, p->E), .rank = p->src,
+                    .seq = vt_rt_hdr_u64(h, VT_RT_HDR_SEQ), .S = S, .S_local = S_local, .bytes = bytes,
+                    .sync = (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) != 0,
+                    .blocking_send = (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_BLOCKING) != 0, .peer = rt.rank, .post_seq = p->seq, .P = p->R,
                     .P_local = p->enter, .probed = 1, .ext = D};
     return vt_rr_probe_fill(&rt.rr, p->seq, &k);
 }
@@ -414,7 +416,7 @@ static int same_room(const uint8_t *a, const uint8_t *b)
 /* A message an open probe found (replay.c: the probe completed it; here it is local)
  * goes into the probe's window: returns 1. Else 0 (or 1 after stopping: an MPI_Mrecv
  * of a message no probe matched). */
-static __attribute__((noinline)) int probed_in(rt_msg *m, const vt_rt_header *h, uint32_t src, int tag,
+static __attribute__((noinline)) int probed_in(rt_msg *m, const uint8_t *h, uint32_t src, int tag,
                                                uint64_t comm_id, uint64_t post_order, MPI_Message matched)
 {
     size_t pi = rt.nopen ? probe_of(src, tag, comm_id, post_order, matched) : SIZE_MAX;
@@ -438,7 +440,7 @@ static __attribute__((noinline)) int probed_in(rt_msg *m, const vt_rt_header *h,
 
 /* A staged message's contributor: every field the reducer reads, by hand (no memset of
  * the large struct). */
-static inline void msg_staged(rt_msg *m, const vt_rt_header *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
+static inline void msg_staged(rt_msg *m, const uint8_t *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
                               uint64_t post_order)
 {
     rt.nmsgs++;
@@ -448,18 +450,18 @@ static inline void msg_staged(rt_msg *m, const vt_rt_header *h, uint32_t src, ui
     k->ext = NULL;
     k->kind = VT_CON_MSG;
     k->rank = src;
-    k->seq = h->seq;
-    k->S_local = h->S_local;
-    k->bytes = h->bytes;
-    k->sync = h->sync;
-    k->blocking_send = h->blocking;
+    k->seq = vt_rt_hdr_u64(h, VT_RT_HDR_SEQ);
+    k->S_local = (int64_t)vt_rt_hdr_u64(h, VT_RT_HDR_START);
+    k->bytes = vt_rt_hdr_u64(h, VT_RT_HDR_BYTES);
+    k->sync = (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) != 0;
+    k->blocking_send = (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_BLOCKING) != 0;
     k->post_seq = post_seq;
     k->P_local = post_enter;
     k->P = post_enter + rt.offset;
 }
 
 /* vt_rt_msg_in when its fast path does not apply. */
-static __attribute__((noinline)) void msg_in_general(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id,
+static __attribute__((noinline)) void msg_in_general(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id,
                                                      uint64_t post_seq, int64_t post_enter, uint64_t post_order,
                                                      MPI_Message matched)
 {
@@ -469,26 +471,28 @@ static __attribute__((noinline)) void msg_in_general(const vt_rt_header *h, uint
         return;
     rt_msg *m = &rt.msgs[rt.nmsgs];
     size_t used;
-    if (!h->poly_len) {
+    const uint8_t *poly = h + VT_RT_HDR_POLY;
+    unsigned len = h[VT_RT_HDR_POLY_LEN];
+    if (!len) {
         stop("a message came without its sender's difference (the sender's run-time reduction stopped)");
         return;
     }
     /* the header's room holds the encoding padded with zeros (vt_rt_send_poly) */
     m->d_equal = 0;
-    if (h->poly_len == rt.sent_len && rt.sent_version == rt.rr.d_version && same_room(h->poly, rt.sent_enc)) {
+    if (len == rt.sent_len && rt.sent_version == rt.rr.d_version && same_room(poly, rt.sent_enc)) {
         /* this rank's own d, as it last sent it: no decoding, no comparison later */
         m->d_at = D_SENT;
         m->d_equal = rt.rr.d_version;
     } else {
-        if (h->poly_len != rt.got_len || !same_room(h->poly, rt.got_enc)) {
+        if (len != rt.got_len || !same_room(poly, rt.got_enc)) {
             own_copies(D_GOT, &rt.got_d);
-            if (vt_poly_decode(&rt.got_d, h->poly, h->poly_len, &used) != VT_POLY_OK || used != h->poly_len) {
+            if (vt_poly_decode(&rt.got_d, poly, len, &used) != VT_POLY_OK || used != len) {
                 rt.got_len = 0;
                 stop("a header's difference does not decode");
                 return;
             }
-            memcpy(rt.got_enc, h->poly, VT_RT_POLY_ROOM);
-            rt.got_len = h->poly_len;
+            memcpy(rt.got_enc, poly, VT_RT_POLY_ROOM);
+            rt.got_len = len;
         }
         m->d_at = D_GOT;
     }
@@ -497,22 +501,46 @@ static __attribute__((noinline)) void msg_in_general(const vt_rt_header *h, uint
     msg_staged(m, h, src, post_seq, post_enter, post_order);
 }
 
-/* The common case of msg_in_general (one thread, room staged already, no probe open, the
- * difference this rank last sent), with no call but in tail position: no frame. */
-void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
-                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+/* Whether a message takes the common case of msg_in_general (one thread, room staged
+ * already, no probe open, the difference this rank last sent), decided on the header's
+ * bytes where they arrived, before anything is decoded. */
+static inline int msg_in_fast(const uint8_t *h)
 {
-    if (VT_UNLIKELY(rt.slow.b.general || rt.nmsgs + 1 > rt.capmsgs || rt.nopen || matched != MPI_MESSAGE_NULL) ||
-        !h->poly_len || h->poly_len != rt.sent_len || rt.sent_version != rt.rr.d_version ||
-        !same_room(h->poly, rt.sent_enc)) {
-        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, matched);
-        return;
-    }
+    return !VT_UNLIKELY(rt.slow.b.general || rt.nmsgs + 1 > rt.capmsgs || rt.nopen) && h[VT_RT_HDR_POLY_LEN] &&
+           h[VT_RT_HDR_POLY_LEN] == rt.sent_len && rt.sent_version == rt.rr.d_version &&
+           same_room(h + VT_RT_HDR_POLY, rt.sent_enc);
+}
+
+/* ... and the common case itself, with no call: no frame. */
+static inline void msg_in_folded(const uint8_t *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
+                                 uint64_t post_order)
+{
     rt_msg *m = &rt.msgs[rt.nmsgs];
     /* this rank's own d, as it last sent it: no decoding, no comparison later */
     m->d_at = D_SENT;
     m->d_equal = rt.rr.d_version;
     msg_staged(m, h, src, post_seq, post_enter, post_order);
+}
+
+void vt_rt_msg_in(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
+                  int64_t post_enter, uint64_t post_order, MPI_Message matched)
+{
+    if (VT_UNLIKELY(matched != MPI_MESSAGE_NULL) || !msg_in_fast(h)) {
+        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, matched);
+        return;
+    }
+    msg_in_folded(h, src, post_seq, post_enter, post_order);
+}
+
+void vt_rt_msg_now(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, int64_t post_enter,
+                   uint64_t post_order)
+{
+    uint64_t post_seq = 2 * vt__calls + 1;
+    if (!msg_in_fast(h)) {
+        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
+        return;
+    }
+    msg_in_folded(h, src, post_seq, post_enter, post_order);
 }
 
 void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)

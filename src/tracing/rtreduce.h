@@ -11,6 +11,7 @@
 #define VT_RTREDUCE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "model/model.h"
 #include "tracing/state.h"
@@ -23,15 +24,23 @@ VT_HIDDEN const uint64_t *vt_comms_gids(size_t *n);
 /* Nonzero while the run-time reduction decides (VTRACE_MODE=reduced or both). */
 extern VT_HIDDEN int vt__rt;
 
-/* What a header says, for vt_rt_msg_in (a copy of piggyback.h's fields). */
-typedef struct vt_rt_header {
-    uint64_t seq;           /* the sending call's model sequence number */
-    int64_t S_local;        /* its enter, on the sender's clock */
-    uint64_t bytes;
-    int sync, blocking;
-    const uint8_t *poly;    /* the sender's difference, encoded */
-    unsigned poly_len;
-} vt_rt_header;
+/* A message's header where it arrived (doc/piggyback.md, "Wire format"), read in place:
+ * no copy of its fields is made, each is one load at a fixed offset (vt_rt_hdr_u64). */
+#define VT_RT_HDR_FLAGS 3       /* bits 0-1 send mode, VT_RT_FLAG_BLOCKING, VT_RT_FLAG_SYNC */
+#define VT_RT_HDR_BYTES 8       /* the payload bytes */
+#define VT_RT_HDR_SEQ 16        /* the sending call's model sequence number */
+#define VT_RT_HDR_START 24      /* its enter, on the sender's clock */
+#define VT_RT_HDR_POLY_LEN 32   /* the sender's difference: its length, */
+#define VT_RT_HDR_POLY 33       /* ... its encoding, padded with zeros to VT_RT_POLY_ROOM */
+#define VT_RT_FLAG_BLOCKING 4u  /* a blocking send (Send, Ssend, Bsend) */
+#define VT_RT_FLAG_SYNC 8u      /* synchronous to the model */
+
+static inline uint64_t vt_rt_hdr_u64(const uint8_t *h, unsigned at)
+{
+    uint64_t x;
+    memcpy(&x, h + at, 8);
+    return x;
+}
 
 /* Starts it (after the clock synchronisation at MPI_Init): DIR the reduced trace's
  * directory, offset this rank's clock offset there (model clock = local + offset).
@@ -50,8 +59,12 @@ VT_HIDDEN unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM
  * matched-message handle, the probe's), tag and communicator id, the receive's posting
  * call (sequence number, enter) and posting order, and for MPI_Mrecv/Imrecv the handle
  * the matching probe returned (MPI_MESSAGE_NULL otherwise). */
-VT_HIDDEN void vt_rt_msg_in(const vt_rt_header *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
+VT_HIDDEN void vt_rt_msg_in(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, uint64_t post_seq,
                             int64_t post_enter, uint64_t post_order, MPI_Message matched);
+/* vt_rt_msg_in for a receive the call being made posted (a blocking one, no matched
+ * message): its posting call is that call, entered at post_enter (local). */
+VT_HIDDEN void vt_rt_msg_now(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, int64_t post_enter,
+                             uint64_t post_order);
 /* The call is a probe that found a message from src (world rank) with this tag on
  * communicator comm_id; matched: MPI_Mprobe/Improbe's handle, or MPI_MESSAGE_NULL;
  * post_order: receives posted so far (the probed message goes to a later one). */

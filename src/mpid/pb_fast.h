@@ -1,0 +1,83 @@
+/* The common case of the blocking point-to-point calls with the piggyback header, inline
+ * in their wrappers (src/mpi/wrappers.c includes this file): MPI_Send (Bsend, Ssend, Rsend)
+ * and MPI_Recv of a built-in type with at most VT_PB_LOCAL_STAGE - VT_PB_H payload bytes,
+ * staged on the wrapper's stack. As a call of its own it cost a frame, six saved
+ * registers and its arguments passed again (doc/piggyback.md, "fast paths"); every
+ * other case is the out-of-line vt_pb_send_any / vt_pb_recv_any of pb_p2p.c. */
+#ifndef VT_PB_FAST_H
+#define VT_PB_FAST_H
+
+#include "mpid/pb_priv.h"
+
+/* Blocking calls stage small messages on the stack (the thread-local scratch costs a
+ * call on the hot path): header and payload up to this many bytes. */
+#define VT_PB_LOCAL_STAGE (VT_PB_H + 2048)
+
+static VT_ALWAYS_INLINE int vt_pb_send_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag,
+                                            MPI_Comm comm)
+{
+    switch (mode) {
+    case VT_PB_SYNC: return PMPI_Ssend_c(b, n, t, dest, tag, comm);
+    case VT_PB_BUFFERED: return PMPI_Bsend_c(b, n, t, dest, tag, comm);
+    case VT_PB_READY: return PMPI_Rsend_c(b, n, t, dest, tag, comm);
+    default: return PMPI_Send_c(b, n, t, dest, tag, comm);
+    }
+}
+
+/* A blocking receive's message for the run-time reduction: posted by this very call. */
+static VT_ALWAYS_INLINE void vt_pb_rt_in_now(const vt_call *c, const uint8_t *h, MPI_Comm comm,
+                                             const MPI_Status *st, MPI_Message matched)
+{
+    if (!vt__rt)
+        return;
+    const vt_comm *cm = vt_comm_get(comm);
+    int w = matched == MPI_MESSAGE_NULL && cm ? vt_comm_peer(cm, st->MPI_SOURCE) : -1;
+    if (VT_LIKELY(w >= 0))
+        vt_rt_msg_now(h, (uint32_t)w, st->MPI_TAG, cm->gid, c ? c->enter : 0, vt_pb_post_order++);
+    else
+        vt_pb_rt_in(h, cm, st, st->MPI_SOURCE, 2 * vt__calls + 1, c ? c->enter : 0, vt_pb_post_order++, matched);
+}
+
+/* Whether count elements of type take the common case; *size: the type's size, *bytes:
+ * the payload bytes. */
+static VT_ALWAYS_INLINE int vt_pb_small(MPI_Datatype type, MPI_Count count, MPI_Count *size, MPI_Count *bytes)
+{
+    *size = vt_pb_builtin_size(type);
+    return VT_LIKELY(*size >= 0 && (uint64_t)count <= VT_PB_LOCAL_STAGE - VT_PB_H) &&
+           (*bytes = count * *size) <= VT_PB_LOCAL_STAGE - VT_PB_H;
+}
+
+static VT_ALWAYS_INLINE int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type,
+                                       int dest, int tag, MPI_Comm comm)
+{
+    MPI_Count size, bytes;
+    if (!vt_pb_small(type, count, &size, &bytes) || dest == MPI_PROC_NULL)
+        return vt_pb_send_any(c, mode, buf, count, type, dest, tag, comm);
+    _Alignas(16) uint8_t local[VT_PB_LOCAL_STAGE];
+    vt_pb_header_write(local, c, c ? c->fn : VT_NFN, mode, bytes);
+    vt_pb_copy(local + VT_PB_H, buf, (size_t)bytes);
+    int rc = vt_pb_send_mode(mode, local, VT_PB_H + bytes, MPI_BYTE, dest, tag, comm);
+    vt_pb_poll();
+    return rc;
+}
+
+static VT_ALWAYS_INLINE int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, MPI_Datatype type, int src, int tag,
+                                       MPI_Comm comm, MPI_Status *st)
+{
+    MPI_Count size, bytes;
+    if (!vt_pb_small(type, count, &size, &bytes) || src == MPI_PROC_NULL)
+        return vt_pb_recv_any(c, buf, count, type, src, tag, comm, st);
+    _Alignas(16) uint8_t local[VT_PB_LOCAL_STAGE];
+    int rc = PMPI_Recv_c(local, VT_PB_H + bytes, MPI_BYTE, src, tag, comm, st);
+    if (VT_UNLIKELY(rc != MPI_SUCCESS)) {
+        vt_pb_recv_error(c, local, rc, bytes, buf, count, type, comm, st);
+    } else {
+        const pb_shape s = {.bytes = bytes, .size = size, .lb = 0, .contiguous = 1};
+        if (vt_pb_finish_recv(local, 1, bytes, buf, count, type, &s, st, 0, NULL))
+            vt_pb_rt_in_now(c, local, comm, st, MPI_MESSAGE_NULL);
+    }
+    vt_pb_poll();
+    return rc;
+}
+
+#endif
