@@ -2,8 +2,9 @@
  * iteration and no candidate between the allreduces (the work per iteration is well
  * below the threshold): the collectives' atoms align every rank's difference, so the
  * run-time reduction records none of the point-to-point messages. rt_c1.check looks.
- * The test runs with a threshold of 50 ms: on a loaded machine a burst of 50 us can be
- * preempted past 1 ms, and a candidate there rightly keeps the next messages.
+ * The test runs with a threshold of 1 s: on a loaded machine a burst of 50 us can be
+ * preempted past 1 ms (78 ms seen in a loaded make check), and a candidate there rightly
+ * keeps the next messages.
  *   mpiexec -n 2 ./halo_c1 [iterations=40] [work_us=50]                                  */
 #include <mpi.h>
 #include <stdio.h>
