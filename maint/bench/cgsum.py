@@ -48,6 +48,10 @@ def sums(path, inclusive="yes"):
             # the layer's entry points (and their inlined parts, shown without a library)
             # have source. MPICH's MPI_X are aliases of PMPI_X: either name may be shown.
             key = "mpi" if src == "???" and "libvtrace" not in obj else "layer"
+            # a part inlined from another source file is shown without its library: the
+            # function's own row (with it) already counts it in its inclusive cost
+            if key == "layer" and src != "???" and not obj:
+                key = None
         elif re.match(r"__(memcpy|memmove)", fn):
             key = "copy"
         if key:
