@@ -103,6 +103,11 @@ PB_CALLS = {
     "imrecv": "vt_pb_imrecv(&c, {RBUF}, {RCOUNT}, {RTYPE}, {MESSAGE}, {REQUEST})",
     "request_free": "vt_pb_request_free({REQUEST})",
 }
+# Functions whose bodies inline their handler (tracing/handlers_p2p.h): the blocking
+# ping-pong's two calls, where a second call's frame and arguments cost 30-40 instructions
+# a call (issue 18). Others call the handler: inlining it everywhere would grow the library.
+INLINE_LEAVE = {"MPI_Send": ("vt_leave_send(", "vt_leave_inline_send("),
+                "MPI_Recv": ("vt_leave_recv(", "vt_leave_inline_recv(")}
 # Code of the transport before the PMPI_ call or after it (before the handler).
 PB_PRE = {
     "start": "if (VT_UNLIKELY(vt__pb)) vt_pb_start(&c, 1, {REQUEST});",
@@ -257,6 +262,8 @@ def body(f):
         status_role = "STATUS"
     pre = expand(pre, f)
     post = expand(post, f)
+    if name in INLINE_LEAVE:
+        post = post.replace(*INLINE_LEAVE[name])
     lines = [head, "{", "    vt_call c;",
              "    if (!VT_ENTER(&c, %s, vt_site))" % fn, "        return %s(%s);" % (pname, plain)]
     if cls in ("coll", "icoll", "coll_init"):
@@ -506,7 +513,8 @@ def main():
           " * C entry points, each calling its body with its own return address. wrappers_f08.c\n"
           " * includes this file with VT_BODIES_ONLY defined, to call the same bodies from the\n"
           " * mpi_f08 entry points. */" % os.path.basename(table),
-          '#include "vt_mpi_lacks.h"', '#include "tracing/handlers.h"', '#include "mpid/pb_fast.h"', "",
+          '#include "vt_mpi_lacks.h"', '#include "tracing/handlers.h"', '#include "tracing/handlers_p2p.h"',
+          '#include "mpid/pb_fast.h"', "",
           "/* Always inlined: the C hot path must cost what it cost before there were bodies. */",
           "#define VT_BODY static inline __attribute__((always_inline))", ""]
     wr += [guarded(f, body(f)) for f in funcs if f["cls"] not in ("init", "init_thread", "finalize")]

@@ -6,7 +6,7 @@ lib_LTLIBRARIES += libvtrace.la
 if VT_ENABLED
 libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_sources) \
 	$(vt_mpi_sources) $(vt_mpid_sources) \
-	src/tracing/state.h src/tracing/state.c src/tracing/mpistatus.h src/tracing/mpihandle.h src/tracing/handlers.h src/tracing/handlers_priv.h \
+	src/tracing/state.h src/tracing/state.c src/tracing/mpistatus.h src/tracing/mpihandle.h src/tracing/handlers.h src/tracing/handlers_priv.h src/tracing/handlers_p2p.h \
 	src/tracing/handlers.c src/tracing/handlers_coll.c src/tracing/handlers_io.c \
 	src/tracing/buffer.c src/tracing/buffer.h \
 	src/tracing/callsites.c src/tracing/callsites.h src/tracing/modules.c src/tracing/modules.h \

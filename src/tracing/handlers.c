@@ -2,6 +2,7 @@
  * one record (doc/format.md) or a profile count. */
 #include "vt_config.h"
 #include "tracing/handlers_priv.h"
+#include "tracing/handlers_p2p.h"
 #include "tracing/callsites.h"
 #include "tracing/crash.h"
 #include "tracing/mpistatus.h"
@@ -34,22 +35,6 @@ void vt_count(unsigned fn)
 
 /* ------------------------------------------------------------------ point to point */
 
-/* Layout letters p t b: the send side, peer as a world rank. */
-static inline uint8_t *put_send_side(uint8_t *p, const vt_comm *cm, int dest, int tag, uint64_t bytes)
-{
-    p = vt_put_svar(p, vt_comm_peer(cm, dest));
-    p = vt_put_svar(p, tag);
-    return vt_put_uvar(p, bytes);
-}
-
-/* Layout letters P T B: the receive side, from the status. */
-static inline uint8_t *put_recv_side(uint8_t *p, const vt_comm *cm, const MPI_Status *st, uint64_t bytes)
-{
-    p = vt_put_svar(p, vt_comm_peer(cm, st->MPI_SOURCE));
-    p = vt_put_svar(p, st->MPI_TAG);
-    return vt_put_uvar(p, bytes);
-}
-
 void vt_leave_plain(vt_call *c, int rc)
 {
     (void)rc;
@@ -64,17 +49,6 @@ void vt_leave_abort(vt_call *c, int code)
     vt_crash_abort(code);
 }
 
-/* The run-time reduction: a blocking send (or Sendrecv's send half) whose message is
- * synchronous to the model completes at this call (replay.c, sync_sender). */
-static VT_ALWAYS_INLINE void rt_sync_send(const vt_call *c, const vt_comm *cm, int dest, uint64_t bytes)
-{
-    if (!vt_rt_is_sync(c->fn, bytes))
-        return;
-    int peer = dest == MPI_PROC_NULL ? -1 : vt_comm_peer(cm, dest);
-    if (peer >= 0)
-        vt_rt_ssend((uint32_t)peer, 2 * vt__calls + 1, c->enter, bytes);
-}
-
 void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes)
 {
     vt_lock();
@@ -87,20 +61,7 @@ void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes)
 
 void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type)
 {
-    (void)rc;
-    int64_t exit = vt_now();
-    uint64_t bytes = type_bytes(count, type);
-    uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
-    if (p) {
-        vt_comm *cm = comm_of(comm);
-        p = vt_put_uvar(p, cm->index);
-        p = put_send_side(p, cm, dest, tag, bytes);
-        if (VT_UNLIKELY(vt__rt))
-            rt_sync_send(c, cm, dest, bytes);
-    } else if (rec_skipped() && vt__rt) {
-        rt_sync_send(c, comm_of(comm), dest, bytes);
-    }
-    rec_done_skip(c, p, exit, bytes);
+    vt_leave_inline_send(c, rc, comm, dest, tag, count, type);
 }
 
 void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
@@ -135,16 +96,7 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
 
 void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
 {
-    (void)rc;
-    int64_t exit = vt_now();
-    uint64_t bytes = status_bytes(st);
-    uint8_t *p = rec_call_skip(c, exit, 4 * VT_UVAR_MAX);
-    if (p) {
-        vt_comm *cm = comm_of(comm);
-        p = vt_put_uvar(p, cm->index);
-        p = put_recv_side(p, cm, st, bytes);
-    }
-    rec_done_skip(c, p, exit, bytes);
+    vt_leave_inline_recv(c, rc, comm, st);
 }
 
 void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)

@@ -403,3 +403,12 @@ EXTRA_DIST += test/mpi/overwrite.sh
 # (maint/install-deps.sh).
 TESTS += test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh
 EXTRA_DIST += test/mpi/app_common.sh test/mpi/app_netpipe.sh test/mpi/app_hpcc.sh test/mpi/app_lammps.sh
+
+# MPI_Send/MPI_Recv fields across the one-byte varint limits (the inlined handlers' one-word
+# store and their varints, issue 18)
+check_PROGRAMS += test/mpi/p2p_fields
+TESTS += test/mpi/p2p_fields
+EXTRA_DIST += test/mpi/p2p_fields.expect
+test_mpi_p2p_fields_SOURCES = test/mpi/p2p_fields.c test/mpi/mpitest.h
+test_mpi_p2p_fields_LDADD = libvtrace.la
+test_mpi_p2p_fields_LDFLAGS = $(vt_mpi_ldflags)
