@@ -74,7 +74,7 @@ typedef struct vt_function {
 } vt_function;
 
 typedef struct vt_callsite {
-    uint64_t address;
+    uint64_t address;   /* before 1.6, or 1.6 with the module unknown; else 0 */
     const char *module; /* module path, "" unknown */
     uint64_t offset;    /* offset in the module */
     const char *symbol; /* "" unknown */

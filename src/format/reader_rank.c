@@ -241,6 +241,46 @@ static int parse_modules(vt_trace *t, vt_rank *rk, pp *r)
     return 0;
 }
 
+/* 1.6: call sites after the module table, each its module's index + 1 (0 unknown: then
+ * the address) and the offset in it; they follow those of the 1.0 list (empty when a
+ * 1.6 writer wrote it). */
+static int parse_sites(vt_trace *t, vt_rank *rk, pp *r)
+{
+    uint64_t n;
+    if (pp_count(r, &n, 3, "number of call sites after the module table"))
+        return -1;
+    size_t old = rk->ncallsites;
+    vt_callsite *cs = vt__arena_calloc(&t->ar, old + n ? old + n : 1, sizeof *cs);
+    if (!cs)
+        return vt__pp_nomem(r, "the call-site table");
+    if (old)
+        memcpy(cs, rk->callsites, old * sizeof *cs);
+    for (uint64_t i = 0; i < n; i++) {
+        vt_callsite *c = &cs[old + i];
+        uint64_t m, v;
+        char *sym;
+        const uint8_t *at = r->p;
+        if (pp_uvar(r, &m, "call-site module index + 1"))
+            return -1;
+        if (m > rk->nmodules) {
+            r->p = at;
+            return vt__pp_err(r, "expected a call-site module index + 1 of at most %zu (the entries of the module "
+                              "table), found %llu", rk->nmodules, (unsigned long long)m);
+        }
+        if (pp_uvar(r, &v, m ? "call-site offset in module" : "call-site address") ||
+            vt__pp_str(r, &t->ar, &sym, "call-site symbol"))
+            return -1;
+        c->module = m ? rk->modules[m - 1].path : "";
+        c->module_index = (int64_t)m - 1;
+        c->offset = m ? v : 0;
+        c->address = m ? 0 : v;
+        c->symbol = sym;
+    }
+    rk->ncallsites = old + (size_t)n;
+    rk->callsites = cs;
+    return 0;
+}
+
 static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
 {
     uint64_t n;
@@ -366,6 +406,8 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
             return -1;
     }
     if (rk->minor >= 4 && r->p != r->end && parse_modules(t, rk, r))
+        return -1;
+    if (rk->minor >= 6 && r->p != r->end && parse_sites(t, rk, r))
         return -1;
     return vt__pp_finish(r, rk->minor, "RANKDEFS");
 }

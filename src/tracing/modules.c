@@ -109,11 +109,12 @@ void vt_module_of(const void *a, vt_site_module *out)
 {
     Dl_info di;
     memset(&di, 0, sizeof di);
-    *out = (vt_site_module){.path = "", .offset = 0, .symbol = ""};
+    *out = (vt_site_module){.path = "", .offset = 0, .symbol = "", .index = -1};
     if (!dladdr(a, &di) || !di.dli_fname || !di.dli_fname[0])
         return;
     module *m = module_for((uintptr_t)a, (uintptr_t)di.dli_fbase, di.dli_fname);
     out->path = m ? m->path : di.dli_fname;
+    out->index = m ? (int64_t)(m - mods) : -1;
     out->offset = (uint64_t)((uintptr_t)a - (uintptr_t)di.dli_fbase);
     out->symbol = di.dli_sname ? di.dli_sname : "";
 }

@@ -13,6 +13,7 @@ typedef struct vt_site_module {
     const char *path;   /* absolute when it could be found; "" unknown */
     uint64_t offset;    /* the address minus the object's first mapped byte */
     const char *symbol; /* dynamic symbol, "" unknown */
+    int64_t index;      /* in the module table, -1 none (path and offset as dladdr gave them) */
 } vt_site_module;
 
 /* Where addr lies; adds its object to the module table. Strings stay valid until

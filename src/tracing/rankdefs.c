@@ -60,8 +60,9 @@ void vt_growbuf_str(vt_growbuf *g, const char *s)
 /* ------------------------------------------------------------------ call sites */
 
 typedef struct site_name {
-    const char *module, *symbol;  /* "" unknown; owned */
+    const char *symbol; /* "" unknown; owned */
     uint64_t offset;
+    int64_t module;     /* index in the module table, -1 unknown */
 } site_name;
 
 static site_name *names;
@@ -88,9 +89,9 @@ void vt_rankdefs_resolve_sites(void)
         vt_site_module m;
         vt_module_of(vt_callsite_addr(nnamed), &m);
         site_name *s = &names[nnamed];
-        s->module = own(m.path);
         s->symbol = own(m.symbol);
         s->offset = m.offset;
+        s->module = m.index;
     }
 }
 
@@ -148,15 +149,8 @@ static void put_members(vt_growbuf *g, const int *w, int n, uint32_t before)
 
 void vt_rankdefs_encode(vt_growbuf *g, const vt_rankdefs_end *e)
 {
-    uint32_t n = vt_callsites_count();
-    vt_growbuf_uvar(g, n);
-    for (uint32_t i = 0; i < n; i++) {
-        const site_name *s = i < nnamed ? &names[i] : NULL;
-        vt_growbuf_uvar(g, (uint64_t)(uintptr_t)vt_callsite_addr(i));
-        vt_growbuf_str(g, s ? s->module : "");
-        vt_growbuf_uvar(g, s ? s->offset : 0);
-        vt_growbuf_str(g, s ? s->symbol : "");
-    }
+    /* 1.6: the call sites follow the module table (below); the 1.0 list stays empty */
+    vt_growbuf_uvar(g, 0);
     uint32_t nc = vt_comms_count();
     vt_growbuf_uvar(g, nc);
     for (uint32_t i = 0; i < nc; i++) {
@@ -220,5 +214,22 @@ void vt_rankdefs_encode(vt_growbuf *g, const vt_rankdefs_end *e)
         vt_growbuf_str(g, vt_module_at(i, &id, &idlen));
         vt_growbuf_uvar(g, idlen);
         vt_growbuf_bytes(g, id, idlen);
+    }
+    /* 1.6: each call site as its module's index + 1 and the offset in it, no address
+     * (it differs between processes: address-space randomisation); a site whose module
+     * is unknown (not named yet: a signal handler; dladdr failed) keeps its address */
+    uint32_t n = vt_callsites_count();
+    vt_growbuf_uvar(g, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const site_name *s = i < nnamed ? &names[i] : NULL;
+        if (s && s->module >= 0 && (uint64_t)s->module < nm) {
+            vt_growbuf_uvar(g, (uint64_t)s->module + 1);
+            vt_growbuf_uvar(g, s->offset);
+            vt_growbuf_str(g, s->symbol);
+        } else {
+            vt_growbuf_uvar(g, 0);
+            vt_growbuf_uvar(g, (uint64_t)(uintptr_t)vt_callsite_addr(i));
+            vt_growbuf_str(g, s ? s->symbol : "");
+        }
     }
 }

@@ -8,10 +8,11 @@
 #include <string.h>
 
 #define VT_FORMAT_MAJOR 1
-#define VT_FORMAT_MINOR 5 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
+#define VT_FORMAT_MINOR 6 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
                            * 1.4: RANKDEFS snapshots between event blocks, how the run ended, modules;
                            * 1.5: REDUCED_COLS message times and time columns packed smaller;
-                           *      the trace's function table and a dictionary in vtrace.defs */
+                           *      the trace's function table and a dictionary in vtrace.defs;
+                           * 1.6: RANKDEFS call sites as module index and offset, after the modules */
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"

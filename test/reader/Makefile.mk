@@ -4,7 +4,7 @@
 #   test_reader      cmocka unit tests (varints, layout letters, definitions, matching)
 #   golden.sh        vtrace info/dump against test/reader/golden/
 #   corrupt_cli.sh   the vtrace command on damaged traces and bad command lines
-#   old_versions.sh  kept traces (test/reader/v1.2/, v1.3/, v1.4/: REDUCED_COLS, snapshots, modules) read as they were
+#   old_versions.sh  kept traces (test/reader/v1.2/ to v1.5/: REDUCED_COLS, snapshots, modules, shared tables) read as they were
 # The libFuzzer target is built and run by test/reader/run-fuzz.sh (clang).
 check_PROGRAMS += test/reader/synth test/reader/test_corrupt
 test_reader_synth_SOURCES = test/reader/synth_main.c test/reader/synth.c test/reader/synth.h
@@ -58,4 +58,10 @@ EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh \
 	test/reader/v1.4/halo-full/vtrace.defs \
 	test/reader/v1.4/halo-reduced.dump test/reader/v1.4/halo-reduced.whatif \
 	test/reader/v1.4/halo-reduced/rank-000000.vte test/reader/v1.4/halo-reduced/rank-000001.vte \
-	test/reader/v1.4/halo-reduced/vtrace.defs
+	test/reader/v1.4/halo-reduced/vtrace.defs \
+	test/reader/v1.5/halo-full.dump test/reader/v1.5/halo-full.whatif \
+	test/reader/v1.5/halo-full/rank-000000.vte test/reader/v1.5/halo-full/rank-000001.vte \
+	test/reader/v1.5/halo-full/vtrace.defs \
+	test/reader/v1.5/halo-reduced.dump test/reader/v1.5/halo-reduced.whatif \
+	test/reader/v1.5/halo-reduced/rank-000000.vte test/reader/v1.5/halo-reduced/rank-000001.vte \
+	test/reader/v1.5/halo-reduced/vtrace.defs

@@ -46,6 +46,11 @@ static void b_uvar(bytes *b, uint64_t v)
     b->n = (size_t)(vt_put_uvar(b->p + b->n, v) - b->p);
 }
 static void b_svar(bytes *b, int64_t v) { b_uvar(b, vt_zigzag(v)); }
+static void b_u8(bytes *b, uint8_t v)
+{
+    b_room(b, 1);
+    b->p[b->n++] = v;
+}
 static void b_str(bytes *b, const char *s)
 {
     size_t len = strlen(s);
@@ -379,9 +384,11 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
 
     /* RANKDEFS */
     b.n = 0;
-    if (rank == 2) {
-        b_uvar(&b, 0); /* no call sites */
+    if (rank != 1) {
+        /* rank 0: its call sites follow the module table (1.6); rank 2 has none */
+        b_uvar(&b, 0);
     } else {
+        /* rank 1: the list of 1.0 (as a reduced or compensated 1.5 trace keeps it) */
         b_uvar(&b, 2);
         b_uvar(&b, 0x401234);
         b_str(&b, "/usr/bin/app");
@@ -471,6 +478,30 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
     b_uvar(&b, 0);
     b_svar(&b, w.first_enter - 100);
     b_svar(&b, w.last_exit + 100);
+    if (rank != 1) {
+        for (int i = 0; i < 6; i++)
+            b_uvar(&b, 0); /* 1.2 overheads, 1.4 end reason (finalize) and write: none */
+        /* 1.4: modules; 1.6: the call sites, as module index + 1 and offset */
+        b_uvar(&b, rank == 0 ? 2 : 0);
+        if (rank == 0) {
+            static const uint8_t id[4] = {0xde, 0xad, 0xbe, 0xef};
+            b_str(&b, "/usr/bin/app");
+            b_uvar(&b, sizeof id);
+            for (size_t i = 0; i < sizeof id; i++)
+                b_u8(&b, id[i]);
+            b_str(&b, "/usr/lib/libfoo.so");
+            b_uvar(&b, 0);
+        }
+        b_uvar(&b, rank == 0 ? 2 : 0);
+        if (rank == 0) {
+            b_uvar(&b, 1);
+            b_uvar(&b, 0x1234);
+            b_str(&b, "main");
+            b_uvar(&b, 2);
+            b_uvar(&b, 0x5678);
+            b_str(&b, ""); /* the last byte of the payload (test_corrupt.c) */
+        }
+    }
     if (vt_block_write_dict(w.fd, VT_BLOCK_RANKDEFS, b.p, b.n, 0, o->zstd_level, o->shared ? shared_dict : NULL,
                             o->shared ? sizeof shared_dict - 1 : 0))
         w.err = 1;

@@ -366,6 +366,26 @@ static void named(file f[NFILES])
     expect_fail(f, -1, r2->name, l, "CRC mismatch");
     r2->data[rd + 16] ^= 0x10;
 
+    /* 1.6: a call site naming a module past the module table. Rank 0's raw RANKDEFS
+     * ends with its second site: module index + 1 (2), offset 0x5678 (3 bytes), "" */
+    rd = block_at(r0, nblocks(r0) - 2);
+    uint32_t rdlen = vt_get_u32(r0->data + rd + 8);
+    size_t mod_at = rd + VT_BLOCK_HEADER_SIZE + rdlen - 5;
+    if (r0->data[rd + 5] != VT_CODEC_RAW || r0->data[mod_at] != 2) {
+        failf("bad module index: rank 0's RANKDEFS does not end with a site of module 2");
+    } else {
+        uint32_t crc = vt_get_u32(r0->data + rd + 16);
+        r0->data[mod_at] = 3;
+        put32(r0->data + rd + 16,
+              (uint32_t)crc32(crc32(0L, Z_NULL, 0), r0->data + rd + VT_BLOCK_HEADER_SIZE, (uInt)rdlen));
+        snprintf(l, sizeof l,
+                 "offset %zu: expected a call-site module index + 1 of at most 2 (the entries of the module table), "
+                 "found 3", mod_at);
+        expect_fail(f, -1, r0->name, l, "call-site module index");
+        r0->data[mod_at] = 2;
+        put32(r0->data + rd + 16, crc);
+    }
+
     /* CRC mismatch in an EVENTS block: found by the cursor, not at open */
     size_t ev = block_at(r0, 1);
     r0->data[ev + VT_BLOCK_HEADER_SIZE + 3] ^= 0x01;

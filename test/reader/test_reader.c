@@ -523,12 +523,30 @@ static void test_definitions(void **state)
     /* call sites */
     assert_int_equal(r0->ncallsites, 2);
     assert_int_equal(r2->ncallsites, 0);
+    assert_int_equal(r1->ncallsites, 2);
+    /* rank 0 (1.6): module index and offset, no address */
     const vt_callsite *cs = vt_trace_callsite(t, 0, 0);
-    assert_true(cs->address == 0x401234);
+    assert_true(cs->address == 0);
+    assert_int_equal(cs->module_index, 0);
     assert_string_equal(cs->module, "/usr/bin/app");
     assert_true(cs->offset == 0x1234);
     assert_string_equal(cs->symbol, "main");
-    assert_string_equal(vt_trace_callsite(t, 0, 1)->symbol, "");
+    cs = vt_trace_callsite(t, 0, 1);
+    assert_int_equal(cs->module_index, 1);
+    assert_string_equal(cs->module, "/usr/lib/libfoo.so");
+    assert_true(cs->offset == 0x5678);
+    assert_string_equal(cs->symbol, "");
+    assert_int_equal(r0->nmodules, 2);
+    assert_int_equal(r0->modules[0].build_id_len, 4);
+    assert_int_equal(r0->modules[0].build_id[3], 0xef);
+    /* rank 1 (the list of 1.0): the address too, no module table */
+    cs = vt_trace_callsite(t, 1, 0);
+    assert_true(cs->address == 0x401234);
+    assert_int_equal(cs->module_index, -1);
+    assert_string_equal(cs->module, "/usr/bin/app");
+    assert_true(cs->offset == 0x1234);
+    assert_string_equal(cs->symbol, "main");
+    assert_string_equal(vt_trace_callsite(t, 1, 1)->symbol, "");
 
     /* communicators */
     assert_int_equal(r0->ncomms, 3);
