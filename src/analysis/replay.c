@@ -318,6 +318,7 @@ out:
         vt__rp_par_free(&R);
     for (uint32_t r = 0; R.rs && r < R.nranks; r++)
         vt__rp_free_rank(&R.rs[r]);
+    vt__rp_ra_free(&R);
     for (size_t g = 0; g < R.ngates; g++) {
         free(R.gates[g]->T);
         free(R.gates[g]->D);

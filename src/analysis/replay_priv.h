@@ -221,6 +221,15 @@ typedef struct replay {
     size_t capkq;             /* keys kq has room for */
     uint64_t *used_sends;     /* rank << 32 | send position read by the record being processed */
     size_t nused_sends, capused_sends;
+    /* The records read ahead, of every rank (smatch.buf names them): one pool, in chunks
+     * of RA_CHUNK (they do not move), its free entries reused the last freed first. A
+     * rank mostly replays the records it read ahead in the same turn: at many ranks the
+     * entry it decodes into is one the rank before it just let go, still in the caches,
+     * where entries of its own would be out of them since its last turn. */
+    struct brec **ra;         /* the chunks */
+    size_t nra, capra;
+    struct brec **rafree;     /* room for every entry */
+    size_t nrafree, caprafree;
     /* Reduced traces */
     int reduced;
     u64map pub;               /* rank << 40 | seq -> slot: published differences */
@@ -304,6 +313,8 @@ typedef struct sx {
     uint32_t slot;    /* its slot (rstate.ss without streaming), SLOT_NONE */
 } sx;
 
+#define RA_CHUNK 256
+
 typedef struct brec {
     vt_event ev;
     uint64_t *st;
@@ -339,7 +350,7 @@ typedef struct smatch {
     uint64_t qlo, qrel, qhi;
     uint64_t *rq, *rqpost;    /* receives in posting order, and their posting index */
     size_t qcap;
-    brec *buf;                /* records read ahead */
+    struct brec **buf;        /* records read ahead: entries of replay.ra (a ring) */
     size_t bcap;
     uint64_t blo, bhi;
     uint64_t *cst;            /* the current record's lists when it is not the cursor's */
@@ -466,6 +477,7 @@ int vt__rp_settle(replay *R, rstate *s);
 int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void vt__rp_sm_free(rstate *s);
+void vt__rp_ra_free(replay *R);
 void vt__rp_hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, uint32_t rpos);
 void vt__rp_sm_trim(rstate *s);
 

@@ -612,6 +612,50 @@ static int own_current(rstate *s)
     return 0;
 }
 
+/* A new chunk of the read-ahead pool (R->ra), its entries free: one of them, or NULL
+ * (no memory). */
+static __attribute__((noinline)) brec *ra_grow(replay *R)
+{
+    if (R->nra == R->capra) {
+        size_t nc = R->capra ? 2 * R->capra : 16;
+        brec **n = realloc(R->ra, nc * sizeof *n);
+        if (!n)
+            return NULL;
+        R->ra = n;
+        R->capra = nc;
+    }
+    size_t nc = (R->nra + 1) * RA_CHUNK;
+    brec **f = realloc(R->rafree, nc * sizeof *f);
+    if (!f)
+        return NULL;
+    R->rafree = f;
+    R->caprafree = nc;
+    brec *c = calloc(RA_CHUNK, sizeof *c);
+    if (!c)
+        return NULL;
+    R->ra[R->nra++] = c;
+    for (size_t i = RA_CHUNK - 1; i > 0; i--) /* (the first ones taken first) */
+        R->rafree[R->nrafree++] = &c[i];
+    return &c[0];
+}
+
+static inline brec *ra_get(replay *R) { return R->nrafree ? R->rafree[--R->nrafree] : ra_grow(R); }
+
+static inline void ra_put(replay *R, brec *b) { R->rafree[R->nrafree++] = b; }
+
+void vt__rp_ra_free(replay *R)
+{
+    for (size_t k = 0; k < R->nra; k++) {
+        for (size_t i = 0; i < RA_CHUNK; i++) {
+            free(R->ra[k][i].st);
+            free(R->ra[k][i].dn);
+        }
+        free(R->ra[k]);
+    }
+    free(R->ra);
+    free(R->rafree);
+}
+
 /* Reads one record ahead on rank s (matching it, keeping it for the replay): 1, 0 at
  * the end of the rank's records, -1 on error (R->failed). */
 int vt__rp_more(replay *R, rstate *s)
@@ -621,33 +665,33 @@ int vt__rp_more(replay *R, rstate *s)
         return 0;
     if (own_current(s))
         return sm_nomem(R, s, &s->ev);
-    /* room first: the record is decoded into its place (no copy of it) */
     if (m->bhi - m->blo == m->bcap) {
-        size_t nc = m->bcap ? 2 * m->bcap : 4;
-        brec *n = calloc(nc, sizeof *n);
+        size_t nc = m->bcap ? 2 * m->bcap : 8;
+        brec **n = malloc(nc * sizeof *n);
         if (!n)
             return sm_nomem(R, s, &s->ev);
         for (uint64_t i = m->blo; i < m->bhi; i++)
-            n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
-        for (uint64_t i = m->bhi; i < m->blo + m->bcap; i++) /* unused entries keep their lists */
             n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
         free(m->buf);
         m->buf = n;
         m->bcap = nc;
     }
-    brec *b = &m->buf[m->bhi & (m->bcap - 1)];
+    /* the record is decoded into its entry (no copy of it) */
+    brec *b = ra_get(R);
+    if (!b)
+        return sm_nomem(R, s, &s->ev);
     vt_event *ev = &b->ev;
     int rc = vt_cursor_next(s->cur, ev, R->err);
-    if (rc < 0) {
+    if (rc < 0)
         R->failed = 1;
-        return -1;
+    else if (rc > 0 && match(R, s, ev))
+        rc = -1;
+    if (rc <= 0 || ev->fn < 0) {
+        ra_put(R, b);
+        if (rc == 0)
+            return sm_finish(R, s) ? -1 : 0;
+        return rc; /* -1, or 1: special records are no model events, the replay skips them */
     }
-    if (rc == 0)
-        return sm_finish(R, s) ? -1 : 0;
-    if (match(R, s, ev))
-        return -1;
-    if (ev->fn < 0)
-        return 1; /* special records are no model events: the replay skips them */
     /* (most records have no lists: the capacities, in the entry's fifth line, unread) */
     if (ev->nstarted && ev->nstarted > b->capst) {
         uint64_t *p = realloc(b->st, ev->nstarted * sizeof *p);
@@ -669,6 +713,7 @@ int vt__rp_more(replay *R, rstate *s)
         memcpy(b->dn, ev->done, ev->ndone * sizeof *b->dn);
     ev->started = ev->nstarted ? b->st : NULL;
     ev->done = ev->ndone ? b->dn : NULL;
+    m->buf[m->bhi & (m->bcap - 1)] = b;
     m->bhi++;
     return 1;
 }
@@ -678,7 +723,7 @@ int vt__rp_next_record(replay *R, rstate *s)
 {
     smatch *m = s->sm;
     if (m->blo < m->bhi) {
-        brec *b = &m->buf[m->blo & (m->bcap - 1)];
+        brec *b = m->buf[m->blo & (m->bcap - 1)];
         s->ev = b->ev;
         /* the lists become the current record's; the entry gets the previous ones */
         uint64_t *st = m->cst;
@@ -695,6 +740,7 @@ int vt__rp_next_record(replay *R, rstate *s)
         b->capdn = capdn;
         m->blo++;
         m->cur_owned = 1;
+        ra_put(R, b);
         return 1;
     }
     if (m->eof)
@@ -853,11 +899,7 @@ void vt__rp_sm_free(rstate *s)
     free(m->sxw);
     free(m->rq);
     free(m->rqpost);
-    for (size_t i = 0; i < m->bcap; i++) {
-        free(m->buf[i].st);
-        free(m->buf[i].dn);
-    }
-    free(m->buf);
+    free(m->buf); /* (its entries: vt__rp_ra_free) */
     free(m->cst);
     free(m->cdn);
     free(m->orph);
