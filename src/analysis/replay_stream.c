@@ -1,6 +1,7 @@
 /* Matching messages while replaying a full trace (see the comment in replay_priv.h). */
 #include "vt_config.h"
 #include "analysis/replay_priv.h"
+#include "util/grow.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -616,20 +617,13 @@ static int own_current(rstate *s)
  * (no memory). */
 static __attribute__((noinline)) brec *ra_grow(replay *R)
 {
-    if (R->nra == R->capra) {
-        size_t nc = R->capra ? 2 * R->capra : 16;
-        brec **n = realloc(R->ra, nc * sizeof *n);
-        if (!n)
-            return NULL;
-        R->ra = n;
-        R->capra = nc;
-    }
-    size_t nc = (R->nra + 1) * RA_CHUNK;
-    brec **f = realloc(R->rafree, nc * sizeof *f);
-    if (!f)
+    void *ra = R->ra, *rafree = R->rafree;
+    int bad = vt_grow(&ra, &R->capra, R->nra + 1, sizeof *R->ra);
+    R->ra = ra;
+    bad = bad || vt_grow(&rafree, &R->caprafree, (R->nra + 1) * RA_CHUNK, sizeof *R->rafree);
+    R->rafree = rafree;
+    if (bad)
         return NULL;
-    R->rafree = f;
-    R->caprafree = nc;
     brec *c = calloc(RA_CHUNK, sizeof *c);
     if (!c)
         return NULL;
