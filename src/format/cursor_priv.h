@@ -39,7 +39,6 @@ struct vt_cursor {
     vt_error *last; /* the error, after one (errors are made in the pool's scratch) */
     fd_scratch *scratch;
     /* reduced records: what one stored record stands for (reduced_next) */
-    vt_rrec pend[4];
     int npend, ipend;
     uint64_t emitted;       /* records given */
     unsigned kbits;         /* VT_RREC_K_* of the stored record */
@@ -65,6 +64,9 @@ struct vt_cursor {
     size_t unpacked_len, held_bytes, hold;
     uint64_t clock_index;
     uintptr_t evicted_base;
+    /* reduced traces only: the records of pend (4, allocated with the cursor; a trace of
+     * 64K ranks has 64K cursors, and a full trace needs none) */
+    vt_rrec pend[];
 };
 
 /* svar holding a world rank or one of the negative peer values -1 to -4. */

@@ -25,7 +25,7 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
     *out = NULL;
     if (!t || rank >= t->nranks)
         return vt__seterr(err, t ? t->dir : "(null)", 0, "expected a rank below %u, found %u", t ? t->nranks : 0, rank);
-    vt_cursor *c = calloc(1, sizeof *c);
+    vt_cursor *c = calloc(1, sizeof *c + (t->ranks[rank].reduced ? 4 * sizeof *c->pend : 0));
     if (!c)
         return vt__seterr(err, t->ranks[rank].path, 0, "expected a cursor, found no memory for it");
     c->t = t;
