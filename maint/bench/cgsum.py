@@ -1,7 +1,8 @@
 """Sums of a callgrind profile for maint/bench/pair-instructions.sh.
    cgsum.py FILE...  prints, summed over the files, per event (Ir, and the simulated cache
    and branch events when collected): total, the layer (the vtrace entry points MPI_Send
-   and MPI_Recv, inclusive, minus MPI's PMPI_Send/PMPI_Recv[_c] called from them), MPI's
+   and MPI_Recv, inclusive, minus MPI's PMPI_Send/PMPI_Recv[_c] called from them; the
+   environment's CGSUM_CALLS names other entry points, e.g. "Isend|Irecv|Waitall"), MPI's
    part (PMPI_* inclusive), the user-space copies (memcpy/memmove inclusive) and the
    layer's self cost (its own source files only: a cross-check of `layer`)."""
 import os
@@ -10,6 +11,7 @@ import subprocess
 import sys
 
 ROW = re.compile(r"^\s*([0-9,. ]+?)\s+(\S.*?):(\S+)(?: \[(.*)\])?$")
+CALLS = re.compile(r"P?MPI_(%s)(_c)?" % os.environ.get("CGSUM_CALLS", "Send|Recv"))
 
 
 def sums(path, inclusive="yes"):
@@ -43,7 +45,7 @@ def sums(path, inclusive="yes"):
             if src != "???" and "/src/" in src and "/usr/" not in src:
                 acc["self"] = [a + v for a, v in zip(acc["self"], vals)]
             continue
-        if re.fullmatch(r"P?MPI_(Send|Recv)(_c)?", fn):
+        if CALLS.fullmatch(fn):
             # MPI's own functions have no source here (???) and live in the MPI library;
             # the layer's entry points have source. MPICH's MPI_X are aliases of PMPI_X:
             # either name may be shown. Code inlined into an entry point from another file

@@ -12,12 +12,19 @@
 #   copy   user-space memcpy/memmove per pair in the ping-pong (above the eager limit, where
 #          MPI waits and polls, only this and the layer are shown: plain MPICH moves large
 #          contiguous messages by the kernel's cross-memory attach, not by memcpy).
-#   maint/bench/pair-instructions.sh BUILDDIR [SIZES]      (default: 8 64 1024 4194304)
+#   maint/bench/pair-instructions.sh BUILDDIR [SIZES] [KINDS]  (default: 8 64 1024 4194304)
+# KINDS (default pingpong): the exchanges measured, of cgpair.c:
+#   pingpong  blocking MPI_Send + MPI_Recv;
+#   waitall   non-blocking, per trip and rank MPI_Irecv + MPI_Isend + MPI_Waitall(2);
+#   wait      non-blocking ping-pong, per trip and rank MPI_Isend + MPI_Wait, MPI_Irecv + MPI_Wait.
+# The non-blocking kinds show the layer only (its entry points minus the PMPI calls they
+# make): MPI's own Wait includes its polling.
 # CGSIM=1 adds callgrind's simulated cache and branch misses of the layer per pair
 # (D1: first-level misses, LL: last-level misses, Bm: mispredicted branches).
 set -eu
 build=${1:?usage: pair-instructions.sh BUILDDIR [SIZES]}
 sizes=${2:-8 64 1024 4194304}
+kinds=${3:-pingpong}
 here=$(cd "$(dirname "$0")" && pwd)
 lib=$(cd "$build" && pwd)/.libs/libvtrace.so
 command -v valgrind > /dev/null 2>&1 || { echo "pair-instructions.sh: needs valgrind" >&2; exit 2; }
@@ -46,20 +53,29 @@ run() {
     fi || { cat "$out.log" >&2; exit 1; }
     python3 "$here/cgsum.py" "$out.0" "$out.1"
 }
+for kind in $kinds; do
+case $kind in
+pingpong) CGSUM_CALLS='Send|Recv' ;;
+waitall) CGSUM_CALLS='Isend|Irecv|Waitall' ;;
+wait) CGSUM_CALLS='Isend|Irecv|Wait' ;;
+*) echo "pair-instructions.sh: $kind: not one of pingpong waitall wait" >&2; exit 2 ;;
+esac
+export CGSUM_CALLS
+[ "$kind" = pingpong ] || echo "$kind:"
 printf "%-8s %8s %9s %9s %9s %7s %10s %9s" bytes mode mpi layer total ratio copy self
 [ -n "$sim" ] && printf " %9s %9s %9s" layer_D1m layer_LLm layer_Bm
-echo "   (per pair)"
+[ "$kind" = pingpong ] && echo "   (per pair)" || echo "   (per trip and rank)"
 for n in $sizes; do
     plain_total=
     for mode in plain full reduced; do
         mpi=-
-        if [ "$n" -lt 8192 ]; then
+        if [ "$n" -lt 8192 ] && [ "$kind" = pingpong ]; then
             batches=50
             mpi=$(run "$mode" batch "$n" "$batches" | awk -v k=$((batches * 32)) -v m="$mode" \
                 '$1 == (m == "plain" ? "total" : "mpi") { printf "%.1f", $2 / k }')
         fi
         trips=$([ "$n" -le 65536 ] && echo 2000 || echo 20)
-        run "$mode" pingpong "$n" "$trips" > "$work/pp"
+        run "$mode" "$kind" "$n" "$trips" > "$work/pp"
         # per pair: each rank makes `trips` sends and receives; both ranks' sums / 2
         set -- $(awk -v t="$trips" '
             function ev2(a, b, c) { return ((a in ev) ? $(ev[a] + 1) : 0) + ((b in ev) ? $(ev[b] + 1) : 0) + ((c in ev) ? $(ev[c] + 1) : 0) }
@@ -85,4 +101,5 @@ for n in $sizes; do
             printf "  (layer >> self: polling counted? run again)"
         echo
     done
+done
 done
