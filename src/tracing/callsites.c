@@ -7,19 +7,16 @@ static const void **addrs;     /* by index */
 static uint32_t n, cap;
 static uint32_t *slots;        /* open addressing: index + 1, 0 empty */
 static uint32_t nslots;
-VT_HIDDEN const void *vt__last_site = (const void *)1;  /* never a return address */
-VT_HIDDEN uint32_t vt__last_site_index;
-VT_HIDDEN const void *vt__prev_site = (const void *)1;
-VT_HIDDEN uint32_t vt__prev_site_index;
+/* (const void *)1: never a return address */
+VT_HIDDEN const void *vt__site_addr[1u << VT_SITE_CACHE_BITS] = {[0 ...(1u << VT_SITE_CACHE_BITS) - 1] = (const void *)1};
+VT_HIDDEN uint32_t vt__site_index[1u << VT_SITE_CACHE_BITS];
 VT_HIDDEN void (*vt__callsite_added)(void);
 
-/* The last site looked up in the table becomes the one before it. */
 static uint32_t remember(const void *a, uint32_t i)
 {
-    vt__prev_site = vt__last_site;
-    vt__prev_site_index = vt__last_site_index;
-    vt__last_site = a;
-    return vt__last_site_index = i;
+    uint32_t s = vt_site_slot(a);
+    vt__site_addr[s] = a;
+    return vt__site_index[s] = i;
 }
 
 static uint32_t slot_of(const void *a)

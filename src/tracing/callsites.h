@@ -12,22 +12,30 @@ VT_HIDDEN uint32_t vt__callsite_slow(const void *addr);
  * names it while that is safe, so that the crash paths' definitions name the sites of
  * a rank killed before its first flush too. */
 extern VT_HIDDEN void (*vt__callsite_added)(void);
-extern VT_HIDDEN const void *vt__last_site;
-extern VT_HIDDEN uint32_t vt__last_site_index;
-extern VT_HIDDEN const void *vt__prev_site;
-extern VT_HIDDEN uint32_t vt__prev_site_index;
 
-/* Index of a call site. Loops call from a few sites (a Send's and a Recv's), so the
- * last two looked up in the table are checked first; a hit moves nothing (a ping-pong
- * alternates between its two sites). */
+/* A direct-mapped cache of the table, by a hash of the address: a loop's sites (a
+ * ping-pong's Send and Recv, a halo exchange's Irecvs, Isends and Waitall) each keep
+ * their entry, where a cache of the last two sites missed on every call of a loop of
+ * three. A colliding site costs the table's lookup only. */
+#define VT_SITE_CACHE_BITS 8
+extern VT_HIDDEN const void *vt__site_addr[1u << VT_SITE_CACHE_BITS];
+extern VT_HIDDEN uint32_t vt__site_index[1u << VT_SITE_CACHE_BITS];
+
+static inline uint32_t vt_site_slot(const void *addr)
+{
+    /* the address's low 32 bits suffice to spread a program's sites (a 32-bit multiply) */
+    return ((uint32_t)(uintptr_t)addr * 0x9e3779b1u) >> (32 - VT_SITE_CACHE_BITS);
+}
+
+/* Index of a call site. */
 static inline uint32_t vt_callsite_index(const void *addr)
 {
-    if (VT_LIKELY(addr == vt__last_site))
-        return vt__last_site_index;
-    if (VT_LIKELY(addr == vt__prev_site))
-        return vt__prev_site_index;
+    uint32_t s = vt_site_slot(addr);
+    if (VT_LIKELY(vt__site_addr[s] == addr))
+        return vt__site_index[s];
     return vt__callsite_slow(addr);
 }
+
 /* vt_callsite_index under the buffer's lock, for a caller that does not hold it. */
 VT_HIDDEN uint32_t vt_callsite_index_locked(const void *addr);
 VT_HIDDEN uint32_t vt_callsites_count(void);
