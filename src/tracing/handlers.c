@@ -449,6 +449,8 @@ static void record_completion(vt_call *c, int64_t exit, int rc, int n, const int
 /* An inactive persistent request "completes" at once with an empty status: not an event. */
 static VT_ALWAYS_INLINE int req_active(const vt_call *c, int i, int claimed)
 {
+    if (!claimed && VT_LIKELY(vt__req_persistent == 0))
+        return 1;
     vt_req *r = req_at(c, i, claimed);
     return !r || r->active;
 }

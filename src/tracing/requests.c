@@ -7,6 +7,7 @@ static vt_req **buckets;
 static uint32_t nbuckets, nlive;
 static vt_req *freelist;
 static uint64_t next_id = 1;
+uint32_t vt__req_persistent;
 
 static uint32_t bucket_of(MPI_Request h)
 {
@@ -52,6 +53,7 @@ vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent)
         tail = &(*tail)->next;
     *tail = r;
     nlive++;
+    vt__req_persistent += r->persistent;
     return r;
 }
 
@@ -104,5 +106,6 @@ void vt_req_remove(vt_req *r)
         r->next = freelist;
         freelist = r;
         nlive--;
+        vt__req_persistent -= r->persistent;
     }
 }

@@ -41,6 +41,11 @@ typedef struct vt_req {
     struct vt_req *next;
 } vt_req;
 
+/* Persistent entries in the table: while there is none, every entry is active (a
+ * non-blocking request's entry lives from its start to its completion), and a
+ * completion need not look its requests up to know it. */
+extern VT_HIDDEN uint32_t vt__req_persistent;
+
 VT_HIDDEN vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent);
 /* The oldest entry for h (where nothing is claimed: one thread). */
 VT_HIDDEN vt_req *vt_req_find(MPI_Request h);
