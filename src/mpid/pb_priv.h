@@ -62,6 +62,7 @@ typedef struct pb_req {
     uint8_t unpacked;       /* Request_get_status already unpacked it */
     uint8_t payload_in_header; /* Isendrecv: MPICH 4.0.2 leaves no usable count */
     uint8_t mode;           /* sends: enum vt_pb_mode */
+    uint8_t small;          /* its stage has room for PB_SMALL_STAGE bytes: reused (pb_core.c) */
     unsigned fn;            /* persistent sends: the *_init function (what the model sees) */
     uint8_t *stage;         /* [header | packed payload], or the header alone (struct way) */
     int packed;             /* stage holds the payload too */
@@ -80,7 +81,7 @@ typedef struct pb_req {
     uint64_t post_order;
     MPI_Message matched;    /* MPI_Imrecv: the message its probe matched */
     uint8_t *send_stage;    /* Isendrecv: the packed send half */
-    struct pb_req *next;    /* orphans list */
+    struct pb_req *next;    /* orphans list; pb_core.c's spare requests */
 } pb_req;
 
 pb_req *vt_pb_req_new(size_t stage_bytes);
