@@ -478,7 +478,9 @@ static __attribute__((noinline)) int completed_claimed(const vt_call *c, int rc,
 /* Completes positions pos[0..n); statuses by position (`by_pos`) or by order. */
 static void complete(vt_call *c, int64_t exit, int rc, int n, const int *pos, MPI_Status *statuses, int by_pos)
 {
-    MPI_Status *small[16] = {0};
+    /* filled below for j < n, all that is read (not cleared first: 16 stores a call) */
+    MPI_Status *small[16];
+    small[0] = NULL;
     MPI_Status **st = n <= 16 ? small : malloc(sizeof(MPI_Status *) * (size_t)n);
     if (!st) {
         leave_counted(c, exit);
