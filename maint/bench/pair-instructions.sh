@@ -54,52 +54,52 @@ run() {
     python3 "$here/cgsum.py" "$out.0" "$out.1"
 }
 for kind in $kinds; do
-case $kind in
-pingpong) CGSUM_CALLS='Send|Recv' ;;
-waitall) CGSUM_CALLS='Isend|Irecv|Waitall' ;;
-wait) CGSUM_CALLS='Isend|Irecv|Wait' ;;
-*) echo "pair-instructions.sh: $kind: not one of pingpong waitall wait" >&2; exit 2 ;;
-esac
-export CGSUM_CALLS
-[ "$kind" = pingpong ] || echo "$kind:"
-printf "%-8s %8s %9s %9s %9s %7s %10s %9s" bytes mode mpi layer total ratio copy self
-[ -n "$sim" ] && printf " %9s %9s %9s" layer_D1m layer_LLm layer_Bm
-[ "$kind" = pingpong ] && echo "   (per pair)" || echo "   (per trip and rank)"
-for n in $sizes; do
-    plain_total=
-    for mode in plain full reduced; do
-        mpi=-
-        if [ "$n" -lt 8192 ] && [ "$kind" = pingpong ]; then
-            batches=50
-            mpi=$(run "$mode" batch "$n" "$batches" | awk -v k=$((batches * 32)) -v m="$mode" \
-                '$1 == (m == "plain" ? "total" : "mpi") { printf "%.1f", $2 / k }')
-        fi
-        trips=$([ "$n" -le 65536 ] && echo 2000 || echo 20)
-        run "$mode" "$kind" "$n" "$trips" > "$work/pp"
-        # per pair: each rank makes `trips` sends and receives; both ranks' sums / 2
-        set -- $(awk -v t="$trips" '
-            function ev2(a, b, c) { return ((a in ev) ? $(ev[a] + 1) : 0) + ((b in ev) ? $(ev[b] + 1) : 0) + ((c in ev) ? $(ev[c] + 1) : 0) }
-            NR == 1 { for (i = 1; i <= NF; i++) ev[$i] = i; next }
-            $1 == "layer" { layer = $(ev["Ir"] + 1) / 2 / t; d1 = ev2("I1mr", "D1mr", "D1mw") / 2 / t
-                            ll = ev2("ILmr", "DLmr", "DLmw") / 2 / t; bm = ev2("Bcm", "Bim") / 2 / t }
-            $1 == "copy" { copy = $(ev["Ir"] + 1) / 2 / t }
-            $1 == "self" { self = $(ev["Ir"] + 1) / 2 / t }
-            END { printf "%.1f %.0f %.2f %.2f %.2f %.1f\n", layer, copy, d1, ll, bm, self }' "$work/pp")
-        layer=$1 copy=$2 self=$6
-        [ "$mode" = plain ] && layer=0
-        total=- ratio=-
-        if [ "$mpi" != - ]; then
-            total=$(echo "$mpi $layer" | awk '{ printf "%.1f", $1 + $2 }')
-            [ "$mode" = plain ] && plain_total=$total
-            ratio=$(echo "$total $plain_total" | awk '{ printf "%.3f", $1 / $2 }')
-        fi
-        printf "%-8s %8s %9s %9s %9s %7s %10s %9s" "$n" "$mode" "$mpi" "$layer" "$total" "$ratio" "$copy" "$self"
-        [ -n "$sim" ] && printf " %9s %9s %9s" "$3" "$4" "$5"
-        # the layer's own code (self) plus the library calls it makes (a few dozen per
-        # pair) is the layer: much more means MPI's polling was counted in it
-        [ "$mpi" != - ] && awk -v l="$layer" -v s="$self" 'BEGIN { exit !(l > 1.5 * s + 500) }' &&
-            printf "  (layer >> self: polling counted? run again)"
-        echo
+    case $kind in
+    pingpong) CGSUM_CALLS='Send|Recv' ;;
+    waitall) CGSUM_CALLS='Isend|Irecv|Waitall' ;;
+    wait) CGSUM_CALLS='Isend|Irecv|Wait' ;;
+    *) echo "pair-instructions.sh: $kind: not one of pingpong waitall wait" >&2; exit 2 ;;
+    esac
+    export CGSUM_CALLS
+    [ "$kind" = pingpong ] || echo "$kind:"
+    printf "%-8s %8s %9s %9s %9s %7s %10s %9s" bytes mode mpi layer total ratio copy self
+    [ -n "$sim" ] && printf " %9s %9s %9s" layer_D1m layer_LLm layer_Bm
+    [ "$kind" = pingpong ] && echo "   (per pair)" || echo "   (per trip and rank)"
+    for n in $sizes; do
+        plain_total=
+        for mode in plain full reduced; do
+            mpi=-
+            if [ "$n" -lt 8192 ] && [ "$kind" = pingpong ]; then
+                batches=50
+                mpi=$(run "$mode" batch "$n" "$batches" | awk -v k=$((batches * 32)) -v m="$mode" \
+                    '$1 == (m == "plain" ? "total" : "mpi") { printf "%.1f", $2 / k }')
+            fi
+            trips=$([ "$n" -le 65536 ] && echo 2000 || echo 20)
+            run "$mode" "$kind" "$n" "$trips" > "$work/pp"
+            # per pair: each rank makes `trips` sends and receives; both ranks' sums / 2
+            set -- $(awk -v t="$trips" '
+                function ev2(a, b, c) { return ((a in ev) ? $(ev[a] + 1) : 0) + ((b in ev) ? $(ev[b] + 1) : 0) + ((c in ev) ? $(ev[c] + 1) : 0) }
+                NR == 1 { for (i = 1; i <= NF; i++) ev[$i] = i; next }
+                $1 == "layer" { layer = $(ev["Ir"] + 1) / 2 / t; d1 = ev2("I1mr", "D1mr", "D1mw") / 2 / t
+                                ll = ev2("ILmr", "DLmr", "DLmw") / 2 / t; bm = ev2("Bcm", "Bim") / 2 / t }
+                $1 == "copy" { copy = $(ev["Ir"] + 1) / 2 / t }
+                $1 == "self" { self = $(ev["Ir"] + 1) / 2 / t }
+                END { printf "%.1f %.0f %.2f %.2f %.2f %.1f\n", layer, copy, d1, ll, bm, self }' "$work/pp")
+            layer=$1 copy=$2 self=$6
+            [ "$mode" = plain ] && layer=0
+            total=- ratio=-
+            if [ "$mpi" != - ]; then
+                total=$(echo "$mpi $layer" | awk '{ printf "%.1f", $1 + $2 }')
+                [ "$mode" = plain ] && plain_total=$total
+                ratio=$(echo "$total $plain_total" | awk '{ printf "%.3f", $1 / $2 }')
+            fi
+            printf "%-8s %8s %9s %9s %9s %7s %10s %9s" "$n" "$mode" "$mpi" "$layer" "$total" "$ratio" "$copy" "$self"
+            [ -n "$sim" ] && printf " %9s %9s %9s" "$3" "$4" "$5"
+            # the layer's own code (self) plus the library calls it makes (a few dozen per
+            # pair) is the layer: much more means MPI's polling was counted in it
+            [ "$mpi" != - ] && awk -v l="$layer" -v s="$self" 'BEGIN { exit !(l > 1.5 * s + 500) }' &&
+                printf "  (layer >> self: polling counted? run again)"
+            echo
+        done
     done
-done
 done
