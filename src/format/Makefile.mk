@@ -3,6 +3,7 @@
 # Includes src/util only.
 vt_format_write_sources = \
 	src/format/blockio.c src/format/blockio.h \
+	src/format/commid.c src/format/commid.h \
 	src/format/reader.h \
 	src/format/rrec.c src/format/rrec.h \
 	src/format/stored.c src/format/stored.h \

@@ -364,10 +364,10 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
     return unpack(0, in, len, nrec, fn, NULL, max_out, out, outlen, err, errlen);
 }
 
-int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, unsigned minor,
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint32_t version,
                     size_t max_out, uint8_t **out, size_t *outlen, char *err, size_t errlen)
 {
-    return unpack(minor >= 5 ? 2 : 1, in, len, nrec, NULL, comms, max_out, out, outlen, err, errlen);
+    return unpack(version >= VT_VERSION(1, 5) ? 2 : 1, in, len, nrec, NULL, comms, max_out, out, outlen, err, errlen);
 }
 
 /* ------------------------------------------------------------------ record by record */

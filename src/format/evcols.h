@@ -70,9 +70,9 @@ typedef struct vt_rcols_comms {
 } vt_rcols_comms;
 int vt_rcols_pack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint8_t **out,
                   size_t *outlen, char *err, size_t errlen);
-/* MINOR: the file's minor version (since 1.5 a message's times and the time columns are
- * packed otherwise; vt_rcols_pack writes that form). */
-int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, unsigned minor,
+/* VERSION: the file's version, VT_VERSION(major, minor) (since 1.5 a message's times and
+ * the time columns are packed otherwise; vt_rcols_pack writes that form). */
+int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols_comms *comms, uint32_t version,
                     size_t max_out, uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
 #endif

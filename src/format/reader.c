@@ -67,7 +67,7 @@ static int parse_global(vt_trace *t, pp *r, uint32_t hdr_nranks)
     }
     if (pp_uvar(r, &t->flags, "global flags"))
         return -1;
-    return vt__pp_finish(r, t->defs_minor, "GLOBAL");
+    return vt__pp_finish(r, t->defs_version, "GLOBAL");
 }
 
 static int open_defs(vt_trace *t, const src_t *s, vt_error *err)
@@ -77,7 +77,7 @@ static int open_defs(vt_trace *t, const src_t *s, vt_error *err)
     const uint8_t *data;
     vt_block_header h;
     int rc = -1;
-    if (vt__read_file_header(s, VT_MAGIC_DEFS, "VTRACE\\0D", &t->defs_minor, &nranks, err))
+    if (vt__read_file_header(s, VT_MAGIC_DEFS, "VTRACE\\0D", &t->defs_version, &nranks, err))
         return -1;
     if (nranks == 0)
         return vt__seterr(err, s->path, 12, "expected a number of ranks of at least 1, found 0");
@@ -91,7 +91,7 @@ static int open_defs(vt_trace *t, const src_t *s, vt_error *err)
     off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     /* 1.5: the trace's function table and the dictionary of codec 2, once each */
     int have_funcs = 0, have_dict = 0;
-    while (t->defs_minor >= 5) {
+    while (t->defs_version >= VT_VERSION(1, 5)) {
         if (vt__read_block_header(s, off, &h, err))
             goto out;
         if (h.type == VT_BLOCK_END)

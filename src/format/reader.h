@@ -122,7 +122,7 @@ typedef struct vt_rank {
     uint32_t rank;
     const char *path;    /* rank file (for messages) */
     uint64_t file_bytes; /* size of the rank file */
-    uint32_t minor;      /* minor version of the rank file */
+    uint32_t version;    /* version of the rank file, VT_VERSION(major, minor) */
     uint64_t nrecords;   /* records in the EVENTS blocks (from their block headers) */
     uint64_t nblocks;    /* EVENTS (or REDUCED) blocks */
     int reduced;         /* the file holds REDUCED blocks: a reduced trace */
@@ -150,6 +150,7 @@ typedef struct vt_rank {
     uint64_t overhead_ps;      /* added by one recorded call, picoseconds */
     uint64_t copy_ps_per_byte; /* per byte the layer copies (0: it copies nothing) */
     size_t overhead_at;        /* RANKDEFS payload offset of the overhead fields */
+    size_t comms_at;           /* RANKDEFS payload offset of the communicator table */
     size_t overhead_len;       /* and their length (0: none) */
     size_t nmodules;           /* 1.4 (0 in older files) */
     const vt_module *modules;

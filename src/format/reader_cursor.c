@@ -100,7 +100,7 @@ static int unpack_block(vt_cursor *c, uint64_t off, const uint8_t *data, const v
                 c->comm_ids[i] = rk->comms[i].id;
         }
         vt_rcols_comms comms = {c->comm_ids, rk->ncomms};
-        if (vt_rcols_unpack(data, h->raw_len, h->nrecords, &comms, rk->minor, VT_READER_MAX_RAW, &c->unpacked, len,
+        if (vt_rcols_unpack(data, h->raw_len, h->nrecords, &comms, rk->version, VT_READER_MAX_RAW, &c->unpacked, len,
                             msg, sizeof msg))
             return vt__seterr(err, c->src.path, off, "%s (in the %spayload of the REDUCED_COLS block at this offset)",
                               msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
@@ -213,7 +213,8 @@ static int cursor_block(vt_cursor *c, vt_error *err)
         return 0;
     if (vt__read_block_header(&c->src, c->pos, &h, err))
         return -1;
-    while ((h.type == VT_BLOCK_FUNCS && c->rk->minor >= 3) || (h.type == VT_BLOCK_RANKDEFS && c->rk->minor >= 4)) {
+    while ((h.type == VT_BLOCK_FUNCS && c->rk->version >= VT_VERSION(1, 3)) ||
+           (h.type == VT_BLOCK_RANKDEFS && c->rk->version >= VT_VERSION(1, 4))) {
         /* more of the function table, or a snapshot of the definitions (1.4): read
          * when the trace was opened */
         c->pos += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;

@@ -431,10 +431,11 @@ int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what)
 
 int vt__pp_str(pp *r, arena *a, char **out, const char *what) { return vt__pp_strl(r, a, out, NULL, what); }
 
-int vt__pp_finish(pp *r, uint32_t minor, const char *what)
+int vt__pp_finish(pp *r, uint32_t version, const char *what)
 {
-    /* A higher minor version may append fields at the end of a payload. */
-    if (r->p != r->end && minor <= VT_FORMAT_MINOR)
+    /* A higher minor version may append fields at the end of a payload (the major is
+     * one this reader knows: a higher version is a higher minor of the newest). */
+    if (r->p != r->end && version <= VT_FORMAT_VERSION)
         return vt__pp_err(r, "expected end of the %s payload, found %zu more bytes", what, pp_left(r));
     return 0;
 }
@@ -635,7 +636,7 @@ int vt__read_end(const src_t *s, uint64_t off, buf *stored, buf *raw, vt_error *
     return 0;
 }
 
-int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *minor,
+int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *version,
                          uint32_t *value, vt_error *err)
 {
     if (s->size < VT_FILE_HEADER_SIZE)
@@ -650,9 +651,10 @@ int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const c
                           vt__escape_bytes(e, sizeof e, h, 8));
     }
     unsigned major = vt_get_u16(h + 8);
-    if (major != VT_FORMAT_MAJOR)
-        return vt__seterr(err, s->path, 8, "expected major version %d, found %u", VT_FORMAT_MAJOR, major);
-    *minor = vt_get_u16(h + 10);
+    if (major < VT_FORMAT_MAJOR_OLDEST || major > VT_FORMAT_MAJOR)
+        return vt__seterr(err, s->path, 8, "expected major version %d to %d, found %u", VT_FORMAT_MAJOR_OLDEST,
+                          VT_FORMAT_MAJOR, major);
+    *version = VT_VERSION(major, vt_get_u16(h + 10));
     *value = vt_get_u32(h + 12);
     return 0;
 }

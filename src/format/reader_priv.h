@@ -78,7 +78,7 @@ struct vt_trace {
     char *version, *mpi_version, *config;
     uint64_t flags;
     uint32_t nranks;
-    uint32_t defs_minor;
+    uint32_t defs_version;
     uint64_t bytes;
     uint64_t nrecords;
     vt_rank *ranks;
@@ -141,7 +141,7 @@ int vt__read_end(const src_t *s, uint64_t off, buf *stored, buf *raw, vt_error *
 /* Whether the block at off is cut short by the end of the file (a run that ended
  * before writing it whole): 1; 0 when it is whole; -1 (err) when its header is bad. */
 int vt__block_cut(const src_t *s, uint64_t off, vt_error *err);
-int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *minor,
+int vt__read_file_header(const src_t *s, const char magic[VT_MAGIC_LEN], const char *magic_text, uint32_t *version,
                          uint32_t *value, vt_error *err);
 
 /* ------------------------------------------------------------------ payload parser */
@@ -170,7 +170,7 @@ int vt__pp_err(pp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 int vt__pp_uvar_slow(pp *r, uint64_t *v, const char *what);
 int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what);
 int vt__pp_str(pp *r, arena *a, char **out, const char *what);
-int vt__pp_finish(pp *r, uint32_t minor, const char *what);
+int vt__pp_finish(pp *r, uint32_t version, const char *what);
 int vt__pp_nomem(pp *r, const char *what);
 
 /* The parser's inline parts: every record's fields go through them. */

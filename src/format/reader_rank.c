@@ -7,6 +7,7 @@
 #include "vt_config.h"
 #include "format/reader.h"
 #include "format/reader_priv.h"
+#include "format/commid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ static int parse_funcs(vt_trace *t, vt_rank *rk, pp *r)
     }
     rk->nfuncs = (size_t)n;
     rk->funcs = f;
-    return vt__pp_finish(r, rk->minor, "FUNCS");
+    return vt__pp_finish(r, rk->version, "FUNCS");
 }
 
 struct member_range {
@@ -281,6 +282,49 @@ static int parse_sites(vt_trace *t, vt_rank *rk, pp *r)
     return 0;
 }
 
+/* 2.0: what a communicator id is derived from (format/commid.h). */
+static int parse_origin(pp *r, vt_comm_origin *o)
+{
+    uint64_t kind;
+    const uint8_t *at = r->p;
+    *o = (vt_comm_origin){0};
+    if (pp_uvar(r, &kind, "communicator id kind"))
+        return -1;
+    if (kind >= VT_CID_KINDS) {
+        r->p = at;
+        return vt__pp_err(r, "expected communicator id kind 0 to %d, found %llu", VT_CID_KINDS - 1,
+                          (unsigned long long)kind);
+    }
+    o->kind = (uint32_t)kind;
+    if (kind == VT_CID_EXPLICIT && pp_uvar(r, &o->id, "communicator id"))
+        return -1;
+    if (kind == VT_CID_GROUP && pp_svar(r, &o->tag, "communicator tag"))
+        return -1;
+    if ((kind == VT_CID_PARENT || kind == VT_CID_GROUP) && pp_uvar(r, &o->count, "communicators made before"))
+        return -1;
+    return 0;
+}
+
+/* The id of entry I of the table CM from its origin O (read at AT). */
+static int derive_id(pp *r, const vt_rank *rk, vt_comm *cm, uint64_t i, const vt_comm_origin *o, const uint8_t *at)
+{
+    vt_comm *c = &cm[i];
+    const uint64_t *pid = c->parent >= 0 && (uint64_t)c->parent < i ? &cm[c->parent].id : NULL;
+    int rc = vt_comm_id_derive(o, rk->rank, (c->flags & 1) != 0, c->members, c->size, c->remote_members,
+                               c->remote_size, pid, &c->id);
+    if (rc == 0)
+        return 0;
+    r->p = at;
+    if (rc == VT_CID_ENOPARENT)
+        return vt__pp_err(r, "expected an earlier communicator as the parent of communicator %llu (its id is "
+                          "derived from the parent's), found parent index %lld",
+                          (unsigned long long)i, (long long)c->parent);
+    if (rc == VT_CID_ENOMEMBERS)
+        return vt__pp_err(r, "expected members of communicator %llu (its id is derived from the lowest), found none",
+                          (unsigned long long)i);
+    return vt__pp_nomem(r, "the members of a communicator");
+}
+
 static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
 {
     uint64_t n;
@@ -303,13 +347,18 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
     rk->ncallsites = (size_t)n;
     rk->callsites = cs;
 
+    rk->comms_at = (size_t)(r->p - r->begin);
     if (pp_count(r, &n, 6, "number of communicators"))
         return -1;
+    int origins = rk->version >= VT_VERSION(2, 0);
     vt_comm *cm = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *cm);
     if (!cm)
         return vt__pp_nomem(r, "the communicator table");
     for (uint64_t i = 0; i < n; i++) {
-        if (pp_uvar(r, &cm[i].id, "communicator id") || pp_uvar(r, &cm[i].flags, "communicator flags"))
+        vt_comm_origin o;
+        const uint8_t *origin_at = r->p;
+        if ((origins ? parse_origin(r, &o) : pp_uvar(r, &cm[i].id, "communicator id")) ||
+            pp_uvar(r, &cm[i].flags, "communicator flags"))
             return -1;
         int compact = (cm[i].flags & VT_COMM_COMPACT) != 0;
         cm[i].flags &= ~(uint64_t)VT_COMM_COMPACT;
@@ -327,6 +376,8 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
         if (vt__pp_str(r, &t->ar, &s, "communicator origin"))
             return -1;
         cm[i].how = s;
+        if (origins && derive_id(r, rk, cm, i, &o, origin_at))
+            return -1;
     }
     rk->ncomms = (size_t)n;
     rk->comms = cm;
@@ -381,7 +432,7 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
     rk->binding = binding;
     /* 1.2 appended the measured overhead; a 1.0/1.1 file (or one written without it)
      * ends here and both stay 0. */
-    if (rk->minor >= 2 && r->p != r->end) {
+    if (rk->version >= VT_VERSION(1, 2) && r->p != r->end) {
         rk->overhead_at = (size_t)(r->p - r->begin);
         if (pp_uvar(r, &rk->overhead_ps, "overhead per event (ps)") ||
             pp_uvar(r, &rk->copy_ps_per_byte, "copy cost per byte (ps)"))
@@ -390,7 +441,7 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
         rk->has_overhead = 1;
     }
     /* 1.4: how the run ended, and a failed write */
-    if (rk->minor >= 4 && r->p != r->end) {
+    if (rk->version >= VT_VERSION(1, 4) && r->p != r->end) {
         uint64_t reason;
         const uint8_t *at = r->p;
         if (pp_uvar(r, &reason, "end reason"))
@@ -405,18 +456,18 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
             pp_uvar(r, &rk->write_at, "bytes before the failed write"))
             return -1;
     }
-    if (rk->minor >= 4 && r->p != r->end && parse_modules(t, rk, r))
+    if (rk->version >= VT_VERSION(1, 4) && r->p != r->end && parse_modules(t, rk, r))
         return -1;
-    if (rk->minor >= 6 && r->p != r->end && parse_sites(t, rk, r))
+    if (rk->version >= VT_VERSION(1, 6) && r->p != r->end && parse_sites(t, rk, r))
         return -1;
-    return vt__pp_finish(r, rk->minor, "RANKDEFS");
+    return vt__pp_finish(r, rk->version, "RANKDEFS");
 }
 
 /* ------------------------------------------------------------------ the rank file */
 
 int vt__parse_trace_funcs(vt_trace *t, pp *r)
 {
-    vt_rank tmp = {.minor = t->defs_minor};
+    vt_rank tmp = {.version = t->defs_version};
     if (parse_funcs(t, &tmp, r))
         return -1;
     t->funcs = tmp.funcs;
@@ -521,7 +572,7 @@ static int funcs_build(vt_trace *t, vt_rank *rk, const src_t *s, const funcs_see
         at += 13 + (size_t)len;
     }
     /* cache tables parsed strictly (no trailing bytes of a higher minor) */
-    uint8_t *copy = rk->minor <= VT_FORMAT_MINOR ? malloc(fs->len ? fs->len : 1) : NULL;
+    uint8_t *copy = rk->version <= VT_FORMAT_VERSION ? malloc(fs->len ? fs->len : 1) : NULL;
     if (copy) {
         memcpy(copy, fs->p, fs->len);
         free(fc->payload);
@@ -546,7 +597,7 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
 
     rk->path = s->path;
     rk->file_bytes = s->size;
-    if (vt__read_file_header(s, VT_MAGIC_RANK, "VTRACE\\0E", &rk->minor, &value, err))
+    if (vt__read_file_header(s, VT_MAGIC_RANK, "VTRACE\\0E", &rk->version, &value, err))
         return -1;
     if (value != rank)
         return vt__seterr(err, s->path, 12, "expected rank %u in the file header, found %u", rank, value);
@@ -571,9 +622,9 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
         goto done;
     }
     /* 1.5: a rank file may leave its function table to vtrace.defs */
-    if (rk->minor >= 5 && vt__read_block_header(s, off, &h, err))
+    if (rk->version >= VT_VERSION(1, 5) && vt__read_block_header(s, off, &h, err))
         goto out;
-    if (rk->minor < 5 || h.type == VT_BLOCK_FUNCS) {
+    if (rk->version < VT_VERSION(1, 5) || h.type == VT_BLOCK_FUNCS) {
         if (vt__load_block(s, off, VT_BLOCK_FUNCS, &h, &stored, &raw, &data, err))
             goto out;
         if (funcs_add(&fs, data, h.raw_len, off, h.codec)) {
@@ -601,12 +652,12 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
             defs_at = off;
             blocks_before = rk->nblocks;
             records_before = rk->nrecords;
-            if (rk->minor < 4) /* before 1.4 it is the last block but END */
+            if (rk->version < VT_VERSION(1, 4)) /* before 1.4 it is the last block but END */
                 break;
             off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
             continue;
         }
-        if (h.type == VT_BLOCK_FUNCS && rk->minor >= 3) {
+        if (h.type == VT_BLOCK_FUNCS && rk->version >= VT_VERSION(1, 3)) {
             /* more of the function table, before the blocks that use it (1.3) */
             if (vt__load_payload(s, off, &h, &stored, &raw, NULL, &data, err))
                 goto out;
@@ -656,8 +707,8 @@ int vt__open_rank(vt_trace *t, uint32_t rank, const src_t *s, funcs_cache *fc, v
     rk->has_defs = 1;
     uint64_t defs_end = defs_at + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     /* END: after the last RANKDEFS (before 1.4 the loop stopped at the only one) */
-    uint64_t end_at = rk->minor < 4 ? defs_end : off;
-    if (cuts_ok && !cut && rk->minor < 4 && (cut = vt__block_cut(s, end_at, err)) < 0)
+    uint64_t end_at = rk->version < VT_VERSION(1, 4) ? defs_end : off;
+    if (cuts_ok && !cut && rk->version < VT_VERSION(1, 4) && (cut = vt__block_cut(s, end_at, err)) < 0)
         goto out;
     if (cut) {
         rk->cut_at = end_at;

@@ -2,7 +2,6 @@
 #include "tracing/rtreduce.h"
 #include "tracing/log.h"
 #include "tracing/mpihandle.h"
-#include "util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +15,6 @@ static int world_rank_;
 VT_HIDDEN vt_comm *vt__world;
 static vt_comm *self_;
 static MPI_Group world_group;
-
-uint64_t vt_hash64(uint64_t h, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) {
-        h ^= (v >> (8 * i)) & 0xff;
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 static uint32_t slot_of(MPI_Comm h)
 {
@@ -93,7 +83,43 @@ static int lowest(const int *w, int n)
     return lo;
 }
 
-vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how)
+/* The members as the trace stores them (rankdefs.c): none when one is in another MPI
+ * world (no rank in this trace). */
+static uint32_t *stored_members(const int *w, int n, uint32_t *count)
+{
+    *count = 0;
+    for (int i = 0; i < n; i++)
+        if ((w ? w[i] : i) < 0)
+            return NULL;
+    uint32_t *m = malloc(sizeof *m * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; m && i < n; i++)
+        m[i] = (uint32_t)(w ? w[i] : i);
+    if (m)
+        *count = (uint32_t)n;
+    return m;
+}
+
+/* Stores O when the reader derives gid from it and what the trace holds of c, else
+ * the id itself. */
+static void set_origin(vt_comm *c, const vt_comm_origin *o)
+{
+    c->origin = (vt_comm_origin){.kind = VT_CID_EXPLICIT, .id = c->gid};
+    if (!o || o->kind == VT_CID_EXPLICIT)
+        return;
+    uint32_t n, rn = 0;
+    uint32_t *m = stored_members(c->world, c->size, &n), *rm = NULL;
+    if (c->inter)
+        rm = stored_members(c->rworld, c->rsize, &rn);
+    const uint64_t *pid = c->parent >= 0 && (uint32_t)c->parent < c->index ? &table[c->parent]->gid : NULL;
+    uint64_t id;
+    if ((m || !c->size) && (rm || !c->inter || !c->rsize) &&
+        vt_comm_id_derive(o, (uint32_t)world_rank_, c->inter, m, n, rm, rn, pid, &id) == 0 && id == c->gid)
+        c->origin = *o;
+    free(m);
+    free(rm);
+}
+
+vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how, const vt_comm_origin *o)
 {
     vt_comm *c = calloc(1, sizeof *c);
     if (!c)
@@ -123,6 +149,7 @@ vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how)
         }
     }
     append(c);
+    set_origin(c, o);
     map_put(c);
     return c;
 }
@@ -138,7 +165,8 @@ static vt_comm *append(vt_comm *c)
     return c;
 }
 
-vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, const char *how)
+vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, const char *how,
+                               const vt_comm_origin *o)
 {
     vt_comm *c = calloc(1, sizeof *c);
     if (!c)
@@ -154,6 +182,7 @@ vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, co
         memcpy(c->rworld, like->rworld, sizeof(int) * (size_t)c->rsize);
     }
     append(c);
+    set_origin(c, o);
     map_put(c);
     return c;
 }
@@ -163,16 +192,11 @@ vt_comm *vt_comm_invalid(void)
     static vt_comm *invalid;
     if (!invalid) {
         invalid = calloc(1, sizeof *invalid);
-        *invalid = (vt_comm){.handle = MPI_COMM_NULL, .gid = 0, .parent = -1, .myrank = -1, .how = "invalid"};
+        *invalid = (vt_comm){.handle = MPI_COMM_NULL, .gid = 0, .parent = -1, .myrank = -1, .how = "invalid",
+                             .origin = {.kind = VT_CID_EXPLICIT, .id = 0}};
         append(invalid);
     }
     return invalid;
-}
-
-static int by_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
 }
 
 /* How many communicators were made before over a new group only with this key (its
@@ -214,7 +238,8 @@ static uint64_t group_count_next(uint64_t key)
 
 /* The id of a communicator made by a collective over its parent, or over the new
  * group only: see doc/format.md. */
-uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child, int group_only, int tag)
+uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child, int group_only, int tag,
+                           vt_comm_origin *o)
 {
     MPI_Group g;
     int n, rn = 0, inter = 0;
@@ -230,35 +255,28 @@ uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child
         rw = world_ranks(g, rn);
         PMPI_Group_free(&g);
     }
-    uint64_t h = VT_HASH_INIT;
     if (!group_only) {
         int lo = lowest(w, n), rlo = rw ? lowest(rw, rn) : lo;
         free(w);
         free(rw);
-        h = vt_hash64(h, parent->gid);
-        h = vt_hash64(h, count);
-        h = vt_hash64(h, (uint64_t)(rlo < lo ? rlo : lo));
-        return h;
+        *o = (vt_comm_origin){.kind = VT_CID_PARENT, .count = count};
+        return vt_comm_id_parent(parent->gid, count, (uint64_t)(rlo < lo ? rlo : lo));
     }
     /* Only the new group's members take part (MPI_Comm_create_group over parent, or
      * MPI_Intercomm_create over two local communicators, different on the two sides):
      * the key is every member's world rank, sorted, the tag and, for create_group, the
      * parent; the id adds how many earlier calls had that key. */
-    int *all = malloc(sizeof(int) * (size_t)(n + rn + 1));
-    if (all && w && (rw || !rn)) {
-        memcpy(all, w, sizeof(int) * (size_t)n);
-        if (rn)
-            memcpy(all + n, rw, sizeof(int) * (size_t)rn);
-        vt_sort(all, (size_t)(n + rn), sizeof(int), by_int);
+    int64_t *all = malloc(sizeof *all * (size_t)(n + rn + 1));
+    size_t nall = 0;
+    if (all && w && (rw || !rn))
         for (int i = 0; i < n + rn; i++)
-            h = vt_hash64(h, (uint64_t)all[i]);
-    }
+            all[nall++] = i < n ? w[i] : rw[i - n];
+    uint64_t key = vt_comm_id_group_key(all, nall, tag, inter ? 0 : parent->gid);
     free(all);
     free(w);
     free(rw);
-    h = vt_hash64(h, (uint64_t)(int64_t)tag);
-    h = vt_hash64(h, inter ? 0 : parent->gid);
-    return vt_hash64(vt_hash64(h, group_count_next(h)), 0x67);
+    *o = (vt_comm_origin){.kind = VT_CID_GROUP, .tag = tag, .count = group_count_next(key)};
+    return vt_comm_id_group(key, o->count);
 }
 
 vt_comm *vt__comm_get_slow(MPI_Comm h)
@@ -275,11 +293,14 @@ vt_comm *vt__comm_get_slow(MPI_Comm h)
     PMPI_Group_size(g, &n);
     int *w = world_ranks(g, n);
     PMPI_Group_free(&g);
-    uint64_t id = vt_hash64(VT_HASH_INIT, 0x75);
-    for (int i = 0; i < n; i++)
-        id = vt_hash64(id, (uint64_t)w[i]);
+    int64_t *w64 = malloc(sizeof *w64 * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; w64 && w && i < n; i++)
+        w64[i] = w[i];
+    uint64_t id = vt_comm_id_members(w64, w64 && w ? (size_t)n : 0);
+    free(w64);
     free(w);
-    return vt_comm_register(h, id, -1, "unknown");
+    vt_comm_origin o = {.kind = VT_CID_MEMBERS};
+    return vt_comm_register(h, id, -1, "unknown", &o);
 }
 
 void vt_comm_forget(MPI_Comm h)
@@ -294,8 +315,9 @@ void vt_comms_init(int world_rank, int world_size)
     (void)world_size;
     world_rank_ = world_rank;
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    vt__world = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world");
-    self_ = vt_comm_register(MPI_COMM_SELF, (1ull << 63) + (uint64_t)world_rank_, -1, "self");
+    vt_comm_origin world = {.kind = VT_CID_WORLD}, self = {.kind = VT_CID_SELF};
+    vt__world = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world", &world);
+    self_ = vt_comm_register(MPI_COMM_SELF, VT_CID_SELF_BASE + (uint64_t)world_rank_, -1, "self", &self);
 }
 
 int vt_comm_lowest(const vt_comm *c)

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "format/commid.h"
 #include "tracing/state.h"
 
 typedef struct vt_comm {
@@ -22,6 +23,7 @@ typedef struct vt_comm {
     uint64_t collseq;        /* collective calls made on it so far */
     const char *how;
     int alive;
+    vt_comm_origin origin;   /* what the trace stores of gid (format 2.0): checked to give it */
 } vt_comm;
 
 VT_HIDDEN void vt_comms_init(int world_rank, int world_size);
@@ -35,10 +37,10 @@ static inline vt_comm *vt_comm_get(MPI_Comm h)
         return vt__world;
     return vt__comm_get_slow(h);
 }
-VT_HIDDEN vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how);
+/* O: what GID is derived from (vt_comm_id_derive); stored as the id itself where the
+ * members the trace holds do not give it (another MPI world's). */
+VT_HIDDEN vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how, const vt_comm_origin *o);
 VT_HIDDEN void vt_comm_forget(MPI_Comm h);
-VT_HIDDEN uint64_t vt_hash64(uint64_t h, uint64_t v);
-#define VT_HASH_INIT 0xcbf29ce484222325ull
 /* World rank of rank r of c (the remote group of an intercommunicator); -2 for
  * MPI_PROC_NULL, -1 for other negative values. */
 static inline int vt_comm_peer(const vt_comm *c, int r)
@@ -61,10 +63,12 @@ VT_HIDDEN vt_comm *vt_comm_at(uint32_t index);
 
 
 /* Id of `child`, made by the `count`-th creation call over `parent`, or (group_only)
- * by a call over the new group only with `tag`. */
-VT_HIDDEN uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child, int group_only, int tag);
+ * by a call over the new group only with `tag`; *O: what it is derived from. */
+VT_HIDDEN uint64_t vt_comm_child_gid(const vt_comm *parent, uint64_t count, MPI_Comm child, int group_only, int tag,
+                                     vt_comm_origin *o);
 /* A communicator with the members of `like` (MPI_Comm_idup: usable only later). */
-VT_HIDDEN vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, const char *how);
+VT_HIDDEN vt_comm *vt_comm_register_like(MPI_Comm h, uint64_t gid, const vt_comm *like, const char *how,
+                                         const vt_comm_origin *o);
 /* Placeholder for a handle MPI rejected (the call returned an error). */
 VT_HIDDEN vt_comm *vt_comm_invalid(void);
 

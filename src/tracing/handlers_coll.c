@@ -257,8 +257,9 @@ void vt_leave_comm_new(vt_call *c, int rc, MPI_Comm parent, MPI_Comm *newcomm, i
         uint64_t count = how == VT_NEW_COLLECTIVE ? pc->ncreated++ : 0;
         int64_t idx = -1;
         if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
-            uint64_t gid = vt_comm_child_gid(pc, count, *newcomm, how == VT_NEW_GROUP, tag);
-            vt_comm *nc = vt_comm_register(*newcomm, gid, (int)pc->index, vt_fn_name[c->fn]);
+            vt_comm_origin o;
+            uint64_t gid = vt_comm_child_gid(pc, count, *newcomm, how == VT_NEW_GROUP, tag, &o);
+            vt_comm *nc = vt_comm_register(*newcomm, gid, (int)pc->index, vt_fn_name[c->fn], &o);
             if (nc)
                 idx = nc->index;
         }
@@ -279,9 +280,9 @@ void vt_leave_comm_idup(vt_call *c, int rc, MPI_Comm parent, MPI_Comm *newcomm, 
         vt_req *r = NULL;
         if (rc == MPI_SUCCESS) {
             /* Same members as the parent; the group may not be queried before completion. */
-            uint64_t gid = vt_hash64(vt_hash64(vt_hash64(VT_HASH_INIT, pc->gid), count),
-                                     (uint64_t)vt_comm_lowest(pc));
-            vt_comm *nc = vt_comm_register_like(*newcomm, gid, pc, vt_fn_name[c->fn]);
+            uint64_t gid = vt_comm_id_parent(pc->gid, count, (uint64_t)vt_comm_lowest(pc));
+            vt_comm_origin o = {.kind = VT_CID_PARENT, .count = count};
+            vt_comm *nc = vt_comm_register_like(*newcomm, gid, pc, vt_fn_name[c->fn], &o);
             if (nc)
                 idx = nc->index;
             r = vt_req_add(*req, VT_REQ_OTHER, 0);

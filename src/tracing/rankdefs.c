@@ -155,7 +155,9 @@ void vt_rankdefs_encode(vt_growbuf *g, const vt_rankdefs_end *e)
     vt_growbuf_uvar(g, nc);
     for (uint32_t i = 0; i < nc; i++) {
         vt_comm *c = vt_comm_at(i);
-        vt_growbuf_uvar(g, c->gid);
+        /* 2.0: what the id is derived from (format/commid.h), not the 64-bit id */
+        uint8_t o[VT_CID_ORIGIN_MAX];
+        vt_growbuf_bytes(g, o, (size_t)(vt_comm_origin_encode(o, &c->origin) - o));
         vt_growbuf_uvar(g, (uint64_t)c->inter | VT_COMM_COMPACT);
         put_members(g, c->world, c->size, i);
         put_members(g, c->rworld, c->inter ? c->rsize : 0, i);

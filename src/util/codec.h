@@ -7,12 +7,18 @@
 #include <stdint.h>
 #include <string.h>
 
-#define VT_FORMAT_MAJOR 1
-#define VT_FORMAT_MINOR 6 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
+#define VT_FORMAT_MAJOR 2
+#define VT_FORMAT_MINOR 0 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
                            * 1.4: RANKDEFS snapshots between event blocks, how the run ended, modules;
                            * 1.5: REDUCED_COLS message times and time columns packed smaller;
                            *      the trace's function table and a dictionary in vtrace.defs;
-                           * 1.6: RANKDEFS call sites as module index and offset, after the modules */
+                           * 1.6: RANKDEFS call sites as module index and offset, after the modules;
+                           * 2.0: RANKDEFS communicator ids as what they are derived from
+                           *      (format/commid.h); a 1.x reader would misread them */
+#define VT_FORMAT_MAJOR_OLDEST 1 /* readers read every version from 1.0 */
+/* A file's major and minor version as one number that orders them (1.6 < 2.0). */
+#define VT_VERSION(major, minor) ((uint32_t)(major) << 16 | (uint32_t)(minor))
+#define VT_FORMAT_VERSION VT_VERSION(VT_FORMAT_MAJOR, VT_FORMAT_MINOR)
 
 #define VT_MAGIC_LEN 8
 #define VT_MAGIC_RANK "VTRACE\0E"

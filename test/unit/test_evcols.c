@@ -316,7 +316,7 @@ static void reduced_message_times(void **state)
     }
     vt_rcols_comms comms = {NULL, 0};
     assert_int_equal(vt_rcols_pack(P.b, P.len, P.nrec, &comms, &packed, &plen, err, sizeof err), 0);
-    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err), 0);
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, VT_VERSION(1, 5), sizeof P.b, &back, &blen, err, sizeof err), 0);
     assert_int_equal(blen, P.len);
     assert_memory_equal(back, P.b, P.len);
     free(back);
@@ -331,21 +331,21 @@ static void reduced_message_times(void **state)
     assert_true(len[5] < 2 + 400 + 400 + 16);
     assert_int_equal(len[7], 1); /* the form column */
     /* a reader of 1.4 refuses the block: a byte after the columns it knows */
-    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 4, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, VT_VERSION(1, 4), sizeof P.b, &back, &blen, err, sizeof err), -1);
     assert_non_null(strstr(err, "expected the payload to end after the columns"));
     packed[plen - 1] = 2; /* a form this reader does not know */
-    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, VT_VERSION(1, 5), sizeof P.b, &back, &blen, err, sizeof err), -1);
     assert_non_null(strstr(err, "form column"));
     packed[plen - 1] = 1;
     /* the times column's count past its bytes */
     size_t at = (size_t)(q - packed) + (size_t)(len[0] + len[1] + len[2] + len[3] + len[4]);
     uint8_t keep = packed[at];
     packed[at] = 0x7f;
-    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err), -1);
+    assert_int_equal(vt_rcols_unpack(packed, plen, P.nrec, &comms, VT_VERSION(1, 5), sizeof P.b, &back, &blen, err, sizeof err), -1);
     assert_non_null(strstr(err, "times column"));
     packed[at] = keep;
     /* one byte less in the payload: refused, never read past */
-    assert_int_equal(vt_rcols_unpack(packed, plen - 1, P.nrec, &comms, 5, sizeof P.b, &back, &blen, err, sizeof err),
+    assert_int_equal(vt_rcols_unpack(packed, plen - 1, P.nrec, &comms, VT_VERSION(1, 5), sizeof P.b, &back, &blen, err, sizeof err),
                      -1);
     free(packed);
 }
