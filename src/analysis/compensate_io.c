@@ -231,6 +231,9 @@ int vt__comp_write_rank(const vt_trace *t, const char *dir, uint32_t r, int leve
     rawlen = rawlen - skip + 2;
     free(raw);
     raw = nraw;
+    /* the file written is 2.0's: an older input's communicator ids as 2.0 stores them */
+    if (vt_trace_rankdefs_upgrade(t, r, &raw, &rawlen, err))
+        goto bad;
     /* compressed, against the dictionary the input's are compressed against (written
      * into vtrace.defs too): they differ from its by the overhead fields only */
     size_t dlen;

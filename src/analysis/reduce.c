@@ -575,6 +575,11 @@ static int close_outputs(reducer *Z)
         size_t len, dlen;
         if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
             return -1;
+        /* the file written is 2.0's: an older input's communicator ids as 2.0 stores them */
+        if (vt_trace_rankdefs_upgrade(Z->t, r, &defs, &len, Z->err)) {
+            free(defs);
+            return -1;
+        }
         /* against the input's dictionary, as the run time compresses it (1.5) */
         const uint8_t *dict = vt_trace_dict(Z->t, &dlen);
         ro->fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);

@@ -10,7 +10,7 @@ vt_format_write_sources = \
 	src/format/evcols.c src/format/evcols.h src/format/evcols_priv.h src/format/rcols.c
 vt_format_sources = $(vt_format_write_sources) \
 	src/format/reader_io.c src/format/reader_rank.c src/format/reader.c src/format/reader_cursor.c src/format/reader_fast.c \
-	src/format/reader_rcursor.c src/format/cursor_priv.h \
+	src/format/reader_rcursor.c src/format/reader_upgrade.c src/format/cursor_priv.h \
 	src/format/reader_priv.h \
 	src/format/match_keys.c src/format/match_keys.h src/format/match_scan.c src/format/match.c \
 	src/format/match_priv.h \

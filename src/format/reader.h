@@ -372,6 +372,11 @@ int vt_cursor_next_reduced(vt_cursor *c, vt_rrec *rec, vt_error *err);
  * (FUNCS) or 3 (RANKDEFS) of RANK, or 4 (GLOBAL) of vtrace.defs (rank ignored).
  * *payload is malloc'ed. */
 int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t **payload, size_t *len, vt_error *err);
+/* *PAYLOAD (*LEN bytes, malloc'ed): the RANKDEFS payload of RANK (vt_trace_raw_block),
+ * changed at most after its communicator table. A rank file before 2.0 gets in its
+ * place one in 2.0's form, which a tool writes into a 2.0 file: each communicator id
+ * as what it is derived from where the table gives it, else the id itself. */
+int vt_trace_rankdefs_upgrade(const vt_trace *t, uint32_t rank, uint8_t **payload, size_t *len, vt_error *err);
 
 /* ------------------------------------------------------------------ matching */
 

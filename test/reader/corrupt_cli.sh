@@ -78,8 +78,8 @@ for off in 20 30 100 400 900; do
 done
 # wrong major version, wrong magic
 fresh
-patch "$work/t/rank-000001.vte" 8 002
-expect 1 "${err}rank-000001\\.vte: offset 8: expected major version 1, found 2" "$vtrace" info "$work/t"
+patch "$work/t/rank-000001.vte" 8 003
+expect 1 "${err}rank-000001\\.vte: offset 8: expected major version 1 to 2, found 3" "$vtrace" info "$work/t"
 fresh
 patch "$work/t/vtrace.defs" 0 130
 expect 1 "${err}vtrace\\.defs: offset 0: expected magic VTRACE" "$vtrace" dump "$work/t"

@@ -64,8 +64,8 @@ done
 "$vtrace" patterns synth-trace | tail -n +2 > patterns-raw.txt && "$vtrace" patterns synth-cols | tail -n +2 > patterns-cols.txt &&
     cmp -s patterns-raw.txt patterns-cols.txt || { echo "FAIL: synth-cols's wait states differ"; fail=1; }
 # --version names the format version the files are written in
-minor=$(od -An -tu2 -j10 -N2 synth-trace/rank-000000.vte | tr -d ' ')
-"$vtrace" --version | grep -q "(trace format 1\.$minor)" || { echo "FAIL: vtrace --version does not name format 1.$minor"; "$vtrace" --version; fail=1; }
+version=$(od -An -tu2 -j8 -N4 synth-trace/rank-000000.vte | awk '{print $1 "." $2}')
+"$vtrace" --version | grep -q "(trace format $version)" || { echo "FAIL: vtrace --version does not name format $version"; "$vtrace" --version; fail=1; }
 # --no-match gives the same profile, without messages
 "$vtrace" info --no-match synth-trace | grep -q '^messages:  not matched' || { echo "FAIL: --no-match"; fail=1; }
 

@@ -83,6 +83,12 @@ void mt_defs_file(mt_buf *f, uint32_t nranks)
 
 void mt_rankdefs(mt_buf *b, uint32_t rank, uint32_t nranks, int ncallsites, int nfiles)
 {
+    mt_rankdefs_comms(b, rank, nranks, ncallsites, nfiles, NULL, 0);
+}
+
+void mt_rankdefs_comms(mt_buf *b, uint32_t rank, uint32_t nranks, int ncallsites, int nfiles, const mt_buf *extra,
+                       int nextra)
+{
     mt_uvar(b, (uint64_t)ncallsites);
     for (int i = 0; i < ncallsites; i++) {
         mt_uvar(b, 0x1000u + (unsigned)i);
@@ -90,8 +96,8 @@ void mt_rankdefs(mt_buf *b, uint32_t rank, uint32_t nranks, int ncallsites, int 
         mt_uvar(b, (uint64_t)i);
         mt_str(b, "f");
     }
-    mt_uvar(b, 2);
-    mt_uvar(b, 1); /* world */
+    mt_uvar(b, 2 + (uint64_t)nextra);
+    mt_uvar(b, 1); /* world (2.0: what the id is derived from, format/commid.h) */
     mt_uvar(b, 0);
     mt_uvar(b, nranks);
     for (uint32_t i = 0; i < nranks; i++)
@@ -99,13 +105,15 @@ void mt_rankdefs(mt_buf *b, uint32_t rank, uint32_t nranks, int ncallsites, int 
     mt_uvar(b, 0);
     mt_svar(b, -1);
     mt_str(b, "world");
-    mt_uvar(b, (1ull << 63) + rank); /* self */
+    mt_uvar(b, 2); /* self: 2^63 + rank */
     mt_uvar(b, 0);
     mt_uvar(b, 1);
     mt_uvar(b, rank);
     mt_uvar(b, 0);
     mt_svar(b, -1);
     mt_str(b, "self");
+    if (extra)
+        mt_bytes(b, extra->p, extra->n);
     mt_uvar(b, (uint64_t)nfiles);
     for (int i = 0; i < nfiles; i++) {
         mt_str(b, "file.dat");

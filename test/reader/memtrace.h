@@ -27,6 +27,9 @@ void mt_defs_file(mt_buf *f, uint32_t nranks);
 /* A RANKDEFS payload: ncallsites dummy call sites, the world communicator of nranks
  * plus MPI_COMM_SELF, nfiles files on world, no profile. */
 void mt_rankdefs(mt_buf *payload, uint32_t rank, uint32_t nranks, int ncallsites, int nfiles);
+/* The same with NEXTRA communicator entries (2.0's form, in EXTRA) after MPI_COMM_SELF. */
+void mt_rankdefs_comms(mt_buf *payload, uint32_t rank, uint32_t nranks, int ncallsites, int nfiles,
+                       const mt_buf *extra, int nextra);
 /* A rank file: header, FUNCS, one EVENTS block (omitted when nrecords < 0),
  * RANKDEFS, END. */
 void mt_rank_file(mt_buf *f, uint32_t rank, const mt_buf *funcs, const mt_buf *events, int nrecords,

@@ -6,6 +6,7 @@
 #include "vt_config.h"
 #include "synth.h"
 #include "format/blockio.h"
+#include "format/commid.h"
 #include "format/evcols.h"
 #include "util/codec.h"
 
@@ -21,7 +22,6 @@
 
 #define NR SYNTH_NRANKS
 #define SPLIT_ID 0x9e3779b97f4a7c15ull
-#define SELF_ID(r) ((1ull << 63) + (uint64_t)(r))
 
 typedef struct bytes {
     uint8_t *p;
@@ -403,7 +403,7 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
     b_uvar(&b, (uint64_t)ncomms);
     /* world; with o->cols (format 1.3's compact lists, doc/format.md) a range */
     const uint64_t compact = w.cols ? 2 : 0;
-    b_uvar(&b, 1);
+    b_uvar(&b, VT_CID_WORLD); /* 2.0: what the id is derived from (format/commid.h) */
     b_uvar(&b, compact);
     b_uvar(&b, NR);
     if (compact) {
@@ -418,7 +418,7 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
     b_svar(&b, -1);
     b_str(&b, "world");
     /* self; compact: one by one */
-    b_uvar(&b, SELF_ID(rank));
+    b_uvar(&b, VT_CID_SELF); /* 2^63 + rank */
     b_uvar(&b, compact);
     b_uvar(&b, 1);
     if (compact)
@@ -429,6 +429,7 @@ static int write_rank(const char *dir, int rank, const synth_opts *o, char *errb
     b_str(&b, "self");
     if (ncomms == 3) {
         /* ranks 0 and 2; compact: the range 0, 2 */
+        b_uvar(&b, VT_CID_EXPLICIT); /* the id itself */
         b_uvar(&b, SPLIT_ID);
         b_uvar(&b, compact);
         b_uvar(&b, 2);

@@ -337,12 +337,12 @@ static void named(file f[NFILES])
 
     /* wrong major version */
     memcpy(save, r1->data, 16);
-    vt_put_u16(r1->data + 8, 2);
-    expect_fail(f, -1, r1->name, "offset 8: expected major version 1, found 2", "major version");
+    vt_put_u16(r1->data + 8, 3);
+    expect_fail(f, -1, r1->name, "offset 8: expected major version 1 to 2, found 3", "major version");
     memcpy(r1->data, save, 16);
     vt_put_u16(defs->data + 8, 0);
-    expect_fail(f, -1, defs->name, "expected major version 1, found 0", "major version of defs");
-    vt_put_u16(defs->data + 8, 1);
+    expect_fail(f, -1, defs->name, "expected major version 1 to 2, found 0", "major version of defs");
+    vt_put_u16(defs->data + 8, VT_FORMAT_MAJOR);
 
     /* a higher minor version is accepted */
     vt_put_u16(r1->data + 10, 3);

@@ -449,6 +449,112 @@ static void test_bad_layouts(void **state)
     }
 }
 
+/* Format 2.0: a communicator entry holds what its id is derived from. FNV-1a of the
+ * inputs' little-endian bytes, computed here independently of format/commid.c. */
+static uint64_t fnv(const uint64_t *v, int n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 8; k++)
+            h = (h ^ ((v[i] >> (8 * k)) & 0xff)) * 0x100000001b3ull;
+    return h;
+}
+
+/* A trace of one rank whose communicator table adds EXTRA (N entries) after world and self. */
+static int open_comms(const mt_buf *extra, int n, vt_trace **tr, vt_error *err)
+{
+    mt_buf f = {0}, rd = {0};
+    mt_trace t;
+    memset(&t, 0, sizeof t);
+    t.nranks = 1;
+    mt_defs_file(&t.defs, 1);
+    funcs_payload(&f);
+    mt_rankdefs_comms(&rd, 0, 1, 0, 0, extra, n);
+    mt_rank_file(&t.ranks[0], 0, &f, NULL, -1, &rd);
+    int rc = open_mem(&t, tr, err);
+    mt_trace_free(&t);
+    mt_free(&f);
+    mt_free(&rd);
+    return rc;
+}
+
+/* flags 0, members {0}, no remote group, PARENT, HOW */
+static void comm_tail(mt_buf *e, int64_t parent, int members, const char *how)
+{
+    mt_uvar(e, 0);
+    mt_uvar(e, (uint64_t)members);
+    for (int i = 0; i < members; i++)
+        mt_uvar(e, 0);
+    mt_uvar(e, 0);
+    mt_svar(e, parent);
+    mt_str(e, how);
+}
+
+static void test_comm_origins(void **state)
+{
+    (void)state;
+    mt_buf e = {0};
+    mt_uvar(&e, 3); /* 2: made over world, the 6th creation call on it */
+    mt_uvar(&e, 5);
+    comm_tail(&e, 0, 1, "MPI_Comm_dup");
+    mt_uvar(&e, 4); /* 3: create_group over 2, tag -7, 2 made before with that key */
+    mt_svar(&e, -7);
+    mt_uvar(&e, 2);
+    comm_tail(&e, 2, 1, "MPI_Comm_create_group");
+    mt_uvar(&e, 5); /* 4: from its members */
+    comm_tail(&e, -1, 1, "unknown");
+    mt_uvar(&e, 0); /* 5: the id itself */
+    mt_uvar(&e, 0x123456789abcdefull);
+    comm_tail(&e, -1, 0, "unknown");
+    vt_trace *tr;
+    vt_error err;
+    assert_int_equal(open_comms(&e, 4, &tr, &err), 0);
+    const vt_rank *rk = vt_trace_rank(tr, 0);
+    assert_int_equal(rk->ncomms, 6);
+    assert_int_equal(rk->comms[0].id, 1);
+    assert_int_equal(rk->comms[1].id, 1ull << 63);
+    uint64_t dup[] = {1, 5, 0};
+    assert_int_equal(rk->comms[2].id, fnv(dup, 3));
+    uint64_t key[] = {0, (uint64_t)-7, fnv(dup, 3)};
+    uint64_t grp[] = {2, 0x67};
+    uint64_t h = fnv(key, 3);
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 8; b++)
+            h = (h ^ ((grp[k] >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+    assert_int_equal(rk->comms[3].id, h);
+    uint64_t mem[] = {0x75, 0};
+    assert_int_equal(rk->comms[4].id, fnv(mem, 2));
+    assert_int_equal(rk->comms[5].id, 0x123456789abcdefull);
+    vt_trace_close(tr);
+    mt_free(&e);
+
+    /* errors: each names the file and the offset of the entry's kind */
+    static const char *const msg[] = {
+        "expected communicator id kind 0 to 5, found 9",
+        "expected an earlier communicator as the parent of communicator 2 (its id is derived from the parent's), "
+        "found parent index -1",
+        "expected an earlier communicator as the parent of communicator 2 (its id is derived from the parent's), "
+        "found parent index 2",
+        "expected members of communicator 2 (its id is derived from the lowest), found none",
+        "expected an earlier communicator as the parent of communicator 2 (its id is derived from the parent's), "
+        "found parent index -1",
+    };
+    for (int i = 0; i < 5; i++) {
+        mt_buf b = {0};
+        mt_uvar(&b, i == 0 ? 9 : i == 4 ? 4 : 3);
+        if (i == 4)
+            mt_svar(&b, 1);
+        if (i)
+            mt_uvar(&b, 0);
+        comm_tail(&b, i == 1 || i == 4 ? -1 : i == 2 ? 2 : 0, i == 3 ? 0 : 1, "MPI_Comm_dup");
+        assert_int_equal(open_comms(&b, 1, &tr, &err), -1);
+        if (!strstr(err.msg, msg[i]))
+            fail_msg("case %d: %s", i, err.msg);
+        assert_non_null(strstr(err.msg, "rank-000000.vte: offset "));
+        mt_free(&b);
+    }
+}
+
 /* ------------------------------------------------------------------ synthetic trace */
 
 typedef struct fixture {
@@ -1012,6 +1118,7 @@ int main(void)
         cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_error_offset),
         cmocka_unit_test(test_bad_layouts),
+        cmocka_unit_test(test_comm_origins),
         cmocka_unit_test(test_global_time_extremes),
         cmocka_unit_test(test_match_posting_order),
         cmocka_unit_test(test_match_unmatched),
