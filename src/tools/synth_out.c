@@ -5,6 +5,7 @@
 #include "vt_config.h"
 #include "tools/synth.h"
 #include "format/blockio.h"
+#include "format/commid.h"
 #include "format/evcols.h"
 #include "util/codec.h"
 
@@ -240,8 +241,8 @@ static size_t rankdefs(const syn_out *o, uint32_t r, uint8_t *buf, int64_t t_ini
         put_str0(&p, site_sym[i]);
     }
     p = vt_put_uvar(p, 2);
-    /* MPI_COMM_WORLD: ranks 0, 1, ... */
-    p = vt_put_uvar(p, 1);
+    /* MPI_COMM_WORLD: ranks 0, 1, ... (2.0: the kind its id is derived from) */
+    p = vt_put_uvar(p, VT_CID_WORLD);
     p = vt_put_uvar(p, VT_COMM_COMPACT);
     p = vt_put_uvar(p, o->n);
     p = vt_put_uvar(p, 1);
@@ -251,7 +252,7 @@ static size_t rankdefs(const syn_out *o, uint32_t r, uint8_t *buf, int64_t t_ini
     p = vt_put_svar(p, -1);
     put_str0(&p, "world");
     /* MPI_COMM_SELF */
-    p = vt_put_uvar(p, (UINT64_C(1) << 63) + r);
+    p = vt_put_uvar(p, VT_CID_SELF);
     p = vt_put_uvar(p, VT_COMM_COMPACT);
     p = vt_put_uvar(p, 1);
     p = vt_put_uvar(p, 0);

@@ -55,7 +55,11 @@ def comm_table_bytes(path):
             start = i
             n, i = uvar(p, i)
             for _ in range(n):
-                _, i = uvar(p, i)
+                kind, i = uvar(p, i)  # 2.0: what the id is derived from
+                if kind in (0, 4):  # the id itself; a tag
+                    _, i = uvar(p, i)
+                if kind in (3, 4):  # a count
+                    _, i = uvar(p, i)
                 flags, i = uvar(p, i)
                 i = members(p, i, flags & 2)
                 i = members(p, i, flags & 2)
