@@ -93,8 +93,10 @@ uint8_t *vt_comm_origin_encode(uint8_t *p, const vt_comm_origin *o)
     if (o->kind == VT_CID_EXPLICIT)
         p = vt_put_uvar(p, o->id);
     else if (o->kind == VT_CID_GROUP)
-        p = vt_put_svar(p, o->tag);
-    if (o->kind == VT_CID_PARENT || o->kind == VT_CID_GROUP)
+        p = vt_put_svar(p, (int64_t)((uint64_t)o->tag - (uint64_t)o->tag_base));
+    if (o->kind == VT_CID_PARENT)
+        p = vt_put_uvar(p, o->count - o->count_base);
+    else if (o->kind == VT_CID_GROUP)
         p = vt_put_uvar(p, o->count);
     return p;
 }

@@ -37,6 +37,13 @@ typedef struct vt_comm_origin {
     int64_t tag;    /* VT_CID_GROUP */
     uint64_t count; /* VT_CID_PARENT, VT_CID_GROUP: communicators made before (below) */
     uint64_t id;    /* VT_CID_EXPLICIT */
+    /* What RANKDEFS stores instead of the count of VT_CID_PARENT and the tag of
+     * VT_CID_GROUP: their differences to these, which the table gives (so that counts
+     * that grow by one and tags that a loop counts cost no bytes once compressed):
+     * one more than the count of the table's previous VT_CID_PARENT entry over the same
+     * parent (0: none), the tag of its previous VT_CID_GROUP entry (0: none). */
+    uint64_t count_base;
+    int64_t tag_base;
 } vt_comm_origin;
 
 #define VT_CID_SELF_BASE (1ull << 63)
@@ -67,7 +74,8 @@ enum {
 int vt_comm_id_derive(const vt_comm_origin *o, uint32_t rank, int inter, const uint32_t *m, uint32_t n,
                       const uint32_t *rm, uint32_t rn, const uint64_t *parent_id, uint64_t *id);
 
-/* Writes the origin as RANKDEFS 2.0 stores it (at most VT_CID_ORIGIN_MAX bytes). */
+/* Writes the origin as RANKDEFS 2.0 stores it (at most VT_CID_ORIGIN_MAX bytes); its
+ * count of VT_CID_PARENT is at least its count_base. */
 #define VT_CID_ORIGIN_MAX 21
 uint8_t *vt_comm_origin_encode(uint8_t *p, const vt_comm_origin *o);
 

@@ -298,18 +298,28 @@ static int parse_origin(pp *r, vt_comm_origin *o)
     o->kind = (uint32_t)kind;
     if (kind == VT_CID_EXPLICIT && pp_uvar(r, &o->id, "communicator id"))
         return -1;
-    if (kind == VT_CID_GROUP && pp_svar(r, &o->tag, "communicator tag"))
+    if (kind == VT_CID_GROUP && pp_svar(r, &o->tag, "communicator tag (difference)"))
         return -1;
     if ((kind == VT_CID_PARENT || kind == VT_CID_GROUP) && pp_uvar(r, &o->count, "communicators made before"))
         return -1;
     return 0;
 }
 
-/* The id of entry I of the table CM from its origin O (read at AT). */
-static int derive_id(pp *r, const vt_rank *rk, vt_comm *cm, uint64_t i, const vt_comm_origin *o, const uint8_t *at)
+/* The id of entry I of the table CM from its origin O as stored (read at AT): the count
+ * of VT_CID_PARENT a difference to NEXT[parent], the tag of VT_CID_GROUP one to
+ * *LAST_TAG (commid.h), both then updated. */
+static int derive_id(pp *r, const vt_rank *rk, vt_comm *cm, uint64_t i, vt_comm_origin *o, const uint8_t *at,
+                     uint64_t *next, int64_t *last_tag)
 {
     vt_comm *c = &cm[i];
     const uint64_t *pid = c->parent >= 0 && (uint64_t)c->parent < i ? &cm[c->parent].id : NULL;
+    if (o->kind == VT_CID_PARENT && pid) {
+        o->count += next[c->parent];
+        next[c->parent] = o->count + 1;
+    } else if (o->kind == VT_CID_GROUP) {
+        o->tag = (int64_t)((uint64_t)*last_tag + (uint64_t)o->tag);
+        *last_tag = o->tag;
+    }
     int rc = vt_comm_id_derive(o, rk->rank, (c->flags & 1) != 0, c->members, c->size, c->remote_members,
                                c->remote_size, pid, &c->id);
     if (rc == 0)
@@ -351,6 +361,10 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
     if (pp_count(r, &n, 6, "number of communicators"))
         return -1;
     int origins = rk->version >= VT_VERSION(2, 0);
+    uint64_t *next = origins ? vt__arena_calloc(&t->ar, n ? n : 1, sizeof *next) : NULL;
+    int64_t last_tag = 0;
+    if (origins && !next)
+        return vt__pp_nomem(r, "the communicator table");
     vt_comm *cm = vt__arena_calloc(&t->ar, n ? n : 1, sizeof *cm);
     if (!cm)
         return vt__pp_nomem(r, "the communicator table");
@@ -376,7 +390,7 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
         if (vt__pp_str(r, &t->ar, &s, "communicator origin"))
             return -1;
         cm[i].how = s;
-        if (origins && derive_id(r, rk, cm, i, &o, origin_at))
+        if (origins && derive_id(r, rk, cm, i, &o, origin_at, next, &last_tag))
             return -1;
     }
     rk->ncomms = (size_t)n;

@@ -35,7 +35,8 @@ static vt_comm_origin origin_of(const vt_rank *rk, size_t i, uint64_t *next)
         return o;
     /* made over its parent: calls that gave this rank MPI_COMM_NULL counted too */
     o.kind = VT_CID_PARENT;
-    for (o.count = pid ? next[c->parent] : 0; pid && o.count <= next[c->parent] + 64; o.count++)
+    o.count_base = pid ? next[c->parent] : 0; /* what 2.0 stores the count's difference to */
+    for (o.count = o.count_base; pid && o.count <= o.count_base + 64; o.count++)
         if (GIVES(o)) {
             next[c->parent] = o.count + 1;
             return o;

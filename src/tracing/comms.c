@@ -15,6 +15,7 @@ static int world_rank_;
 VT_HIDDEN vt_comm *vt__world;
 static vt_comm *self_;
 static MPI_Group world_group;
+static int64_t last_group_tag; /* of the table's last VT_CID_GROUP entry (tag_base) */
 
 static uint32_t slot_of(MPI_Comm h)
 {
@@ -117,6 +118,18 @@ static void set_origin(vt_comm *c, const vt_comm_origin *o)
         c->origin = *o;
     free(m);
     free(rm);
+    /* the table's entries before this one give what the stored values differ from */
+    if (c->origin.kind == VT_CID_PARENT) {
+        vt_comm *p = table[c->parent];
+        c->origin.count_base = p->next_count;
+        if (c->origin.count < p->next_count) /* not in the order made: cannot be */
+            c->origin = (vt_comm_origin){.kind = VT_CID_EXPLICIT, .id = c->gid};
+        else
+            p->next_count = c->origin.count + 1;
+    } else if (c->origin.kind == VT_CID_GROUP) {
+        c->origin.tag_base = last_group_tag;
+        last_group_tag = c->origin.tag;
+    }
 }
 
 vt_comm *vt_comm_register(MPI_Comm h, uint64_t gid, int parent, const char *how, const vt_comm_origin *o)

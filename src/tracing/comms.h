@@ -20,6 +20,8 @@ typedef struct vt_comm {
     int *rworld;             /* intercommunicators: world ranks of the remote group */
     int parent;              /* index, -1 none */
     uint64_t ncreated;       /* communicators created from this one so far */
+    uint64_t next_count;     /* one more than the count of its last child in the table
+                              * stored as made over it (vt_comm_origin's count_base) */
     uint64_t collseq;        /* collective calls made on it so far */
     const char *how;
     int alive;

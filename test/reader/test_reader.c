@@ -506,11 +506,18 @@ static void test_comm_origins(void **state)
     mt_uvar(&e, 0); /* 5: the id itself */
     mt_uvar(&e, 0x123456789abcdefull);
     comm_tail(&e, -1, 0, "unknown");
+    mt_uvar(&e, 3); /* 6: over world, count 5 + 1 + 2: stored as its difference to 2's + 1 */
+    mt_uvar(&e, 2);
+    comm_tail(&e, 0, 1, "MPI_Comm_dup");
+    mt_uvar(&e, 4); /* 7: over 2, tag -7 + 10 (the difference to 3's), count 0 */
+    mt_svar(&e, 10);
+    mt_uvar(&e, 0);
+    comm_tail(&e, 2, 1, "MPI_Comm_create_group");
     vt_trace *tr;
     vt_error err;
-    assert_int_equal(open_comms(&e, 4, &tr, &err), 0);
+    assert_int_equal(open_comms(&e, 6, &tr, &err), 0);
     const vt_rank *rk = vt_trace_rank(tr, 0);
-    assert_int_equal(rk->ncomms, 6);
+    assert_int_equal(rk->ncomms, 8);
     assert_int_equal(rk->comms[0].id, 1);
     assert_int_equal(rk->comms[1].id, 1ull << 63);
     uint64_t dup[] = {1, 5, 0};
@@ -525,6 +532,14 @@ static void test_comm_origins(void **state)
     uint64_t mem[] = {0x75, 0};
     assert_int_equal(rk->comms[4].id, fnv(mem, 2));
     assert_int_equal(rk->comms[5].id, 0x123456789abcdefull);
+    uint64_t dup8[] = {1, 8, 0};
+    assert_int_equal(rk->comms[6].id, fnv(dup8, 3));
+    uint64_t key3[] = {0, 3, fnv(dup, 3)}, grp0[] = {0, 0x67};
+    h = fnv(key3, 3);
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 8; b++)
+            h = (h ^ ((grp0[k] >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+    assert_int_equal(rk->comms[7].id, h);
     vt_trace_close(tr);
     mt_free(&e);
 
