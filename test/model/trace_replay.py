@@ -75,7 +75,7 @@ def blocks(path):
     with open(path, "rb") as f:
         data = f.read()
     magic, major, minor, value = data[:8], *struct.unpack("<HHI", data[8:16])
-    if major != 1:
+    if major not in (1, 2):  # 2.0 changed RANKDEFS only (read_trace reads 1.x's)
         raise ValueError("%s: major version %d" % (path, major))
     off = 16
     out = []
@@ -99,7 +99,10 @@ def read_trace(d):
     config = g.str()
     ranks = []
     for r in range(nranks):
-        _, rank, bl = blocks(os.path.join(d, "rank-%06d.vte" % r))
+        path = os.path.join(d, "rank-%06d.vte" % r)
+        _, rank, bl = blocks(path)
+        with open(path, "rb") as f:
+            major = struct.unpack("<H", f.read(10)[8:10])[0]
         funcs = []
         recs = []
         comms = []
@@ -132,6 +135,8 @@ def read_trace(d):
                             f[l] = [(b.uvar(), b.uvar(), b.svar(), b.svar(), b.uvar()) for _ in range(b.uvar())]
                     recs.append(dict(name=name, enter=enter, exit=exit_, f=f))
             elif btype == 3:
+                if major != 1:
+                    raise ValueError("rank %d: RANKDEFS of format %d.x: only 1.x's are read here" % (r, major))
                 for _ in range(b.uvar()):
                     b.uvar(); b.str(); b.uvar(); b.str()
                 for _ in range(b.uvar()):
