@@ -30,7 +30,7 @@ mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 
 target=${FUZZ_TARGET:-reader}
 reader_src="$(echo "$top"/src/format/reader*.c "$top"/src/format/match*.c) $top/src/format/clockfix.c
-    $top/src/format/evcols.c $top/src/format/rcols.c $top/src/format/blockio.c"
+    $top/src/format/evcols.c $top/src/format/rcols.c $top/src/format/blockio.c $top/src/format/commid.c"
 case $target in
 reader) src="$top/test/reader/fuzz_reader.c $reader_src" ;;
 analyses)
