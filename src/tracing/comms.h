@@ -43,10 +43,8 @@ VT_HIDDEN uint64_t vt_hash64(uint64_t h, uint64_t v);
  * MPI_PROC_NULL, -1 for other negative values. */
 static inline int vt_comm_peer(const vt_comm *c, int r)
 {
-    if (r == MPI_PROC_NULL)
-        return -2;
-    if (r < 0)
-        return r == MPI_ROOT ? -4 : -1;
+    if (VT_UNLIKELY(r < 0))
+        return r == MPI_PROC_NULL ? -2 : r == MPI_ROOT ? -4 : -1;
     if (c->inter)
         return r < c->rsize ? c->rworld[r] : -1;
     if (!c->world)

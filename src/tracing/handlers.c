@@ -61,7 +61,7 @@ void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes)
 
 void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type)
 {
-    vt_leave_inline_send(c, rc, comm, dest, tag, count, type);
+    vt_leave_inline_send(c, c->fn, rc, comm, dest, tag, count, type);
 }
 
 void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
@@ -96,7 +96,7 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
 
 void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
 {
-    vt_leave_inline_recv(c, rc, comm, st);
+    vt_leave_inline_recv(c, c->fn, rc, comm, st);
 }
 
 void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)
@@ -134,7 +134,7 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
             p = put_recv_side(p, cm, st, rbytes);
         }
         if (VT_UNLIKELY(vt__rt))
-            rt_sync_send(c, cm, dest, sbytes);
+            rt_sync_send(c, c->fn, cm, dest, sbytes);
     }
     rec_done_skip(c, p, exit, sbytes + rbytes);
 }
