@@ -27,18 +27,19 @@ static inline uint8_t *put_recv_side(uint8_t *p, const vt_comm *cm, const MPI_St
 }
 
 /* Layout letters c p t b or c P T B: the communicator's index and a side. Where all four
- * fit a byte each (a small communicator table, ranks and tags below 64, fewer than 128
- * bytes), one 4-byte store instead of four varint loops (issue 18); the same bytes. */
+ * fit a byte each (a small communicator table, ranks and tags from 0 to 63, fewer than
+ * 128 bytes), one 4-byte store instead of four varint loops (issue 18); the same bytes
+ * (the zigzag code of 0 <= v < 64 is 2 v). */
 static VT_ALWAYS_INLINE uint8_t *put_comm_side(uint8_t *p, uint32_t index, int peer, int tag, uint64_t bytes)
 {
-    uint64_t zp = vt_zigzag(peer), zt = vt_zigzag(tag);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (VT_LIKELY((index | zp | zt | bytes) < 0x80)) {
-        uint32_t w = index | (uint32_t)zp << 8 | (uint32_t)zt << 16 | (uint32_t)bytes << 24;
+    if (VT_LIKELY(((uint64_t)((unsigned)peer | (unsigned)tag) << 1 | index | bytes) < 0x80)) {
+        uint32_t w = index | (uint32_t)peer << 9 | (uint32_t)tag << 17 | (uint32_t)bytes << 24;
         memcpy(p, &w, 4);
         return p + 4;
     }
 #endif
+    uint64_t zp = vt_zigzag(peer), zt = vt_zigzag(tag);
     p = vt_put_uvar(p, index);
     p = vt_put_uvar(p, zp);
     p = vt_put_uvar(p, zt);
@@ -64,10 +65,15 @@ static VT_ALWAYS_INLINE void leave_send_body(vt_call *c, unsigned fn, MPI_Comm c
     uint64_t bytes = type_bytes(count, type);
     uint8_t *p = rec_open(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain);
     if (p) {
-        vt_comm *cm = comm_of(comm);
-        p = put_comm_side(p, cm->index, vt_comm_peer(cm, dest), tag, bytes);
+        /* MPI_COMM_WORLD's ranks are world ranks: no lookup */
+        if (VT_LIKELY(comm == MPI_COMM_WORLD && (unsigned)dest < (unsigned)vt__world_size)) {
+            p = put_comm_side(p, vt__world_index, dest, tag, bytes);
+        } else {
+            vt_comm *cm = comm_of(comm);
+            p = put_comm_side(p, cm->index, vt_comm_peer(cm, dest), tag, bytes);
+        }
         if (!plain && VT_UNLIKELY(vt__rt))
-            rt_sync_send(c, fn, cm, dest, bytes);
+            rt_sync_send(c, fn, comm_of(comm), dest, bytes);
     } else if (!plain && rec_skipped() && vt__rt) {
         rt_sync_send(c, fn, comm_of(comm), dest, bytes);
     }
@@ -79,7 +85,9 @@ static VT_ALWAYS_INLINE void leave_recv_body(vt_call *c, unsigned fn, MPI_Comm c
     int64_t exit = plain ? vt_tsc_now() : vt_now();
     uint64_t bytes = status_bytes(st);
     uint8_t *p = rec_open(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain);
-    if (p) {
+    if (p && VT_LIKELY(comm == MPI_COMM_WORLD && (unsigned)st->MPI_SOURCE < (unsigned)vt__world_size)) {
+        p = put_comm_side(p, vt__world_index, st->MPI_SOURCE, st->MPI_TAG, bytes);
+    } else if (p) {
         vt_comm *cm = comm_of(comm);
         p = put_comm_side(p, cm->index, vt_comm_peer(cm, st->MPI_SOURCE), st->MPI_TAG, bytes);
     }

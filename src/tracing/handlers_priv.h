@@ -16,13 +16,14 @@
 
 static inline uint64_t type_bytes(MPI_Count count, MPI_Datatype t)
 {
+#ifdef MPICH
+    /* MPICH encodes the size of a predefined basic type in its handle (not
+     * MPI_DATATYPE_NULL's). */
+    if (((unsigned)t & 0xfc000000u) == 0x4c000000u)
+        return count > 0 ? (uint64_t)count * (((unsigned)t >> 8) & 0xffu) : 0;
+#endif
     if (count <= 0 || t == MPI_DATATYPE_NULL)
         return 0;
-#ifdef MPICH
-    /* MPICH encodes the size of a predefined basic type in its handle. */
-    if (((unsigned)t & 0xfc000000u) == 0x4c000000u)
-        return (uint64_t)count * (((unsigned)t >> 8) & 0xffu);
-#endif
     MPI_Count sz = 0;
     if (PMPI_Type_size_x(t, &sz) != MPI_SUCCESS || sz < 0)
         return 0;
