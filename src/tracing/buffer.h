@@ -126,6 +126,7 @@ static inline void vt_rec_end(uint8_t *end, int64_t exit)
         vt_unlock();
 }
 /* vt__rec_special and its bits: state.h. */
+
 /* VT_REC_SKIP: the file was dropped (VTRACE_MODE=reduced past its first block), so a
  * handler that keeps its bookkeeping apart from its encoding need not encode at all
  * (issue 18). vt_rec_skip_begin returns VT_REC_SKIPPED (not a pointer to write to: the

@@ -13,7 +13,6 @@
 #include "tracing/period.h"
 #include "tracing/rtreduce.h"
 
-
 static inline uint64_t type_bytes(MPI_Count count, MPI_Datatype t)
 {
 #ifdef MPICH
