@@ -106,8 +106,9 @@ PB_CALLS = {
 # Functions whose bodies inline their handler (tracing/handlers_p2p.h): the blocking
 # ping-pong's two calls, where a second call's frame and arguments cost 30-40 instructions
 # a call (issue 18). Others call the handler: inlining it everywhere would grow the library.
-INLINE_LEAVE = {"MPI_Send": ("vt_leave_send(", "vt_leave_inline_send("),
-                "MPI_Recv": ("vt_leave_recv(", "vt_leave_inline_recv(")}
+# They pass their function id as a constant (the record's code, the profile's entry).
+INLINE_LEAVE = {"MPI_Send": ("vt_leave_send(&c, ", "vt_leave_inline_send(&c, VT_FN_MPI_Send, "),
+                "MPI_Recv": ("vt_leave_recv(&c, ", "vt_leave_inline_recv(&c, VT_FN_MPI_Recv, ")}
 # Code of the transport before the PMPI_ call or after it (before the handler).
 PB_PRE = {
     "start": "if (VT_UNLIKELY(vt__pb)) vt_pb_start(&c, 1, {REQUEST});",

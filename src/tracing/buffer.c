@@ -16,7 +16,6 @@
 VT_HIDDEN vt_buffer vt__buf = {.fd = -1};
 VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
 VT_HIDDEN int vt__mt;
-VT_HIDDEN unsigned vt__rec_special;
 VT_HIDDEN __thread int vt__rec_skipped __attribute__((tls_model("initial-exec")));
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -309,7 +308,6 @@ static int flush_locked(void)
     b->pos = p;
     b->prev_exit = t1;
     b->nrec = 1;
-    b->records++;
     return 0;
 }
 

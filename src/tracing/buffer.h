@@ -24,7 +24,6 @@ typedef struct vt_buffer {
     int zstd_level;
     int stopped;               /* recording stopped (write failed): nothing more is written */
     int warned;
-    uint64_t records;          /* records written in all */
     uint64_t lost;             /* calls not recorded after stopping */
     uint64_t fail_after;       /* test hook: fail writes after this many bytes (0: never) */
     uint64_t written;          /* bytes given to the file (payloads before compression: the test hook's measure) */
@@ -44,6 +43,12 @@ typedef struct vt_buffer {
 } vt_buffer;
 
 extern VT_HIDDEN vt_buffer vt__buf;
+/* Records written in all: those of the blocks before this one and this block's (no
+ * counter of its own for the records to move, issue 18). */
+static inline uint64_t vt_buffer_records(void)
+{
+    return vt__buf.first_index + vt__buf.nrec;
+}
 extern VT_HIDDEN vt_profile_entry vt__profile[VT_NFN];
 extern VT_HIDDEN int vt__mt;   /* MPI_THREAD_MULTIPLE: take the lock */
 
@@ -81,33 +86,46 @@ VT_HIDDEN void vt_lock(void);
 VT_HIDDEN void vt_unlock(void);
 VT_HIDDEN uint8_t *vt__rec_begin_slow(size_t need);
 
+/* Room for `need` bytes, flushing first when the block is full; NULL when recording has
+ * stopped. Without the lock: vt_rec_begin's, or a caller that knows there is one thread
+ * (VT_REC_MT clear). */
+static inline uint8_t *vt_rec_room(size_t need)
+{
+    vt_buffer *b = &vt__buf;
+    /* relaxed: vt_buffer_request_flush lowers it from the flush timer's thread */
+    if (VT_LIKELY(b->pos + need <= __atomic_load_n(&b->limit, __ATOMIC_RELAXED))) {
+        if (!b->pos)
+            __builtin_unreachable();   /* pos is NULL only where limit is: no test of it */
+        return b->pos;
+    }
+    return vt__rec_begin_slow(need);
+}
+
 /* Returns room for `need` bytes, flushing first when the block is full; NULL when
  * recording has stopped. Takes the lock (MPI_THREAD_MULTIPLE) until vt_rec_end. */
 static inline uint8_t *vt_rec_begin(size_t need)
 {
     if (VT_UNLIKELY(vt__mt))
         vt_lock();
-    vt_buffer *b = &vt__buf;
-    /* relaxed: vt_buffer_request_flush lowers it from the flush timer's thread */
-    if (VT_LIKELY(b->pos + need <= __atomic_load_n(&b->limit, __ATOMIC_RELAXED)))
-        return b->pos;
-    return vt__rec_begin_slow(need);
+    return vt_rec_room(need);
 }
 
-static inline void vt_rec_end(uint8_t *end, int64_t exit)
+/* The record ends at END: vt_rec_end without the unlock. */
+static inline void vt_rec_put(uint8_t *end, int64_t exit)
 {
     vt_buffer *b = &vt__buf;
     b->pos = end;
     b->prev_exit = exit;
     b->nrec++;
-    b->records++;
+}
+
+static inline void vt_rec_end(uint8_t *end, int64_t exit)
+{
+    vt_rec_put(end, exit);
     if (VT_UNLIKELY(vt__mt))
         vt_unlock();
 }
-/* Bits of vt__rec_special, which sends a handler's record off its fast path (rec_call,
- * handlers_priv.h): one word tested per call for all three. */
-enum { VT_REC_FILTER = 1, VT_REC_PERIOD = 2, VT_REC_SKIP = 4 };
-extern VT_HIDDEN unsigned vt__rec_special;
+/* vt__rec_special and its bits: state.h. */
 
 /* VT_REC_SKIP: the file was dropped (VTRACE_MODE=reduced past its first block), so a
  * handler that keeps its bookkeeping apart from its encoding need not encode at all
@@ -139,7 +157,6 @@ static inline void vt_rec_skip_end(int64_t exit)
     b->dropped_bytes += b->skip_est;
     b->prev_exit = exit;
     b->nrec++;
-    b->records++;
     b->skipped++;
     vt__rec_skipped = 0;
     if (VT_UNLIKELY(vt__mt))

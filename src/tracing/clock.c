@@ -82,7 +82,9 @@ void vt_clock_use(const vt_tsc_scale *s)
     if (s) {
         vt__tsc = *s;
         vt__use_tsc = 1;
+        vt_rec_special_set(VT_REC_CLOCK, 0);
     } else {
+        vt_rec_special_set(VT_REC_CLOCK, 1);
         vt__use_tsc = 0;
     }
 }

@@ -13,6 +13,8 @@ static vt_comm **map;
 static uint32_t mapcap, mapused;
 static int world_rank_;
 VT_HIDDEN vt_comm *vt__world;
+VT_HIDDEN int vt__world_size;
+VT_HIDDEN uint32_t vt__world_index;
 static vt_comm *self_;
 static MPI_Group world_group;
 static int64_t last_group_tag; /* of the table's last VT_CID_GROUP entry (tag_base) */
@@ -330,6 +332,8 @@ void vt_comms_init(int world_rank, int world_size)
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     vt_comm_origin world = {.kind = VT_CID_WORLD}, self = {.kind = VT_CID_SELF};
     vt__world = vt_comm_register(MPI_COMM_WORLD, 1, -1, "world", &world);
+    vt__world_index = vt__world->index;
+    vt__world_size = vt__world->size;
     self_ = vt_comm_register(MPI_COMM_SELF, VT_CID_SELF_BASE + (uint64_t)world_rank_, -1, "self", &self);
 }
 

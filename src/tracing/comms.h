@@ -33,6 +33,11 @@ VT_HIDDEN void vt_comms_init(int world_rank, int world_size);
  * do not wrap) is registered on first sight. */
 VT_HIDDEN vt_comm *vt__comm_get_slow(MPI_Comm h);
 extern VT_HIDDEN vt_comm *vt__world;
+/* vt__world's size (0 before it is registered) and index: a rank r of MPI_COMM_WORLD
+ * with 0 <= r < vt__world_size is world rank r (the handlers of MPI_Send and MPI_Recv,
+ * issue 18). */
+extern VT_HIDDEN int vt__world_size;
+extern VT_HIDDEN uint32_t vt__world_index;
 static inline vt_comm *vt_comm_get(MPI_Comm h)
 {
     if (VT_LIKELY(h == MPI_COMM_WORLD && vt__world))
@@ -47,10 +52,8 @@ VT_HIDDEN void vt_comm_forget(MPI_Comm h);
  * MPI_PROC_NULL, -1 for other negative values. */
 static inline int vt_comm_peer(const vt_comm *c, int r)
 {
-    if (r == MPI_PROC_NULL)
-        return -2;
-    if (r < 0)
-        return r == MPI_ROOT ? -4 : -1;
+    if (VT_UNLIKELY(r < 0))
+        return r == MPI_PROC_NULL ? -2 : r == MPI_ROOT ? -4 : -1;
     if (c->inter)
         return r < c->rsize ? c->rworld[r] : -1;
     if (!c->world)

@@ -61,16 +61,17 @@ void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes)
 
 void vt_leave_send(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type)
 {
-    vt_leave_inline_send(c, rc, comm, dest, tag, count, type);
+    vt_leave_inline_send(c, c->fn, rc, comm, dest, tag, count, type);
 }
 
-void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
-                    MPI_Request *req, int persistent)
+/* PLAIN (a constant): vt__rec_special was 0, as in handlers_p2p.h (issue 18). */
+static VT_ALWAYS_INLINE void leave_isend_body(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count,
+                                              MPI_Datatype type, MPI_Request *req, int persistent, int plain)
 {
-    int64_t exit = vt_now();
+    int64_t exit = plain ? vt_tsc_now() : vt_now();
     uint64_t bytes = type_bytes(count, type);
-    uint8_t *p = rec_call_skip(c, exit, 5 * VT_UVAR_MAX);
-    if (p || rec_skipped()) {
+    uint8_t *p = rec_open(c, c->fn, exit, 5 * VT_UVAR_MAX, 1, plain);
+    if (p || (!plain && rec_skipped())) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_SEND, persistent) : NULL;
         int peer = vt_comm_peer(cm, dest);
@@ -91,19 +92,29 @@ void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Co
             p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
-    rec_done_skip(c, p, exit, bytes);
+    rec_close(c, c->fn, p, exit, bytes, 1, plain);
+}
+
+void vt_leave_isend(vt_call *c, int rc, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type,
+                    MPI_Request *req, int persistent)
+{
+    if (VT_LIKELY(!vt__rec_special))
+        leave_isend_body(c, rc, comm, dest, tag, count, type, req, persistent, 1);
+    else
+        leave_isend_body(c, rc, comm, dest, tag, count, type, req, persistent, 0);
 }
 
 void vt_leave_recv(vt_call *c, int rc, MPI_Comm comm, MPI_Status *st)
 {
-    vt_leave_inline_recv(c, rc, comm, st);
+    vt_leave_inline_recv(c, c->fn, rc, comm, st);
 }
 
-void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)
+static VT_ALWAYS_INLINE void leave_irecv_body(vt_call *c, int rc, MPI_Comm comm, int source, int tag,
+                                              MPI_Request *req, int persistent, int plain)
 {
-    int64_t exit = vt_now();
-    uint8_t *p = rec_call_skip(c, exit, 2 * VT_UVAR_MAX);
-    if (p || rec_skipped()) {
+    int64_t exit = plain ? vt_tsc_now() : vt_now();
+    uint8_t *p = rec_open(c, c->fn, exit, 2 * VT_UVAR_MAX, 1, plain);
+    if (p || (!plain && rec_skipped())) {
         vt_comm *cm = comm_of(comm);
         vt_req *r = rc == MPI_SUCCESS ? vt_req_add(*req, VT_REQ_RECV, persistent) : NULL;
         if (r) {
@@ -116,7 +127,15 @@ void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_
             p = vt_put_uvar(p, r ? r->id : 0);
         }
     }
-    rec_done_skip(c, p, exit, 0);
+    rec_close(c, c->fn, p, exit, 0, 1, plain);
+}
+
+void vt_leave_irecv(vt_call *c, int rc, MPI_Comm comm, int source, int tag, MPI_Request *req, int persistent)
+{
+    if (VT_LIKELY(!vt__rec_special))
+        leave_irecv_body(c, rc, comm, source, tag, req, persistent, 1);
+    else
+        leave_irecv_body(c, rc, comm, source, tag, req, persistent, 0);
 }
 
 void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MPI_Count scount,
@@ -134,7 +153,7 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
             p = put_recv_side(p, cm, st, rbytes);
         }
         if (VT_UNLIKELY(vt__rt))
-            rt_sync_send(c, cm, dest, sbytes);
+            rt_sync_send(c, c->fn, cm, dest, sbytes);
     }
     rec_done_skip(c, p, exit, sbytes + rbytes);
 }

@@ -220,6 +220,7 @@ static int start(int provided)
         cfg.model_pbytes = VT_RT_POLY_ROOM;
     }
     vt__mt = provided == MPI_THREAD_MULTIPLE;
+    vt_rec_special_set(VT_REC_MT, vt__mt);
     /* test hook: the program's vtrace_test_post_hook, if it has one */
     const char *post_hook = getenv("VTRACE_TEST_POST_HOOK");
     if (vt__mt && post_hook && !strcmp(post_hook, "1"))
@@ -812,7 +813,7 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     int rc_end = vt_buffer_write_block(VT_BLOCK_END, "", 0);
     rc = rc ? rc : rc_end;
     int full_whole = !vt__buf.dropped && !vt__buf.stopped;
-    uint64_t full_records = vt__buf.records;
+    uint64_t full_records = vt_buffer_records();
     if (vt__verbose >= 2)
         vt_info("%llu records, %llu of them not encoded (the full trace was dropped; %zu bytes each to its "
                 "blocks' clock)", (unsigned long long)full_records, (unsigned long long)vt__buf.skipped,

@@ -194,7 +194,7 @@ void vt_rankdefs_encode(vt_growbuf *g, const vt_rankdefs_end *e)
     vt_growbuf_svar(g, e->pl->numa);
     vt_growbuf_str(g, e->pl->binding);
     vt_growbuf_uvar(g, e->flags);
-    vt_growbuf_uvar(g, vt__buf.records);
+    vt_growbuf_uvar(g, vt_buffer_records());
     vt_growbuf_uvar(g, vt__buf.lost);
     vt_growbuf_svar(g, e->t_init);
     vt_growbuf_svar(g, e->t_fin);

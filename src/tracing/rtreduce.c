@@ -107,6 +107,7 @@ static __attribute__((noinline, cold)) void stop(const char *why)
     if (!vt__rt)
         return;
     vt__rt = 0;
+    vt_rec_special_set(VT_REC_RT, 0);
     rt.slow.b.general = 1;
     rt.failed = 1;
     if (vt_buffer_need_file() == -EPIPE)
@@ -222,6 +223,7 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
         vt_warn("the run-time reduction cannot write %s (%s)", rt.path, strerror(rc < 0 ? -rc : ENOMEM));
         return -1;
     }
+    vt_rec_special_set(VT_REC_RT, 1);
     vt__rt = 1;
     return 0;
 }
@@ -826,6 +828,7 @@ int vt_rt_finish(const uint8_t *rankdefs, size_t len, const uint8_t *dict, size_
         rc = -errno;
     rt.fd = -1;
     vt__rt = 0;
+    vt_rec_special_set(VT_REC_RT, 0);
     rt.slow.b.general = 1;
     rt_stored = rt.out.index;
     vt_rr_free(&rt.rr);

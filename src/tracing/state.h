@@ -64,17 +64,40 @@ static inline int64_t vt_mono_now(void)
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
+/* vt_now where vt__use_tsc is known to be set. */
+static inline int64_t vt_tsc_now(void)
+{
+    uint64_t d = __rdtsc() - vt__tsc.tsc0;
+    return vt__tsc.ns0 + (int64_t)(((unsigned __int128)d * vt__tsc.mult) >> 32);
+}
+
 static inline int64_t vt_now(void)
 {
-    if (VT_LIKELY(vt__use_tsc)) {
-        uint64_t d = __rdtsc() - vt__tsc.tsc0;
-        return vt__tsc.ns0 + (int64_t)(((unsigned __int128)d * vt__tsc.mult) >> 32);
-    }
+    if (VT_LIKELY(vt__use_tsc))
+        return vt_tsc_now();
     return vt_mono_now();
 }
 #else
+static inline int64_t vt_tsc_now(void) { return vt_mono_now(); }
 static inline int64_t vt_now(void) { return vt_mono_now(); }
 #endif
+
+/* Bits of vt__rec_special, which sends a handler's record off its fast path (rec_open,
+ * handlers_priv.h): one word tested per call for all three (VT_REC_RECORD). The other
+ * bits mirror the modes the blocking send's and receive's handlers test after the call
+ * (handlers_p2p.h): with the word 0 they take a path that tests none of them (issue 18):
+ * VT_REC_MT vt__mt (the buffer's lock), VT_REC_RT vt__rt (the run-time reduction),
+ * VT_REC_CLOCK !vt__use_tsc (vt_now's clock_gettime). Set with vt_rec_special_set. */
+enum { VT_REC_FILTER = 1, VT_REC_PERIOD = 2, VT_REC_SKIP = 4, VT_REC_MT = 8, VT_REC_RT = 16, VT_REC_CLOCK = 32 };
+enum { VT_REC_RECORD = VT_REC_FILTER | VT_REC_PERIOD | VT_REC_SKIP };
+extern VT_HIDDEN unsigned vt__rec_special;
+static inline void vt_rec_special_set(unsigned bits, int on)
+{
+    if (on)
+        __atomic_fetch_or(&vt__rec_special, bits, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&vt__rec_special, ~bits, __ATOMIC_RELAXED);
+}
 
 VT_HIDDEN int vt__enter_slow(vt_call *c, unsigned fn, const void *site);
 

@@ -350,6 +350,21 @@ static void reduced_message_times(void **state)
     free(packed);
 }
 
+/* vt_put_uvar_2 (the tracing layer's record times) writes vt_put_uvar's bytes */
+static void uvar_2_same_bytes(void **state)
+{
+    (void)state;
+    uint8_t a[VT_UVAR_MAX + 2], b[VT_UVAR_MAX + 2];
+    uint64_t v = 0;
+    for (int i = 0; i < 40000; i++, v = i < 33000 ? (uint64_t)i : v * 3 + 1) {
+        memset(a, 0xee, sizeof a);
+        memset(b, 0xee, sizeof b);
+        size_t na = (size_t)(vt_put_uvar(a, v) - a), nb = (size_t)(vt_put_uvar_2(b, v) - b);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, sizeof a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +374,7 @@ int main(void)
         cmocka_unit_test(damaged),
         cmocka_unit_test(pack_refuses_what_does_not_decode),
         cmocka_unit_test(reduced_message_times),
+        cmocka_unit_test(uvar_2_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
