@@ -62,7 +62,7 @@ while IFS='|' read -r name dir cmd <&3; do
         # shellcheck disable=SC2086
         if (cd "$dir" && CGOUT=$t.cg LD_PRELOAD=$lib VTRACE_MODE=full VTRACE_DIR=$t.cgtrace \
                 "${MPIEXEC:-mpiexec.mpich}" -n "${NP:-2}" "$out/vg.sh" $cmd) < /dev/null > "$t.cg.out" 2>&1; then
-            ir=$(python3 "$here/cgobj.py" "$t.cgtrace" "$vtrace" "$t".cg.*) || { ir=-; status=1; }
+            ir=$(python3 "$here/cgobj.py" "$t.cgtrace" "$vtrace" "$t".cg.[0-9]*) || { ir=-; status=1; }
         else
             echo "trace-sizes.sh: $name: the callgrind run failed ($t.cg.out)" >&2; status=1
         fi
