@@ -165,10 +165,8 @@ static inline last *lasts_get(lasts *t, uint64_t code, uint64_t site)
 
 static inline void lasts_free(lasts *t)
 {
-    for (size_t i = 0; i < t->cap; i++) {
-        free(t->e[i].v);
-        free(t->e[i].step);
-    }
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->e[i].v); /* (and step, in the same block) */
     free(t->e);
 }
 
@@ -177,13 +175,13 @@ static inline void lasts_free(lasts *t)
 static inline int set_values(last *l, const uint64_t *v, size_t n)
 {
     if (n > l->cap) {
-        uint64_t *nv = realloc(l->v, n * sizeof *nv);
-        if (nv)
-            l->v = nv;
-        uint64_t *ns = nv ? realloc(l->step, n * sizeof *ns) : NULL;
-        if (!ns)
+        /* the values and their steps in one block: a record reads both (one cache line
+         * for up to four values) */
+        uint64_t *nv = realloc(l->v, 2 * n * sizeof *nv);
+        if (!nv)
             return -1;
-        l->step = ns;
+        l->v = nv;
+        l->step = nv + n;
         l->cap = n;
         l->n = 0;
     }
@@ -212,10 +210,7 @@ static inline int as_predicted(const last *l, const uint64_t *v, size_t n)
     return 1;
 }
 
-typedef struct vals {
-    uint64_t *v;
-    size_t n, cap;
-} vals;
+typedef vt_evcols_vals vals;
 
 static __attribute__((noinline, unused)) int vals_grow(vals *a)
 {
@@ -294,8 +289,9 @@ struct vt_evcols_dec {
     cursor c[NCOLS];
     vt_evcols_funcs fn;
     lasts t;
-    vals a;
-    last *hint[64];
+    vals *a;             /* own, or shared scratch */
+    vals own;
+    uint16_t hint[64];   /* the entry of t last used for a hash, its index + 1 (0 none) */
 };
 
 /* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */

@@ -33,7 +33,7 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
     c->src.fd = -1;
     char name[32];
     vt__rank_file_name(name, rank);
-    if (vt__trace_src_open(t, c->rk->path, name, &c->src, "the rank file", err)) {
+    if (vt__trace_src_pooled(t, c->rk->path, name, &c->src, "the rank file", err)) {
         free(c);
         return -1;
     }
@@ -43,7 +43,6 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
         vt_cursor_close(c);
         return -1;
     }
-    vt__src_pool(&c->src, t->pool);
     c->pos = t->priv[rank].ev_begin;
     c->end = t->priv[rank].ev_end;
     pp_init(&c->r, (const uint8_t *)"", 0, c->rk->path, 0, 0, err);
@@ -182,7 +181,7 @@ static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *
         for (size_t i = 0; i < c->rk->nfuncs; i++)
             c->layouts[i] = c->rk->funcs[i].layout;
     }
-    if (!c->dec && !(c->dec = vt_evcols_dec_new()))
+    if (!c->dec && !(c->dec = vt_evcols_dec_new(c->scratch ? &c->scratch->decvals : NULL)))
         return 0;
     if (data != c->cols) {
         if (!cols_room(c, h->raw_len))

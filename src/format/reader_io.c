@@ -229,6 +229,7 @@ void vt__fd_pool_free(fd_pool *p)
     free(p->scratch.stored.p);
     free(p->scratch.raw.p);
     free(p->scratch.holders);
+    free(p->scratch.decvals.v);
     free(p->slot);
     free(p);
 }
@@ -297,6 +298,10 @@ static int src_read(const src_t *s, uint64_t off, void *out, size_t len, vt_erro
             memcpy(out, s->mem + off, len);
         return 0;
     }
+    if (off + len <= s->win_len) {
+        memcpy(out, s->win + off, len);
+        return 0;
+    }
     if (s->pool) {
         /* the pool's bookkeeping is the reader's, not the caller's: a const source still
          * has its descriptor opened again, and marked as read */
@@ -333,6 +338,8 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     s->size = 0;
     s->pool = NULL;
     s->slot = -1;
+    s->win = NULL;
+    s->win_len = 0;
     s->dctx = t->pool ? t->pool->dctx : NULL;
     s->dict = t->dict;
     s->dict_len = t->dict_len;
@@ -362,6 +369,51 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     }
     s->fd = fd;
     s->size = (uint64_t)st.st_size;
+    return 0;
+}
+
+int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
+                         vt_error *err)
+{
+    if (t->mem || !t->pool) {
+        if (vt__trace_src_open(t, path, name, s, what, err))
+            return -1;
+        vt__src_pool(s, t->pool);
+        return 0;
+    }
+    s->path = path;
+    s->fd = -1;
+    s->mem = NULL;
+    s->size = 0;
+    s->slot = -1;
+    s->win = NULL;
+    s->win_len = 0;
+    s->dctx = t->pool->dctx;
+    s->dict = t->dict;
+    s->dict_len = t->dict_len;
+    s->pool = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return vt__seterr(err, path, 0, "expected %s (a regular file), found another kind of file", what);
+    s->size = (uint64_t)st.st_size;
+    s->pool = t->pool; /* (opened at its first read) */
+    return 0;
+}
+
+int vt__src_prefetch(src_t *s, buf *b, size_t max, vt_error *err)
+{
+    if (s->mem)
+        return 0;
+    size_t n = s->size < max ? (size_t)s->size : max;
+    if (buf_reserve(b, n ? n : 1))
+        return 0; /* (no memory: read piece by piece) */
+    s->win_len = 0;
+    if (src_read(s, 0, b->p, n, err))
+        return -1;
+    s->win = b->p;
+    s->win_len = n;
     return 0;
 }
 
