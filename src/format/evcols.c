@@ -374,9 +374,11 @@ int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols
 
 vt_evcols_dec *vt_evcols_dec_new(vt_evcols_vals *shared)
 {
-    vt_evcols_dec *d = calloc(1, sizeof(vt_evcols_dec));
-    if (d)
+    vt_evcols_dec *d = aligned_alloc(64, (sizeof(vt_evcols_dec) + 63) & ~(size_t)63);
+    if (d) {
+        memset(d, 0, sizeof *d);
         d->a = shared ? shared : &d->own;
+    }
     return d;
 }
 

@@ -286,12 +286,14 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
  * them, the entry last used of each hash of (code, call site) (NULL none; all cleared
  * when the table moves: a new block, or the table grown). */
 struct vt_evcols_dec {
-    cursor c[NCOLS];
-    vt_evcols_funcs fn;
+    /* (what each record reads first, from a line boundary: a decoder per rank, cold
+     * when its rank's turn comes at 16K ranks) */
+    _Alignas(64) cursor c[NCOLS];
     lasts t;
     vals *a;             /* own, or shared scratch */
+    uint8_t hint[64];    /* the entry of t last used for a hash, its index + 1 (0 none) */
+    vt_evcols_funcs fn;
     vals own;
-    uint16_t hint[64];   /* the entry of t last used for a hash, its index + 1 (0 none) */
 };
 
 /* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */

@@ -159,6 +159,8 @@ static int trace_load(vt_trace *t, vt_error *err)
     if (!path)
         return vt__seterr(err, "vtrace.defs", 0, "expected vtrace.defs, found no memory to open it");
     t->defs_path = path;
+    if (dir)
+        vt__fd_pool_dir(t->pool, dir);
     src_t s;
     if (vt__trace_src_open(t, path, "vtrace.defs", &s, "the global definitions file vtrace.defs", err))
         return -1;

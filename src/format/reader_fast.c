@@ -54,7 +54,7 @@ static inline last *dec_last(vt_evcols_dec *d, uint64_t code, uint64_t site)
     if (d->t.cap != cap) /* grown: the entries moved */
         memset(d->hint, 0, sizeof d->hint);
     size_t i = (size_t)(l - d->t.e);
-    d->hint[h] = i < UINT16_MAX ? (uint16_t)(i + 1) : 0;
+    d->hint[h] = i < UINT8_MAX ? (uint8_t)(i + 1) : 0;
     return l;
 }
 

@@ -184,6 +184,7 @@ struct fd_pool {
         int used;       /* read since the hand last passed (the clock's second chance) */
     } *slot;
     int cap, hand;
+    int dirfd;          /* the trace directory, or -1 */
     void *dctx;
     fd_scratch scratch;
 };
@@ -198,6 +199,7 @@ fd_pool *vt__fd_pool_new(void)
     struct rlimit rl;
     rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
     p->cap = lim == RLIM_INFINITY || lim / 4 > 512 ? 512 : lim / 4 < 4 ? 4 : (int)(lim / 4);
+    p->dirfd = -1;
     p->slot = calloc((size_t)p->cap, sizeof *p->slot);
     if (!p->slot) {
         free(p);
@@ -223,6 +225,8 @@ void vt__fd_pool_free(fd_pool *p)
             p->slot[i].owner->fd = -1;
             p->slot[i].owner->pool = NULL;
         }
+    if (p->dirfd >= 0)
+        close(p->dirfd);
 #ifdef HAVE_ZSTD
     ZSTD_freeDCtx(p->dctx);
 #endif
@@ -235,6 +239,34 @@ void vt__fd_pool_free(fd_pool *p)
 }
 
 void *vt__fd_pool_dctx(fd_pool *p) { return p ? p->dctx : NULL; }
+
+#ifndef O_PATH
+#define O_PATH O_RDONLY
+#endif
+
+void vt__fd_pool_dir(fd_pool *p, const char *dir)
+{
+    if (p && p->dirfd < 0 && dir && *dir)
+        p->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC); /* (-1: by path) */
+}
+
+/* O_NONBLOCK: a FIFO in place of a trace file must not wait for a writer */
+#define SRC_FLAGS (O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+
+/* Opens S's file (by its name in the trace directory P holds, or by its path). */
+static int src_open(const fd_pool *p, const src_t *s)
+{
+    if (p && p->dirfd >= 0 && s->name)
+        return openat(p->dirfd, s->name, SRC_FLAGS);
+    return open(s->path, SRC_FLAGS);
+}
+
+/* PATH's end when it is NAME (path_join), else NULL. */
+static const char *name_in(const char *path, const char *name)
+{
+    size_t pl = strlen(path), nl = strlen(name);
+    return nl && pl >= nl && strcmp(path + pl - nl, name) == 0 && strchr(name, '/') == NULL ? path + pl - nl : NULL;
+}
 
 /* A slot for S: a free one, or the least recently read one's (its file is closed). */
 static void pool_take(fd_pool *p, src_t *s)
@@ -269,7 +301,7 @@ void vt__src_pool(src_t *s, fd_pool *p)
 /* Opens a pooled source's file again, in the pool. */
 static int pool_reopen(src_t *s, vt_error *err)
 {
-    int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = src_open(s->pool, s);
     if (fd < 0)
         return vt__seterr(err, s->path, 0, "expected the rank file (opened again), found none (%s)", strerror(errno));
     pool_take(s->pool, s);
@@ -340,6 +372,7 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     s->slot = -1;
     s->win = NULL;
     s->win_len = 0;
+    s->name = name_in(path, name);
     s->dctx = t->pool ? t->pool->dctx : NULL;
     s->dict = t->dict;
     s->dict_len = t->dict_len;
@@ -353,8 +386,7 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
         }
         return vt__seterr(err, path, 0, "expected %s, found none (no such file)", what);
     }
-    /* O_NONBLOCK: a FIFO in place of a trace file must not wait for a writer */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = src_open(t->pool, s);
     if (fd < 0)
         return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
     struct stat st;
@@ -388,12 +420,13 @@ int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, 
     s->slot = -1;
     s->win = NULL;
     s->win_len = 0;
+    s->name = name_in(path, name);
     s->dctx = t->pool->dctx;
     s->dict = t->dict;
     s->dict_len = t->dict_len;
     s->pool = NULL;
     struct stat st;
-    if (stat(path, &st) != 0)
+    if (t->pool->dirfd >= 0 && s->name ? fstatat(t->pool->dirfd, s->name, &st, 0) != 0 : stat(path, &st) != 0)
         return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return vt__seterr(err, path, 0, "expected %s (a regular file), found another kind of file", what);

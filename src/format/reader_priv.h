@@ -64,6 +64,7 @@ typedef struct src {
     void *dctx;         /* the trace's zstd context (the pool's), or NULL */
     const uint8_t *dict; /* vtrace.defs' DICT (codec 2, 1.5), or NULL */
     size_t dict_len;
+    const char *name;   /* the end of path naming the file in the trace directory, or NULL */
     const uint8_t *win; /* the file's first win_len bytes, read at once (vt__src_prefetch) */
     uint64_t win_len;
 } src_t;
@@ -115,6 +116,9 @@ void vt__fd_pool_free(fd_pool *p);
 /* Hands the open source S (at a stable address until vt__src_close) to pool P: from now
  * on its descriptor may be closed to make room, and is opened again when S reads. */
 void vt__src_pool(src_t *s, fd_pool *p);
+/* The trace directory DIR held open by pool P: its files are then opened by their name
+ * in it, not by their path (no walk of the path's directories each time). */
+void vt__fd_pool_dir(fd_pool *p, const char *dir);
 /* The shared zstd decompression context (NULL: none; decode without one). */
 void *vt__fd_pool_dctx(fd_pool *p);
 /* Scratch the cursors share, for what they use only while loading a block: the stored
