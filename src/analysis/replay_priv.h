@@ -316,10 +316,12 @@ typedef struct sx {
 #define RA_CHUNK 256
 
 typedef struct brec {
-    vt_event ev;
+    /* (its lists' arrays, vt_cursor_take_lists: in the line of the event's first
+     * fields, written anyway) */
     uint64_t *st;
     vt_completion *dn;
     size_t capst, capdn;
+    vt_event ev;
 } brec;
 
 typedef struct sprobe {
@@ -353,10 +355,9 @@ typedef struct smatch {
     struct brec **buf;        /* records read ahead: entries of replay.ra (a ring) */
     size_t bcap;
     uint64_t blo, bhi;
-    uint64_t *cst;            /* the current record's lists when it is not the cursor's */
+    uint64_t *cst;            /* the current record's lists (vt_cursor_take_lists) */
     vt_completion *cdn;
     size_t capcst, capcdn;
-    int cur_owned;
     const uint8_t *kinds, *inits;
     u64map active;            /* request -> position << 2 | A_* */
     u64map templates;         /* request -> index in tmpls */

@@ -583,36 +583,6 @@ static int sm_finish(replay *R, rstate *s)
     return 0;
 }
 
-/* Keeps the current record's lists when the cursor is about to move on. */
-static int own_current(rstate *s)
-{
-    smatch *m = s->sm;
-    if (m->cur_owned)
-        return 0;
-    if (s->ev.nstarted > m->capcst) {
-        uint64_t *p = realloc(m->cst, s->ev.nstarted * sizeof *p);
-        if (!p)
-            return -1;
-        m->cst = p;
-        m->capcst = s->ev.nstarted;
-    }
-    if (s->ev.ndone > m->capcdn) {
-        vt_completion *p = realloc(m->cdn, s->ev.ndone * sizeof *p);
-        if (!p)
-            return -1;
-        m->cdn = p;
-        m->capcdn = s->ev.ndone;
-    }
-    if (s->ev.nstarted)
-        memcpy(m->cst, s->ev.started, s->ev.nstarted * sizeof *m->cst);
-    if (s->ev.ndone)
-        memcpy(m->cdn, s->ev.done, s->ev.ndone * sizeof *m->cdn);
-    s->ev.started = m->cst;
-    s->ev.done = m->cdn;
-    m->cur_owned = 1;
-    return 0;
-}
-
 /* A new chunk of the read-ahead pool (R->ra), its entries free: one of them, or NULL
  * (no memory). */
 static __attribute__((noinline)) brec *ra_grow(replay *R)
@@ -657,8 +627,6 @@ int vt__rp_more(replay *R, rstate *s)
     smatch *m = s->sm;
     if (m->eof)
         return 0;
-    if (own_current(s))
-        return sm_nomem(R, s, &s->ev);
     if (m->bhi - m->blo == m->bcap) {
         size_t nc = m->bcap ? 2 * m->bcap : 8;
         brec **n = malloc(nc * sizeof *n);
@@ -670,7 +638,8 @@ int vt__rp_more(replay *R, rstate *s)
         m->buf = n;
         m->bcap = nc;
     }
-    /* the record is decoded into its entry (no copy of it) */
+    /* the record is decoded into its entry (no copy of it), and its lists become the
+     * entry's (no copy of them; the current record's, the rank's, stay) */
     brec *b = ra_get(R);
     if (!b)
         return sm_nomem(R, s, &s->ev);
@@ -686,27 +655,9 @@ int vt__rp_more(replay *R, rstate *s)
             return sm_finish(R, s) ? -1 : 0;
         return rc; /* -1, or 1: special records are no model events, the replay skips them */
     }
-    /* (most records have no lists: the capacities, in the entry's fifth line, unread) */
-    if (ev->nstarted && ev->nstarted > b->capst) {
-        uint64_t *p = realloc(b->st, ev->nstarted * sizeof *p);
-        if (!p)
-            return sm_nomem(R, s, ev);
-        b->st = p;
-        b->capst = ev->nstarted;
-    }
-    if (ev->ndone && ev->ndone > b->capdn) {
-        vt_completion *p = realloc(b->dn, ev->ndone * sizeof *p);
-        if (!p)
-            return sm_nomem(R, s, ev);
-        b->dn = p;
-        b->capdn = ev->ndone;
-    }
-    if (ev->nstarted)
-        memcpy(b->st, ev->started, ev->nstarted * sizeof *b->st);
-    if (ev->ndone)
-        memcpy(b->dn, ev->done, ev->ndone * sizeof *b->dn);
-    ev->started = ev->nstarted ? b->st : NULL;
-    ev->done = ev->ndone ? b->dn : NULL;
+    /* (most records have no lists: the entry's arrays then unread) */
+    if (ev->nstarted || ev->ndone)
+        vt_cursor_take_lists(s->cur, &b->st, &b->capst, &b->dn, &b->capdn);
     m->buf[m->bhi & (m->bcap - 1)] = b;
     m->bhi++;
     return 1;
@@ -733,7 +684,6 @@ int vt__rp_next_record(replay *R, rstate *s)
         b->dn = dn;
         b->capdn = capdn;
         m->blo++;
-        m->cur_owned = 1;
         ra_put(R, b);
         return 1;
     }
@@ -746,7 +696,9 @@ int vt__rp_next_record(replay *R, rstate *s)
     }
     if (rc == 0)
         return sm_finish(R, s) ? -1 : 0;
-    m->cur_owned = 0;
+    /* its lists become the rank's: reading ahead leaves them be */
+    if (s->ev.nstarted || s->ev.ndone)
+        vt_cursor_take_lists(s->cur, &m->cst, &m->capcst, &m->cdn, &m->capcdn);
     return match(R, s, &s->ev) ? -1 : 1;
 }
 

@@ -10,23 +10,30 @@
 #include <stdlib.h>
 
 struct vt_cursor {
+    /* (line 0: what a record of an EVENTS_COLS block reads, vt_cursor_next; at 16K ranks
+     * and more a cursor is out of the caches when its rank's turn comes, each line a
+     * miss. Cursors are allocated at a line boundary.) */
+    _Alignas(64) int state; /* 0 reading, 1 end, -1 error, 2 the block was let go (hold_evict) */
+    int fastblk;
+    uint32_t left;   /* records left in the current block */
+    uint32_t inblock;
+    vt_evcols_dec *dec;
     const vt_trace *t;
     const vt_rank *rk;
+    uint64_t next_index;
+    uint64_t next_callno; /* call records so far */
+    uint64_t prev;   /* previous exit (two's complement) */
+    /* (line 1) */
+    uint64_t block_off;
+    uint64_t *started;
+    size_t started_cap;
+    vt_completion *done;
+    size_t done_cap;
     src_t src;
     uint64_t pos, end;
     buf stored, raw;
     void *dctx;
     pp r;
-    uint64_t block_off;
-    uint32_t left;   /* records left in the current block */
-    uint32_t inblock;
-    uint64_t next_index;
-    uint64_t next_callno; /* call records so far */
-    uint64_t prev;   /* previous exit (two's complement) */
-    uint64_t *started;
-    size_t started_cap;
-    vt_completion *done;
-    size_t done_cap;
     /* reduced records */
     uint64_t prev_seq;
     vt_rmsg *rmsgs;
@@ -35,7 +42,6 @@ struct vt_cursor {
     size_t rssends_cap;
     vt_rgate *rgates;
     size_t rgates_cap;
-    int state; /* 0 reading, 1 end, -1 error, 2 the block was let go (hold_evict) */
     vt_error *last; /* the error, after one (errors are made in the pool's scratch) */
     fd_scratch *scratch;
     /* reduced records: what one stored record stands for (reduced_next) */
@@ -53,8 +59,7 @@ struct vt_cursor {
     uint64_t stored_bytes, decoded_bytes;
     /* vt_cursor_fast: EVENTS_COLS blocks decoded straight from their columns (a copy of
      * the payload in cols), the block's header kept for falling back to unpacking */
-    int fast, fastblk;
-    vt_evcols_dec *dec;
+    int fast;
     uint8_t *cols;
     size_t colcap;
     vt_block_header fasth; /* the header of the current EVENTS_COLS or REDUCED_COLS block */

@@ -372,14 +372,22 @@ int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols
 
 /* ------------------------------------------------------------------ record by record */
 
-vt_evcols_dec *vt_evcols_dec_new(void) { return calloc(1, sizeof(vt_evcols_dec)); }
+vt_evcols_dec *vt_evcols_dec_new(vt_evcols_vals *shared)
+{
+    vt_evcols_dec *d = aligned_alloc(64, (sizeof(vt_evcols_dec) + 63) & ~(size_t)63);
+    if (d) {
+        memset(d, 0, sizeof *d);
+        d->a = shared ? shared : &d->own;
+    }
+    return d;
+}
 
 void vt_evcols_dec_free(vt_evcols_dec *d)
 {
     if (!d)
         return;
     lasts_free(&d->t);
-    free(d->a.v);
+    free(d->own.v);
     free(d);
 }
 
@@ -395,10 +403,10 @@ int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const v
     if (!(d->t.e = calloc(8, sizeof *d->t.e)))
         return -1;
     d->t.cap = 8;
-    if (!d->a.v) {
-        if (!(d->a.v = malloc(16 * sizeof *d->a.v)))
+    if (!d->a->v) {
+        if (!(d->a->v = malloc(16 * sizeof *d->a->v)))
             return -1;
-        d->a.cap = 16;
+        d->a->cap = 16;
     }
     d->fn = *fn;
     if (vt_get_uvar(&p, end, first) || vt_get_svar(&p, end, base))

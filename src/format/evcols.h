@@ -37,7 +37,15 @@ int vt_evcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_evco
 /* Record by record, straight from the columns (the replay's cursors): vt__fast_next
  * (reader_fast.c) decodes a record of the payload started into the reader's event. */
 typedef struct vt_evcols_dec vt_evcols_dec;
-vt_evcols_dec *vt_evcols_dec_new(void);
+/* Values scratch, for the length of a record's decoding: decoders may share one (a
+ * cursor per rank, and 64K ranks). */
+typedef struct vt_evcols_vals {
+    uint64_t *v;
+    size_t n, cap;
+} vt_evcols_vals;
+/* A decoder using SHARED as its scratch (freed by the caller, after the decoder), or
+ * its own (NULL). */
+vt_evcols_dec *vt_evcols_dec_new(vt_evcols_vals *shared);
 void vt_evcols_dec_free(vt_evcols_dec *d); /* NULL is fine */
 /* Starts the payload IN[0..len) (which stays valid until the next start): its first
  * record index and base time. */

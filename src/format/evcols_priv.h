@@ -165,10 +165,8 @@ static inline last *lasts_get(lasts *t, uint64_t code, uint64_t site)
 
 static inline void lasts_free(lasts *t)
 {
-    for (size_t i = 0; i < t->cap; i++) {
-        free(t->e[i].v);
-        free(t->e[i].step);
-    }
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->e[i].v); /* (and step, in the same block) */
     free(t->e);
 }
 
@@ -177,13 +175,13 @@ static inline void lasts_free(lasts *t)
 static inline int set_values(last *l, const uint64_t *v, size_t n)
 {
     if (n > l->cap) {
-        uint64_t *nv = realloc(l->v, n * sizeof *nv);
-        if (nv)
-            l->v = nv;
-        uint64_t *ns = nv ? realloc(l->step, n * sizeof *ns) : NULL;
-        if (!ns)
+        /* the values and their steps in one block: a record reads both (one cache line
+         * for up to four values) */
+        uint64_t *nv = realloc(l->v, 2 * n * sizeof *nv);
+        if (!nv)
             return -1;
-        l->step = ns;
+        l->v = nv;
+        l->step = nv + n;
         l->cap = n;
         l->n = 0;
     }
@@ -212,10 +210,7 @@ static inline int as_predicted(const last *l, const uint64_t *v, size_t n)
     return 1;
 }
 
-typedef struct vals {
-    uint64_t *v;
-    size_t n, cap;
-} vals;
+typedef vt_evcols_vals vals;
 
 static __attribute__((noinline, unused)) int vals_grow(vals *a)
 {
@@ -291,11 +286,14 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
  * them, the entry last used of each hash of (code, call site) (NULL none; all cleared
  * when the table moves: a new block, or the table grown). */
 struct vt_evcols_dec {
-    cursor c[NCOLS];
-    vt_evcols_funcs fn;
+    /* (what each record reads first, from a line boundary: a decoder per rank, cold
+     * when its rank's turn comes at 16K ranks) */
+    _Alignas(64) cursor c[NCOLS];
     lasts t;
-    vals a;
-    last *hint[64];
+    vals *a;             /* own, or shared scratch */
+    uint8_t hint[64];    /* the entry of t last used for a hash, its index + 1 (0 none) */
+    vt_evcols_funcs fn;
+    vals own;
 };
 
 /* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */

@@ -159,6 +159,8 @@ static int trace_load(vt_trace *t, vt_error *err)
     if (!path)
         return vt__seterr(err, "vtrace.defs", 0, "expected vtrace.defs, found no memory to open it");
     t->defs_path = path;
+    if (dir)
+        vt__fd_pool_dir(t->pool, dir);
     src_t s;
     if (vt__trace_src_open(t, path, "vtrace.defs", &s, "the global definitions file vtrace.defs", err))
         return -1;
@@ -167,6 +169,7 @@ static int trace_load(vt_trace *t, vt_error *err)
     if (rc)
         return -1;
     funcs_cache fc = {0};
+    buf pre = {0}; /* each rank file's beginning */
     for (uint32_t r = 0; r < t->nranks && rc == 0; r++) {
         char name[32];
         vt__rank_file_name(name, r);
@@ -177,7 +180,8 @@ static int trace_load(vt_trace *t, vt_error *err)
         }
         char what[64];
         snprintf(what, sizeof what, "the rank file of rank %u", r);
-        if (vt__trace_src_open(t, path, name, &s, what, err)) {
+        if (vt__trace_src_open(t, path, name, &s, what, err) || vt__src_prefetch(&s, &pre, 64 << 10, err)) {
+            vt__src_close(&s);
             rc = -1;
             break;
         }
@@ -185,6 +189,7 @@ static int trace_load(vt_trace *t, vt_error *err)
         vt__src_close(&s);
     }
     free(fc.payload);
+    free(pre.p);
     /* a rank whose run did not end in MPI_Finalize, or whose file is cut, is incomplete,
      * and so is the trace (analyses then match what they can: VT_MATCH_PARTIAL) */
     for (uint32_t r = 0; r < t->nranks && rc == 0; r++) {

@@ -281,6 +281,12 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
 /* 1: *ev holds the next record (its lists stay valid until the next call);
  * 0: end of the rank's records; -1: error (and every later call returns -1). */
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err);
+/* The lists of the record just read (its started and done arrays) become the caller's:
+ * the cursor takes the caller's arrays *ST (room for *CAPST) and *DN (*CAPDN) in
+ * exchange, for the records after (malloc'ed or NULL; the caller frees what it is left
+ * with). The record's lists stay where they are, and stay valid when the cursor reads
+ * on: the caller keeps a record without copying its lists. */
+void vt_cursor_take_lists(vt_cursor *c, uint64_t **st, size_t *capst, vt_completion **dn, size_t *capdn);
 void vt_cursor_close(vt_cursor *c); /* NULL is fine */
 /* From now on, EVENTS_COLS blocks are decoded straight from their columns rather than
  * unpacked into EVENTS rows first (the replay's cursors): the same records. A block

@@ -25,15 +25,17 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
     *out = NULL;
     if (!t || rank >= t->nranks)
         return vt__seterr(err, t ? t->dir : "(null)", 0, "expected a rank below %u, found %u", t ? t->nranks : 0, rank);
-    vt_cursor *c = calloc(1, sizeof *c + (t->ranks[rank].reduced ? 4 * sizeof *c->pend : 0));
+    size_t size = sizeof(vt_cursor) + (t->ranks[rank].reduced ? 4 * sizeof(vt_rrec) : 0);
+    vt_cursor *c = aligned_alloc(64, (size + 63) & ~(size_t)63);
     if (!c)
         return vt__seterr(err, t->ranks[rank].path, 0, "expected a cursor, found no memory for it");
+    memset(c, 0, size);
     c->t = t;
     c->rk = &t->ranks[rank];
     c->src.fd = -1;
     char name[32];
     vt__rank_file_name(name, rank);
-    if (vt__trace_src_open(t, c->rk->path, name, &c->src, "the rank file", err)) {
+    if (vt__trace_src_pooled(t, c->rk->path, name, &c->src, "the rank file", err)) {
         free(c);
         return -1;
     }
@@ -43,7 +45,6 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
         vt_cursor_close(c);
         return -1;
     }
-    vt__src_pool(&c->src, t->pool);
     c->pos = t->priv[rank].ev_begin;
     c->end = t->priv[rank].ev_end;
     pp_init(&c->r, (const uint8_t *)"", 0, c->rk->path, 0, 0, err);
@@ -182,7 +183,7 @@ static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *
         for (size_t i = 0; i < c->rk->nfuncs; i++)
             c->layouts[i] = c->rk->funcs[i].layout;
     }
-    if (!c->dec && !(c->dec = vt_evcols_dec_new()))
+    if (!c->dec && !(c->dec = vt_evcols_dec_new(c->scratch ? &c->scratch->decvals : NULL)))
         return 0;
     if (data != c->cols) {
         if (!cols_room(c, h->raw_len))
@@ -670,6 +671,22 @@ int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
     if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk, 1))
         return fast_record(c, ev, err);
     return cursor_next_slow(c, ev, err);
+}
+
+void vt_cursor_take_lists(vt_cursor *c, uint64_t **st, size_t *capst, vt_completion **dn, size_t *capdn)
+{
+    uint64_t *s = c->started;
+    size_t cs = c->started_cap;
+    vt_completion *d = c->done;
+    size_t cd = c->done_cap;
+    c->started = *st;
+    c->started_cap = *capst;
+    c->done = *dn;
+    c->done_cap = *capdn;
+    *st = s;
+    *capst = cs;
+    *dn = d;
+    *capdn = cd;
 }
 
 void vt_cursor_bytes(const vt_cursor *c, uint64_t *stored, uint64_t *decoded)

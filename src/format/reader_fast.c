@@ -42,15 +42,19 @@ static inline int col_u(cursor *c, uint64_t *v)
 static inline last *dec_last(vt_evcols_dec *d, uint64_t code, uint64_t site)
 {
     size_t h = (size_t)(code + site * 17) & 63;
-    last *l = d->hint[h];
-    if (l && l->code == code && l->site == site)
-        return l;
+    if (d->hint[h]) {
+        last *l = &d->t.e[d->hint[h] - 1];
+        if (l->code == code && l->site == site)
+            return l;
+    }
     size_t cap = d->t.cap;
-    if (!(l = lasts_get(&d->t, code, site)))
+    last *l = lasts_get(&d->t, code, site);
+    if (!l)
         return NULL;
     if (d->t.cap != cap) /* grown: the entries moved */
         memset(d->hint, 0, sizeof d->hint);
-    d->hint[h] = l;
+    size_t i = (size_t)(l - d->t.e);
+    d->hint[h] = i < UINT8_MAX ? (uint8_t)(i + 1) : 0;
     return l;
 }
 
@@ -79,8 +83,8 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         if (!l)
             return 1;
         if (tag == TAG_LITERAL) {
-            d->a.n = 0;
-            if (read_fields(letters, &f->p, f->end, &d->a) || set_values(l, d->a.v, d->a.n))
+            d->a->n = 0;
+            if (read_fields(letters, &f->p, f->end, d->a) || set_values(l, d->a->v, d->a->n))
                 return 1;
         } else {
             /* set_values() of the predicted values: with as many values as before, a

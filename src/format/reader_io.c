@@ -184,6 +184,7 @@ struct fd_pool {
         int used;       /* read since the hand last passed (the clock's second chance) */
     } *slot;
     int cap, hand;
+    int dirfd;          /* the trace directory, or -1 */
     void *dctx;
     fd_scratch scratch;
 };
@@ -198,6 +199,7 @@ fd_pool *vt__fd_pool_new(void)
     struct rlimit rl;
     rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
     p->cap = lim == RLIM_INFINITY || lim / 4 > 512 ? 512 : lim / 4 < 4 ? 4 : (int)(lim / 4);
+    p->dirfd = -1;
     p->slot = calloc((size_t)p->cap, sizeof *p->slot);
     if (!p->slot) {
         free(p);
@@ -223,17 +225,48 @@ void vt__fd_pool_free(fd_pool *p)
             p->slot[i].owner->fd = -1;
             p->slot[i].owner->pool = NULL;
         }
+    if (p->dirfd >= 0)
+        close(p->dirfd);
 #ifdef HAVE_ZSTD
     ZSTD_freeDCtx(p->dctx);
 #endif
     free(p->scratch.stored.p);
     free(p->scratch.raw.p);
     free(p->scratch.holders);
+    free(p->scratch.decvals.v);
     free(p->slot);
     free(p);
 }
 
 void *vt__fd_pool_dctx(fd_pool *p) { return p ? p->dctx : NULL; }
+
+#ifndef O_PATH
+#define O_PATH O_RDONLY
+#endif
+
+void vt__fd_pool_dir(fd_pool *p, const char *dir)
+{
+    if (p && p->dirfd < 0 && dir && *dir)
+        p->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC); /* (-1: by path) */
+}
+
+/* O_NONBLOCK: a FIFO in place of a trace file must not wait for a writer */
+#define SRC_FLAGS (O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+
+/* Opens S's file (by its name in the trace directory P holds, or by its path). */
+static int src_open(const fd_pool *p, const src_t *s)
+{
+    if (p && p->dirfd >= 0 && s->name)
+        return openat(p->dirfd, s->name, SRC_FLAGS);
+    return open(s->path, SRC_FLAGS);
+}
+
+/* PATH's end when it is NAME (path_join), else NULL. */
+static const char *name_in(const char *path, const char *name)
+{
+    size_t pl = strlen(path), nl = strlen(name);
+    return nl && pl >= nl && strcmp(path + pl - nl, name) == 0 && strchr(name, '/') == NULL ? path + pl - nl : NULL;
+}
 
 /* A slot for S: a free one, or the least recently read one's (its file is closed). */
 static void pool_take(fd_pool *p, src_t *s)
@@ -268,7 +301,7 @@ void vt__src_pool(src_t *s, fd_pool *p)
 /* Opens a pooled source's file again, in the pool. */
 static int pool_reopen(src_t *s, vt_error *err)
 {
-    int fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = src_open(s->pool, s);
     if (fd < 0)
         return vt__seterr(err, s->path, 0, "expected the rank file (opened again), found none (%s)", strerror(errno));
     pool_take(s->pool, s);
@@ -295,6 +328,10 @@ static int src_read(const src_t *s, uint64_t off, void *out, size_t len, vt_erro
     if (s->mem) {
         if (len)
             memcpy(out, s->mem + off, len);
+        return 0;
+    }
+    if (off + len <= s->win_len) {
+        memcpy(out, s->win + off, len);
         return 0;
     }
     if (s->pool) {
@@ -333,6 +370,9 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     s->size = 0;
     s->pool = NULL;
     s->slot = -1;
+    s->win = NULL;
+    s->win_len = 0;
+    s->name = name_in(path, name);
     s->dctx = t->pool ? t->pool->dctx : NULL;
     s->dict = t->dict;
     s->dict_len = t->dict_len;
@@ -346,8 +386,7 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
         }
         return vt__seterr(err, path, 0, "expected %s, found none (no such file)", what);
     }
-    /* O_NONBLOCK: a FIFO in place of a trace file must not wait for a writer */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = src_open(t->pool, s);
     if (fd < 0)
         return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
     struct stat st;
@@ -362,6 +401,52 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     }
     s->fd = fd;
     s->size = (uint64_t)st.st_size;
+    return 0;
+}
+
+int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
+                         vt_error *err)
+{
+    if (t->mem || !t->pool) {
+        if (vt__trace_src_open(t, path, name, s, what, err))
+            return -1;
+        vt__src_pool(s, t->pool);
+        return 0;
+    }
+    s->path = path;
+    s->fd = -1;
+    s->mem = NULL;
+    s->size = 0;
+    s->slot = -1;
+    s->win = NULL;
+    s->win_len = 0;
+    s->name = name_in(path, name);
+    s->dctx = t->pool->dctx;
+    s->dict = t->dict;
+    s->dict_len = t->dict_len;
+    s->pool = NULL;
+    struct stat st;
+    if (t->pool->dirfd >= 0 && s->name ? fstatat(t->pool->dirfd, s->name, &st, 0) != 0 : stat(path, &st) != 0)
+        return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return vt__seterr(err, path, 0, "expected %s (a regular file), found another kind of file", what);
+    s->size = (uint64_t)st.st_size;
+    s->pool = t->pool; /* (opened at its first read) */
+    return 0;
+}
+
+int vt__src_prefetch(src_t *s, buf *b, size_t max, vt_error *err)
+{
+    if (s->mem)
+        return 0;
+    size_t n = s->size < max ? (size_t)s->size : max;
+    if (buf_reserve(b, n ? n : 1))
+        return 0; /* (no memory: read piece by piece) */
+    s->win_len = 0;
+    if (src_read(s, 0, b->p, n, err))
+        return -1;
+    s->win = b->p;
+    s->win_len = n;
     return 0;
 }
 

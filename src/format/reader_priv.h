@@ -16,6 +16,7 @@
 #define VT_READER_PRIV_H
 
 #include "format/reader.h"
+#include "format/evcols.h"
 #include "util/codec.h"
 
 #include <stddef.h>
@@ -63,6 +64,9 @@ typedef struct src {
     void *dctx;         /* the trace's zstd context (the pool's), or NULL */
     const uint8_t *dict; /* vtrace.defs' DICT (codec 2, 1.5), or NULL */
     size_t dict_len;
+    const char *name;   /* the end of path naming the file in the trace directory, or NULL */
+    const uint8_t *win; /* the file's first win_len bytes, read at once (vt__src_prefetch) */
+    uint64_t win_len;
 } src_t;
 
 typedef struct rank_priv {
@@ -112,6 +116,9 @@ void vt__fd_pool_free(fd_pool *p);
 /* Hands the open source S (at a stable address until vt__src_close) to pool P: from now
  * on its descriptor may be closed to make room, and is opened again when S reads. */
 void vt__src_pool(src_t *s, fd_pool *p);
+/* The trace directory DIR held open by pool P: its files are then opened by their name
+ * in it, not by their path (no walk of the path's directories each time). */
+void vt__fd_pool_dir(fd_pool *p, const char *dir);
 /* The shared zstd decompression context (NULL: none; decode without one). */
 void *vt__fd_pool_dctx(fd_pool *p);
 /* Scratch the cursors share, for what they use only while loading a block: the stored
@@ -126,10 +133,23 @@ typedef struct fd_scratch {
     uint64_t held, budget;
     struct vt_cursor **holders;
     size_t nholders, capholders, hand;
+    vt_evcols_vals decvals; /* the cursors' decoders' values scratch */
 } fd_scratch;
 fd_scratch *vt__fd_pool_scratch(fd_pool *p);
 int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
                        vt_error *err);
+/* vt__trace_src_open() and vt__src_pool() for a file read later, perhaps much later: in
+ * a trace with a pool, its size is taken (stat) and its descriptor is opened at its
+ * first read, not before (a 64K-rank trace's cursors are opened together, and a
+ * descriptor opened for each would be closed again by the pool long before the first
+ * read, to be opened a second time then). */
+int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
+                         vt_error *err);
+/* Reads the first bytes of S's file, up to MAX, into B at once: S's reads of them are
+ * then served from there (opening a trace reads a dozen pieces of each rank file's
+ * beginning, and at 16K ranks a rank file is a few hundred bytes). For a source whose
+ * B lives as long as it is read; -1 (err) when the read fails. */
+int vt__src_prefetch(src_t *s, buf *b, size_t max, vt_error *err);
 void vt__rank_file_name(char out[32], uint32_t rank);
 
 int vt__read_block_header(const src_t *s, uint64_t off, vt_block_header *h, vt_error *err);

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -771,6 +772,71 @@ static void test_synth_events(void **state)
     assert_int_equal(vt_cursor_open(t, 3, &c, &err), -1);
 }
 
+/* A record's lists taken by the caller (vt_cursor_take_lists) stay as they were while
+ * the cursor reads on, and the cursor reads the same records after. */
+static void test_take_lists(void **state)
+{
+    const vt_trace *t = ((fixture *)*state)->t;
+    vt_cursor *c;
+    vt_event ev, kept = {0};
+    vt_error err;
+    uint64_t *st = NULL;
+    vt_completion *dn = NULL;
+    size_t capst = 0, capdn = 0, n = 0;
+    assert_int_equal(vt_cursor_open(t, 0, &c, &err), 0);
+    while (vt_cursor_next(c, &ev, &err) == 1) {
+        if (n == 4) {
+            assert_int_equal(ev.ndone, 2);
+            vt_cursor_take_lists(c, &st, &capst, &dn, &capdn);
+            kept = ev;
+            assert_ptr_equal(kept.done, dn);
+            assert_true(capdn >= 2);
+        }
+        n++;
+    }
+    assert_int_equal(n, 33);
+    assert_non_null(kept.done);
+    assert_int_equal(kept.done[1].request, 2);
+    assert_int_equal(kept.done[1].flags, VT_COMPL_RECV);
+    assert_int_equal(kept.done[1].peer, 1);
+    assert_int_equal(kept.done[1].tag, 9);
+    vt_cursor_close(c);
+    free(st);
+    free(dn);
+}
+
+/* Descriptors open in this process. */
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* A cursor opens its rank file at its first read, not when it is opened (a trace of 64K
+ * ranks opens a cursor on each before reading any). */
+static void test_cursor_open_lazy(void **state)
+{
+    const vt_trace *t = ((fixture *)*state)->t;
+    vt_cursor *c;
+    vt_event ev;
+    vt_error err;
+    int before = open_fds();
+    if (before < 0)
+        skip();
+    assert_int_equal(vt_cursor_open(t, 0, &c, &err), 0);
+    assert_int_equal(open_fds(), before);
+    assert_int_equal(vt_cursor_next(c, &ev, &err), 1);
+    assert_int_equal(open_fds(), before + 1);
+    vt_cursor_close(c);
+    assert_int_equal(open_fds(), before);
+}
+
 /* The same trace with zstd blocks reads the same. */
 static void test_zstd(void **state)
 {
@@ -1140,6 +1206,7 @@ int main(void)
     };
     const struct CMUnitTest synth[] = {
         cmocka_unit_test(test_definitions), cmocka_unit_test(test_global_time), cmocka_unit_test(test_synth_events),
+        cmocka_unit_test(test_take_lists), cmocka_unit_test(test_cursor_open_lazy),
         cmocka_unit_test(test_zstd),
         cmocka_unit_test(test_compact_members),        cmocka_unit_test(test_match_synth),
     };
