@@ -175,8 +175,7 @@ static inline void lasts_free(lasts *t)
 static inline int set_values(last *l, const uint64_t *v, size_t n)
 {
     if (n > l->cap) {
-        /* the values and their steps in one block: a record reads both (one cache line
-         * for up to four values) */
+        /* the values and their steps in one block, side by side: a record reads both */
         uint64_t *nv = realloc(l->v, 2 * n * sizeof *nv);
         if (!nv)
             return -1;
@@ -283,8 +282,8 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
 
 /* The decoder of vt_evcols_dec_start (evcols.c) and vt__fast_next (reader_fast.c): the
  * columns' cursors, the last values of each (code, call site) and, as a shortcut to
- * them, the entry last used of each hash of (code, call site) (NULL none; all cleared
- * when the table moves: a new block, or the table grown). */
+ * them, the entry last used of each hash of (code, call site) (its index + 1, 0 none;
+ * all cleared when the table moves: a new block, or the table grown). */
 struct vt_evcols_dec {
     /* (what each record reads first, from a line boundary: a decoder per rank, cold
      * when its rank's turn comes at 16K ranks) */

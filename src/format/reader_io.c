@@ -330,8 +330,9 @@ static int src_read(const src_t *s, uint64_t off, void *out, size_t len, vt_erro
             memcpy(out, s->mem + off, len);
         return 0;
     }
-    if (off + len <= s->win_len) {
-        memcpy(out, s->win + off, len);
+    if (s->win && off + len <= s->win_len) {
+        if (len)
+            memcpy(out, s->win + off, len);
         return 0;
     }
     if (s->pool) {
@@ -440,7 +441,7 @@ int vt__src_prefetch(src_t *s, buf *b, size_t max, vt_error *err)
     if (s->mem)
         return 0;
     size_t n = s->size < max ? (size_t)s->size : max;
-    if (buf_reserve(b, n ? n : 1))
+    if (n == 0 || buf_reserve(b, n))
         return 0; /* (no memory: read piece by piece) */
     s->win_len = 0;
     if (src_read(s, 0, b->p, n, err))
