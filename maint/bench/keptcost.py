@@ -7,7 +7,8 @@ REDUCED (`vtrace reduce FULL REDUCED`, or a run's DIR/full and DIR/reduced):
 2. per column, the bytes a record takes in each trace (each column compressed alone with
    zstd -3, scaled to the event blocks' bytes: proportions, as maint/bench/colsizes.py),
    and the floor: the kept records' own enters and durations alone against the bound;
-3. the times a reduced record holds that the full trace kept in other records (a
+3. the send times a reduced record holds that the sender's reduced records hold too, and
+   the times a reduced record holds that the full trace kept in other records (a
    message's send time S, a synchronous one's posting time P), and other encodings of
    them and of the enters and durations, each as the column it would make (split as 1.5
    splits it, zstd -3 alone), against the current one: where a better predictor would pay.
@@ -119,6 +120,24 @@ def main():
                 c["P: P-P' (rank's last)"].append(zz(P - lastP.get(rank, en)))
                 c["P: P-S"].append(zz(P - S))
                 lastP[rank] = P
+    # A send time the sender's reduced records hold too (as rt_equiv.sh counts them): the
+    # sending call kept, its enter S (a blocking synchronous send always is), or the burst
+    # before it, its end S. What leaving those out of the receiver's record would save.
+    kept = set()
+    for r in recs:
+        kept.add((r["rank"], r["seq"], r["enter"]))
+        if r["kind"] == "CAND" and "fn" not in r:
+            kept.add((r["rank"], r["seq"] + 1, r["exit"]))
+    twice, lat = {0: [], 1: []}, {}
+    for r in recs:
+        for m in r.get("msgs", []):
+            key, y = (r["rank"], m["src"]), m["S"] - r["exit"]
+            if (m["src"], m["send_seq"], m["S"]) in kept:
+                twice[m["sync"]].append(zz(y - lat.get(key, 0)))
+            lat[key] = y
+    for sync, v in sorted(twice.items(), reverse=True):
+        print("  %d %s messages' send times are held twice: their S values alone %d bytes (zstd -3)"
+              % (len(v), "synchronous" if sync else "other", column(v)))
     nm = len(c["S: S-exit"])
     print("times the full trace holds in other records: %d messages (%d synchronous); zstd -3 of each column alone,"
           " and the order-0 entropy of its low bytes and high parts:"
