@@ -37,11 +37,15 @@ def column(vals):
 
 def entropy(vals):
     """Bytes a value an order-0 coder of the low bytes and of the high parts (as symbols,
-    not as uvar bytes) would take: what a coder of the split values could reach."""
+    not as uvar bytes) would take: what a coder of the split values could reach. The
+    empirical entropy with Miller and Madow's correction, (distinct - 1) / (2 n ln 2)
+    bits a value; still optimistic where most values are distinct (a few hundred values),
+    and without the cost of the code's table."""
     h = 0.0
     for sym in ([v & 0xFF for v in vals], [v >> 8 for v in vals]):
-        n = len(sym)
-        h -= sum(k * math.log2(k / n) for k in collections.Counter(sym).values())
+        n, count = len(sym), collections.Counter(sym)
+        h -= sum(k * math.log2(k / n) for k in count.values())
+        h += (len(count) - 1) / (2 * math.log(2))
     return h / 8 / max(len(vals), 1)
 
 
