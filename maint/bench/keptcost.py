@@ -36,17 +36,15 @@ def column(vals):
 
 
 def entropy(vals):
-    """Bytes a value an order-0 coder of the low bytes and of the high parts (as symbols,
-    not as uvar bytes) would take: what a coder of the split values could reach. The
-    empirical entropy with Miller and Madow's correction, (distinct - 1) / (2 n ln 2)
-    bits a value; still optimistic where most values are distinct (a few hundred values),
-    and without the cost of the code's table."""
-    h = 0.0
-    for sym in ([v & 0xFF for v in vals], [v >> 8 for v in vals]):
-        n, count = len(sym), collections.Counter(sym)
-        h -= sum(k * math.log2(k / n) for k in count.values())
-        h += (len(count) - 1) / (2 * math.log(2))
-    return h / 8 / max(len(vals), 1)
+    """Bytes a value a coder of the values' bit lengths (an order-0 code of them, their
+    entropy) and of the bits below each value's leading one (as they are: they are the
+    noise) would take: what a bit-level coder of its own could reach on these columns
+    (its table, at most 64 lengths, is left out). The values as symbols would promise
+    less, but thousands of them are distinct: their table would cost more than it saves."""
+    n = max(len(vals), 1)
+    count = collections.Counter(v.bit_length() for v in vals)
+    h = -sum(k * math.log2(k / n) for k in count.values())
+    return (h + sum(max(v.bit_length() - 1, 0) for v in vals)) / 8 / n
 
 
 def blocks(path):
@@ -144,7 +142,7 @@ def main():
               % (len(v), "synchronous" if sync else "other", column(v)))
     nm = len(c["S: S-exit"])
     print("times the full trace holds in other records: %d messages (%d synchronous); zstd -3 of each column alone,"
-          " and the order-0 entropy of its low bytes and high parts:"
+          " and what a coder of bit lengths would take (entropy):"
           % (nm, len(c["P: P-enter (current)"])))
     for k, v in c.items():
         if v:
