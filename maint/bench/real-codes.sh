@@ -18,7 +18,9 @@
 # reduced trace's records kept per thousand calls (the general path of the reduction
 # costs about ten times the folded one: doc/piggyback.md). "noisy: not conclusive" marks
 # a program whose plain runs spread more (MAD) than the slowdown measured: run it again
-# on a calmer machine or with more rounds. Exits non-zero if a run fails (or a traced
+# on a calmer machine or with more rounds; "calls vary" one whose reduced runs made
+# different numbers of calls (its work follows the clock: HPCG's number of sets does
+# unless hpcg.dat's run time is 0). Exits non-zero if a run fails (or a traced
 # run leaves no trace); the other programs are still measured.
 set -u
 usage="usage: real-codes.sh BUILDDIR LIST [RUNS] [OUT]"
@@ -108,6 +110,11 @@ for name in order:
     # the slowdown measured is smaller than the spread of plain runs: it cannot be told from noise
     noisy = [k for k in ("full", "reduced") if pct["plain"] > abs(ratio[k] - 1) * 100]
     flag = "noisy: not conclusive (%s)" % " ".join(noisy) if noisy else ""
+    # a program whose work follows the clock (HPCG's number of sets, a time-limited loop)
+    # makes more calls in some runs: its times are not of the same work
+    ncalls = sorted({int(x[3]) for x in m["reduced"] if x[3] != "-"})
+    if len(ncalls) > 1:
+        flag += "%scalls vary (%s): the work depends on timing" % ("; " if flag else "", " ".join(map(str, ncalls)))
     print("| %s | %.2f ±%.1f%% | %.2f ±%.1f%% | %.2f ±%.1f%% | %.3f | %.3f | %.1f %.1f %.1f | %s | %s / %s | %s |" % (
         name, med["plain"], pct["plain"], med["full"], pct["full"], med["reduced"], pct["reduced"],
         ratio["full"], ratio["reduced"], cpu["plain"], cpu["full"], cpu["reduced"], kept,
