@@ -121,6 +121,7 @@ static int open_defs(vt_trace *t, const src_t *s, vt_error *err)
             }
             memcpy(t->dict, data, h.raw_len);
             t->dict_len = h.raw_len;
+            (void)vt__dict_init(&t->zdict, t->dict, t->dict_len); /* (-1: decoded with the raw bytes) */
         }
         off += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     }
@@ -266,6 +267,7 @@ void vt_trace_close(vt_trace *t)
     if (!t)
         return;
     vt__fd_pool_free(t->pool);
+    vt__dict_free(&t->zdict);
     vt__arena_free(&t->ar);
     free(t->ranks);
     free(t->ranges);

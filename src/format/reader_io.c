@@ -176,6 +176,30 @@ static int buf_reserve(buf *b, size_t n)
     return 0;
 }
 
+/* ------------------------------------------------------------------ the dictionary */
+
+int vt__dict_init(trace_dict *d, const uint8_t *p, size_t len)
+{
+    d->p = p;
+    d->len = len;
+    d->check = vt_dict_check(p, len);
+    d->ddict = NULL;
+#ifdef HAVE_ZSTD
+    d->ddict = ZSTD_createDDict(p, len);
+    return d->ddict ? 0 : -1;
+#else
+    return 0;
+#endif
+}
+
+void vt__dict_free(trace_dict *d)
+{
+#ifdef HAVE_ZSTD
+    ZSTD_freeDDict(d->ddict);
+#endif
+    d->ddict = NULL;
+}
+
 /* ------------------------------------------------------------------ sources */
 
 struct fd_pool {
@@ -375,8 +399,7 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     s->win_len = 0;
     s->name = name_in(path, name);
     s->dctx = t->pool ? t->pool->dctx : NULL;
-    s->dict = t->dict;
-    s->dict_len = t->dict_len;
+    s->dict = t->zdict.p ? &t->zdict : NULL;
     if (t->mem) {
         for (size_t i = 0; i < t->nmem; i++) {
             if (t->mem[i].name && strcmp(t->mem[i].name, name) == 0) {
@@ -423,8 +446,7 @@ int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, 
     s->win_len = 0;
     s->name = name_in(path, name);
     s->dctx = t->pool->dctx;
-    s->dict = t->dict;
-    s->dict_len = t->dict_len;
+    s->dict = t->zdict.p ? &t->zdict : NULL;
     s->pool = NULL;
     struct stat st;
     if (t->pool->dirfd >= 0 && s->name ? fstatat(t->pool->dirfd, s->name, &st, 0) != 0 : stat(path, &st) != 0)
@@ -652,10 +674,10 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
     if (with_dict && !s->dict)
         return vt__seterr(err, s->path, off + 5,
                           "expected codec 0 or 1 (vtrace.defs has no DICT block for codec 2), found codec 2");
-    if (with_dict && h->reserved != vt_dict_check(s->dict, s->dict_len))
+    if (with_dict && h->reserved != s->dict->check)
         return vt__seterr(err, s->path, off + 6,
-                          "expected dictionary check 0x%04x (vtrace.defs' DICT block), found 0x%04x",
-                          vt_dict_check(s->dict, s->dict_len), h->reserved);
+                          "expected dictionary check 0x%04x (vtrace.defs' DICT block), found 0x%04x", s->dict->check,
+                          h->reserved);
     unsigned long long cs = ZSTD_getFrameContentSize(sp, h->stored_len);
     if (cs == ZSTD_CONTENTSIZE_ERROR)
         return vt__seterr(err, s->path, pay, "expected a zstd frame, found invalid data");
@@ -676,8 +698,10 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
         dctx = own;
     if (with_dict && !dctx)
         return vt__seterr(err, s->path, off, "expected memory for a zstd context, found none");
-    size_t n = with_dict ? ZSTD_decompress_usingDict(dctx, raw->p, h->raw_len, sp, h->stored_len, s->dict, s->dict_len)
-               : dctx    ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
+    size_t n = with_dict && s->dict->ddict
+                   ? ZSTD_decompress_usingDDict(dctx, raw->p, h->raw_len, sp, h->stored_len, s->dict->ddict)
+               : with_dict ? ZSTD_decompress_usingDict(dctx, raw->p, h->raw_len, sp, h->stored_len, s->dict->p, s->dict->len)
+               : dctx      ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
                          : ZSTD_decompress(raw->p, h->raw_len, sp, h->stored_len);
     ZSTD_freeDCtx(own);
     if (ZSTD_isError(n))

@@ -53,6 +53,21 @@ typedef struct buf {
  * context the cursors share: a block is decoded in one call. */
 typedef struct fd_pool fd_pool;
 
+/* vtrace.defs' dictionary (codec 2, 1.5) as its blocks are decoded: the bytes, their
+ * check (vt_dict_check) and the zstd dictionary digested once for the whole trace
+ * (ZSTD_DDict: decoding with the raw bytes builds its entropy tables again for every
+ * block, about 28K instructions; NULL without zstd or memory: the raw bytes then). */
+typedef struct trace_dict {
+    const uint8_t *p;
+    size_t len;
+    void *ddict;
+    uint16_t check;
+} trace_dict;
+/* D from the LEN bytes P (kept by the caller while D is used); -1 without memory for
+ * the digested dictionary (D then decodes with the raw bytes). */
+int vt__dict_init(trace_dict *d, const uint8_t *p, size_t len);
+void vt__dict_free(trace_dict *d);
+
 /* A file to read: a descriptor or a memory buffer. */
 typedef struct src {
     const char *path;
@@ -62,8 +77,7 @@ typedef struct src {
     fd_pool *pool;      /* NULL: fd is the source's own */
     int slot;           /* its place in the pool while fd is open */
     void *dctx;         /* the trace's zstd context (the pool's), or NULL */
-    const uint8_t *dict; /* vtrace.defs' DICT (codec 2, 1.5), or NULL */
-    size_t dict_len;
+    const trace_dict *dict; /* vtrace.defs' DICT (codec 2, 1.5), the trace's, or NULL */
     const char *name;   /* the end of path naming the file in the trace directory, or NULL */
     const uint8_t *win; /* the file's first win_len bytes, read at once (vt__src_prefetch) */
     uint64_t win_len;
@@ -106,6 +120,7 @@ struct vt_trace {
     size_t nfuncs;
     uint8_t *dict;
     size_t dict_len;
+    trace_dict zdict;           /* dict as the sources decode with it (p NULL: none) */
 };
 
 void vt__src_close(src_t *s);
