@@ -431,11 +431,20 @@ int vt_replay_candidates(const vt_trace *t, const vt_model_params *p, vt_candida
             int64_t enter = vt_global_time(t, r, ev.enter), exit = vt_global_time(t, r, ev.exit);
             if (ev.callno == 0)
                 prev = enter;
-            if (enter - prev >= p->theta)
-                fn(arg, r, 2 * ev.callno, enter - prev, NULL, ev.callsite);
-            if (p->cand_calls && exit - enter >= p->theta) {
+            /* damaged times can be 2^63 ns or more apart: an error, not a wrapped length */
+            int64_t burst, call;
+            if (__builtin_sub_overflow(enter, prev, &burst) || __builtin_sub_overflow(exit, enter, &call)) {
+                vt_cursor_close(c);
+                return vt_error_set(err, "%s: offset %" PRIu64 ": record %" PRIu64 ": expected the call's enter "
+                                    "and exit times less than 2^63 ns from the previous exit, found %" PRId64
+                                    " ns, %" PRId64 " ns and %" PRId64 " ns",
+                                    vt_trace_rank(t, r)->path, ev.block_offset, ev.index, prev, enter, exit);
+            }
+            if (burst >= p->theta)
+                fn(arg, r, 2 * ev.callno, burst, NULL, ev.callsite);
+            if (p->cand_calls && call >= p->theta) {
                 const vt_function *f = vt_trace_function(t, r, ev.fn);
-                fn(arg, r, 2 * ev.callno + 1, exit - enter, f ? f->name : "?", ev.callsite);
+                fn(arg, r, 2 * ev.callno + 1, call, f ? f->name : "?", ev.callsite);
             }
             prev = exit;
         }

@@ -158,5 +158,12 @@ open(sys.argv[1], "wb").write(bytes(d[:off]) + hdr + p + bytes(d[off + 24 + stor
 PY
 expect 1 "vtrace\\.defs: offset [0-9]+: expected a valid VTRACE_THRESHOLD, found '\\\\x01ms' \\(in the configuration string\\)" \
     "$vtrace" whatif "$work/t"
+# a mutant of the analyses' fuzzer (test/analysis/fuzz_analyses.c): a call on rank 0
+# entered 2^63 ns and more after the previous exit; its burst length overflowed int64
+# in the candidates' search (domino, aggregate, whatif/reduce --threshold auto)
+damaged=$(cd "${srcdir:-.}/test/reader/damaged" && pwd) || exit 99
+expect 1 '^vtrace: .*/time-jump/rank-000000\.vte: offset 16: record 46: expected the call.s enter and exit times less than 2\^63 ns' \
+    "$vtrace" domino "$damaged/time-jump"
+
 [ $fail = 0 ] && rm -rf "$work"
 exit $fail
