@@ -415,29 +415,10 @@ test_mpi_p2p_fields_LDFLAGS = $(vt_mpi_ldflags)
 
 # UCX's inline limit widened by the header before MPI_Init with VTRACE_UCX_INLINE=1 (issue
 # 18, src/mpid/pb_env.c): set in the modes with headers, untouched in full and off and
-# without the setting, a user's value kept (testlist)
-vt_mpi_ucx_inline = test/mpi/ucx_inline_reduced test/mpi/ucx_inline_both test/mpi/ucx_inline_full \
-	test/mpi/ucx_inline_off test/mpi/ucx_inline_user test/mpi/ucx_inline_posix test/mpi/ucx_inline_default
-check_PROGRAMS += $(vt_mpi_ucx_inline)
-TESTS += $(vt_mpi_ucx_inline)
-test_mpi_ucx_inline_reduced_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
-test_mpi_ucx_inline_reduced_LDADD = libvtrace.la
-test_mpi_ucx_inline_reduced_LDFLAGS = $(vt_mpi_ldflags)
-test_mpi_ucx_inline_both_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
-test_mpi_ucx_inline_both_LDADD = libvtrace.la
-test_mpi_ucx_inline_both_LDFLAGS = $(vt_mpi_ldflags)
-test_mpi_ucx_inline_full_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
-test_mpi_ucx_inline_full_LDADD = libvtrace.la
-test_mpi_ucx_inline_full_LDFLAGS = $(vt_mpi_ldflags)
-test_mpi_ucx_inline_off_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
-test_mpi_ucx_inline_off_LDADD = libvtrace.la
-test_mpi_ucx_inline_off_LDFLAGS = $(vt_mpi_ldflags)
-test_mpi_ucx_inline_user_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
-test_mpi_ucx_inline_user_LDADD = libvtrace.la
-test_mpi_ucx_inline_user_LDFLAGS = $(vt_mpi_ldflags)
-test_mpi_ucx_inline_posix_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
-test_mpi_ucx_inline_posix_LDADD = libvtrace.la
-test_mpi_ucx_inline_posix_LDFLAGS = $(vt_mpi_ldflags)
-test_mpi_ucx_inline_default_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
-test_mpi_ucx_inline_default_LDADD = libvtrace.la
-test_mpi_ucx_inline_default_LDFLAGS = $(vt_mpi_ldflags)
+# without the setting, a user's value kept (ucx_inline.sh runs ucx_inline in each case)
+check_PROGRAMS += test/mpi/ucx_inline
+TESTS += test/mpi/ucx_inline.sh
+EXTRA_DIST += test/mpi/ucx_inline.sh
+test_mpi_ucx_inline_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
+test_mpi_ucx_inline_LDADD = libvtrace.la
+test_mpi_ucx_inline_LDFLAGS = $(vt_mpi_ldflags)

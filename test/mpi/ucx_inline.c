@@ -1,9 +1,9 @@
 /* UCX's inline limit widened by the header (src/mpid/pb_env.c): what MPI_Init's wrapper
- * left in UCX_MM_FIFO_ELEM_SIZE, against UI_WANT (testlist): a number, or "unset".
+ * left in UCX_MM_FIFO_ELEM_SIZE, against UI_WANT (ucx_inline.sh): a number, or "unset".
  * The rule, restated: with VTRACE_UCX_INLINE=1 the layer sets 192 (UCX's 128 + the
  * 64-byte header), only in the modes with headers, only on an MPI over UCX, and never
  * over a value of the user's; an MPICH whose device is not ch4:ucx must leave it unset
- * (UI_USER=1: the testlist set it itself, kept on any MPI). */
+ * (UI_USER=1: the case set it itself, kept on any MPI). */
 #include "mpitest.h"
 
 int main(int argc, char **argv)
