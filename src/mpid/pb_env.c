@@ -1,7 +1,7 @@
 /* The environment the piggyback transport sets before MPI_Init (modes reduced and both):
  * the header adds VT_PB_H bytes to every message, so the MPI's size thresholds that the
  * user's messages crossed without tracing are moved by VT_PB_H, each only when the user
- * has not set it (doc/piggyback.md, "Strategies" and "UCX's inline limit"). */
+ * has not set it (doc/piggyback.md, "Strategies" and "UCX's inline limit, tenth pass"). */
 #include "vt_config.h"
 #include "mpid/pb_priv.h"
 #include "util/settings.h"
@@ -57,7 +57,8 @@ static int mpi_may_use_ucx(void)
  * default: every process of the job must use the same size, or UCX writes past the
  * peer's elements and the job hangs, and a rank in another mode (refused at MPI_Init
  * only after MPI's first messages) or one without the layer would not set it
- * (doc/piggyback.md, "UCX's inline limit"; test/mpi/mixed_modes.sh hangs with it on). */
+ * (doc/piggyback.md, "UCX's inline limit, tenth pass": test/mpi/mixed_modes.sh hung
+ * with it on by default). */
 static void widen_ucx_inline(void)
 {
     const char *v = getenv("VTRACE_UCX_INLINE");
