@@ -3,4 +3,4 @@
 # src/format and src/util. Linked into libvtrace (src/tracing/Makefile.mk).
 vt_mpid_sources = \
 	src/mpid/piggyback.h src/mpid/pb_priv.h src/mpid/pb_compat.h src/mpid/pb_hot.h src/mpid/pb_fast.h \
-	src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c
+	src/mpid/pb_core.c src/mpid/pb_p2p.c src/mpid/pb_requests.c src/mpid/pb_env.c

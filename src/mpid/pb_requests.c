@@ -1,12 +1,11 @@
 /* Requests of the piggyback transport: completion, persistent starts, requests the
- * user frees while active, MPI_Request_get_status; and the transport's start and end. */
+ * user frees while active, MPI_Request_get_status; and the transport's start and end
+ * (the environment it sets before MPI_Init: pb_env.c). */
 #include "vt_config.h"
 #include "mpid/pb_priv.h"
 #include "tracing/log.h"
 #include "tracing/rtreduce.h"
-#include "util/settings.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,35 +152,6 @@ static void poll_orphans(int cancel_receives)
 void vt_pb_poll_orphans(void) { poll_orphans(0); }
 
 /* ------------------------------------------------------------------ start and end */
-
-static int mode_wants_headers(const char *m)
-{
-    /* the parser of the configuration (an invalid value ends the run in MPI_Init) */
-    enum vt_mode mode;
-    return vt_parse_mode(m, &mode) == 0 && (mode == VT_MODE_REDUCED || mode == VT_MODE_BOTH);
-}
-
-void vt_pb_before_init(void)
-{
-    /* A header pushes payloads just below the eager limit over it: an exchange that is
-     * safe plainly (both ranks send first) would deadlock. UCX decides the limit on
-     * MPICH ch4:ucx; raise it by the header unless the user chose it. */
-    if (mode_wants_headers(getenv("VTRACE_MODE")) && !getenv("UCX_RNDV_THRESH")) {
-        char v[32];
-        snprintf(v, sizeof v, "%d", VT_PB_PACK_MAX + VT_PB_H);
-        setenv("UCX_RNDV_THRESH", v, 0);
-    }
-#ifdef OPEN_MPI
-    /* Open MPI 4.1 on one node (pml ob1, btl vader): btl_vader_eager_limit, 4096 bytes by
-     * default, headers included (a send of 4041 payload bytes or more waits for its
-     * receive); raised by the header unless the user set it (mpiexec --mca sets it too). */
-    if (mode_wants_headers(getenv("VTRACE_MODE")) && !getenv("OMPI_MCA_btl_vader_eager_limit")) {
-        char v[32];
-        snprintf(v, sizeof v, "%d", 4096 + VT_PB_H);
-        setenv("OMPI_MCA_btl_vader_eager_limit", v, 0);
-    }
-#endif
-}
 
 void vt_pb_start_transport(int64_t t_rdv)
 {

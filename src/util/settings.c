@@ -229,6 +229,10 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         BAD("VTRACE_FLUSH_INTERVAL", v);
     if ((v = get("VTRACE_SIGNALS")) && vt_parse_int(v, 0, 1, &cfg->signals))
         BAD("VTRACE_SIGNALS", v);
+    /* read before MPI_Init (src/mpid/pb_env.c); checked here like the others */
+    int ucx_inline;
+    if ((v = get("VTRACE_UCX_INLINE")) && vt_parse_int(v, 0, 1, &ucx_inline))
+        BAD("VTRACE_UCX_INLINE", v);
     if ((v = get("VTRACE_OVERWRITE"))) {
         enum vt_overwrite o;
         if (vt_parse_overwrite(v, &o))
@@ -250,8 +254,8 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
 
 /* Every VTRACE_* name the project knows, described once: vt_config_load's messages
  * take the accepted forms from here, `vtrace config-vars` prints the table. Settings are
- * read by the layer (vt_config_load; VTRACE_MODE also by src/mpid/pb_requests.c before
- * MPI_Init, VTRACE_TEST_RT_BROKEN by rtreduce.c) and are the names offered for a typo; the
+ * read by the layer (vt_config_load; VTRACE_MODE and VTRACE_UCX_INLINE also by src/mpid/pb_env.c
+ * before MPI_Init, VTRACE_TEST_RT_BROKEN by rtreduce.c) and are the names offered for a typo; the
  * others belong to vtrace's module file, compiler wrapper and scripts and may be in a
  * traced program's environment. */
 static const vt_setting_info known[] = {
@@ -301,6 +305,13 @@ static const vt_setting_info known[] = {
     {"VTRACE_SIGNALS", 1, "integer", "1", "1 (write the trace when a signal, MPI_Abort or exit ends the run) or 0",
      "1: when a fatal signal, MPI_Abort or exit without MPI_Finalize ends the run, each rank writes its trace first "
      "(README.vtrace, Runs that end early)."},
+    {"VTRACE_UCX_INLINE", 1, "integer", "0",
+     "0 or 1 (with reduced or both, widen UCX's inline limit by the header; the same on every rank)",
+     "1: with VTRACE_MODE=reduced or both on an MPI over UCX (MPICH ch4:ucx, Open MPI), set "
+     "UCX_MM_FIFO_ELEM_SIZE=192 (UCX's 128 plus the 64-byte header) before MPI_Init unless it or "
+     "UCX_POSIX_FIFO_ELEM_SIZE or UCX_SYSV_FIFO_ELEM_SIZE is set, so that messages stay inline in UCX's "
+     "shared-memory FIFO where they did without tracing. Every rank of the job must then run the layer in "
+     "the same mode: UCX hangs the job when its processes' element sizes differ."},
     {"VTRACE_OVERWRITE", 1, "enum", "aside", "aside, replace or refuse",
      "When VTRACE_DIR (or the OUT of vtrace reduce, compensate and export) holds a trace already: aside renames "
      "it DIR.old-YYYYMMDD-HHMMSS (the time it was written), replace writes over it, refuse leaves the run "

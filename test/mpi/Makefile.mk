@@ -412,3 +412,13 @@ EXTRA_DIST += test/mpi/p2p_fields.expect
 test_mpi_p2p_fields_SOURCES = test/mpi/p2p_fields.c test/mpi/mpitest.h
 test_mpi_p2p_fields_LDADD = libvtrace.la
 test_mpi_p2p_fields_LDFLAGS = $(vt_mpi_ldflags)
+
+# UCX's inline limit widened by the header before MPI_Init with VTRACE_UCX_INLINE=1 (issue
+# 18, src/mpid/pb_env.c): set in the modes with headers, untouched in full and off and
+# without the setting, a user's value kept (ucx_inline.sh runs ucx_inline in each case)
+check_PROGRAMS += test/mpi/ucx_inline
+TESTS += test/mpi/ucx_inline.sh
+EXTRA_DIST += test/mpi/ucx_inline.sh
+test_mpi_ucx_inline_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
+test_mpi_ucx_inline_LDADD = libvtrace.la
+test_mpi_ucx_inline_LDFLAGS = $(vt_mpi_ldflags)

@@ -138,6 +138,7 @@ static void load_and_errors(void **state)
     static const struct { const char *var, *val; } bad[] = {
         {"VTRACE_MODE", "fast"}, {"VTRACE_BUFFER", "abc"}, {"VTRACE_BUFFER", "1k"},
         {"VTRACE_BUFFER", "4G"}, {"VTRACE_THRESHOLD", "soon"}, {"VTRACE_COMPRESS", "99"},
+        {"VTRACE_UCX_INLINE", "2"}, {"VTRACE_UCX_INLINE", "yes"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *env[] = {bad[i].var, bad[i].val, NULL};
