@@ -86,3 +86,11 @@ void vt_pb_before_init(void)
 #endif
     widen_ucx_inline();
 }
+
+/* Also when the library is loaded: MPICH's mpi_f08 MPI_Init calls PMPI_Init itself, so
+ * MPI_Init's wrapper never runs there, and UCX reads these variables inside PMPI_Init.
+ * Setting them twice is harmless (a value already set is kept). */
+__attribute__((constructor)) static void vt_pb_env_at_load(void)
+{
+    vt_pb_before_init();
+}

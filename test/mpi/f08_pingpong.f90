@@ -9,7 +9,8 @@
 program f08_pingpong
     use mpi_f08
     implicit none
-    integer :: rank, nprocs, i, j, errs, isum, ione, cnt
+    integer :: rank, nprocs, i, j, errs, isum, ione, cnt, wlen
+    character(len=32) :: want, have
     integer :: buf(10)
     type(MPI_Status) :: status
 
@@ -17,6 +18,17 @@ program f08_pingpong
     call MPI_Init()
     call MPI_Comm_rank(MPI_COMM_WORLD, rank)
     call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
+    ! In the modes with headers the layer raises UCX's eager limit by the header before
+    ! PMPI_Init (src/mpid/pb_env.c), here from its load since MPI_Init is not wrapped:
+    ! F08_WANT_RNDV (testlist) is the value it must have set.
+    call get_environment_variable('F08_WANT_RNDV', want, status=wlen)
+    if (wlen == 0) then
+        call get_environment_variable('UCX_RNDV_THRESH', have)
+        if (trim(have) /= trim(want)) then
+            print *, 'UCX_RNDV_THRESH is "', trim(have), '", expected ', trim(want)
+            errs = errs + 1
+        end if
+    end if
     if (nprocs /= 2) then
         print *, 'f08_pingpong needs 2 ranks'
         call MPI_Abort(MPI_COMM_WORLD, 2)
