@@ -390,12 +390,8 @@ int vt__compensate_stream(const vt_trace *t, const char *out, const vt_comp_opts
         goto out;
     }
     vt_model_params mp;
-    char perr[256];
-    vt_model_defaults(&mp);
-    if (vt_model_params_parse(&mp, vt_trace_config(t), perr, sizeof perr)) {
-        vt_error_set(err, "%s: configuration: %s", vt_trace_dir(t), perr);
+    if (vt_replay_params(t, &mp, err))
         goto out;
-    }
     vt_observer obs = {.arg = &C, .ext_size = sizeof(sendx), .publish = on_publish, .event = on_event,
                        .record = on_record};
     vt_replay_result res;

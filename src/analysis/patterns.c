@@ -828,12 +828,8 @@ int vt_patterns_analyze_par(const vt_trace *t, const vtrace_pattern *const *plug
 {
     *out = NULL;
     vt_model_params mp;
-    char perr[256];
-    vt_model_defaults(&mp);
-    if (vt_model_params_parse(&mp, vt_trace_config(t), perr, sizeof perr)) {
-        set_err(err, "%s: configuration: %s", vt_trace_dir(t), perr);
+    if (vt_replay_params(t, &mp, err))
         return -1;
-    }
     vt_patterns *p = calloc(1, sizeof *p);
     void **st = calloc(nplugins + 1, sizeof *st);
     entries e = {0};

@@ -362,6 +362,15 @@ out:
     return rc;
 }
 
+int vt_replay_params(const vt_trace *t, vt_model_params *p, vt_error *err)
+{
+    char msg[256];
+    vt_model_defaults(p);
+    if (vt_model_params_parse(p, vt_trace_config(t), msg, sizeof msg))
+        return vt_trace_config_error(t, err, "%s", msg);
+    return 0;
+}
+
 int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, vt_replay_result *res, vt_error *err)
 {

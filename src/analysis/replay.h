@@ -167,6 +167,10 @@ typedef struct vt_observer {
  * with the records replayed so far (NULL: none). For a progress display. */
 void vt_replay_progress(void (*fn)(void *arg, uint64_t records), void *arg);
 
+/* The model parameters of t's configuration text (defaults where it says nothing).
+ * Returns 0, or -1 with err naming the configuration's file and offset. */
+int vt_replay_params(const vt_trace *t, vt_model_params *p, vt_error *err);
+
 /* vt_replay with an observer (NULL: none). */
 int vt_replay_observe(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, vt_replay_result *res, vt_error *err);

@@ -18,14 +18,10 @@
 int vt__model_params(const vt_trace *t, const char *dir, const char *threshold, void (*usage)(FILE *),
                      vt_model_params *p)
 {
-    char msg[1024];
-    vt_model_defaults(p);
-    if (vt_model_params_parse(p, vt_trace_config(t), msg, sizeof msg)) {
-        vt_error err;
-        (void)dir;
-        vt_trace_config_error(t, &err, "%s", msg);
+    vt_error err;
+    (void)dir;
+    if (vt_replay_params(t, p, &err))
         return vt__fail(&err);
-    }
     if (threshold && vt_parse_duration(threshold, &p->theta))
         return vt__usage_error(usage, "--threshold takes a duration such as 500us, not '%s'", threshold);
     return VT_ARGS_GO;

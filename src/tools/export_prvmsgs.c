@@ -93,10 +93,8 @@ static int on_event(void *arg, const vt_obs_event *ev, vt_error *err)
 static int full_streamed(collect *C)
 {
     vt_model_params mp;
-    char perr[256];
-    vt_model_defaults(&mp);
-    if (vt_model_params_parse(&mp, vt_trace_config(C->t), perr, sizeof perr))
-        return vt_error_set(C->err, "%s: configuration: %s", vt_trace_dir(C->t), perr);
+    if (vt_replay_params(C->t, &mp, C->err))
+        return -1;
     vt_observer obs = {.arg = C, .event = on_event};
     vt_replay_result res;
     if (vt_replay_observe(C->t, NULL, &mp, NULL, 0, &obs, &res, C->err))

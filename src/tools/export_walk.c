@@ -170,10 +170,8 @@ int vt__xmsgs_stream(vt__xmsgs *x, const vt_trace *t, const char *name, vt_error
     x->streamed = 1;
     x->sends.fd = x->recvs.fd = -1;
     vt_model_params mp;
-    char perr[256];
-    vt_model_defaults(&mp);
-    if (vt_model_params_parse(&mp, vt_trace_config(t), perr, sizeof perr))
-        return vt_error_set(err, "%s: configuration: %s", vt_trace_dir(t), perr);
+    if (vt_replay_params(t, &mp, err))
+        return -1;
     vt_spill in_s, in_r;
     if (vt_spill_open(&in_s, sizeof(xsend)))
         return vt_error_set(err, "%s: cannot create a temporary file: %s", name, strerror(errno));

@@ -156,8 +156,12 @@ p = p[:i] + put(len(cfg)) + cfg + p[j + n:]
 hdr = struct.pack("<IBBHIIII", 0x4B4C4256, 4, 0, 0, len(p), len(p), zlib.crc32(p), 0)
 open(sys.argv[1], "wb").write(bytes(d[:off]) + hdr + p + bytes(d[off + 24 + stored:]))
 PY
-expect 1 "vtrace\\.defs: offset [0-9]+: expected a valid VTRACE_THRESHOLD, found '\\\\x01ms' \\(in the configuration string\\)" \
-    "$vtrace" whatif "$work/t"
+# every command that reads the model's parameters from it says so (T: the trace)
+for cmd in "whatif T" "domino T" "critical-path T" "patterns T" "reduce T $work/t.red" "compensate T $work/t.cmp" \
+    "export --format=paraver T $work/t.prv" "export --format=perfetto T $work/t.json" "report -o $work/t.html T"; do
+    expect 1 "vtrace\\.defs: offset [0-9]+: expected a valid VTRACE_THRESHOLD, found '\\\\x01ms' \\(in the configuration string\\)" \
+        "$vtrace" $(echo "$cmd" | sed "s|T|$work/t|")
+done
 # a mutant of the analyses' fuzzer (test/analysis/fuzz_analyses.c): a call on rank 0
 # entered 2^63 ns and more after the previous exit; its burst length overflowed int64
 # in the candidates' search (domino, aggregate, whatif/reduce --threshold auto)
