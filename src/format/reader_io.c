@@ -277,12 +277,18 @@ void vt__fd_pool_dir(fd_pool *p, const char *dir)
 /* O_NONBLOCK: a FIFO in place of a trace file must not wait for a writer */
 #define SRC_FLAGS (O_RDONLY | O_CLOEXEC | O_NONBLOCK)
 
-/* Opens S's file (by its name in the trace directory P holds, or by its path). */
-static int src_open(const fd_pool *p, const src_t *s)
+static int pool_shrink(fd_pool *p);
+
+/* Opens S's file (by its name in the trace directory P holds, or by its path). Out of
+ * descriptors (the limit is shared with other pools, spill files and the caller's own
+ * files), the pool gives up some of its own and the open is tried again. */
+static int src_open(fd_pool *p, const src_t *s)
 {
-    if (p && p->dirfd >= 0 && s->name)
-        return openat(p->dirfd, s->name, SRC_FLAGS);
-    return open(s->path, SRC_FLAGS);
+    for (;;) {
+        int fd = p && p->dirfd >= 0 && s->name ? openat(p->dirfd, s->name, SRC_FLAGS) : open(s->path, SRC_FLAGS);
+        if (fd >= 0 || (errno != EMFILE && errno != ENFILE) || !pool_shrink(p))
+            return fd;
+    }
 }
 
 /* PATH's end when it is NAME (path_join), else NULL. */
@@ -312,6 +318,32 @@ static void pool_take(fd_pool *p, src_t *s)
         s->slot = at;
         return;
     }
+}
+
+/* Halves P's slots, closing the files of the slots given up (down to one slot, whose
+ * file is closed last). Returns whether a file was closed, 0 when P holds none. */
+static int pool_shrink(fd_pool *p)
+{
+    if (!p)
+        return 0;
+    int closed = 0;
+    while (!closed) {
+        int keep = p->cap > 1 ? p->cap / 2 : 0;
+        for (int i = keep; i < p->cap; i++) {
+            src_t *o = p->slot[i].owner;
+            if (o) {
+                close(o->fd);
+                o->fd = -1;
+                p->slot[i].owner = NULL;
+                closed = 1;
+            }
+        }
+        if (keep == 0)
+            return closed;
+        p->cap = keep;
+        p->hand %= keep;
+    }
+    return closed;
 }
 
 void vt__src_pool(src_t *s, fd_pool *p)

@@ -4,6 +4,7 @@
 #   test_reader      cmocka unit tests (varints, layout letters, definitions, matching)
 #   golden.sh        vtrace info/dump against test/reader/golden/
 #   corrupt_cli.sh   the vtrace command on damaged traces and bad command lines
+#   few_descriptors.sh  every command under ulimit -n 8: the same output
 #   old_versions.sh  kept traces (test/reader/v1.2/ to v1.6/: REDUCED_COLS, snapshots, modules, shared tables, call sites by module, communicator ids as 64-bit values) read as they were
 # The libFuzzer target is built and run by test/reader/run-fuzz.sh (clang).
 check_PROGRAMS += test/reader/synth test/reader/test_corrupt
@@ -11,7 +12,8 @@ test_reader_synth_SOURCES = test/reader/synth_main.c test/reader/synth.c test/re
 test_reader_synth_LDADD = libvtread.la $(ZLIB_LIBS)
 test_reader_test_corrupt_SOURCES = test/reader/test_corrupt.c test/reader/synth.c test/reader/synth.h
 test_reader_test_corrupt_LDADD = libvtread.la $(ZLIB_LIBS)
-TESTS += test/reader/test_corrupt test/reader/golden.sh test/reader/corrupt_cli.sh test/reader/old_versions.sh
+TESTS += test/reader/test_corrupt test/reader/golden.sh test/reader/corrupt_cli.sh test/reader/old_versions.sh \
+	test/reader/few_descriptors.sh
 
 if HAVE_CMOCKA
 check_PROGRAMS += test/reader/test_reader
@@ -23,7 +25,7 @@ test_reader_test_reader_LDADD = libvtread.la $(CMOCKA_LIBS) $(ZLIB_LIBS)
 TESTS += test/reader/test_reader
 endif
 
-EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh \
+EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh test/reader/few_descriptors.sh \
 	test/reader/fuzz_reader.c test/reader/fuzz_input.h test/reader/run-fuzz.sh \
 	test/reader/golden/info.txt test/reader/golden/info.json \
 	test/reader/golden/dump.txt test/reader/golden/dump-rank1.jsonl \
