@@ -307,10 +307,10 @@ static __attribute__((noinline)) void unclaim_reqs(vt_call *c)
  * are made twice from it, so that one thread's path tests nothing more than before. */
 static VT_ALWAYS_INLINE vt_req *req_at(const vt_call *c, int i, int claimed)
 {
-    return claimed ? c->reqs[i] : vt_req_find(c->saved[i]);
+    return claimed ? c->reqs[i] : vt_req_get(c->saved[i]);
 }
 
-MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses, MPI_Status *single)
+MPI_Status *vt__pre_reqs_any(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses, MPI_Status *single)
 {
     if (n < 0)
         n = 0;
@@ -365,6 +365,94 @@ static inline void release_reqs(vt_call *c)
 
 #define ENTRY_MAX (4 * VT_UVAR_MAX + 1)
 
+/* A completion entry's fields (doc/format.md, completion records) from the layer's entry
+ * of the request (R; NULL: one it does not know) and its status (S; NULL: none, e.g. a
+ * send): *peer, *tag, *bytes; returns the flags. */
+static VT_ALWAYS_INLINE unsigned entry_fields(const vt_req *r, const MPI_Status *s, int rc, int *peer_out,
+                                              int *tag_out, uint64_t *bytes_out)
+{
+    unsigned flags = 0;
+    int peer = -1, tag = -1;
+    uint64_t bytes = 0;
+    if (r && r->kind == VT_REQ_RECV) {
+        flags |= VT_COMPL_RECV;
+        if (r->peer == MPI_PROC_NULL) {
+            /* whatever the status says (MPICH 4.0.2 reports source 0 for some) */
+            peer = -2;
+            tag = MPI_ANY_TAG;
+        } else if (r->status_unusable) {
+            vt_comm *cm = r->comm >= 0 ? vt_comm_at((uint32_t)r->comm) : NULL;
+            peer = r->peer == MPI_ANY_SOURCE || !cm ? VT_PEER_UNKNOWN : vt_comm_peer(cm, r->peer);
+            tag = r->tag;
+            bytes = r->bytes;
+        } else if (s && r->comm == (int32_t)vt__world_index && (unsigned)s->MPI_SOURCE < (unsigned)vt__world_size) {
+            peer = s->MPI_SOURCE;   /* MPI_COMM_WORLD's: a world rank, no lookup */
+            tag = s->MPI_TAG;
+            bytes = status_bytes(s);
+        } else if (s) {
+            vt_comm *cm = r->comm >= 0 ? vt_comm_at((uint32_t)r->comm) : NULL;
+            peer = s->MPI_SOURCE == MPI_PROC_NULL ? -2 : cm ? vt_comm_peer(cm, s->MPI_SOURCE) : -1;
+            tag = s->MPI_TAG;
+            bytes = status_bytes(s);
+        } else {
+            peer = VT_PEER_UNKNOWN;
+        }
+    } else if (r) {
+        peer = r->peer;
+        tag = r->tag;
+        bytes = r->bytes;
+        if (s && r->kind == VT_REQ_IO)
+            bytes = status_bytes(s);
+    }
+    if (VT_UNLIKELY(r && r->cancelled) && s) {
+        int cancelled = 0;
+        PMPI_Test_cancelled(s, &cancelled);
+        if (cancelled) {
+            flags |= VT_COMPL_CANCELLED;
+            bytes = 0;
+            if (flags & VT_COMPL_RECV)
+                peer = VT_PEER_UNKNOWN;
+        }
+    }
+    if (rc == MPI_ERR_IN_STATUS && s && s->MPI_ERROR != MPI_SUCCESS)
+        flags |= VT_COMPL_ERROR;
+    else if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+        flags |= VT_COMPL_ERROR;
+    if (r && r->persistent)
+        flags |= VT_COMPL_PERSISTENT;
+    *peer_out = peer;
+    *tag_out = tag;
+    *bytes_out = bytes;
+    return flags;
+}
+
+/* One completed request (R, S as entry_fields'): its entry encoded at p (NULL: not
+ * encoded, the bookkeeping only), the run-time reduction told (PLAIN, a constant: it is
+ * off), its bytes added to *total; the entry is not active any more. Returns p past it. */
+static VT_ALWAYS_INLINE uint8_t *put_entry(uint8_t *p, vt_req *r, const MPI_Status *s, int rc, uint64_t *total,
+                                           int plain)
+{
+    int peer, tag;
+    uint64_t bytes;
+    unsigned flags = entry_fields(r, s, rc, &peer, &tag, &bytes);
+    if (!plain && VT_UNLIKELY(vt__rt) && r && !(flags & VT_COMPL_CANCELLED)) {
+        if (r->kind == VT_REQ_SEND && r->rt_sync)
+            vt_rt_ssend((uint32_t)r->peer, r->rt_seq, r->rt_start, r->bytes);
+        else if (r->kind == VT_REQ_COLL && !r->persistent && r->gate_members)
+            vt_rt_gate(r->gate_comm, r->gate_seq, r->gate_members, 1);
+    }
+    if (p) {
+        p = vt_put_uvar(p, r ? r->id : 0);
+        p = vt_put_uvar_4(p, flags, vt_zigzag(peer), vt_zigzag(tag), bytes);
+    }
+    *total += bytes;
+    if (r) {
+        r->cancelled = 0;
+        r->active = 0;
+    }
+    return p;
+}
+
 /* The one completion rule: record that the saved requests at pos[0..n) completed, with
  * statuses st[0..n) (NULL: no status, e.g. a send). */
 static VT_ALWAYS_INLINE void record_entries(vt_call *c, int64_t exit, int rc, int n, const int *pos,
@@ -373,78 +461,15 @@ static VT_ALWAYS_INLINE void record_entries(vt_call *c, int64_t exit, int rc, in
     uint64_t bytes_total = 0;
     uint8_t *p = rec_call_skip(c, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX);
     if (p || rec_skipped()) {
-        int encode = p != NULL;
-        if (encode)
+        if (p)
             p = vt_put_uvar(p, (uint64_t)n);
         for (int j = 0; j < n; j++) {
-            vt_req *r = req_at(c, pos[j], claimed);
-            const MPI_Status *s = st[j];
-            unsigned flags = 0;
-            int peer = -1, tag = -1;
-            uint64_t bytes = 0;
-            if (r && r->kind == VT_REQ_RECV) {
-                flags |= VT_COMPL_RECV;
-                vt_comm *cm = r->comm >= 0 ? vt_comm_at((uint32_t)r->comm) : NULL;
-                if (r->peer == MPI_PROC_NULL) {
-                    /* whatever the status says (MPICH 4.0.2 reports source 0 for some) */
-                    peer = -2;
-                    tag = MPI_ANY_TAG;
-                } else if (r->status_unusable) {
-                    peer = r->peer == MPI_ANY_SOURCE || !cm ? VT_PEER_UNKNOWN : vt_comm_peer(cm, r->peer);
-                    tag = r->tag;
-                    bytes = r->bytes;
-                } else if (s) {
-                    peer = s->MPI_SOURCE == MPI_PROC_NULL ? -2 : cm ? vt_comm_peer(cm, s->MPI_SOURCE) : -1;
-                    tag = s->MPI_TAG;
-                    bytes = status_bytes(s);
-                } else {
-                    peer = VT_PEER_UNKNOWN;
-                }
-            } else if (r) {
-                peer = r->peer;
-                tag = r->tag;
-                bytes = r->bytes;
-                if (s && r->kind == VT_REQ_IO)
-                    bytes = status_bytes(s);
-            }
-            if (r && r->cancelled && s) {
-                int cancelled = 0;
-                PMPI_Test_cancelled(s, &cancelled);
-                if (cancelled) {
-                    flags |= VT_COMPL_CANCELLED;
-                    bytes = 0;
-                    if (flags & VT_COMPL_RECV)
-                        peer = VT_PEER_UNKNOWN;
-                }
-            }
-            if (rc == MPI_ERR_IN_STATUS && s && s->MPI_ERROR != MPI_SUCCESS)
-                flags |= VT_COMPL_ERROR;
-            else if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
-                flags |= VT_COMPL_ERROR;
-            if (r && r->persistent)
-                flags |= VT_COMPL_PERSISTENT;
-            if (VT_UNLIKELY(vt__rt) && r && !(flags & VT_COMPL_CANCELLED)) {
-                if (r->kind == VT_REQ_SEND && r->rt_sync)
-                    vt_rt_ssend((uint32_t)r->peer, r->rt_seq, r->rt_start, r->bytes);
-                else if (r->kind == VT_REQ_COLL && !r->persistent && r->gate_members)
-                    vt_rt_gate(r->gate_comm, r->gate_seq, r->gate_members, 1);
-            }
-            if (encode) {
-                p = vt_put_uvar(p, r ? r->id : 0);
-                p = vt_put_uvar(p, flags);
-                p = vt_put_svar(p, peer);
-                p = vt_put_svar(p, tag);
-                p = vt_put_uvar(p, bytes);
-            }
-            bytes_total += bytes;
-            if (r) {
-                r->cancelled = 0;
-                r->active = 0;
-                if (!r->persistent) {
-                    vt_req_remove(r);
-                    if (claimed)
-                        c->reqs[pos[j]] = NULL;   /* not ours to unclaim any more */
-                }
+            /* one thread: looked up and (not persistent) removed in one walk */
+            vt_req *r = claimed ? c->reqs[pos[j]] : vt_req_take(c->saved[pos[j]]);
+            p = put_entry(p, r, st[j], rc, &bytes_total, 0);
+            if (claimed && r && !r->persistent) {
+                vt_req_remove(r);
+                c->reqs[pos[j]] = NULL;   /* not ours to unclaim any more */
             }
         }
     }
@@ -549,6 +574,33 @@ static void pb_post_some(vt_call *c, int outcount, const int *indices)
 
 VT_HIDDEN void (*vt__test_post)(void);
 
+/* vt_post_all's common case: one thread (nothing claimed), success, one to four
+ * requests (the call's own arrays: statuses never MPI_STATUSES_IGNORE) and no persistent
+ * request in the table (every entry active). Every saved request not MPI_REQUEST_NULL
+ * completed with the status at its position: no positions or status pointers gathered
+ * first, each entry looked up and removed in one walk. PLAIN (a constant): no filter,
+ * periodicity, skip or reduction (vt__rec_special has at most the clock's bit). */
+static VT_ALWAYS_INLINE void post_all_few(vt_call *c, int64_t exit, int plain)
+{
+    int n = 0;
+    for (int i = 0; i < c->nreq; i++)
+        n += c->saved[i] != MPI_REQUEST_NULL;
+    if (!n) {
+        leave_counted(c, exit);
+        return;
+    }
+    uint64_t bytes_total = 0;
+    uint8_t *p = rec_open(c, c->fn, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX, 1, plain);
+    if (p || (!plain && rec_skipped())) {
+        if (p)
+            *p++ = (uint8_t)n;   /* the count's varint: n < 128 */
+        for (int i = 0; i < c->nreq; i++)
+            if (c->saved[i] != MPI_REQUEST_NULL)
+                p = put_entry(p, vt_req_take(c->saved[i]), &c->statuses[i], MPI_SUCCESS, &bytes_total, plain);
+    }
+    rec_close(c, c->fn, p, exit, bytes_total, 1, plain);
+}
+
 void vt_post_all(vt_call *c, int rc, int flag)
 {
     if (VT_UNLIKELY(c->reqs != NULL) && vt__test_post)
@@ -558,6 +610,16 @@ void vt_post_all(vt_call *c, int rc, int flag)
         vt_pb_poll();
     }
     int64_t exit = vt_now();
+    unsigned special = vt__rec_special;
+    if (VT_LIKELY(rc == MPI_SUCCESS && flag && (unsigned)(c->nreq - 1) < 4 && !vt__req_persistent &&
+                  !(special & VT_REC_MT))) {
+        if (VT_LIKELY(!(special & ~VT_REC_CLOCK)))
+            post_all_few(c, exit, 1);
+        else
+            post_all_few(c, exit, 0);
+        release_reqs(c);
+        return;
+    }
     if (!flag || c->nreq == 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS && c->nreq > 1)) {
         leave_counted(c, exit);
         release_reqs(c);

@@ -55,8 +55,29 @@ VT_HIDDEN void vt_leave_isendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, i
 VT_HIDDEN void vt_leave_probe(vt_call *c, int rc, MPI_Comm comm, int flag, MPI_Status *st, MPI_Message *msg);
 VT_HIDDEN void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *st, MPI_Request *req);
 
-/* Wait/Test family: one completion rule for every variant. */
-VT_HIDDEN MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses, MPI_Status *single);
+/* Wait/Test family: one completion rule for every variant. Before the call the handles
+ * are saved (MPI nulls those it frees) and the statuses to pass chosen (ours where the
+ * user ignores them: a receive's come from its status); returns them. */
+VT_HIDDEN MPI_Status *vt__pre_reqs_any(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses,
+                                       MPI_Status *single);
+/* Its common case inline in the wrappers (no call, no memcpy): one to four requests, one
+ * thread (under MPI_THREAD_MULTIPLE the entries are claimed first). */
+static inline __attribute__((always_inline)) MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs,
+                                                                     MPI_Status *statuses, MPI_Status *single)
+{
+    if (VT_UNLIKELY((unsigned)(n - 1) >= 4 || (vt__rec_special & VT_REC_MT)))
+        return vt__pre_reqs_any(c, n, reqs, statuses, single);
+    c->nreq = n;
+    c->live = reqs;
+    c->own_statuses = 0;
+    c->reqs = NULL;
+    c->saved = c->inline_saved;
+    for (int i = 0; i < n; i++)
+        c->inline_saved[i] = reqs[i];
+    if (single)
+        return c->statuses = statuses == MPI_STATUS_IGNORE ? single : statuses;
+    return c->statuses = statuses == MPI_STATUSES_IGNORE ? c->inline_statuses : statuses;
+}
 /* Before MPI_Request_free: saves REQ (claimed under MPI_THREAD_MULTIPLE, as
  * vt_pre_reqs does) for vt_leave_request_free. */
 VT_HIDDEN void vt_pre_free(vt_call *c, MPI_Request req);

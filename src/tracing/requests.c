@@ -57,30 +57,49 @@ vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent)
     return r;
 }
 
-vt_req *vt_req_find(MPI_Request h)
+/* The link to the oldest entry for h not claimed (else, with HELD, to the oldest claimed);
+ * NULL when none. HELD a constant. */
+static VT_ALWAYS_INLINE vt_req **link_of(MPI_Request h, int held)
 {
     if (!nbuckets || h == MPI_REQUEST_NULL)
         return NULL;
-    for (vt_req *r = buckets[bucket_of(h)]; r; r = r->next)
-        if (r->handle == h)
-            return r;
-    return NULL;
+    vt_req **first_held = NULL;
+    for (vt_req **l = &buckets[bucket_of(h)]; *l; l = &(*l)->next) {
+        if ((*l)->handle == h) {
+            if (!(*l)->claimed)
+                return l;
+            if (held && !first_held)
+                first_held = l;
+        }
+    }
+    return first_held;
+}
+
+static void unlink_at(vt_req **l)
+{
+    vt_req *r = *l;
+    *l = r->next;
+    r->next = freelist;
+    freelist = r;
+    nlive--;
+    vt__req_persistent -= r->persistent;
 }
 
 vt_req *vt_req_get(MPI_Request h)
 {
-    if (!nbuckets || h == MPI_REQUEST_NULL)
+    vt_req **l = link_of(h, 1);
+    return l ? *l : NULL;
+}
+
+vt_req *vt_req_take(MPI_Request h)
+{
+    vt_req **l = link_of(h, 0);
+    if (!l)
         return NULL;
-    vt_req *held = NULL;
-    for (vt_req *r = buckets[bucket_of(h)]; r; r = r->next) {
-        if (r->handle == h) {
-            if (!r->claimed)
-                return r;
-            if (!held)
-                held = r;
-        }
-    }
-    return held;
+    vt_req *r = *l;
+    if (!r->persistent)
+        unlink_at(l);
+    return r;
 }
 
 vt_req *vt_req_claim(MPI_Request h)
@@ -101,11 +120,6 @@ void vt_req_remove(vt_req *r)
     vt_req **p = &buckets[bucket_of(r->handle)];
     while (*p && *p != r)
         p = &(*p)->next;
-    if (*p) {
-        *p = r->next;
-        r->next = freelist;
-        freelist = r;
-        nlive--;
-        vt__req_persistent -= r->persistent;
-    }
+    if (*p)
+        unlink_at(p);
 }

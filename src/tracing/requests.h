@@ -47,11 +47,13 @@ typedef struct vt_req {
 extern VT_HIDDEN uint32_t vt__req_persistent;
 
 VT_HIDDEN vt_req *vt_req_add(MPI_Request h, uint8_t kind, int persistent);
-/* The oldest entry for h (where nothing is claimed: one thread). */
-VT_HIDDEN vt_req *vt_req_find(MPI_Request h);
 /* The oldest entry for h not claimed, else the oldest claimed (MPI_Cancel from another
- * thread of a request a Wait holds). */
+ * thread of a request a Wait holds); where nothing is claimed (one thread), the oldest. */
 VT_HIDDEN vt_req *vt_req_get(MPI_Request h);
+/* A completion's lookup and removal in one walk (one thread: nothing claimed): the oldest
+ * entry for h not claimed, NULL when none; a non-persistent one is removed, and stays
+ * readable (and writable) until the next vt_req_add. */
+VT_HIDDEN vt_req *vt_req_take(MPI_Request h);
 /* The oldest entry for h not claimed, claimed now; NULL when none. */
 VT_HIDDEN vt_req *vt_req_claim(MPI_Request h);
 VT_HIDDEN void vt_req_remove(vt_req *r);

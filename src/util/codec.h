@@ -138,6 +138,23 @@ static inline uint8_t *vt_put_uvar_2(uint8_t *p, uint64_t v)
     return vt_put_uvar(p, v);
 }
 
+/* Four vt_put_uvar in a row (the tracing layer's completion entries: flags, peer, tag,
+ * bytes): the same bytes, with one 4-byte store where all four are below 128. */
+static inline uint8_t *vt_put_uvar_4(uint8_t *p, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (__builtin_expect((a | b | c | d) < 0x80, 1)) {
+        uint32_t w = (uint32_t)(a | b << 8 | c << 16 | d << 24);
+        memcpy(p, &w, 4);
+        return p + 4;
+    }
+#endif
+    p = vt_put_uvar(p, a);
+    p = vt_put_uvar(p, b);
+    p = vt_put_uvar(p, c);
+    return vt_put_uvar(p, d);
+}
+
 /* Reads a uvar from [*p, end). Returns 0 and advances *p, or -1 when it runs past end
  * or is longer than 10 bytes or overflows 64 bits. */
 static inline int vt_get_uvar(const uint8_t **p, const uint8_t *end, uint64_t *out)

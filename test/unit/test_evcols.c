@@ -365,6 +365,27 @@ static void uvar_2_same_bytes(void **state)
     }
 }
 
+/* vt_put_uvar_4 (the layer's completion entries) writes four vt_put_uvar's bytes: every
+ * one of the four below, at and above the one-byte limit */
+static void uvar_4_same_bytes(void **state)
+{
+    (void)state;
+    static const uint64_t vals[] = {0, 1, 2, 63, 126, 127, 128, 129, 255, 16383, 16384, UINT64_MAX};
+    const int nv = (int)(sizeof vals / sizeof vals[0]);
+    uint8_t a[4 * VT_UVAR_MAX + 4], b[4 * VT_UVAR_MAX + 4];
+    for (int i = 0; i < nv * nv * nv * nv; i++) {
+        uint64_t v[4] = {vals[i % nv], vals[i / nv % nv], vals[i / nv / nv % nv], vals[i / nv / nv / nv]};
+        memset(a, 0xee, sizeof a);
+        memset(b, 0xee, sizeof b);
+        uint8_t *e = a;
+        for (int k = 0; k < 4; k++)
+            e = vt_put_uvar(e, v[k]);
+        size_t na = (size_t)(e - a), nb = (size_t)(vt_put_uvar_4(b, v[0], v[1], v[2], v[3]) - b);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, sizeof a);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +396,7 @@ int main(void)
         cmocka_unit_test(pack_refuses_what_does_not_decode),
         cmocka_unit_test(reduced_message_times),
         cmocka_unit_test(uvar_2_same_bytes),
+        cmocka_unit_test(uvar_4_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
