@@ -9,12 +9,17 @@
 #   init, fin   rank 0's wall time of MPI_Init, MPI_Finalize, and its CPU time (cpu);
 #   first       the slower rank's first MPI_Allreduce;  rest  the next 1000 (rank 0);
 #   job         mpiexec's wall time.
+# PRELOAD=ranks hands libvtrace.so to the ranks only (`mpiexec -genv LD_PRELOAD LIB`,
+# MPICH's hydra) instead of LD_PRELOAD on mpiexec, which also loads it, and with it
+# libmpich and UCX, into mpiexec and its proxy (about 14 ms of CPU each, before any rank
+# starts: doc/clock-repair.md).
 # MPICH busy-polls, so a rank's CPU time includes its waiting: it is the machine's load
 # that it leaves out. With valgrind installed (CALLGRIND=0 skips it), the instructions
 # rank 0 runs in the layer follow (millions, exact but for waits): in MPI_Init (its
 # wrapper minus PMPI_Init), of which the TSC calibration and the clock synchronisations
-# (at MPI_Init and MPI_Finalize; their round trips poll MPI, so they count waiting), and
-# in MPI_Finalize (finish_cb), of which zstd and the reduced trace's end.
+# (vt_clocksync_run, at MPI_Init and MPI_Finalize; their round trips poll MPI, so they
+# count waiting), and in MPI_Finalize (finish_cb), of which zstd and the reduced trace's
+# end.
 set -eu
 build=${1:?usage: fixed-costs.sh BUILDDIR [RUNS]}
 runs=${2:-9}
@@ -26,7 +31,12 @@ trap 'rm -rf "$work"' EXIT
 "${MPICC:-mpicc.mpich}" -O2 -o "$work/fixedcost" "$here/fixedcost.c"
 mpiexec=${MPIEXEC:-mpiexec.mpich}
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
-echo "processor: ${cpu:-unknown} ($(nproc 2> /dev/null || echo '?') cores), load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${PRELOAD:-mpiexec}" = ranks ]; then
+    preload= genv="-genv LD_PRELOAD $lib"
+else
+    preload="LD_PRELOAD=$lib" genv=
+fi
+echo "processor: ${cpu:-unknown} ($(nproc 2> /dev/null || echo '?') cores), load $(cut -d' ' -f1-3 /proc/loadavg), preload into ${PRELOAD:-mpiexec}"
 # one MODE round I: the program's lines, then "job NS"
 run() {
     out=$work/$1.$2
@@ -34,8 +44,8 @@ run() {
     if [ "$1" = plain ]; then
         "$mpiexec" -n 2 "$work/fixedcost" > "$out"
     else
-        VTRACE_MODE=$1 VTRACE_DIR="$work/trace" VTRACE_OVERWRITE=replace LD_PRELOAD="$lib" \
-            "$mpiexec" -n 2 "$work/fixedcost" > "$out" 2> "$out.err" || { cat "$out.err" >&2; exit 1; }
+        env VTRACE_MODE=$1 VTRACE_DIR="$work/trace" VTRACE_OVERWRITE=replace $preload \
+            "$mpiexec" $genv -n 2 "$work/fixedcost" > "$out" 2> "$out.err" || { cat "$out.err" >&2; exit 1; }
     fi
     echo "job $(($(date +%s%N) - t0))" >> "$out"
     rm -rf "$work/trace"
@@ -92,7 +102,7 @@ for line in open(sys.argv[1]):
         ir[name] = max(ir.get(name, 0), int(m.group(1).replace(",", "")))
 g = lambda n: ir.get(n, 0) / 1e6
 print(f"  {sys.argv[2]:8s} MPI_Init: layer {g('MPI_Init') - g('PMPI_Init'):.2f} (calibration {g('vt_clock_calibrate'):.2f}, "
-      f"clock sync {g('clock_sync'):.2f} both ends)  MPI_Finalize: layer {g('finish_cb'):.2f} "
+      f"clock sync {g('vt_clocksync_run'):.2f} both ends)  MPI_Finalize: layer {g('finish_cb'):.2f} "
       f"(zstd {g('ZSTD_compress') + g('ZSTD_compress2'):.2f}, reduced trace's end {g('vt_rt_finish'):.2f})")
 PY
     done

@@ -31,6 +31,17 @@ void vt_placement_get(vt_placement *pl)
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
         return;
+    /* Only what the placement names: cores (PUs and NUMA nodes are always kept), no
+     * caches, groups or I/O, and without the x86 backend, which binds the thread to each
+     * CPU in turn to read its CPUID (3 sched_setaffinity calls on 2 CPUs). With MPICH's
+     * topology loaded (hwloc's plugins stay loaded), the load then takes 0.35 ms of CPU
+     * instead of 0.8-1.7 (issue 18). Cores and NUMA nodes come from the Linux backend
+     * (sysfs) either way. */
+    hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_CORE, HWLOC_TYPE_FILTER_KEEP_ALL);
+#if HWLOC_API_VERSION >= 0x00020100
+    hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
+#endif
     if (hwloc_topology_load(topo)) {
         hwloc_topology_destroy(topo);
         return;

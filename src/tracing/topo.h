@@ -13,8 +13,8 @@ typedef struct vt_placement {
 
 VT_HIDDEN void vt_placement_get(vt_placement *pl);
 /* PL (vt_placement_get's at MPI_Init) again at MPI_Finalize: loading hwloc's topology
- * takes 1-3 ms, so it is done again only when the calling thread's CPU affinity changed
- * since vt_placement_get. */
+ * takes 0.35 ms of CPU (topo.c), so it is done again only when the calling thread's CPU
+ * affinity changed since vt_placement_get. */
 VT_HIDDEN void vt_placement_refresh(vt_placement *pl);
 
 #endif
