@@ -7,7 +7,8 @@ EXTRA_DIST += maint/mpi_functions.txt maint/gen_wrappers.py maint/seed_table.py 
 	maint/bench/instructions.sh maint/bench/pack-bench.sh maint/bench/pack-bench.c maint/bench/colsizes.py \
 	maint/bench/pair-instructions.sh maint/bench/cgpair.c maint/bench/cgsum.py maint/bench/reply-path.sh maint/bench/cgreply.c maint/bench/reduce-ab.sh \
 	maint/bench/compare-builds.sh maint/bench/fixed-costs.sh maint/bench/fixedcost.c \
-	maint/bench/trace-sizes.sh maint/bench/cgobj.py maint/bench/keptcost.py maint/bench/real-codes.sh
+	maint/bench/trace-sizes.sh maint/bench/cgobj.py maint/bench/keptcost.py maint/bench/real-codes.sh \
+	maint/evdict/mkevdict.sh maint/evdict/evdict-train.c
 
 # Regenerate the wrappers when the table, the lists of Fortran entry points
 # (maint/seed_f08.py, maint/seed_ompi_fortran.py) or the generator changes. One run writes

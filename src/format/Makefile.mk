@@ -2,7 +2,7 @@
 # records' encoding (rrec), and the reader with message matching and clock repair.
 # Includes src/util only.
 vt_format_write_sources = \
-	src/format/blockio.c src/format/blockio.h \
+	src/format/blockio.c src/format/blockio.h src/format/evdict.c src/format/evdict.h \
 	src/format/commid.c src/format/commid.h \
 	src/format/reader.h \
 	src/format/rrec.c src/format/rrec.h \

@@ -1,5 +1,6 @@
 #include "vt_config.h"
 #include "format/blockio.h"
+#include "format/evdict.h"
 #include "util/codec.h"
 
 #include <errno.h>
@@ -46,8 +47,54 @@ int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32
     return vt_block_write_dict(fd, type, payload, len, nrecords, zstd_level, NULL, 0);
 }
 
-int vt_block_write_dict(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
-                        const void *dict, size_t dict_len)
+#ifdef HAVE_ZSTD
+/* The built-in dictionary digested for each level, once a process (the run time's
+ * writer takes its lock, vtrace reduce and synth write from one thread; a race would
+ * only make a CDict twice and free the loser's). */
+static ZSTD_CDict *builtin_cdict(int level)
+{
+    static ZSTD_CDict *cd[20];
+    if (level < 1 || level > 19)
+        return NULL;
+    ZSTD_CDict *c = __atomic_load_n(&cd[level], __ATOMIC_ACQUIRE);
+    if (c)
+        return c;
+    size_t len;
+    const void *dict = vt_evdict(&len);
+    ZSTD_CDict *n = ZSTD_createCDict(dict, len, level);
+    if (n && !__atomic_compare_exchange_n(&cd[level], &c, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        ZSTD_freeCDict(n);
+        return c;
+    }
+    return n;
+}
+
+/* PAYLOAD compressed into PACKED (CAP bytes): against DICT (codec 2), the built-in
+ * dictionary (BUILTIN: codec 3) or nothing (codec 1). With a dictionary the frames
+ * leave out their size (the block header has it) and the dictionary's id (the header's
+ * reserved field). Returns the frame's length or a zstd error. */
+static size_t pack_payload(void *packed, size_t cap, const void *payload, size_t len, int level, const void *dict,
+                       size_t dict_len, int builtin)
+{
+    if (!dict && !builtin)
+        return ZSTD_compress(packed, cap, payload, len, level);
+    ZSTD_CDict *cd = builtin ? builtin_cdict(level) : NULL;
+    ZSTD_CCtx *cc = !builtin || cd ? ZSTD_createCCtx() : NULL;
+    size_t n = !cc ? (size_t)-1
+               : ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)) ||
+                       ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0)) ||
+                       ZSTD_isError(cd ? ZSTD_CCtx_refCDict(cc, cd)
+                                       : ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level)) ||
+                       (!cd && ZSTD_isError(ZSTD_CCtx_loadDictionary(cc, dict, dict_len)))
+                   ? (size_t)-1
+                   : ZSTD_compress2(cc, packed, cap, payload, len);
+    ZSTD_freeCCtx(cc);
+    return n;
+}
+#endif
+
+static int block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
+                       const void *dict, size_t dict_len, int builtin)
 {
     if (len > VT_BLOCK_MAX_RAW)
         return -EFBIG;
@@ -56,32 +103,22 @@ int vt_block_write_dict(int fd, uint8_t type, const void *payload, size_t len, u
     void *packed = NULL;
 #ifdef HAVE_ZSTD
     /* a dictionary makes small payloads worth compressing (what they share with it) */
-    if (zstd_level > 0 && (len > 64 || (dict && len > 8))) {
+    if (zstd_level > 0 && (len > 64 || ((dict || builtin) && len > 8))) {
         size_t cap = ZSTD_compressBound(len);
         packed = malloc(cap);
-        ZSTD_CCtx *cc = packed && dict ? ZSTD_createCCtx() : NULL;
-        if (packed && (!dict || cc)) {
-            /* with a dictionary the payloads are small: the frame leaves out their size
-             * (the block header has it) */
-            size_t n = !cc ? ZSTD_compress(packed, cap, payload, len, zstd_level)
-                       : ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, zstd_level)) ||
-                               ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)) ||
-                               ZSTD_isError(ZSTD_CCtx_loadDictionary(cc, dict, dict_len))
-                           ? (size_t)-1
-                           : ZSTD_compress2(cc, packed, cap, payload, len);
-            if (!ZSTD_isError(n) && n < len) {
-                stored = packed;
-                h.codec = cc ? VT_CODEC_ZSTD_DICT : VT_CODEC_ZSTD;
-                h.reserved = cc ? vt_dict_check(dict, dict_len) : 0;
-                h.stored_len = (uint32_t)n;
-            }
+        size_t n = packed ? pack_payload(packed, cap, payload, len, zstd_level, dict, dict_len, builtin) : (size_t)-1;
+        if (!ZSTD_isError(n) && n < len) {
+            stored = packed;
+            h.codec = builtin ? VT_CODEC_ZSTD_BUILTIN : dict ? VT_CODEC_ZSTD_DICT : VT_CODEC_ZSTD;
+            h.reserved = builtin ? VT_EVDICT_CHECK : dict ? vt_dict_check(dict, dict_len) : 0;
+            h.stored_len = (uint32_t)n;
         }
-        ZSTD_freeCCtx(cc);
     }
 #else
     (void)zstd_level;
     (void)dict;
     (void)dict_len;
+    (void)builtin;
 #endif
     h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), stored, h.stored_len);
     uint8_t hb[VT_BLOCK_HEADER_SIZE];
@@ -91,6 +128,15 @@ int vt_block_write_dict(int fd, uint8_t type, const void *payload, size_t len, u
         rc = vt_write_all(fd, stored, h.stored_len);
     free(packed);
     return rc;
+}
+
+int vt_block_write_dict(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
+                        const void *dict, size_t dict_len)
+{
+    /* event blocks (2.1): many small ones at scale, each decoded with the tables of the
+     * built-in dictionary instead of tables of its own (doc/replay-scale.md) */
+    return block_write(fd, type, payload, len, nrecords, zstd_level, dict, dict_len,
+                       !dict && type == VT_BLOCK_EVENTS_COLS);
 }
 
 size_t vt_funcs_payload_size(const char *const *name, const char *const *layout, size_t n, const uint8_t *define)

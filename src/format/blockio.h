@@ -9,7 +9,8 @@
 int vt_file_header_write(int fd, const char magic[8], uint32_t value);
 
 /* Writes one block: header then payload, zstd-compressed when zstd_level > 0 and the
- * library was built with zstd (raw otherwise, or when compression does not shrink it).
+ * library was built with zstd (raw otherwise, or when compression does not shrink it);
+ * EVENTS_COLS blocks against the built-in dictionary (codec 3, 2.1: format/evdict.h).
  * Returns 0 or -errno; on error the file may hold a partial block. */
 int vt_block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level);
 /* The same, compressed against the dictionary DICT (vtrace.defs' DICT block, 1.5: codec 2)

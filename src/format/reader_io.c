@@ -5,6 +5,7 @@
 #include "vt_config.h"
 #include "format/reader.h"
 #include "format/reader_priv.h"
+#include "format/evdict.h"
 #include "format/blockio.h"
 #include "util/codec.h"
 
@@ -190,6 +191,28 @@ int vt__dict_init(trace_dict *d, const uint8_t *p, size_t len)
 #else
     return 0;
 #endif
+}
+
+/* The built-in dictionary of codec 3 (2.1), digested once a process: a race makes it
+ * twice and frees the loser's. */
+const trace_dict *vt__builtin_dict(void)
+{
+    static trace_dict *builtin;
+    trace_dict *d = __atomic_load_n(&builtin, __ATOMIC_ACQUIRE);
+    if (d)
+        return d;
+    trace_dict *n = malloc(sizeof *n);
+    if (!n)
+        return NULL;
+    size_t len;
+    const uint8_t *p = vt_evdict(&len);
+    (void)vt__dict_init(n, p, len); /* without its digest: decoded with the raw bytes */
+    if (!__atomic_compare_exchange_n(&builtin, &d, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        vt__dict_free(n);
+        free(n);
+        return d;
+    }
+    return n;
 }
 
 void vt__dict_free(trace_dict *d)
@@ -602,17 +625,18 @@ static int check_header_fields(const src_t *s, uint64_t off, const vt_block_head
     default:
         return vt__seterr(err, s->path, off + 4, "expected block type 1 to 8 or 15, found %u", h->type);
     }
-    if (h->codec == VT_CODEC_ZSTD || h->codec == VT_CODEC_ZSTD_DICT) {
+    if (h->codec == VT_CODEC_ZSTD || h->codec == VT_CODEC_ZSTD_DICT || h->codec == VT_CODEC_ZSTD_BUILTIN) {
 #ifndef HAVE_ZSTD
         return vt__seterr(err, s->path, off + 5, "expected codec 0 (this reader was built without zstd), found %u",
                           h->codec);
 #endif
     } else if (h->codec != VT_CODEC_RAW) {
-        return vt__seterr(err, s->path, off + 5, "expected codec 0 (raw), 1 (zstd) or 2 (zstd, dictionary), found %u",
+        return vt__seterr(err, s->path, off + 5, "expected codec 0 (raw), 1 (zstd), 2 (zstd, dictionary) or 3 (zstd, "
+                          "built-in dictionary), found %u",
                           h->codec);
     }
-    /* codec 2: the dictionary's check, compared when the payload is loaded */
-    if (h->reserved != 0 && h->codec != VT_CODEC_ZSTD_DICT)
+    /* codecs 2 and 3: the dictionary's check, compared when the payload is loaded */
+    if (h->reserved != 0 && h->codec != VT_CODEC_ZSTD_DICT && h->codec != VT_CODEC_ZSTD_BUILTIN)
         return vt__seterr(err, s->path, off + 6, "expected reserved field 0, found %u", h->reserved);
     if (h->raw_len > VT_READER_MAX_RAW)
         return vt__seterr(err, s->path, off + 12, "expected raw length at most %u, found %u",
@@ -702,14 +726,17 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
     }
 #ifdef HAVE_ZSTD
     uint64_t pay = off + VT_BLOCK_HEADER_SIZE;
-    int with_dict = h->codec == VT_CODEC_ZSTD_DICT;
-    if (with_dict && !s->dict)
+    int builtin = h->codec == VT_CODEC_ZSTD_BUILTIN;
+    int with_dict = h->codec == VT_CODEC_ZSTD_DICT || builtin;
+    const trace_dict *dict = builtin ? vt__builtin_dict() : s->dict;
+    if (builtin && !dict)
+        return vt__seterr(err, s->path, off, "expected memory for the built-in dictionary (codec 3), found none");
+    if (with_dict && !dict)
         return vt__seterr(err, s->path, off + 5,
                           "expected codec 0 or 1 (vtrace.defs has no DICT block for codec 2), found codec 2");
-    if (with_dict && h->reserved != s->dict->check)
-        return vt__seterr(err, s->path, off + 6,
-                          "expected dictionary check 0x%04x (vtrace.defs' DICT block), found 0x%04x", s->dict->check,
-                          h->reserved);
+    if (with_dict && h->reserved != dict->check)
+        return vt__seterr(err, s->path, off + 6, "expected dictionary check 0x%04x (%s), found 0x%04x", dict->check,
+                          builtin ? "the built-in dictionary of codec 3" : "vtrace.defs' DICT block", h->reserved);
     unsigned long long cs = ZSTD_getFrameContentSize(sp, h->stored_len);
     if (cs == ZSTD_CONTENTSIZE_ERROR)
         return vt__seterr(err, s->path, pay, "expected a zstd frame, found invalid data");
@@ -730,9 +757,9 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
         dctx = own;
     if (with_dict && !dctx)
         return vt__seterr(err, s->path, off, "expected memory for a zstd context, found none");
-    size_t n = with_dict && s->dict->ddict
-                   ? ZSTD_decompress_usingDDict(dctx, raw->p, h->raw_len, sp, h->stored_len, s->dict->ddict)
-               : with_dict ? ZSTD_decompress_usingDict(dctx, raw->p, h->raw_len, sp, h->stored_len, s->dict->p, s->dict->len)
+    size_t n = with_dict && dict->ddict
+                   ? ZSTD_decompress_usingDDict(dctx, raw->p, h->raw_len, sp, h->stored_len, dict->ddict)
+               : with_dict ? ZSTD_decompress_usingDict(dctx, raw->p, h->raw_len, sp, h->stored_len, dict->p, dict->len)
                : dctx      ? ZSTD_decompressDCtx(dctx, raw->p, h->raw_len, sp, h->stored_len)
                          : ZSTD_decompress(raw->p, h->raw_len, sp, h->stored_len);
     ZSTD_freeDCtx(own);

@@ -67,6 +67,9 @@ typedef struct trace_dict {
  * the digested dictionary (D then decodes with the raw bytes). */
 int vt__dict_init(trace_dict *d, const uint8_t *p, size_t len);
 void vt__dict_free(trace_dict *d);
+/* The built-in dictionary of codec 3 (format/evdict.h), one for the process; NULL when
+ * there is no memory for it. */
+const trace_dict *vt__builtin_dict(void);
 
 /* A file to read: a descriptor or a memory buffer. */
 typedef struct src {

@@ -8,13 +8,15 @@
 #include <string.h>
 
 #define VT_FORMAT_MAJOR 2
-#define VT_FORMAT_MINOR 0 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
+#define VT_FORMAT_MINOR 1 /* 1.2: RANKDEFS ends with the measured overhead; 1.3: *_COLS blocks;
                            * 1.4: RANKDEFS snapshots between event blocks, how the run ended, modules;
                            * 1.5: REDUCED_COLS message times and time columns packed smaller;
                            *      the trace's function table and a dictionary in vtrace.defs;
                            * 1.6: RANKDEFS call sites as module index and offset, after the modules;
                            * 2.0: RANKDEFS communicator ids as what they are derived from
-                           *      (format/commid.h); a 1.x reader would misread them */
+                           *      (format/commid.h); a 1.x reader would misread them;
+                           * 2.1: EVENTS_COLS blocks zstd against the built-in dictionary
+                           *      (codec 3, format/evdict.h) */
 #define VT_FORMAT_MAJOR_OLDEST 1 /* readers read every version from 1.0 */
 /* A file's major and minor version as one number that orders them (1.6 < 2.0). */
 #define VT_VERSION(major, minor) ((uint32_t)(major) << 16 | (uint32_t)(minor))
@@ -42,8 +44,10 @@ enum vt_block_type {
 };
 
 /* Codec 2 (1.5): zstd against vtrace.defs' DICT block; the block header's reserved
- * field then holds vt_dict_check() of that dictionary. */
-enum vt_codec { VT_CODEC_RAW = 0, VT_CODEC_ZSTD = 1, VT_CODEC_ZSTD_DICT = 2 };
+ * field then holds vt_dict_check() of that dictionary. Codec 3 (2.1): zstd against a
+ * dictionary built into every reader and writer (format/evdict.h), the reserved field
+ * its vt_dict_check(). */
+enum vt_codec { VT_CODEC_RAW = 0, VT_CODEC_ZSTD = 1, VT_CODEC_ZSTD_DICT = 2, VT_CODEC_ZSTD_BUILTIN = 3 };
 
 /* Record codes below VT_CODE_FIRST_FN are special records. */
 enum vt_special_code {

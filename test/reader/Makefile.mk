@@ -5,7 +5,7 @@
 #   golden.sh        vtrace info/dump against test/reader/golden/
 #   corrupt_cli.sh   the vtrace command on damaged traces and bad command lines
 #   few_descriptors.sh  every command under ulimit -n 8: the same output
-#   old_versions.sh  kept traces (test/reader/v1.2/ to v1.6/: REDUCED_COLS, snapshots, modules, shared tables, call sites by module, communicator ids as 64-bit values) read as they were
+#   old_versions.sh  kept traces (test/reader/v1.2/ to v2.0/: REDUCED_COLS, snapshots, modules, shared tables, call sites by module, communicator ids as 64-bit values, event blocks of codec 1) read as they were
 # The libFuzzer target is built and run by test/reader/run-fuzz.sh (clang).
 check_PROGRAMS += test/reader/synth test/reader/test_corrupt
 test_reader_synth_SOURCES = test/reader/synth_main.c test/reader/synth.c test/reader/synth.h
@@ -77,4 +77,10 @@ EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh test/reader/few_d
 	test/reader/v1.6/halo-reduced/vtrace.defs \
 	test/reader/v1.6/comm_ids-full.dump test/reader/v1.6/comm_ids-full.whatif \
 	test/reader/v1.6/comm_ids-full/rank-000000.vte test/reader/v1.6/comm_ids-full/rank-000001.vte \
-	test/reader/v1.6/comm_ids-full/vtrace.defs
+	test/reader/v1.6/comm_ids-full/vtrace.defs \
+	test/reader/v2.0/halo-full.dump test/reader/v2.0/halo-full.whatif \
+	test/reader/v2.0/halo-full/rank-000000.vte test/reader/v2.0/halo-full/rank-000001.vte \
+	test/reader/v2.0/halo-full/vtrace.defs \
+	test/reader/v2.0/halo-reduced.dump test/reader/v2.0/halo-reduced.whatif \
+	test/reader/v2.0/halo-reduced/rank-000000.vte test/reader/v2.0/halo-reduced/rank-000001.vte \
+	test/reader/v2.0/halo-reduced/vtrace.defs

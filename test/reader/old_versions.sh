@@ -7,7 +7,8 @@
 # of the comparison: their names come from the traced binary where it still is at its
 # recorded path (with the same build-id), so they depend on the machine, not the reader.
 # vtrace compensate and vtrace reduce of a kept full trace write the current version
-# (2.0: communicator ids as what they are derived from): the trace they write names the
+# (2.0: communicator ids as what they are derived from; 2.1: event blocks of codec 3):
+# the trace they write names the
 # same communicators (the ids of compensate's dump in the same order, those of reduce's
 # among them).
 set -u

@@ -5,6 +5,8 @@
  * message naming the file and an offset; none may crash (run it under ASan too). */
 #include "vt_config.h"
 #include "format/reader.h"
+#include "format/blockio.h"
+#include "format/evdict.h"
 #include "util/codec.h"
 #include "synth.h"
 #include "model/model.h"
@@ -425,7 +427,9 @@ static void named(file f[NFILES])
     memcpy(r0->data + 16, save, VT_BLOCK_HEADER_SIZE);
     /* unknown codec, block type, reserved */
     r0->data[16 + 5] = 7;
-    expect_fail(f, -1, r0->name, "offset 21: expected codec 0 (raw), 1 (zstd) or 2 (zstd, dictionary), found 7", "codec");
+    expect_fail(f, -1, r0->name, "offset 21: expected codec 0 (raw), 1 (zstd), 2 (zstd, dictionary) or 3 (zstd, built-in "
+                "dictionary), found 7",
+                "codec");
     r0->data[16 + 5] = 0;
     r0->data[16 + 4] = 9;
     expect_fail(f, -1, r0->name, "offset 20: expected block type", "block type");
@@ -599,6 +603,39 @@ static void directory(const char *dir, file f[NFILES])
         vt_trace_close(t);
 }
 
+/* 2.1: compressed EVENTS_COLS blocks are codec 3, against the built-in dictionary,
+ * which their reserved field names */
+static void builtin_dict(file f[NFILES])
+{
+    file *r0 = &f[1];
+    size_t at = block_at(r0, 0);
+    for (int i = 1; r0->data[at + 4] != VT_BLOCK_EVENTS_COLS && i < nblocks(r0); i++)
+        at = block_at(r0, i);
+    size_t len;
+    const uint8_t *d = vt_evdict(&len);
+    if (vt_dict_check(d, len) != VT_EVDICT_CHECK)
+        failf("builtin: the dictionary's check is 0x%04x, not VT_EVDICT_CHECK", vt_dict_check(d, len));
+#ifdef HAVE_ZSTD
+    if (r0->data[at + 4] != VT_BLOCK_EVENTS_COLS || r0->data[at + 5] != VT_CODEC_ZSTD_BUILTIN) {
+        failf("builtin: rank 0's first EVENTS_COLS block is not codec 3 (type %u, codec %u)", r0->data[at + 4],
+              r0->data[at + 5]);
+        return;
+    }
+    r0->data[at + 6] ^= 1;
+    char what[200];
+    snprintf(what, sizeof what, "offset %zu: expected dictionary check 0x%04x (the built-in dictionary of codec 3)",
+             at + 6, VT_EVDICT_CHECK);
+    expect_fail(f, -1, r0->name, what, "built-in dictionary check");
+    r0->data[at + 6] ^= 1;
+    /* the same frame read as codec 1 lacks the dictionary's content and tables */
+    r0->data[at + 5] = VT_CODEC_ZSTD;
+    r0->data[at + 6] = r0->data[at + 7] = 0;
+    expect_fail(f, -1, r0->name, "expected a valid zstd frame", "codec 3 frame read as codec 1");
+    r0->data[at + 5] = VT_CODEC_ZSTD_BUILTIN;
+    vt_put_u16(r0->data + at + 6, VT_EVDICT_CHECK);
+#endif
+}
+
 static void free_files(file f[NFILES])
 {
     for (int i = 0; i < NFILES; i++)
@@ -647,6 +684,8 @@ int main(void)
             return 1;
         }
         load(dir, f);
+        if (k)
+            builtin_dict(f);
         truncations_and_flips(f, k ? "columns, zstd" : "columns");
         random_damage(f, 3000);
         free_files(f);

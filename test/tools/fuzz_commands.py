@@ -17,6 +17,7 @@ fails; the mutant is kept in WORKDIR/failed/ with the command that failed.
 """
 import json
 import os
+import re
 import random
 import shutil
 import struct
@@ -45,15 +46,28 @@ def block_bytes(typ, payload, nrec):
     return HDR.pack(MAGIC, typ, 0, 0, len(payload), len(payload), zlib.crc32(payload), nrec) + payload
 
 
-def decode_all(path, dict_path=None):
+def builtin_dict(work):
+    """The built-in dictionary of codec 3 (format 2.1), from src/format/evdict.c, written
+    to a file in WORK."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "format", "evdict.c")
+    text = open(src).read()
+    body = text[text.index("{", text.index("evdict[")) + 1:text.index("};")]
+    path = os.path.join(work, "builtin-dict")
+    open(path, "wb").write(bytes(int(x, 16) for x in re.findall(r"0x([0-9a-f]{2})", body)))
+    return path
+
+
+def decode_all(path, dict_path=None, builtin_path=None):
     """The file with every zstd block stored raw (codec 2, format 1.5: against the
-    dictionary in DICT_PATH, vtrace.defs' DICT block)."""
+    dictionary in DICT_PATH, vtrace.defs' DICT block; codec 3, 2.1: against the built-in
+    one in BUILTIN_PATH)."""
     data = open(path, "rb").read()
     out = bytearray(data[:16])
     for off, typ, codec, stored, _raw, nrec in blocks(data):
         payload = data[off + HDR.size:off + HDR.size + stored]
-        if codec in (1, 2):
-            cmd = ["zstd", "-d", "-q", "-c"] + (["-D", dict_path] if codec == 2 else [])
+        if codec in (1, 2, 3):
+            dpath = {2: dict_path, 3: builtin_path}.get(codec)
+            cmd = ["zstd", "-d", "-q", "-c"] + (["-D", dpath] if dpath else [])
             payload = subprocess.run(cmd, input=payload, capture_output=True, check=True).stdout
         out += block_bytes(typ, payload, nrec)
     return bytes(out)
@@ -175,7 +189,8 @@ def main():
     failures = runs = 0
     for si, seed in enumerate(seeds):
         dpath = dict_file(seed, work)
-        files = {f: decode_all(os.path.join(seed, f), dpath) if f.endswith((".vte", ".defs")) else
+        bpath = builtin_dict(work)
+        files = {f: decode_all(os.path.join(seed, f), dpath, bpath) if f.endswith((".vte", ".defs")) else
                  open(os.path.join(seed, f), "rb").read() for f in sorted(os.listdir(seed))
                  if os.path.isfile(os.path.join(seed, f))}
         targets = [f for f in files if f.endswith((".vte", ".defs"))]
