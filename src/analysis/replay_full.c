@@ -803,7 +803,9 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
         s->sends = vt_matches_csends(R->m, r, &s->nsends);
         s->rw = (vt_match_crecv *)s->recvs;  /* read only */
         s->sw = (vt_match_csend *)s->sends;
-        s->rmask = s->smask = SIZE_MAX;
+        s->rmask = s->smask = UINT32_MAX;   /* (positions are 32-bit) */
+        s->rstride = sizeof *s->rw;
+        s->sstride = sizeof *s->sw;
     }
     s->nfuncs = rk->nfuncs;
     s->fkind = ft->fkind;
