@@ -15,10 +15,11 @@
 /* ------------------------------------------------------------------ slots and maps */
 
 /* A value one rank publishes for another: a ready time (T), the receiving call's exit
- * (E, synchronous posts) and one difference per scenario. Slots live in one pool (their
- * differences in a parallel array of nsc values each, so no allocation per message)
- * and exist only between the record that fills them and the last reader: a rank finds
- * the slot of a send or receive position through a small per-rank map. */
+ * (E, synchronous posts) and one difference per scenario. Slots live in one pool, each
+ * with its nsc differences after it (one line with one scenario: a receiver reads
+ * both), at a line boundary (no allocation per message, vt__rp_slot), and exist only
+ * between the record that fills them and the last reader: a rank finds the slot of a
+ * send or receive position through a small per-rank map. */
 typedef struct slot {
     /* (what a receiver reads and release_used, first) */
     int64_t T;
@@ -32,6 +33,7 @@ typedef struct slot {
                          * sender's entry may be gone when it is freed */
     int64_t E;
     int64_t Tloc;       /* T on the owner's clock */
+    int64_t d[];        /* nsc */
 } slot;
 
 /* u32 position -> u32 slot (open addressing, backward-shift deletion). */
@@ -174,8 +176,8 @@ typedef struct replay {
     struct smatch *sms;       /* every rank's streaming matching (rstate.sm) */
     ftab *ftabs;
     size_t nftabs;
-    slot *slots;              /* pool; differences at slotd + i * nsc */
-    int64_t *slotd;
+    unsigned char *slotmem;   /* pool: slot i at i * slotsz (vt__rp_slot) */
+    size_t slotsz;            /* sizeof(slot) and nsc differences, in whole lines */
     uint32_t *freeslots;
     size_t nslots, capslots, nfree;
     gate **gates;             /* pool; gate id = (gen & 0xffffff) << 32 | index */
@@ -430,7 +432,8 @@ static inline int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t
     return 0;
 }
 
-static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
+static inline slot *vt__rp_slot(const replay *R, uint32_t i) { return (slot *)(R->slotmem + (size_t)i * R->slotsz); }
+static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return vt__rp_slot(R, i)->d; }
 
 static inline int vt__rp_note_used(replay *R, uint32_t sl)
 {
