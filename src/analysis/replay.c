@@ -333,8 +333,7 @@ out:
     free(R.gates);
     free(R.freegates);
     free(R.gate_of);
-    free(R.slots);
-    free(R.slotd);
+    free(R.slotmem);
     free(R.freeslots);
     free(R.used_reqs);
     free(R.generic);

@@ -209,14 +209,15 @@ uint32_t vt__rp_slot_alloc(replay *R)
         return R->freeslots[--R->nfree];
     if (R->nslots == R->capslots) {
         size_t nc = R->capslots ? R->capslots * 2 : 64;
-        slot *ns = realloc(R->slots, nc * sizeof *ns);
+        if (!R->slotsz)
+            R->slotsz = (sizeof(slot) + R->nsc * sizeof(int64_t) + 63) & ~(size_t)63;
+        unsigned char *ns = aligned_alloc(64, nc * R->slotsz);
         if (!ns)
             return SLOT_NONE;
-        R->slots = ns;
-        int64_t *nd = realloc(R->slotd, nc * (R->nsc ? R->nsc : 1) * sizeof *nd);
-        if (!nd)
-            return SLOT_NONE;
-        R->slotd = nd;
+        if (R->nslots)
+            memcpy(ns, R->slotmem, R->nslots * R->slotsz);
+        free(R->slotmem);
+        R->slotmem = ns;
         uint32_t *nf = realloc(R->freeslots, nc * sizeof *nf);
         if (!nf)
             return SLOT_NONE;

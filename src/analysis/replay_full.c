@@ -89,7 +89,7 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
             return -1;
         }
     }
-    slot *sl = &R->slots[i];
+    slot *sl = vt__rp_slot(R, i);
     sl->T = T;
     sl->E = E;
     sl->uses = uses;
@@ -160,7 +160,7 @@ static int note_req(replay *R, uint64_t req)
 static void release_used(replay *R, rstate *s)
 {
     for (size_t i = 0; i < R->nused; i++) {
-        slot *sl = &R->slots[R->used[i]];
+        slot *sl = vt__rp_slot(R, R->used[i]);
         if (sl->uses && --sl->uses == 0) {
             rstate *o = &R->rs[sl->rank];
             if (sl->post || !R->stream)
@@ -405,7 +405,7 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     if (R->stream && (RX(s, i)->flags & XF_HELD)) {
         /* the pairing gave this entry the send's slot: nothing of the sender's is read */
         const rx *x = RX(s, i);
-        slot *sd = &R->slots[x->slot];
+        slot *sd = vt__rp_slot(R, x->slot);
         int sync = (x->flags & XF_SYNC) != 0;
         sd->held = 1;
         R->step_msgs++;
@@ -427,7 +427,7 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     if (sl == SLOT_NONE)
         return 1;
     const vt_match_csend *se = SE(snd, rv->send_pos);
-    const slot *sd = &R->slots[sl];
+    const slot *sd = vt__rp_slot(R, sl);
     int sync = send_is_sync_at(R, snd, rv->send_pos);
     R->step_msgs++;
     R->step_viol += E < sd->T;
@@ -460,9 +460,9 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
         oc->send_pos = rv->send_pos;
         oc->ext = R->obs->ext_size ? R->slotext + (size_t)sl * R->obs->ext_size : NULL;
         if (pl != SLOT_NONE) {
-            oc->post_seq = R->slots[pl].seq;
-            oc->P = R->slots[pl].T;
-            oc->P_local = R->slots[pl].Tloc;
+            oc->post_seq = vt__rp_slot(R, pl)->seq;
+            oc->P = vt__rp_slot(R, pl)->T;
+            oc->P_local = vt__rp_slot(R, pl)->Tloc;
         } else {
             oc->post_seq = 2 * s->ev.callno + 1;
             oc->P = s->genter;
@@ -495,7 +495,7 @@ static int sync_sender(replay *R, rstate *s, size_t i)
     uint32_t sl = send_slot(R, s, i);
     if (sl == SLOT_NONE)
         return 1; /* read already by both readers: not a trace this replay can order */
-    const slot *sd = &R->slots[sl], *po = &R->slots[pl];
+    const slot *sd = vt__rp_slot(R, sl), *po = vt__rp_slot(R, pl);
     const vt_match_key *key = &R->keys[se->key];
     vt_obs_con *om, *op;
     if (vt__rp_add_con_obs(R, sd->T + vt_model_lambda(R->p, se->bytes, sd->T, po->E), vt__rp_slot_d(R, sl),
@@ -803,7 +803,9 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
         s->sends = vt_matches_csends(R->m, r, &s->nsends);
         s->rw = (vt_match_crecv *)s->recvs;  /* read only */
         s->sw = (vt_match_csend *)s->sends;
-        s->rmask = s->smask = SIZE_MAX;
+        s->rmask = s->smask = UINT32_MAX;   /* (positions are 32-bit) */
+        s->rstride = sizeof *s->rw;
+        s->sstride = sizeof *s->sw;
     }
     s->nfuncs = rk->nfuncs;
     s->fkind = ft->fkind;

@@ -15,10 +15,11 @@
 /* ------------------------------------------------------------------ slots and maps */
 
 /* A value one rank publishes for another: a ready time (T), the receiving call's exit
- * (E, synchronous posts) and one difference per scenario. Slots live in one pool (their
- * differences in a parallel array of nsc values each, so no allocation per message)
- * and exist only between the record that fills them and the last reader: a rank finds
- * the slot of a send or receive position through a small per-rank map. */
+ * (E, synchronous posts) and one difference per scenario. Slots live in one pool, each
+ * with its nsc differences after it (one line with one scenario: a receiver reads
+ * both), at a line boundary (no allocation per message, vt__rp_slot), and exist only
+ * between the record that fills them and the last reader: a rank finds the slot of a
+ * send or receive position through a small per-rank map. */
 typedef struct slot {
     /* (what a receiver reads and release_used, first) */
     int64_t T;
@@ -32,6 +33,7 @@ typedef struct slot {
                          * sender's entry may be gone when it is freed */
     int64_t E;
     int64_t Tloc;       /* T on the owner's clock */
+    int64_t d[];        /* nsc */
 } slot;
 
 /* u32 position -> u32 slot (open addressing, backward-shift deletion). */
@@ -87,11 +89,14 @@ typedef struct rstate {
     _Alignas(64) uint32_t rank;
     int have, published, finished, done_ready, started;
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
-    /* Entry i is rw[i & rmask] (sw[i & smask]): the vt_matches arrays (mask all ones), or
-     * the streaming matcher's windows (rings). */
+    /* Entry i is at rw + (i & rmask) * rstride (sw, smask, sstride): the vt_matches
+     * arrays (mask all ones, stride the entry's size), or the streaming matcher's
+     * windows: rings of line-sized entries, each a receive (send) with its matcher's
+     * rx (sx) after it, so that a record that reads both touches one line (RV, RX). */
     vt_match_crecv *rw;
     vt_match_csend *sw;
-    size_t rmask, smask;
+    uint32_t rmask, smask;
+    uint32_t rstride, sstride;
     /* (line 1) */
     int64_t genter, gexit;    /* global enter and exit of ev */
     int64_t prev_exit, last_exit;
@@ -171,8 +176,8 @@ typedef struct replay {
     struct smatch *sms;       /* every rank's streaming matching (rstate.sm) */
     ftab *ftabs;
     size_t nftabs;
-    slot *slots;              /* pool; differences at slotd + i * nsc */
-    int64_t *slotd;
+    unsigned char *slotmem;   /* pool: slot i at i * slotsz (vt__rp_slot) */
+    size_t slotsz;            /* sizeof(slot) and nsc differences, in whole lines */
     uint32_t *freeslots;
     size_t nslots, capslots, nfree;
     gate **gates;             /* pool; gate id = (gen & 0xffffff) << 32 | index */
@@ -341,16 +346,14 @@ typedef struct smatch {
     /* what the replay of another rank reads too (its sends) and sm_trim, first (in
      * lines of their own: replay.sms) */
     _Alignas(64) uint64_t slo, shi, srel;  /* srel: first send not released */
-    sx *sxw;
-    size_t scap;
+    size_t scap;              /* (the send window: rstate.sw) */
     int eof;
     int rdirty;               /* a receive was retired or released since sm_trim last looked
                                * (else its receive side has nothing to drop) */
     uint64_t rlo, rhi;
-    rx *rxw;                  /* parallel to the receive window */
-    size_t rcap;
+    size_t rcap;              /* (the receive window: rstate.rw) */
     uint64_t qlo, qrel, qhi;
-    uint64_t *rq, *rqpost;    /* receives in posting order, and their posting index */
+    struct rqe { uint64_t e, post; } *rq;   /* receives in posting order, and their posting index */
     size_t qcap;
     struct brec **buf;        /* records read ahead: entries of replay.ra (a ring) */
     size_t bcap;
@@ -372,10 +375,15 @@ typedef struct smatch {
     size_t norph, caporph;
 } smatch;
 
-#define RV(s, i) (&(s)->rw[(size_t)(i) & (s)->rmask])
-#define SE(s, i) (&(s)->sw[(size_t)(i) & (s)->smask])
-#define RX(s, i) (&(s)->sm->rxw[(size_t)(i) & (s)->rmask])
-#define SX(s, i) (&(s)->sm->sxw[(size_t)(i) & (s)->smask])
+#define RV(s, i) ((vt_match_crecv *)((char *)(s)->rw + ((size_t)(i) & (s)->rmask) * (s)->rstride))
+#define SE(s, i) ((vt_match_csend *)((char *)(s)->sw + ((size_t)(i) & (s)->smask) * (s)->sstride))
+/* (streaming only) */
+#define RX(s, i) ((rx *)(RV(s, i) + 1))
+#define SX(s, i) ((sx *)(SE(s, i) + 1))
+/* A window entry of the streaming matcher: one line. */
+#define WIN_ENTRY 64
+_Static_assert(sizeof(vt_match_crecv) + sizeof(rx) <= WIN_ENTRY && sizeof(vt_match_csend) + sizeof(sx) <= WIN_ENTRY,
+               "a window entry is one line");
 
 enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
 
@@ -424,7 +432,8 @@ static inline int vt__rp_push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t
     return 0;
 }
 
-static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return R->slotd + (size_t)i * R->nsc; }
+static inline slot *vt__rp_slot(const replay *R, uint32_t i) { return (slot *)(R->slotmem + (size_t)i * R->slotsz); }
+static inline int64_t *vt__rp_slot_d(const replay *R, uint32_t i) { return vt__rp_slot(R, i)->d; }
 
 static inline int vt__rp_note_used(replay *R, uint32_t sl)
 {

@@ -246,7 +246,7 @@ static int reduced_publish(replay *R, rstate *s, uint64_t upto)
         uint32_t i = vt__rp_slot_alloc(R);
         if (i == SLOT_NONE)
             return -1;
-        slot *sl = &R->slots[i];
+        slot *sl = vt__rp_slot(R, i);
         memset(sl, 0, sizeof *sl);
         sl->uses = s->needcnt[s->needptr];
         sl->rank = s->rank;
@@ -265,7 +265,7 @@ int vt__rp_remote_pub(replay *R, uint32_t rank, uint64_t seq, uint32_t uses, con
     uint32_t i = vt__rp_slot_alloc(R);
     if (i == SLOT_NONE || rank >= R->nranks)
         return -1;
-    slot *sl = &R->slots[i];
+    slot *sl = vt__rp_slot(R, i);
     memset(sl, 0, sizeof *sl);
     sl->uses = uses;
     sl->rank = rank;
@@ -286,7 +286,7 @@ static uint32_t pub_get(const replay *R, uint32_t rank, uint64_t seq)
 static void reduced_release(replay *R)
 {
     for (size_t i = 0; i < R->nused; i++) {
-        slot *sl = &R->slots[R->used[i]];
+        slot *sl = vt__rp_slot(R, R->used[i]);
         if (sl->uses && --sl->uses == 0) {
             vt__rp_map_del(&R->pub, PUB_KEY(sl->rank, sl->seq));
             R->freeslots[R->nfree++] = R->used[i];

@@ -13,11 +13,12 @@
 /* Rings start small: at 16K ranks and more, per-rank memory is what the caches hold. */
 #define RING_MIN 8
 
-/* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap. */
+/* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap (at a line
+ * boundary: a window entry is a line). */
 static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_t hi)
 {
     size_t nc = cap ? 2 * cap : RING_MIN;
-    char *n = malloc(nc * size);
+    char *n = aligned_alloc(64, (nc * size + 63) & ~(size_t)63);
     if (!n)
         return NULL;
     for (uint64_t i = lo; i < hi; i++)
@@ -169,18 +170,14 @@ static int send_room(rstate *s)
     smatch *m = s->sm;
     if (m->shi - m->slo < m->scap)
         return 0;
-    vt_match_csend *a = ring_grow(s->sw, m->scap, sizeof *a, m->slo, m->shi);
-    sx *b = a ? ring_grow(m->sxw, m->scap, sizeof *b, m->slo, m->shi) : NULL;
-    if (!b) {
-        free(a);
+    vt_match_csend *a = ring_grow(s->sw, m->scap, WIN_ENTRY, m->slo, m->shi);
+    if (!a)
         return -1;
-    }
     free(s->sw);
-    free(m->sxw);
     s->sw = a;
-    m->sxw = b;
     m->scap = m->scap ? 2 * m->scap : RING_MIN;
-    s->smask = m->scap - 1;
+    s->smask = (uint32_t)(m->scap - 1);
+    s->sstride = WIN_ENTRY;
     return 0;
 }
 
@@ -192,7 +189,7 @@ static void sm_release(replay *R, rstate *s)
     if (m->qrel == m->qhi && m->srel == m->shi)
         return;
     while (m->qrel < m->qhi) {
-        uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
+        uint64_t e = m->rq[m->qrel & (m->qcap - 1)].e;
         if (e == RQ_DROP) {
             m->qrel++;
             m->rdirty = 1;
@@ -221,20 +218,14 @@ static int rq_push(rstate *s, uint64_t v, uint64_t post)
 {
     smatch *m = s->sm;
     if (m->qhi - m->qlo == m->qcap) {
-        uint64_t *a = ring_grow(m->rq, m->qcap, sizeof *a, m->qlo, m->qhi);
-        uint64_t *b = a ? ring_grow(m->rqpost, m->qcap, sizeof *b, m->qlo, m->qhi) : NULL;
-        if (!b) {
-            free(a);
+        struct rqe *a = ring_grow(m->rq, m->qcap, sizeof *a, m->qlo, m->qhi);
+        if (!a)
             return -1;
-        }
         free(m->rq);
-        free(m->rqpost);
         m->rq = a;
-        m->rqpost = b;
         m->qcap = m->qcap ? 2 * m->qcap : RING_MIN;
     }
-    m->rq[m->qhi & (m->qcap - 1)] = v;
-    m->rqpost[m->qhi & (m->qcap - 1)] = post;
+    m->rq[m->qhi & (m->qcap - 1)] = (struct rqe){v, post};
     m->qhi++;
     return 0;
 }
@@ -303,18 +294,14 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
     if (m->rhi >= POS_MAX)
         return sm_toomany(R, s, ev, "receives");
     if (m->rhi - m->rlo == m->rcap) {
-        vt_match_crecv *a = ring_grow(s->rw, m->rcap, sizeof *a, m->rlo, m->rhi);
-        rx *b = a ? ring_grow(m->rxw, m->rcap, sizeof *b, m->rlo, m->rhi) : NULL;
-        if (!b) {
-            free(a);
+        vt_match_crecv *a = ring_grow(s->rw, m->rcap, WIN_ENTRY, m->rlo, m->rhi);
+        if (!a)
             return sm_nomem(R, s, ev);
-        }
         free(s->rw);
-        free(m->rxw);
         s->rw = a;
-        m->rxw = b;
         m->rcap = m->rcap ? 2 * m->rcap : RING_MIN;
-        s->rmask = m->rcap - 1;
+        s->rmask = (uint32_t)(m->rcap - 1);
+        s->rstride = WIN_ENTRY;
     }
     *pos = m->rhi;
     *RV(s, m->rhi) = (vt_match_crecv){ev->index, post, ev->index, ev->exit, KEY_PENDING, VT_MPOS_NONE};
@@ -471,7 +458,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
                 return sm_nomem(R, s, ev);
             uint64_t was;
             if (vt__rp_map_get(&m->probes, ev->msg, &was)) { /* the id again: the earlier one is not received */
-                m->rq[m->pr[was].rq & (m->qcap - 1)] = RQ_DROP;
+                m->rq[m->pr[was].rq & (m->qcap - 1)].e = RQ_DROP;
                 m->prfree[m->nprfree++] = (uint32_t)was;
             }
             if (vt__rp_map_put(&m->probes, ev->msg, pi))
@@ -499,7 +486,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
         uint64_t comm = p.comm_id ? p.comm_id : comm_id;
         if (sm_add_recv(R, s, ev, p.index, &pos))
             return -1;
-        m->rq[p.rq & (m->qcap - 1)] = pos;
+        m->rq[p.rq & (m->qcap - 1)].e = pos;
         if (sm_resolve(R, s, ev, pos, comm, src, rtag))
             return -1;
         if (k == K_IMRECV && RV(s, pos)->key != KEY_SKIP && ev->request) {
@@ -575,8 +562,8 @@ static int sm_finish(replay *R, rstate *s)
         return -1;
     }
     for (uint64_t q = m->qrel; q < m->qhi; q++)
-        if (m->rq[q & (m->qcap - 1)] & RQ_PH)
-            m->rq[q & (m->qcap - 1)] = RQ_DROP; /* an MPI_Mprobe's message nobody received */
+        if (m->rq[q & (m->qcap - 1)].e & RQ_PH)
+            m->rq[q & (m->qcap - 1)].e = RQ_DROP; /* an MPI_Mprobe's message nobody received */
     for (uint64_t i = m->srel; i < m->shi; i++)
         SX(s, i)->flags |= XF_RES;
     sm_release(R, s);
@@ -732,7 +719,7 @@ int vt__rp_settle(replay *R, rstate *s)
 {
     smatch *m = s->sm;
     while (!m->eof && m->qrel < m->qhi) {
-        uint64_t e = m->rq[m->qrel & (m->qcap - 1)];
+        uint64_t e = m->rq[m->qrel & (m->qcap - 1)].e;
         if (e != RQ_DROP && !(e & RQ_PH) && RV(s, e)->key != KEY_PENDING)
             break;
         if (vt__rp_more(R, s) < 0)
@@ -754,7 +741,7 @@ size_t vt__rp_probe_target_stream(replay *R, rstate *s)
     uint64_t lo = m->qlo, hi = m->qhi;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (m->rqpost[mid & (m->qcap - 1)] < x)
+        if (m->rq[mid & (m->qcap - 1)].post < x)
             lo = mid + 1;
         else
             hi = mid;
@@ -768,11 +755,11 @@ size_t vt__rp_probe_target_stream(replay *R, rstate *s)
             if (rc <= 0)
                 return SIZE_MAX;
         }
-        uint64_t post = m->rqpost[q & (m->qcap - 1)];
+        uint64_t post = m->rq[q & (m->qcap - 1)].post;
         if (!can_match && post > x)
             return SIZE_MAX;
         uint64_t e;
-        while ((e = m->rq[q & (m->qcap - 1)]) != RQ_DROP &&
+        while ((e = m->rq[q & (m->qcap - 1)].e) != RQ_DROP &&
                ((e & RQ_PH) || (e >= m->rlo && RV(s, e)->key == KEY_PENDING))) {
             int rc = vt__rp_more(R, s);
             if (rc < 0)
@@ -820,7 +807,7 @@ void vt__rp_sm_trim(rstate *s)
         while (m->rlo < m->rhi && (RX(s, m->rlo)->flags & XF_RET))
             m->rlo++;
         while (m->qlo < m->qrel) {
-            uint64_t e = m->rq[m->qlo & (m->qcap - 1)];
+            uint64_t e = m->rq[m->qlo & (m->qcap - 1)].e;
             if (e != RQ_DROP && e >= m->rlo && !(RX(s, e)->flags & XF_RET))
                 break;
             m->qlo++;
@@ -841,10 +828,7 @@ void vt__rp_sm_free(rstate *s)
     free(m->tmpls);
     free(m->pr);
     free(m->prfree);
-    free(m->rxw);
-    free(m->sxw);
     free(m->rq);
-    free(m->rqpost);
     free(m->buf); /* (its entries: vt__rp_ra_free) */
     free(m->cst);
     free(m->cdn);

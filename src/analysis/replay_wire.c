@@ -75,7 +75,7 @@ static int wput_ext(replay *R, uint32_t q, const uint8_t *ext)
  * window entry (the parallel replay streams: send slots live there, replay_full.c). */
 static void slot_release(replay *R, rstate *s, posmap *pm, uint32_t pos, uint32_t sl)
 {
-    if (--R->slots[sl].uses == 0) {
+    if (--vt__rp_slot(R, sl)->uses == 0) {
         if (pm)
             vt__rp_pm_del(pm, pos);
         else
@@ -96,7 +96,7 @@ int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t po
         R->freeslots[R->nfree++] = i;
         return -1;
     }
-    slot *sl = &R->slots[i];
+    slot *sl = vt__rp_slot(R, i);
     sl->T = w[0];
     sl->E = w[1];
     sl->Tloc = w[2];
@@ -134,7 +134,7 @@ int vt__rp_ship_send(replay *R, rstate *s, size_t pos)
     uint32_t sl = x->slot;
     if (sl == SLOT_NONE)
         return 0;
-    const slot *sd = &R->slots[sl];
+    const slot *sd = vt__rp_slot(R, sl);
     int64_t w[W_SEND_WORDS] = {W_SEND, (int64_t)k->comm_id, k->src, k->dst, k->tag, (int64_t)pos, (int64_t)se->bytes,
                                se->fn, (int64_t)se->index, sd->T, sd->Tloc, (int64_t)sd->seq, sd->E};
     uint32_t q = vt__rp_owner(R, k->dst);
@@ -169,7 +169,7 @@ int vt__rp_ship_post(replay *R, rstate *s, size_t i)
     uint32_t pl = vt__rp_pm_get(&s->ps, (uint32_t)i);
     if (pl == SLOT_NONE)
         return 0;
-    const slot *po = &R->slots[pl];
+    const slot *po = vt__rp_slot(R, pl);
     /* a proxy's send entry keeps its sender's position in sub */
     int64_t w[8] = {W_POST, k->src, se->sub, s->rank, po->T, po->E, po->Tloc, (int64_t)po->seq};
     if (wput(R, vt__rp_owner(R, k->src), w, 8, vt__rp_slot_d(R, pl), R->nsc))
