@@ -267,6 +267,9 @@ static int start(vt_rankreduce *rr, const vt_obs_event *e)
 static int burst(vt_rankreduce *rr, const vt_obs_event *e, vt_rrec *rec, vt_error *err)
 {
     vt_sym_local(&rr->sym, e->seq, e->candidate);
+    /* the END comes after this burst's record: a rank of an incomplete trace can stop
+     * in the call after it, whose sequence number is never seen */
+    rr->last_seq = e->seq;
     if (e->candidate) {
         rec->kind = VT_RREC_CAND;
         rec->enter = rr->prev_exit_local;

@@ -143,6 +143,28 @@ static void test_records_in_order(void **state)
     assert_int_equal(b->events, 4);
 }
 
+/* A rank of an incomplete trace cut in the call after a candidate burst (a rank killed
+ * while waiting): the END comes after the burst's record, never before it in sequence
+ * (the records' sequence numbers are written as unsigned deltas). */
+static void test_cut_after_burst(void **state)
+{
+    fixture *f = *state;
+    vt_rankreduce *rr = &f->rr;
+    const sinkbuf *b = &f->b;
+    vt_event c1 = call_rec(1, 100, 110), c3 = call_rec(3, 5000, 5000);
+    vt_obs_event e0 = burst_ev(&c1, 0, 100, 0), e1 = call_ev(&c1, 1, 0), e2 = burst_ev(&c3, 2, 110, 1);
+    const vt_obs_event *evs[] = {&e0, &e1, &e2};
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(vt_rr_event(rr, evs[i], 0, &f->err), 0);
+    assert_int_equal(vt_rr_finish(rr, 5000), 0);
+    assert_true(b->n >= 2);
+    assert_int_equal(b->r[b->n - 2].kind, VT_RREC_CAND);
+    assert_int_equal(b->r[b->n - 2].seq, 2);
+    assert_int_equal(b->r[b->n - 1].kind, VT_RREC_END);
+    assert_true(b->r[b->n - 1].seq >= b->r[b->n - 2].seq);
+    assert_int_equal(b->r[b->n - 1].enter, 5000);
+}
+
 /* Probes A (seq 1) and B (seq 3), NC candidate calls, the receive of A's message, NC
  * more, the receive of B's: every record waits for B, in sequence order. */
 static void test_nested_probes(void **state)
@@ -202,6 +224,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_records_in_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested_probes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cut_after_burst, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
