@@ -611,7 +611,7 @@ void vt_post_all(vt_call *c, int rc, int flag)
     }
     int64_t exit = vt_now();
     unsigned special = vt__rec_special;
-    if (VT_LIKELY(rc == MPI_SUCCESS && flag && (unsigned)(c->nreq - 1) < 4 && !vt__req_persistent &&
+    if (VT_LIKELY(rc == MPI_SUCCESS && flag && (unsigned)c->nreq - 1u < 4 && !vt__req_persistent &&
                   !(special & VT_REC_MT))) {
         if (VT_LIKELY(!(special & ~VT_REC_CLOCK)))
             post_all_few(c, exit, 1);

@@ -65,7 +65,7 @@ VT_HIDDEN MPI_Status *vt__pre_reqs_any(vt_call *c, int n, MPI_Request *reqs, MPI
 static inline __attribute__((always_inline)) MPI_Status *vt_pre_reqs(vt_call *c, int n, MPI_Request *reqs,
                                                                      MPI_Status *statuses, MPI_Status *single)
 {
-    if (VT_UNLIKELY((unsigned)(n - 1) >= 4 || (vt__rec_special & VT_REC_MT)))
+    if (VT_UNLIKELY((unsigned)n - 1u >= 4 || (vt__rec_special & VT_REC_MT)))
         return vt__pre_reqs_any(c, n, reqs, statuses, single);
     c->nreq = n;
     c->live = reqs;
