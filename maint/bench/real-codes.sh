@@ -5,7 +5,11 @@
 #   maint/bench/real-codes.sh BUILDDIR LIST [RUNS] [OUT]   (RUNS default 5, OUT ./real-codes)
 # LIST: one program a line, "name|directory|command" as for trace-sizes.sh (blank lines and
 # # comments skipped); the command runs in the directory under ${MPIEXEC:-mpiexec.mpich}
-# -n ${NP:-2}, traced with LD_PRELOAD of BUILDDIR's .libs/libvtrace.so. It builds nothing.
+# -n ${NP:-2}, traced with LD_PRELOAD of BUILDDIR's .libs/libvtrace.so, given to the ranks
+# only (`-genv LD_PRELOAD LIB`; Open MPI's launcher: `-x LD_PRELOAD=LIB`), as a program
+# linked with vtrace's mpicc has it; PRELOAD=all puts it on mpiexec as well, which then
+# loads libmpich and UCX into the launcher and its proxy too (2 x 14 ms of CPU before any
+# rank starts: doc/clock-repair.md). It builds nothing.
 # Per program, RUNS rounds; a round runs plain, full and reduced once each, in an order
 # that rotates from round to round (plain full reduced, full reduced plain, reduced plain
 # full, ...), so a slow phase of the machine falls on every mode alike. Each run's wall
@@ -37,7 +41,7 @@ mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 tsv=$out/runs.tsv
 : > "$tsv"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
-echo "processor: ${cpu:-unknown} ($(nproc 2> /dev/null || echo '?') cores), $(uname -r); ${NP:-2} ranks, $runs rounds"
+echo "processor: ${cpu:-unknown} ($(nproc 2> /dev/null || echo '?') cores), $(uname -r); ${NP:-2} ranks, $runs rounds, libvtrace preloaded on ${PRELOAD:-ranks}"
 modes=(plain full reduced)
 status=0
 # one run: NAME DIR MODE ROUND COMMAND; appends "name mode round wall user+sys records calls"
@@ -45,10 +49,18 @@ run() {
     local name=$1 dir=$2 mode=$3 round=$4 cmd=$5 t=$out/$1.trace rec=- calls=-
     rm -rf "$t"
     local env=()
-    [ "$mode" = plain ] || env=(LD_PRELOAD="$lib" VTRACE_MODE="$mode" VTRACE_DIR="$t")
+    local ranks=()
+    if [ "$mode" != plain ]; then
+        env=(VTRACE_MODE="$mode" VTRACE_DIR="$t")
+        case ${PRELOAD:-ranks}:${MPIEXEC:-mpiexec.mpich} in
+        all:*) env+=(LD_PRELOAD="$lib") ;;
+        *openmpi* | *orterun* | *mpirun*) ranks=(-x LD_PRELOAD="$lib") ;;
+        *) ranks=(-genv LD_PRELOAD "$lib") ;;
+        esac
+    fi
     # shellcheck disable=SC2086 # the command is split into words as a shell would
     if ! (cd "$dir" && env "${env[@]}" /usr/bin/time -f '%e %U %S' -o "$out/time" \
-            "${MPIEXEC:-mpiexec.mpich}" -n "${NP:-2}" $cmd) < /dev/null > "$out/$name.$mode.out" 2>&1; then
+            "${MPIEXEC:-mpiexec.mpich}" "${ranks[@]}" -n "${NP:-2}" $cmd) < /dev/null > "$out/$name.$mode.out" 2>&1; then
         echo "real-codes.sh: $name: the $mode run of round $round failed ($out/$name.$mode.out)" >&2
         rm -rf "$t"; return 1
     fi
