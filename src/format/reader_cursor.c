@@ -33,9 +33,7 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
     c->t = t;
     c->rk = &t->ranks[rank];
     c->src.fd = -1;
-    char name[32];
-    vt__rank_file_name(name, rank);
-    if (vt__trace_src_pooled(t, c->rk->path, name, &c->src, "the rank file", err)) {
+    if (vt__trace_src_pooled(t, rank, &c->src, "the rank file", err)) {
         free(c);
         return -1;
     }

@@ -483,9 +483,11 @@ int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, sr
     return 0;
 }
 
-int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
-                         vt_error *err)
+int vt__trace_src_pooled(const vt_trace *t, uint32_t rank, src_t *s, const char *what, vt_error *err)
 {
+    const char *path = t->ranks[rank].path;
+    char name[32];
+    vt__rank_file_name(name, rank);
     if (t->mem || !t->pool) {
         if (vt__trace_src_open(t, path, name, s, what, err))
             return -1;
@@ -503,6 +505,16 @@ int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, 
     s->dctx = t->pool->dctx;
     s->dict = t->zdict.p ? &t->zdict : NULL;
     s->pool = NULL;
+    const rank_priv *rp = &t->priv[rank];
+    if (rp->kept) {
+        /* the bytes its cursor reads, as read when the trace was opened (a read past them
+         * opens the file, in the pool) */
+        s->win = rp->kept;
+        s->win_len = rp->ev_end;
+        s->size = t->ranks[rank].file_bytes;
+        s->pool = t->pool;
+        return 0;
+    }
     struct stat st;
     if (t->pool->dirfd >= 0 && s->name ? fstatat(t->pool->dirfd, s->name, &st, 0) != 0 : stat(path, &st) != 0)
         return vt__seterr(err, path, 0, "expected %s, found none (%s)", what, strerror(errno));
@@ -567,8 +579,8 @@ int vt__pp_uvar_slow(pp *r, uint64_t *v, const char *what)
     return pp_varint_err(r, what);
 }
 
-/* str: uvar length (<= 65535), bytes; copied NUL-terminated into the arena. */
-int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what)
+/* str: uvar length (<= 65535), bytes: *at and *len, r past them. */
+static int pp_span(pp *r, const uint8_t **at_out, size_t *len_out, const char *what)
 {
     const uint8_t *at = r->p;
     uint64_t len;
@@ -583,13 +595,87 @@ int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what)
         return vt__pp_err(r, "expected %s of %llu bytes, found %zu bytes left in the payload", what,
                           (unsigned long long)len, pp_left(r) - (size_t)(r->p - at));
     }
-    *out = vt__arena_strndup(a, r->p, (size_t)len);
+    *at_out = r->p;
+    *len_out = (size_t)len;
+    r->p += len;
+    return 0;
+}
+
+/* str copied NUL-terminated into the arena. */
+int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what)
+{
+    const uint8_t *p;
+    size_t len;
+    if (pp_span(r, &p, &len, what))
+        return -1;
+    *out = vt__arena_strndup(a, p, len);
     if (!*out)
         return vt__pp_err(r, "expected %s, found no memory to hold it", what);
-    r->p += len;
     if (outlen)
-        *outlen = (size_t)len;
+        *outlen = len;
     return 0;
+}
+
+static uint64_t str_hash(const uint8_t *p, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
+/* The entry of (P, LEN) in T: its string, or an empty slot. */
+static struct strtab_ent *strtab_find(strtab *t, const uint8_t *p, size_t len, uint64_t h)
+{
+    for (size_t i = (size_t)h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        struct strtab_ent *e = &t->e[i];
+        if (!e->s || (e->len == len && memcmp(e->s, p, len) == 0))
+            return e;
+    }
+}
+
+static int strtab_grow(strtab *t)
+{
+    size_t cap = t->cap ? 2 * t->cap : 1024;
+    struct strtab_ent *old = t->e, *e = calloc(cap, sizeof *e);
+    if (!e)
+        return -1;
+    size_t ocap = t->cap;
+    t->e = e;
+    t->cap = cap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i].s)
+            *strtab_find(t, (const uint8_t *)old[i].s, old[i].len, str_hash((const uint8_t *)old[i].s, old[i].len)) =
+                old[i];
+    free(old);
+    return 0;
+}
+
+int vt__pp_istr(pp *r, arena *a, strtab *t, const char **out, const char *what)
+{
+    const uint8_t *p;
+    size_t len;
+    if (pp_span(r, &p, &len, what))
+        return -1;
+    if (2 * (t->n + 1) > t->cap && strtab_grow(t))
+        return vt__pp_err(r, "expected %s, found no memory to hold it", what);
+    uint64_t h = str_hash(p, len);
+    struct strtab_ent *e = strtab_find(t, p, len, h);
+    if (!e->s) {
+        if (!(e->s = vt__arena_strndup(a, p, len)))
+            return vt__pp_err(r, "expected %s, found no memory to hold it", what);
+        e->len = len;
+        t->n++;
+    }
+    *out = e->s;
+    return 0;
+}
+
+void vt__strtab_free(strtab *t)
+{
+    free(t->e);
+    t->e = NULL;
+    t->cap = t->n = 0;
 }
 
 int vt__pp_str(pp *r, arena *a, char **out, const char *what) { return vt__pp_strl(r, a, out, NULL, what); }
@@ -703,6 +789,8 @@ int vt__load_payload(const src_t *s, uint64_t off, const vt_block_header *h, buf
     const uint8_t *sp;
     if (s->mem) {
         sp = s->mem + off + VT_BLOCK_HEADER_SIZE;
+    } else if (s->win && off + VT_BLOCK_HEADER_SIZE + h->stored_len <= s->win_len) {
+        sp = s->win + off + VT_BLOCK_HEADER_SIZE; /* (the caller checked that it is in the file) */
     } else {
         if (buf_reserve(stored, h->stored_len ? h->stored_len : 1))
             return vt__seterr(err, s->path, off, "expected a %s block of %u bytes, found no memory to hold it",

@@ -86,8 +86,20 @@ typedef struct src {
     uint64_t win_len;
 } src_t;
 
+/* A set of strings (open addressing), each held once in an arena. */
+typedef struct strtab {
+    struct strtab_ent {
+        const char *s; /* NULL: free */
+        size_t len;
+    } *e;
+    size_t cap, n;
+} strtab;
+
 typedef struct rank_priv {
     uint64_t ev_begin, ev_end; /* offsets of the first EVENTS block and of RANKDEFS */
+    const uint8_t *kept;       /* the file's first ev_end bytes as read when the trace was
+                                * opened (in the trace's arena), or NULL: its cursors read
+                                * them from there (trace_keep in reader.c) */
 } rank_priv;
 
 struct vt_trace {
@@ -124,6 +136,8 @@ struct vt_trace {
     uint8_t *dict;
     size_t dict_len;
     trace_dict zdict;           /* dict as the sources decode with it (p NULL: none) */
+    strtab callsite_strs;       /* the call sites' modules and symbols, each once (16K
+                                 * ranks name the same ones) */
 };
 
 void vt__src_close(src_t *s);
@@ -156,13 +170,13 @@ typedef struct fd_scratch {
 fd_scratch *vt__fd_pool_scratch(fd_pool *p);
 int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
                        vt_error *err);
-/* vt__trace_src_open() and vt__src_pool() for a file read later, perhaps much later: in
- * a trace with a pool, its size is taken (stat) and its descriptor is opened at its
- * first read, not before (a 64K-rank trace's cursors are opened together, and a
+/* vt__trace_src_open() and vt__src_pool() for the file of RANK, read later, perhaps much
+ * later: in a trace with a pool, its size is taken (stat) and its descriptor is opened
+ * at its first read, not before (a 64K-rank trace's cursors are opened together, and a
  * descriptor opened for each would be closed again by the pool long before the first
- * read, to be opened a second time then). */
-int vt__trace_src_pooled(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
-                         vt_error *err);
+ * read, to be opened a second time then). A rank whose event blocks the trace kept
+ * (rank_priv.kept) is read from them: no stat, no descriptor. */
+int vt__trace_src_pooled(const vt_trace *t, uint32_t rank, src_t *s, const char *what, vt_error *err);
 /* Reads the first bytes of S's file, up to MAX, into B at once: S's reads of them are
  * then served from there (opening a trace reads a dozen pieces of each rank file's
  * beginning, and at 16K ranks a rank file is a few hundred bytes). For a source whose
@@ -208,6 +222,10 @@ int vt__pp_err(pp *r, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 int vt__pp_uvar_slow(pp *r, uint64_t *v, const char *what);
 int vt__pp_strl(pp *r, arena *a, char **out, size_t *outlen, const char *what);
 int vt__pp_str(pp *r, arena *a, char **out, const char *what);
+/* vt__pp_str() for a string that many ranks repeat (a call site's module and symbol):
+ * the one copy of it in T (made in A the first time). */
+int vt__pp_istr(pp *r, arena *a, strtab *t, const char **out, const char *what);
+void vt__strtab_free(strtab *t);
 int vt__pp_finish(pp *r, uint32_t version, const char *what);
 int vt__pp_nomem(pp *r, const char *what);
 

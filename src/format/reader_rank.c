@@ -346,12 +346,11 @@ static int parse_rankdefs(vt_trace *t, vt_rank *rk, pp *r)
     if (!cs)
         return vt__pp_nomem(r, "the call-site table");
     for (uint64_t i = 0; i < n; i++) {
-        if (pp_uvar(r, &cs[i].address, "call-site address") || vt__pp_str(r, &t->ar, &s, "call-site module path"))
+        if (pp_uvar(r, &cs[i].address, "call-site address") ||
+            vt__pp_istr(r, &t->ar, &t->callsite_strs, &cs[i].module, "call-site module path") ||
+            pp_uvar(r, &cs[i].offset, "call-site offset in module") ||
+            vt__pp_istr(r, &t->ar, &t->callsite_strs, &cs[i].symbol, "call-site symbol"))
             return -1;
-        cs[i].module = s;
-        if (pp_uvar(r, &cs[i].offset, "call-site offset in module") || vt__pp_str(r, &t->ar, &s, "call-site symbol"))
-            return -1;
-        cs[i].symbol = s;
         cs[i].module_index = -1;
     }
     rk->ncallsites = (size_t)n;
