@@ -636,7 +636,7 @@ static struct strtab_ent *strtab_find(strtab *t, const uint8_t *p, size_t len, u
 
 static int strtab_grow(strtab *t)
 {
-    size_t cap = t->cap ? 2 * t->cap : 1024;
+    size_t cap = t->cap ? 2 * t->cap : 64;
     struct strtab_ent *old = t->e, *e = calloc(cap, sizeof *e);
     if (!e)
         return -1;
