@@ -85,7 +85,7 @@ CLASSES = {
 # The piggyback transport (src/mpid/piggyback.h): with vt__pb set, these classes call
 # vt_pb_* in place of the PMPI_ call ({PBMODE}: the send mode the name says).
 PB_CALLS = {
-    "send": "vt_pb_send(&c, {PBMODE}, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {TAG}, {COMM})",
+    "send": "vt_pb_send(&c, {FNID}, {PBMODE}, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {TAG}, {COMM})",
     "isend": "vt_pb_isend(&c, {PBMODE}, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {TAG}, {COMM}, {REQUEST})",
     "send_init": "vt_pb_send_init(&c, {PBMODE}, {SBUF}, {SCOUNT}, {STYPE}, {DEST}, {TAG}, {COMM}, {REQUEST})",
     "recv": "vt_pb_recv(&c, {RBUF}, {RCOUNT}, {RTYPE}, {SOURCE}, {TAG}, {COMM}, vt_stp)",
@@ -143,7 +143,7 @@ def pb_call(f, plain_call):
                                                ", ".join(a["name"] for a in f["args"]))
     if cls not in PB_CALLS:
         return plain_call
-    return "VT_UNLIKELY(vt__pb) ? %s : %s" % (expand(PB_CALLS[cls].replace("{PBMODE}", pb_mode(name)), f), plain_call)
+    return "VT_UNLIKELY(vt__pb) ? %s : %s" % (expand(PB_CALLS[cls].replace("{PBMODE}", pb_mode(name)).replace("{FNID}", "VT_FN_" + name), f), plain_call)
 COLL_KINDS = ["Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
               "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
               "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather", "Neighbor_allgatherv",

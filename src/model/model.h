@@ -64,6 +64,14 @@ static inline int vt_model_is_sync(enum vt_model_kind kind, uint64_t bytes, cons
     }
 }
 
+/* vt_model_is_sync as a threshold (it depends on the size only through T_rdv): a message
+ * of kind's calls is synchronous exactly when its bytes (below 2^63) are at least this;
+ * UINT64_MAX: never. One compare per message where the tables of the tracer hold it. */
+static inline uint64_t vt_model_sync_from(enum vt_model_kind kind, const vt_model_params *p)
+{
+    return vt_model_is_sync(kind, 0, p) ? 0 : !vt_model_is_sync(kind, UINT64_MAX >> 1, p) ? UINT64_MAX : (uint64_t)p->T_rdv;
+}
+
 /* λ_m = min(λ(s), E - S): the message's modelled transfer time, capped by the time
  * between the send's start S and the receiving call's exit E (§3). */
 static inline int64_t vt_model_lambda(const vt_model_params *p, uint64_t bytes, int64_t S, int64_t E)

@@ -221,10 +221,7 @@ void vt_pb_model_init(int64_t t_rdv)
         enum vt_model_kind k = vt_model_kind_of(vt_fn_name[f]);
         enum vt_model_kind sk = vt_model_send_kind(vt_fn_name[f]);
         vt_pb_fn_flags[f] = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND ? VT_PB_FLAG_BLOCKING : 0;
-        /* vt_model_is_sync as a threshold: it depends on the size only through T_rdv */
-        vt_pb_sync_from[f] = vt_model_is_sync(sk, 0, &p) ? 0
-                           : !vt_model_is_sync(sk, UINT64_MAX >> 1, &p) ? UINT64_MAX
-                           : (uint64_t)t_rdv;
+        vt_pb_sync_from[f] = vt_model_sync_from(sk, &p);
     }
 }
 

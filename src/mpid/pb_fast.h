@@ -30,6 +30,12 @@ static VT_ALWAYS_INLINE void vt_pb_rt_in_now(const vt_call *c, const uint8_t *h,
 {
     if (!vt__rt)
         return;
+    /* MPI_COMM_WORLD's ranks are world ranks: no lookup (as the receive's handler) */
+    if (VT_LIKELY(comm == MPI_COMM_WORLD && matched == MPI_MESSAGE_NULL &&
+                  (unsigned)st->MPI_SOURCE < (unsigned)vt__world_size)) {
+        vt_rt_msg_now(h, (uint32_t)st->MPI_SOURCE, st->MPI_TAG, vt__world->gid, c->enter, vt_pb_post_order++);
+        return;
+    }
     const vt_comm *cm = vt_comm_get(comm);
     int w = matched == MPI_MESSAGE_NULL && cm ? vt_comm_peer(cm, st->MPI_SOURCE) : -1;
     if (VT_LIKELY(w >= 0))
@@ -47,14 +53,16 @@ static VT_ALWAYS_INLINE int vt_pb_small(MPI_Datatype type, MPI_Count count, MPI_
            (*bytes = count * *size) <= VT_PB_LOCAL_STAGE - VT_PB_H;
 }
 
-static VT_ALWAYS_INLINE int vt_pb_send(vt_call *c, int mode, const void *buf, MPI_Count count, MPI_Datatype type,
-                                       int dest, int tag, MPI_Comm comm)
+/* FN: c->fn, a constant in the generated wrappers (c->fn is loaded again otherwise: the
+ * enter's slow path has c's address). */
+static VT_ALWAYS_INLINE int vt_pb_send(vt_call *c, unsigned fn, int mode, const void *buf, MPI_Count count,
+                                       MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     MPI_Count size, bytes;
     if (!vt_pb_small(type, count, &size, &bytes) || dest == MPI_PROC_NULL)
         return vt_pb_send_any(c, mode, buf, count, type, dest, tag, comm);
     _Alignas(16) uint8_t local[VT_PB_LOCAL_STAGE];
-    vt_pb_header_write(local, c, c ? c->fn : VT_NFN, mode, bytes);
+    vt_pb_header_write(local, c, fn, mode, bytes);
     vt_pb_copy(local + VT_PB_H, buf, (size_t)bytes);
     int rc = vt_pb_send_mode(mode, local, VT_PB_H + bytes, MPI_BYTE, dest, tag, comm);
     vt_pb_poll();

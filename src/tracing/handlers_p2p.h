@@ -57,11 +57,19 @@ static VT_ALWAYS_INLINE void rt_sync_send(const vt_call *c, unsigned fn, const v
         vt_rt_ssend((uint32_t)peer, 2 * vt__calls + 1, c->enter, bytes);
 }
 
-/* The handlers' bodies, PLAIN a constant: the path where vt__rec_special is 0 (rec_open). */
+/* The handlers' bodies, PLAIN a constant: nonzero on the path where vt__rec_special has
+ * at most the clock's bit (rec_open: nothing of the filter, skip, threads or reduction is
+ * tested); 1 reads the TSC, VT_PLAIN_MONO clock_gettime (vt__use_tsc known 0). */
+enum { VT_PLAIN_MONO = 2 };
+static VT_ALWAYS_INLINE int64_t plain_now(int plain)
+{
+    return plain == 1 ? vt_tsc_now() : plain == VT_PLAIN_MONO ? vt_mono_now() : vt_now();
+}
+
 static VT_ALWAYS_INLINE void leave_send_body(vt_call *c, unsigned fn, MPI_Comm comm, int dest, int tag,
                                              MPI_Count count, MPI_Datatype type, int plain)
 {
-    int64_t exit = plain ? vt_tsc_now() : vt_now();
+    int64_t exit = plain_now(plain);
     uint64_t bytes = type_bytes(count, type);
     uint8_t *p = rec_open(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain);
     if (p) {
@@ -82,7 +90,7 @@ static VT_ALWAYS_INLINE void leave_send_body(vt_call *c, unsigned fn, MPI_Comm c
 
 static VT_ALWAYS_INLINE void leave_recv_body(vt_call *c, unsigned fn, MPI_Comm comm, MPI_Status *st, int plain)
 {
-    int64_t exit = plain ? vt_tsc_now() : vt_now();
+    int64_t exit = plain_now(plain);
     uint64_t bytes = status_bytes(st);
     uint8_t *p = rec_open(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain);
     if (p && VT_LIKELY(comm == MPI_COMM_WORLD && (unsigned)st->MPI_SOURCE < (unsigned)vt__world_size)) {
@@ -96,13 +104,18 @@ static VT_ALWAYS_INLINE void leave_recv_body(vt_call *c, unsigned fn, MPI_Comm c
 
 /* FN is c->fn: the generated MPI_Send and MPI_Recv pass their constant. With
  * vt__rec_special 0 (full mode, one thread, the TSC clock, no filter) one test decides
- * what the general path tests five times after the call (issue 18). */
+ * what the general path tests five times after the call (issue 18); with the clock's bit
+ * alone (clock_gettime: a clock source other than the TSC, kvm-clock on many virtual
+ * machines) a second test, on that path only, takes the same body reading the other clock. */
 static VT_ALWAYS_INLINE void vt_leave_inline_send(vt_call *c, unsigned fn, int rc, MPI_Comm comm, int dest, int tag,
                                                   MPI_Count count, MPI_Datatype type)
 {
     (void)rc;
-    if (VT_LIKELY(!vt__rec_special))
+    unsigned special = vt__rec_special;
+    if (VT_LIKELY(!special))
         leave_send_body(c, fn, comm, dest, tag, count, type, 1);
+    else if (special == VT_REC_CLOCK)
+        leave_send_body(c, fn, comm, dest, tag, count, type, VT_PLAIN_MONO);
     else
         leave_send_body(c, fn, comm, dest, tag, count, type, 0);
 }
@@ -110,8 +123,11 @@ static VT_ALWAYS_INLINE void vt_leave_inline_send(vt_call *c, unsigned fn, int r
 static VT_ALWAYS_INLINE void vt_leave_inline_recv(vt_call *c, unsigned fn, int rc, MPI_Comm comm, MPI_Status *st)
 {
     (void)rc;
-    if (VT_LIKELY(!vt__rec_special))
+    unsigned special = vt__rec_special;
+    if (VT_LIKELY(!special))
         leave_recv_body(c, fn, comm, st, 1);
+    else if (special == VT_REC_CLOCK)
+        leave_recv_body(c, fn, comm, st, VT_PLAIN_MONO);
     else
         leave_recv_body(c, fn, comm, st, 0);
 }

@@ -24,8 +24,7 @@
 #include <unistd.h>
 
 VT_HIDDEN int vt__rt;
-VT_HIDDEN uint8_t vt__rt_send_kind[VT_NFN];
-VT_HIDDEN vt_model_params vt__rt_params;
+VT_HIDDEN uint64_t vt__rt_sync_from[VT_NFN];
 
 
 /* Where a staged message's difference is: copied only when its source changes. */
@@ -189,12 +188,11 @@ int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset, const cha
         vt_warn("the run-time reduction cannot start: %s", err);
         return -1;
     }
-    vt__rt_params = rt.p;
     rt.rank = (uint32_t)rank;
     rt.offset = offset;
     for (unsigned f = 0; f < VT_NFN; f++) {
         rt.fkind[f] = (uint8_t)vt_model_kind_of(vt_fn_name[f]);
-        vt__rt_send_kind[f] = (uint8_t)vt_model_send_kind(vt_fn_name[f]);
+        vt__rt_sync_from[f] = vt_model_sync_from(vt_model_send_kind(vt_fn_name[f]), &rt.p);
     }
     vt_rr_sink sink = {put_record, NULL};
     /* test hook: a deliberately broken rule, so that the tests comparing with `vtrace
@@ -534,15 +532,23 @@ void vt_rt_msg_in(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, uin
     msg_in_folded(h, src, post_seq, post_enter, post_order);
 }
 
+/* vt_rt_msg_now when its fast path does not apply: its own arguments, so that the fast
+ * path calls it in tail position and keeps no frame or saved registers (msg_in_general's
+ * eight arguments, two on the stack, made one). */
+static __attribute__((noinline)) void msg_now_general(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id,
+                                                      int64_t post_enter, uint64_t post_order)
+{
+    msg_in_general(h, src, tag, comm_id, 2 * vt__calls + 1, post_enter, post_order, MPI_MESSAGE_NULL);
+}
+
 void vt_rt_msg_now(const uint8_t *h, uint32_t src, int tag, uint64_t comm_id, int64_t post_enter,
                    uint64_t post_order)
 {
-    uint64_t post_seq = 2 * vt__calls + 1;
     if (!msg_in_fast(h)) {
-        msg_in_general(h, src, tag, comm_id, post_seq, post_enter, post_order, MPI_MESSAGE_NULL);
+        msg_now_general(h, src, tag, comm_id, post_enter, post_order);
         return;
     }
-    msg_in_folded(h, src, post_seq, post_enter, post_order);
+    msg_in_folded(h, src, 2 * vt__calls + 1, post_enter, post_order);
 }
 
 void vt_rt_ssend(uint32_t peer, uint64_t seq, int64_t S_local, uint64_t bytes)

@@ -78,14 +78,14 @@ VT_HIDDEN void vt_rt_nbc(uint64_t comm_id, uint64_t coll_seq, uint32_t nmembers)
 /* The call is one the reduction does not handle yet: it stops, with a warning. */
 VT_HIDDEN void vt_rt_unsupported(const char *what);
 
-/* Each function's send kind and the model's parameters (set at vt_rt_start). */
-extern VT_HIDDEN uint8_t vt__rt_send_kind[VT_NFN];
-extern VT_HIDDEN vt_model_params vt__rt_params;
+/* From how many bytes each function's messages are synchronous to the model
+ * (vt_model_sync_from of its send kind, set at vt_rt_start): one compare per send. */
+extern VT_HIDDEN uint64_t vt__rt_sync_from[VT_NFN];
 
 /* Whether a message of `bytes` sent by function fn is synchronous to the model. */
 static inline int vt_rt_is_sync(unsigned fn, uint64_t bytes)
 {
-    return fn < VT_NFN && vt_model_is_sync((enum vt_model_kind)vt__rt_send_kind[fn], bytes, &vt__rt_params);
+    return fn < VT_NFN && bytes >= vt__rt_sync_from[fn];
 }
 /* The call being made is not recorded (it completed nothing): forget what was staged. */
 VT_HIDDEN void vt_rt_discard(void);
