@@ -45,11 +45,9 @@ CLASSES = {
                 "vt_post_all(&c, rc, 1);", "STATUSES"),
     "testall": ("k", "MPI_Status *vt_stp = vt_pre_reqs(&c, {NREQ}, {REQUESTS}, {STATUSES}, NULL);",
                 "vt_post_all(&c, rc, *{FLAG});", "STATUSES"),
-    "waitany": ("k", "MPI_Status vt_st; MPI_Status *vt_stp = vt_status({STATUS}, &vt_st); "
-                     "vt_pre_reqs(&c, {NREQ}, {REQUESTS}, MPI_STATUSES_IGNORE, NULL);",
+    "waitany": ("k", "MPI_Status vt_st; MPI_Status *vt_stp = vt_pre_reqs(&c, {NREQ}, {REQUESTS}, {STATUS}, &vt_st);",
                 "vt_post_any(&c, rc, *{INDEX}, 1, vt_stp);"),
-    "testany": ("k", "MPI_Status vt_st; MPI_Status *vt_stp = vt_status({STATUS}, &vt_st); "
-                     "vt_pre_reqs(&c, {NREQ}, {REQUESTS}, MPI_STATUSES_IGNORE, NULL);",
+    "testany": ("k", "MPI_Status vt_st; MPI_Status *vt_stp = vt_pre_reqs(&c, {NREQ}, {REQUESTS}, {STATUS}, &vt_st);",
                 "vt_post_any(&c, rc, *{INDEX}, *{FLAG}, vt_stp);"),
     "waitsome": ("k", "MPI_Status *vt_stp = vt_pre_reqs(&c, {NREQ}, {REQUESTS}, {STATUSES}, NULL);",
                  "vt_post_some(&c, rc, *{OUTCOUNT}, {INDICES});", "STATUSES"),

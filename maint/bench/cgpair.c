@@ -5,6 +5,12 @@
  *                                 MPI_Irecv, MPI_Isend, MPI_Waitall of the two; counted: the trips
  *   cgpair wait BYTES TRIPS       non-blocking ping-pong: rank 0 MPI_Isend + MPI_Wait, then
  *                                 MPI_Irecv + MPI_Wait (rank 1 the other way round)
+ *   cgpair waitany BYTES TRIPS    as waitall, the two completed by two MPI_Waitany(2) (the
+ *                                 second finds the first's request MPI_REQUEST_NULL)
+ *   cgpair waitsome BYTES TRIPS   as wait, each request completed by an MPI_Waitsome(2) of it
+ *                                 and an MPI_REQUEST_NULL (one completion a call, always: a
+ *                                 Waitsome of two active requests completes one or two as
+ *                                 the receive is in or not, and the count would vary)
  *   cgpair batch BYTES BATCHES    rank 0 sends 32 messages, a barrier, rank 1 receives
  *                                 them, all arrived: no call waits, so MPI's own work is
  *                                 counted without its polling; counted: sends and receives
@@ -30,11 +36,12 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc != 4) {
-        fprintf(stderr, "usage: cgpair pingpong|waitall|wait|batch BYTES N\n");
+        fprintf(stderr, "usage: cgpair pingpong|waitall|wait|waitany|waitsome|batch BYTES N\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int batch = strcmp(argv[1], "batch") == 0;
     int waitall = strcmp(argv[1], "waitall") == 0, wait = strcmp(argv[1], "wait") == 0;
+    int waitany = strcmp(argv[1], "waitany") == 0, waitsome = strcmp(argv[1], "waitsome") == 0;
     long n = atol(argv[2]);
     int reps = atoi(argv[3]);
     char *buf = malloc(n > 0 ? (size_t)n : 1);
@@ -50,19 +57,31 @@ int main(int argc, char **argv)
                 CALLGRIND_TOGGLE_COLLECT;
             for (int i = 0; i < rounds; i++) {
                 MPI_Request rq[2];
-                if (waitall && rank < 2) {
+                if (waitany && rank < 2) {
+                    MPI_Irecv(rbuf, (int)n, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[0]);
+                    MPI_Isend(buf, (int)n, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[1]);
+                    int idx;
+                    MPI_Waitany(2, rq, &idx, MPI_STATUS_IGNORE);
+                    MPI_Waitany(2, rq, &idx, MPI_STATUS_IGNORE);
+                } else if (waitall && rank < 2) {
                     MPI_Irecv(rbuf, (int)n, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[0]);
                     MPI_Isend(buf, (int)n, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[1]);
                     MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-                } else if (wait && rank < 2) {
+                } else if ((wait || waitsome) && rank < 2) {
                     for (int k = 0; k < 2; k++) {
                         if (k == rank)
                             MPI_Isend(buf, (int)n, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[0]);
                         else
                             MPI_Irecv(buf, (int)n, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[0]);
-                        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+                        if (waitsome) {
+                            int out, idx[2];
+                            rq[1] = MPI_REQUEST_NULL;
+                            MPI_Waitsome(2, rq, &out, idx, MPI_STATUSES_IGNORE);
+                        } else {
+                            MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+                        }
                     }
-                } else if (waitall || wait) {
+                } else if (waitall || wait || waitany || waitsome) {
                     continue;   /* ranks beyond 2 */
                 } else if (rank == 0) {
                     MPI_Send(buf, (int)n, MPI_BYTE, 1, 0, MPI_COMM_WORLD);

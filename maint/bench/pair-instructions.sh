@@ -16,7 +16,9 @@
 # KINDS (default pingpong): the exchanges measured, of cgpair.c:
 #   pingpong  blocking MPI_Send + MPI_Recv;
 #   waitall   non-blocking, per trip and rank MPI_Irecv + MPI_Isend + MPI_Waitall(2);
-#   wait      non-blocking ping-pong, per trip and rank MPI_Isend + MPI_Wait, MPI_Irecv + MPI_Wait.
+#   wait      non-blocking ping-pong, per trip and rank MPI_Isend + MPI_Wait, MPI_Irecv + MPI_Wait;
+#   waitany   as waitall, completed by two MPI_Waitany(2);
+#   waitsome  as wait, each request completed by MPI_Waitsome(2) of it and MPI_REQUEST_NULL.
 # The non-blocking kinds show the layer only (its entry points minus the PMPI calls they
 # make): MPI's own Wait includes its polling.
 # CGSIM=1 adds callgrind's simulated cache and branch misses of the layer per pair
@@ -58,7 +60,9 @@ for kind in $kinds; do
     pingpong) CGSUM_CALLS='Send|Recv' ;;
     waitall) CGSUM_CALLS='Isend|Irecv|Waitall' ;;
     wait) CGSUM_CALLS='Isend|Irecv|Wait' ;;
-    *) echo "pair-instructions.sh: $kind: not one of pingpong waitall wait" >&2; exit 2 ;;
+    waitany) CGSUM_CALLS='Isend|Irecv|Waitany' ;;
+    waitsome) CGSUM_CALLS='Isend|Irecv|Waitsome' ;;
+    *) echo "pair-instructions.sh: $kind: not one of pingpong waitall wait waitany waitsome" >&2; exit 2 ;;
     esac
     export CGSUM_CALLS
     [ "$kind" = pingpong ] || echo "$kind:"

@@ -17,16 +17,14 @@ VT_HIDDEN int vt__pb;
 
 static pthread_mutex_t pb_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-void vt_pb_lock(void)
+void vt_pb_mutex_lock(void)
 {
-    if (VT_UNLIKELY(vt__mt))
-        pthread_mutex_lock(&pb_mutex);
+    pthread_mutex_lock(&pb_mutex);
 }
 
-void vt_pb_unlock(void)
+void vt_pb_mutex_unlock(void)
 {
-    if (VT_UNLIKELY(vt__mt))
-        pthread_mutex_unlock(&pb_mutex);
+    pthread_mutex_unlock(&pb_mutex);
 }
 
 /* ------------------------------------------------------------------ handles */
@@ -301,7 +299,8 @@ void vt_pb_req_free(pb_req *r)
         return;
     if (r->utype != MPI_DATATYPE_NULL)
         PMPI_Type_free(&r->utype);
-    free(r->send_stage);
+    if (r->send_stage)   /* Isendrecv's only: no call to free(NULL) on every request */
+        free(r->send_stage);
     if (r->small) {
         vt_pb_lock();
         int kept = nspare < PB_SPARE_MAX;
@@ -371,11 +370,13 @@ void vt_pb_req_put(pb_req *r)
     vt_pb_nreqs++;
 }
 
-static size_t find(MPI_Request h)
+static VT_ALWAYS_INLINE size_t find(MPI_Request h)
 {
     if (!vt_pb_nreqs)
         return (size_t)-1;
-    unsigned me = thread_id();
+    /* one thread: every entry is its own, the first match is the one (no thread-local
+     * look-up of who is asking) */
+    unsigned me = VT_UNLIKELY(vt__mt) ? thread_id() : 1;
     size_t best = (size_t)-1;
     for (size_t j = slot_of(h);; j = (j + 1) & (tabcap - 1)) {
         if (!tab[j])
@@ -396,7 +397,7 @@ pb_req *vt_pb_req_get(MPI_Request h)
 }
 
 /* Removes tab[j] (backward shift) and returns it. */
-static pb_req *remove_at(size_t j)
+static VT_ALWAYS_INLINE pb_req *remove_at(size_t j)
 {
     pb_req *r = tab[j];
     tab[j] = NULL;

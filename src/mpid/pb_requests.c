@@ -11,7 +11,7 @@
 
 pb_req *vt_pb_orphans;
 
-static void finish(pb_req *r, MPI_Status *st)
+static VT_ALWAYS_INLINE void finish(pb_req *r, MPI_Status *st)
 {
     if (r->kind != PB_RECV)
         return;
@@ -24,10 +24,8 @@ static void finish(pb_req *r, MPI_Status *st)
                                     r->payload_in_header, &r->payload);
 }
 
-void vt_pb_completed(MPI_Request h, MPI_Status *st)
+void vt__pb_completed(MPI_Request h, MPI_Status *st)
 {
-    if (h == MPI_REQUEST_NULL)
-        return;
     vt_pb_lock();
     pb_req *r = vt_pb_req_complete(h);
     vt_pb_unlock();

@@ -11,8 +11,10 @@
 #define VT_PIGGYBACK_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "tracing/buffer.h"
 #include "tracing/rtreduce.h"
 #include "tracing/state.h"
 
@@ -85,8 +87,16 @@ VT_HIDDEN int vt_pb_request_free(MPI_Request *req);
 /* MPI_Request_get_status found h complete: unpack once, fix the count. */
 VT_HIDDEN void vt_pb_peeked(MPI_Request h, int rc, int flag, MPI_Status *st);
 /* Request h (its handle before the call) completed with status st (NULL: none):
- * unpack, fix the count, release what the layer held for it. */
-VT_HIDDEN void vt_pb_completed(MPI_Request h, MPI_Status *st);
+ * unpack, fix the count, release what the layer held for it. Inline, the test whether
+ * the transport holds anything at all (one thread: its count is ours to read; an eager
+ * send's request is never held): a completion of nothing held makes no call. */
+extern VT_HIDDEN size_t vt_pb_nreqs;
+VT_HIDDEN void vt__pb_completed(MPI_Request h, MPI_Status *st);
+static inline void vt_pb_completed(MPI_Request h, MPI_Status *st)
+{
+    if (h != MPI_REQUEST_NULL && (VT_UNLIKELY(vt__mt) || vt_pb_nreqs))
+        vt__pb_completed(h, st);
+}
 
 /* Requests the user freed while active, finished at the next chance (pitfall 8). */
 extern VT_HIDDEN struct pb_req *vt_pb_orphans;

@@ -332,7 +332,7 @@ MPI_Status *vt__pre_reqs_any(vt_call *c, int n, MPI_Request *reqs, MPI_Status *s
         if (!c->statuses)
             c->statuses = MPI_STATUSES_IGNORE;
     } else {
-        c->statuses = statuses;   /* NULL for Waitany/Testany: their status is separate */
+        c->statuses = statuses;
     }
     c->reqs = NULL;
     if (VT_UNLIKELY(vt__mt) && c->nreq)
@@ -574,31 +574,57 @@ static void pb_post_some(vt_call *c, int outcount, const int *indices)
 
 VT_HIDDEN void (*vt__test_post)(void);
 
-/* vt_post_all's common case: one thread (nothing claimed), success, one to four
- * requests (the call's own arrays: statuses never MPI_STATUSES_IGNORE) and no persistent
- * request in the table (every entry active). Every saved request not MPI_REQUEST_NULL
- * completed with the status at its position: no positions or status pointers gathered
- * first, each entry looked up and removed in one walk. PLAIN (a constant): no filter,
- * periodicity, skip or reduction (vt__rec_special has at most the clock's bit). */
-static VT_ALWAYS_INLINE void post_all_few(vt_call *c, int64_t exit, int plain)
+/* The completion calls' common case: one thread (nothing claimed), success and no
+ * persistent request in the table (every entry active). What completed is known without
+ * positions or status pointers gathered first, and each entry is looked up and removed in
+ * one walk. HOW says where the N completed requests are:
+ *   FEW_ALL   (Wait, Waitall, Test, Testall of one to four requests): every saved request
+ *             not MPI_REQUEST_NULL, with the status at its position (the call's own
+ *             arrays: never MPI_STATUSES_IGNORE); N is their number, below 128;
+ *   FEW_ANY   (Waitany, Testany): the saved request at *IDX, with status ST;
+ *   FEW_SOME  (Waitsome, Testsome): those at IDX[0..N), with the statuses in that order.
+ * PLAIN (a constant): no filter, periodicity, skip or reduction (vt__rec_special has at
+ * most the clock's bit). The record is the one record_entries writes, byte for byte. */
+enum { FEW_ALL, FEW_ANY, FEW_SOME };
+
+static VT_ALWAYS_INLINE void post_few(vt_call *c, int64_t exit, int how, int n, const int *idx, MPI_Status *st,
+                                      int plain)
 {
-    int n = 0;
-    for (int i = 0; i < c->nreq; i++)
-        n += c->saved[i] != MPI_REQUEST_NULL;
-    if (!n) {
-        leave_counted(c, exit);
-        return;
-    }
     uint64_t bytes_total = 0;
     uint8_t *p = rec_open(c, c->fn, exit, VT_UVAR_MAX + (size_t)n * ENTRY_MAX, 1, plain);
     if (p || (!plain && rec_skipped())) {
-        if (p)
+        if (p && how == FEW_SOME)
+            p = vt_put_uvar(p, (uint64_t)n);
+        else if (p)
             *p++ = (uint8_t)n;   /* the count's varint: n < 128 */
-        for (int i = 0; i < c->nreq; i++)
-            if (c->saved[i] != MPI_REQUEST_NULL)
-                p = put_entry(p, vt_req_take(c->saved[i]), &c->statuses[i], MPI_SUCCESS, &bytes_total, plain);
+        if (how == FEW_ALL) {
+            for (int i = 0; i < c->nreq; i++)
+                if (c->saved[i] != MPI_REQUEST_NULL)
+                    p = put_entry(p, vt_req_take(c->saved[i]), &c->statuses[i], MPI_SUCCESS, &bytes_total, plain);
+        } else {
+            for (int j = 0; j < n; j++)
+                p = put_entry(p, vt_req_take(c->saved[idx[j]]), how == FEW_ANY ? st : &c->statuses[j], MPI_SUCCESS,
+                              &bytes_total, plain);
+        }
     }
     rec_close(c, c->fn, p, exit, bytes_total, 1, plain);
+}
+
+/* Whether a completion call that returned RC may take post_few (SPECIAL: vt__rec_special). */
+static VT_ALWAYS_INLINE int few_ok(int rc, unsigned special)
+{
+    return rc == MPI_SUCCESS && !vt__req_persistent && !(special & VT_REC_MT);
+}
+
+/* post_few, the plain way where nothing special is on; then the call's saved requests go. */
+static VT_ALWAYS_INLINE void post_few_release(vt_call *c, int64_t exit, unsigned special, int how, int n,
+                                              const int *idx, MPI_Status *st)
+{
+    if (VT_LIKELY(!(special & ~VT_REC_CLOCK)))
+        post_few(c, exit, how, n, idx, st, 1);
+    else
+        post_few(c, exit, how, n, idx, st, 0);
+    release_reqs(c);
 }
 
 void vt_post_all(vt_call *c, int rc, int flag)
@@ -611,14 +637,14 @@ void vt_post_all(vt_call *c, int rc, int flag)
     }
     int64_t exit = vt_now();
     unsigned special = vt__rec_special;
-    if (VT_LIKELY(rc == MPI_SUCCESS && flag && (unsigned)c->nreq - 1u < 4 && !vt__req_persistent &&
-                  !(special & VT_REC_MT))) {
-        if (VT_LIKELY(!(special & ~VT_REC_CLOCK)))
-            post_all_few(c, exit, 1);
-        else
-            post_all_few(c, exit, 0);
-        release_reqs(c);
-        return;
+    if (VT_LIKELY(flag && (unsigned)c->nreq - 1u < 4 && few_ok(rc, special))) {
+        int n = 0;
+        for (int i = 0; i < c->nreq; i++)
+            n += c->saved[i] != MPI_REQUEST_NULL;
+        if (n) {
+            post_few_release(c, exit, special, FEW_ALL, n, NULL, NULL);
+            return;
+        }
     }
     if (!flag || c->nreq == 0 || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS && c->nreq > 1)) {
         leave_counted(c, exit);
@@ -643,6 +669,11 @@ void vt_post_any(vt_call *c, int rc, int index, int flag, MPI_Status *st)
         vt_pb_completed(c->saved[index], st);
     vt_pb_poll();
     int64_t exit = vt_now();
+    unsigned special = vt__rec_special;
+    if (VT_LIKELY(flag && (unsigned)index < (unsigned)c->nreq && few_ok(rc, special))) {
+        post_few_release(c, exit, special, FEW_ANY, 1, &index, st);
+        return;
+    }
     if (!flag || index == MPI_UNDEFINED || index < 0 || index >= c->nreq ||
         !(c->reqs ? req_active(c, index, 1) : req_active(c, index, 0))) {
         leave_counted(c, exit);
@@ -660,6 +691,12 @@ void vt_post_some(vt_call *c, int rc, int outcount, const int *indices)
         vt_pb_poll();
     }
     int64_t exit = vt_now();
+    unsigned special = vt__rec_special;
+    /* c->statuses is MPI_STATUSES_IGNORE only where no array could be had for them */
+    if (VT_LIKELY(outcount > 0 && c->statuses != MPI_STATUSES_IGNORE && few_ok(rc, special))) {
+        post_few_release(c, exit, special, FEW_SOME, outcount, indices, NULL);
+        return;
+    }
     if (outcount == MPI_UNDEFINED || outcount <= 0)
         leave_counted(c, exit);
     else

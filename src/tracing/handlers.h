@@ -57,7 +57,8 @@ VT_HIDDEN void vt_leave_mrecv(vt_call *c, int rc, MPI_Message msg, MPI_Status *s
 
 /* Wait/Test family: one completion rule for every variant. Before the call the handles
  * are saved (MPI nulls those it frees) and the statuses to pass chosen (ours where the
- * user ignores them: a receive's come from its status); returns them. */
+ * user ignores them: a receive's come from its status); returns them. SINGLE (not NULL:
+ * Wait, Test, Waitany, Testany) is our one status, STATUSES then the user's one status. */
 VT_HIDDEN MPI_Status *vt__pre_reqs_any(vt_call *c, int n, MPI_Request *reqs, MPI_Status *statuses,
                                        MPI_Status *single);
 /* Its common case inline in the wrappers (no call, no memcpy): one to four requests, one

@@ -20,7 +20,7 @@ vt_mpi_traced = \
 	test/mpi/small_buffer test/mpi/dropped_window test/mpi/dropped_skip test/mpi/dropped_skip_nb \
 	test/mpi/rebind test/mpi/threads test/mpi/threads_reuse \
 	test/mpi/model_groups test/mpi/model_halo test/mpi/model_pipeline \
-	test/mpi/periodic_mark test/mpi/periodic_keep3 test/mpi/odd_requests \
+	test/mpi/periodic_mark test/mpi/periodic_keep3 test/mpi/odd_requests test/mpi/anysome \
 	test/mpi/pb_transparency test/mpi/pb_transparency_4
 # Programs linked by the plain MPI compiler: traced through LD_PRELOAD (route 3) or
 # rebuilt at test time with 'mpicc -profile=vtrace' (route 2).
@@ -33,6 +33,9 @@ vt_mpi_ldflags = -no-install
 test_mpi_odd_requests_SOURCES = test/mpi/odd_requests.c test/mpi/mpitest.h
 test_mpi_odd_requests_LDADD = libvtrace.la
 test_mpi_odd_requests_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_anysome_SOURCES = test/mpi/anysome.c test/mpi/mpitest.h
+test_mpi_anysome_LDADD = libvtrace.la
+test_mpi_anysome_LDFLAGS = $(vt_mpi_ldflags)
 # what the program sees of point-to-point communication, the same with the layer's header
 # on every message (VTRACE_MODE=reduced) as without the layer (RUN_COMPARE in testlist);
 # 2 and 4 ranks
@@ -230,7 +233,8 @@ EXTRA_DIST += test/mpi/mixed_modes.sh
 
 # The programs above again with the piggyback transport on (VTRACE_MODE=reduced): the same
 # trace (counts are the payload's, matching is whole), the programs' own checks pass.
-vt_mpi_pb = test/mpi/p2p_blocking_pb test/mpi/p2p_nonblocking_pb test/mpi/persistent_pb test/mpi/sendrecv_pb test/mpi/probe_pb test/mpi/master_worker_pb test/mpi/threads_pb test/mpi/odd_requests_pb
+vt_mpi_pb = test/mpi/p2p_blocking_pb test/mpi/p2p_nonblocking_pb test/mpi/persistent_pb test/mpi/sendrecv_pb test/mpi/probe_pb test/mpi/master_worker_pb test/mpi/threads_pb test/mpi/odd_requests_pb \
+	test/mpi/anysome_pb
 check_PROGRAMS += $(vt_mpi_pb)
 TESTS += $(vt_mpi_pb)
 test_mpi_p2p_blocking_pb_SOURCES = test/mpi/p2p_blocking.c test/mpi/mpitest.h
@@ -257,6 +261,10 @@ test_mpi_threads_pb_LDFLAGS = $(vt_mpi_ldflags)
 test_mpi_odd_requests_pb_SOURCES = test/mpi/odd_requests.c test/mpi/mpitest.h
 test_mpi_odd_requests_pb_LDADD = libvtrace.la
 test_mpi_odd_requests_pb_LDFLAGS = $(vt_mpi_ldflags)
+test_mpi_anysome_pb_SOURCES = test/mpi/anysome.c test/mpi/mpitest.h
+test_mpi_anysome_pb_LDADD = libvtrace.la
+test_mpi_anysome_pb_LDFLAGS = $(vt_mpi_ldflags)
+EXTRA_DIST += test/mpi/anysome.check
 
 # the header's fields, read past the layer, against the sender's trace (issue 4)
 vt_mpi_traced += test/mpi/pb_header
