@@ -285,12 +285,14 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
  * them, the entry last used of each hash of (code, call site) (its index + 1, 0 none;
  * all cleared when the table moves: a new block, or the table grown). */
 struct vt_evcols_dec {
-    /* (what each record reads first, from a line boundary: a decoder per rank, cold
-     * when its rank's turn comes at 16K ranks) */
+    /* (what each record reads, from a line boundary, in three lines: a decoder per rank,
+     * cold when its rank's turn comes at 16K ranks. vt__fast_next reads a call's layout
+     * from the rank's function table, not from fn.) */
     _Alignas(64) cursor c[NCOLS];
     lasts t;
     vals *a;             /* own, or shared scratch */
-    uint8_t hint[64];    /* the entry of t last used for a hash, its index + 1 (0 none) */
+    uint8_t hint[32];    /* the entry of t last used for a hash, its index + 1 (0 none) */
+    /* (line 3) */
     vt_evcols_funcs fn;
     vals own;
 };

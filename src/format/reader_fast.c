@@ -41,7 +41,7 @@ static inline int col_u(cursor *c, uint64_t *v)
  * theirs, else looked up (and remembered). */
 static inline last *dec_last(vt_evcols_dec *d, uint64_t code, uint64_t site)
 {
-    size_t h = (size_t)(code + site * 17) & 63;
+    size_t h = (size_t)(code + site * 17) & (sizeof d->hint - 1);
     if (d->hint[h]) {
         last *l = &d->t.e[d->hint[h] - 1];
         if (l->code == code && l->site == site)
@@ -66,25 +66,36 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
     if (col_u(&c[COL_CODES], &code) || col_u(&c[COL_ENTERS], &zenter) || col_u(&c[COL_DURS], &dur) ||
         (code >= VT_CODE_FIRST_FN && col_u(&c[COL_SITES], &site)))
         return 1;
-    const char *letters = fields_of(code, &d->fn);
-    if (!letters)
+    /* a call's layout from the rank's function table, read for the call anyway (the
+     * decoder's fn holds the same strings, a line and an array further) */
+    const vt_function *f = NULL;
+    const char *letters;
+    if (code >= VT_CODE_FIRST_FN) {
+        uint64_t fn = code - VT_CODE_FIRST_FN;
+        if (fn >= rk->nfuncs || !rk->funcs[fn].name[0])
+            return 1;
+        f = &rk->funcs[fn];
+        if (!(letters = f->layout))
+            return 1;
+    } else if (!(letters = fields_of(code, &d->fn))) {
         return 1;
+    }
     /* the values: those of the code and call site's last record plus their steps (for
      * TAG_SAME added as each is taken: SAME), given, or their differences read */
     uint64_t *v = NULL, *st = NULL;
     size_t n = 0, i = 0;
     int same = 0;
     if (*letters) {
-        cursor *f = &c[COL_FIELDS];
+        cursor *fc = &c[COL_FIELDS];
         uint64_t tag;
-        if (col_u(f, &tag) || tag > TAG_DELTA)
+        if (col_u(fc, &tag) || tag > TAG_DELTA)
             return 1;
         last *l = dec_last(d, code, site);
         if (!l)
             return 1;
         if (tag == TAG_LITERAL) {
             d->a->n = 0;
-            if (read_fields(letters, &f->p, f->end, d->a) || set_values(l, d->a->v, d->a->n))
+            if (read_fields(letters, &fc->p, fc->end, d->a) || set_values(l, d->a->v, d->a->n))
                 return 1;
         } else {
             /* set_values() of the predicted values: with as many values as before, a
@@ -93,10 +104,10 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
                 return 1;
             same = tag == TAG_SAME;
             for (size_t j = 0; !same && j < l->n; j++) {
-                int64_t dd;
-                if (vt_get_svar(&f->p, f->end, &dd))
+                uint64_t dd; /* (an svar: its zigzag form, the short ones inline) */
+                if (col_u(fc, &dd))
                     return 1;
-                l->step[j] += (uint64_t)dd;
+                l->step[j] += (uint64_t)vt_unzigzag(dd);
                 l->v[j] += l->step[j];
             }
         }
@@ -130,11 +141,7 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         *prev = exit_;
         return 0;
     }
-    uint64_t fn = code - VT_CODE_FIRST_FN;
-    if (fn >= rk->nfuncs || !rk->funcs[fn].name[0])
-        return 1;
-    ev->fn = (int64_t)fn;
-    const vt_function *f = &rk->funcs[fn];
+    ev->fn = (int64_t)(code - VT_CODE_FIRST_FN);
     if (rk->ncallsites == 0 ? site != 0 : site >= rk->ncallsites)
         return 1;
     ev->callsite = rk->ncallsites ? (int64_t)site : -1;
