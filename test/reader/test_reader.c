@@ -818,8 +818,11 @@ static int open_fds(void)
     return n;
 }
 
-/* A cursor opens its rank file at its first read, not when it is opened (a trace of 64K
- * ranks opens a cursor on each before reading any). */
+/* A cursor opens no descriptor when it is opened (a trace of 64K ranks opens a cursor on
+ * each before reading any), and none at all for a rank file whose event blocks the trace
+ * kept when it was opened (the fixture's are a few hundred bytes; reader.c's
+ * trace_keep). A larger file is opened at the first read: few_descriptors.sh and
+ * test/scale/many_ranks.sh read such traces with a bounded pool. */
 static void test_cursor_open_lazy(void **state)
 {
     const vt_trace *t = ((fixture *)*state)->t;
@@ -832,7 +835,10 @@ static void test_cursor_open_lazy(void **state)
     assert_int_equal(vt_cursor_open(t, 0, &c, &err), 0);
     assert_int_equal(open_fds(), before);
     assert_int_equal(vt_cursor_next(c, &ev, &err), 1);
-    assert_int_equal(open_fds(), before + 1);
+    assert_int_equal(open_fds(), before);
+    while (vt_cursor_next(c, &ev, &err) == 1)
+        ;
+    assert_int_equal(open_fds(), before);
     vt_cursor_close(c);
     assert_int_equal(open_fds(), before);
 }
