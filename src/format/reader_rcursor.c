@@ -26,6 +26,22 @@ static int grow(void **p, size_t *cap, size_t n, size_t sz)
     return 0;
 }
 
+/* A time stored as a difference from the record's enter time (an svar); one that leaves
+ * int64 nanoseconds is a decoding error at the difference's offset. */
+static int pp_time(pp *r, int64_t enter, int64_t *t, const char *what)
+{
+    const uint8_t *at = r->p;
+    int64_t d;
+    if (pp_svar(r, &d, what))
+        return -1;
+    if (__builtin_add_overflow(enter, d, t)) {
+        r->p = at;
+        return vt__pp_err(r, "expected a %s that keeps the time within 2^63 ns, found %lld from %lld", what,
+                          (long long)d, (long long)enter);
+    }
+    return 0;
+}
+
 static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
 {
     pp *r = &c->r;
@@ -147,9 +163,14 @@ static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
         return vt__pp_err(r, "expected completion flags 0 to 7, found %llu", (unsigned long long)u);
     }
     rec->flags = (unsigned)u;
+    at = r->p;
     if (pp_uvar(r, &u, "R* - enter"))
         return -1;
-    rec->rstar = rec->enter + (int64_t)u;
+    if (u > (uint64_t)INT64_MAX || __builtin_add_overflow(rec->enter, (int64_t)u, &rec->rstar)) {
+        r->p = at;
+        return vt__pp_err(r, "expected an R* - enter that keeps R* within 2^63 ns, found %llu from %lld",
+                          (unsigned long long)u, (long long)rec->enter);
+    }
     if (pp_count(r, &n, 5, "number of messages"))
         return -1;
     if (grow((void **)&c->rmsgs, &c->rmsgs_cap, n, sizeof *c->rmsgs))
@@ -159,16 +180,15 @@ static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
         memset(m, 0, sizeof *m);
         uint64_t src, sync;
         if (pp_index(r, &src, nranks, "sender rank") || pp_uvar(r, &m->send_seq, "send sequence number") ||
-            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &m->bytes, "message bytes") ||
+            pp_time(r, rec->enter, &m->S, "send time - enter") || pp_uvar(r, &m->bytes, "message bytes") ||
             pp_index(r, &sync, 2, "synchronous flag"))
             return -1;
         m->src = (uint32_t)src;
-        m->S = rec->enter + sv;
         m->sync = (int)sync;
         if (sync) {
-            if (pp_uvar(r, &m->post_seq, "posting call's sequence number") || pp_svar(r, &sv, "posting time - enter"))
+            if (pp_uvar(r, &m->post_seq, "posting call's sequence number") ||
+                pp_time(r, rec->enter, &m->P, "posting time - enter"))
                 return -1;
-            m->P = rec->enter + sv;
         }
     }
     rec->msgs = c->rmsgs;
@@ -181,10 +201,9 @@ static int decode_rrec_body(vt_cursor *c, vt_rrec *rec)
         vt_rssend *x = &c->rssends[i];
         uint64_t dst;
         if (pp_index(r, &dst, nranks, "receiver rank") || pp_uvar(r, &x->send_seq, "send sequence number") ||
-            pp_svar(r, &sv, "send time - enter") || pp_uvar(r, &x->bytes, "message bytes"))
+            pp_time(r, rec->enter, &x->S, "send time - enter") || pp_uvar(r, &x->bytes, "message bytes"))
             return -1;
         x->dst = (uint32_t)dst;
-        x->S = rec->enter + sv;
     }
     rec->ssends = c->rssends;
     rec->nssends = (size_t)n;

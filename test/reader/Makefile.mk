@@ -32,6 +32,9 @@ EXTRA_DIST += test/reader/golden.sh test/reader/corrupt_cli.sh test/reader/few_d
 	test/reader/old_versions.sh \
 	test/reader/damaged/time-jump/vtrace.defs test/reader/damaged/time-jump/rank-000000.vte \
 	test/reader/damaged/time-jump/rank-000001.vte \
+	test/reader/damaged/send-time-overflow/vtrace.defs \
+	test/reader/damaged/send-time-overflow/rank-000000.vte \
+	test/reader/damaged/send-time-overflow/rank-000001.vte \
 	test/reader/v1.2/probe-full.dump test/reader/v1.2/probe-full.whatif \
 	test/reader/v1.2/probe-reduced.dump test/reader/v1.2/probe-reduced.whatif \
 	test/reader/v1.2/probe-full/config.txt \

@@ -168,6 +168,12 @@ done
 damaged=$(cd "${srcdir:-.}/test/reader/damaged" && pwd) || exit 99
 expect 1 '^vtrace: .*/time-jump/rank-000000\.vte: offset 16: record 46: expected the call.s enter and exit times less than 2\^63 ns' \
     "$vtrace" domino "$damaged/time-jump"
+# a mutant of the reader's fuzzer: a reduced record's message sent 2^63 ns after the
+# receive's enter (the send time overflowed int64 in the reduced records' decoder)
+for cmd in info dump whatif critical-path patterns; do
+    expect 1 '^vtrace: .*/send-time-overflow/rank-000000\.vte: offset 283: expected a send time - enter that keeps the time within 2\^63 ns' \
+        "$vtrace" $cmd "$damaged/send-time-overflow"
+done
 
 [ $fail = 0 ] && rm -rf "$work"
 exit $fail
