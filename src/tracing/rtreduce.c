@@ -31,7 +31,11 @@ VT_HIDDEN uint64_t vt__rt_sync_from[VT_NFN];
 enum rt_d_at { D_OWN, D_GOT, D_SENT };
 
 typedef struct rt_msg {
-    vt_obs_con con;
+    vt_obs_con con;         /* filled from what follows only where the call is an event (msg_con) */
+    uint8_t hdr[VT_RT_HDR_POLY_LEN];    /* the header's bytes 0-31: flags, bytes, seq, start */
+    uint32_t src;
+    uint64_t post_seq;
+    int64_t post_enter;
     vt_poly D;              /* the sender's difference when d_at is D_OWN */
     uint8_t d_at;           /* enum rt_d_at: D_GOT rt.got_d, D_SENT rt.sent_d */
     uint64_t d_equal;       /* nonzero: D equals this rank's d while rr.d_version is this */
@@ -438,26 +442,45 @@ static __attribute__((noinline)) int probed_in(rt_msg *m, const uint8_t *h, uint
     return 0;
 }
 
-/* A staged message's contributor: every field the reducer reads, by hand (no memset of
- * the large struct). */
+/* A staged message: the header's fixed fields as they came (two 16-byte copies) and
+ * where the receive was posted. Its contributor (msg_con) is filled only where the call
+ * becomes a model event: a folded receive reads its sync flag alone (issue 18). */
 static inline void msg_staged(rt_msg *m, const uint8_t *h, uint32_t src, uint64_t post_seq, int64_t post_enter,
                               uint64_t post_order)
 {
     rt.nmsgs++;
     m->order = post_order;
+    memcpy(m->hdr, h, sizeof m->hdr);
+    m->src = src;
+    m->post_seq = post_seq;
+    m->post_enter = post_enter;
+}
+
+/* Whether a staged message is synchronous to the model. */
+static inline int msg_sync(const rt_msg *m)
+{
+    return (m->hdr[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) != 0;
+}
+
+/* A staged message's contributor: every field the reducer reads, by hand (no memset of
+ * the large struct). */
+static const vt_obs_con *msg_con(rt_msg *m)
+{
+    const uint8_t *h = m->hdr;
     vt_obs_con *k = &m->con;
     k->probed = 0;
     k->ext = NULL;
     k->kind = VT_CON_MSG;
-    k->rank = src;
+    k->rank = m->src;
     k->seq = vt_rt_hdr_u64(h, VT_RT_HDR_SEQ);
     k->S_local = (int64_t)vt_rt_hdr_u64(h, VT_RT_HDR_START);
     k->bytes = vt_rt_hdr_u64(h, VT_RT_HDR_BYTES);
-    k->sync = (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) != 0;
+    k->sync = msg_sync(m);
     k->blocking_send = (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_BLOCKING) != 0;
-    k->post_seq = post_seq;
-    k->P_local = post_enter;
-    k->P = post_enter + rt.offset;
+    k->post_seq = m->post_seq;
+    k->P_local = m->post_enter;
+    k->P = m->post_enter + rt.offset;
+    return k;
 }
 
 /* vt_rt_msg_in when its fast path does not apply. */
@@ -664,13 +687,14 @@ static __attribute__((noinline)) void call_event(const vt_call *c, int64_t exit,
     int local = 1;
     for (size_t i = 0; i < rt.nmsgs; i++) {
         rt_msg *m = &rt.msgs[i];
-        cons[nc] = m->con;
-        int64_t S = m->con.S_local + rt.offset;  /* one node: the offsets agree (doc/piggyback.md) */
+        const vt_obs_con *mc = msg_con(m);
+        cons[nc] = *mc;
+        int64_t S = mc->S_local + rt.offset;  /* one node: the offsets agree (doc/piggyback.md) */
         cons[nc].S = S;
-        cons[nc].T = S + vt_model_lambda(&rt.p, m->con.bytes, S, E);
+        cons[nc].T = S + vt_model_lambda(&rt.p, mc->bytes, S, E);
         cons[nc].peer = rt.rank;
         cons[nc].ext = msg_D(m);
-        if (!m->con.sync) {
+        if (!mc->sync) {
             cons[nc].post_seq = 2 * callno + 1;
             cons[nc].P = R;
             cons[nc].P_local = c->enter;
@@ -766,7 +790,7 @@ static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exi
         (rt.nmsgs == 0   ? vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, candidate)
          : rt.nmsgs == 1 ? vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit,
                                                 rt.msgs[0].d_equal == rt.rr.d_version ? NULL : msg_D(&rt.msgs[0]),
-                                                rt.msgs[0].con.sync, candidate)
+                                                msg_sync(&rt.msgs[0]), candidate)
                          : 0)) {
         call_done(exit);
         return;
@@ -786,7 +810,7 @@ void vt_rt_call(const vt_call *c, int64_t exit)
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
     int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
     int fold = rt.nmsgs == 1;
-    if (fold ? rt.msgs[0].d_equal != rt.rr.d_version || !rt.rr.fold_ok || candidate || rt.msgs[0].con.sync
+    if (fold ? rt.msgs[0].d_equal != rt.rr.d_version || !rt.rr.fold_ok || candidate || msg_sync(&rt.msgs[0])
              : !vt_rr_quiet_allowed_(&rt.rr, candidate))
         goto general;
     if (rt.burst_of != callno + 1) {
