@@ -529,17 +529,17 @@ static int open_outputs(reducer *Z)
         size_t ntab;
         const vt_function *tab = vt_trace_functions(Z->t, &ntab);
         int shared = tab && rk->funcs == tab;
-        int rc = vt_rrec_out_init(&ro->out, ro->fd, Z->o->zstd_level, shared ? NULL : ro->fname, ro->flayout,
-                                  rk->nfuncs);
         /* no descriptor per rank: the file is opened for each block (64K ranks) */
-        ro->fd = -1;
-        if (!rc && !(ro->path = malloc(strlen(dir) + sizeof name + 1)))
-            rc = -ENOMEM;
-        if (!rc) {
+        int rc = (ro->path = malloc(strlen(dir) + sizeof name + 1)) ? 0 : -ENOMEM;
+        if (rc)
+            close(ro->fd);
+        else {
             sprintf(ro->path, "%s/%s", dir, name);
-            rc = vt_rrec_out_detach(&ro->out, ro->path);
+            rc = vt_rrec_out_init_detached(&ro->out, ro->fd, Z->o->zstd_level, shared ? NULL : ro->fname,
+                                           ro->flayout, rk->nfuncs, ro->path);
             ro->out.pool = &Z->pool;
         }
+        ro->fd = -1;
         if (rc)
             return vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
         ro->comm_ids = malloc((rk->ncomms ? rk->ncomms : 1) * sizeof *ro->comm_ids);
@@ -554,46 +554,69 @@ static int open_outputs(reducer *Z)
     return 0;
 }
 
-static int close_outputs(reducer *Z)
+/* Rank R's last blocks, its RANKDEFS and END, through one descriptor (not one per
+ * block: 64K ranks), its file's bytes added to *BYTES. */
+static int close_rank(reducer *Z, uint32_t r, uint64_t *bytes)
 {
-    const char *dir = Z->o->out_dir;
-    for (uint32_t r = Z->lo; r < Z->hi; r++) {
-        rank_out *ro = &Z->ro[r];
-        /* the profile's functions are named before RANKDEFS, as the run time names them */
-        const vt_rank *rk = vt_trace_rank(Z->t, r);
-        for (size_t i = 0; i < rk->nprofile; i++)
-            vt_rrec_out_name(&ro->out, rk->profile[i].fn);
-        int frc = Z->failed ? 0 : vt_rrec_out_flush(&ro->out);
-        Z->st->records_stored += ro->out.index;
-        if (Z->failed || frc)
-            return frc ? out_failed(ro, frc) : -1;
-        /* a rank file of an incomplete trace cut before any definitions stays so (no
-         * readable record); one cut after them ends there, without END */
-        if (!rk->has_defs)
-            continue;
-        uint8_t *defs;
+    rank_out *ro = &Z->ro[r];
+    /* the profile's functions are named before RANKDEFS, as the run time names them */
+    const vt_rank *rk = vt_trace_rank(Z->t, r);
+    for (size_t i = 0; i < rk->nprofile; i++)
+        vt_rrec_out_name(&ro->out, rk->profile[i].fn);
+    int rc = 0;
+    if (!Z->failed) {
+        ro->out.fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        rc = ro->out.fd < 0 ? -errno : vt_rrec_out_flush(&ro->out);
+    }
+    Z->st->records_stored += ro->out.index;
+    if (Z->failed || rc) {
+        if (ro->out.fd >= 0)
+            close(ro->out.fd);
+        ro->out.fd = -1;
+        return rc ? out_failed(ro, rc) : -1;
+    }
+    /* a rank file of an incomplete trace cut before any definitions stays so (no
+     * readable record); one cut after them ends there, without END */
+    if (rk->has_defs) {
+        uint8_t *defs = NULL;
         size_t len, dlen;
-        if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err))
-            return -1;
-        /* the file written is 2.0's: an older input's communicator ids as 2.0 stores them */
-        if (vt_trace_rankdefs_upgrade(Z->t, r, &defs, &len, Z->err)) {
+        if (vt_trace_raw_block(Z->t, r, VT_BLOCK_RANKDEFS, &defs, &len, Z->err) ||
+            /* the file written is 2.0's: an older input's communicator ids as 2.0 stores them */
+            vt_trace_rankdefs_upgrade(Z->t, r, &defs, &len, Z->err)) {
             free(defs);
+            close(ro->out.fd);
+            ro->out.fd = -1;
             return -1;
         }
         /* against the input's dictionary, as the run time compresses it (1.5) */
         const uint8_t *dict = vt_trace_dict(Z->t, &dlen);
-        ro->fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-        int rc = ro->fd < 0 ? -errno
-                            : vt_block_write_dict(ro->fd, VT_BLOCK_RANKDEFS, defs, len, 0,
-                                                  vt_rrec_zstd_level(Z->o->zstd_level, len), dict, dlen);
+        rc = vt_block_write_dict(ro->out.fd, VT_BLOCK_RANKDEFS, defs, len, 0, vt_rrec_zstd_level(Z->o->zstd_level, len),
+                                 dict, dlen);
         free(defs);
         if (!rc && !rk->cut_at)
-            rc = vt_block_write(ro->fd, VT_BLOCK_END, NULL, 0, 0, 0);
-        int crc = ro->fd >= 0 ? close(ro->fd) : 0;
-        ro->fd = -1;
-        if (rc || crc)
-            return vt_error_set(Z->err, "%s/rank-%06u.vte: cannot write: %s", dir, r, strerror(rc ? -rc : errno));
+            rc = vt_block_write(ro->out.fd, VT_BLOCK_END, NULL, 0, 0, 0);
     }
+    /* (the file's end: what the reader counts, without opening it again) */
+    off_t end = rc ? 0 : lseek(ro->out.fd, 0, SEEK_END);
+    if (!rc && end < 0)
+        rc = -errno;
+    if (close(ro->out.fd) && !rc)
+        rc = -errno;
+    ro->out.fd = -1;
+    if (rc)
+        return vt_error_set(Z->err, "%s/rank-%06u.vte: cannot write: %s", Z->o->out_dir, r, strerror(-rc));
+    *bytes += (uint64_t)end;
+    return 0;
+}
+
+/* The rank files of [lo, hi) finished, and vtrace.defs (process 0); *BYTES: the bytes
+ * this process wrote, as vt_trace_bytes counts them. */
+static int close_outputs(reducer *Z, uint64_t *bytes)
+{
+    const char *dir = Z->o->out_dir;
+    for (uint32_t r = Z->lo; r < Z->hi; r++)
+        if (close_rank(Z, r, bytes))
+            return -1;
     if (Z->par && Z->par->me != 0)
         return 0;
     uint8_t *g = NULL;
@@ -624,8 +647,12 @@ static int close_outputs(reducer *Z)
         rc = vt_block_write(fd, VT_BLOCK_DICT, dict, dlen, 0, 3);
     if (!rc)
         rc = vt_block_write(fd, VT_BLOCK_END, NULL, 0, 0, 0);
+    off_t end = rc ? 0 : lseek(fd, 0, SEEK_CUR);
+    if (!rc && end < 0)
+        rc = -errno;
     if (close(fd) && !rc)
         rc = -errno;
+    *bytes += (uint64_t)end;
     return rc ? vt_error_set(Z->err, "%s/vtrace.defs: cannot write: %s", dir, strerror(-rc)) : 0;
 }
 
@@ -677,15 +704,17 @@ static int finish_reducers(reducer *Z, const int64_t *measured)
     return 0;
 }
 
-/* The statistics summed over the processes (each counted its ranks). */
-static int sum_stats(const vt_par_comm *pc, vt_reduce_stats *st)
+/* The statistics summed over the processes (each counted its ranks; *BYTES: the bytes
+ * each wrote). */
+static int sum_stats(const vt_par_comm *pc, vt_reduce_stats *st, uint64_t *bytes)
 {
-    int64_t v[10] = {(int64_t)st->events, (int64_t)st->records_in, (int64_t)st->records_out,
+    int64_t v[11] = {(int64_t)st->events, (int64_t)st->records_in, (int64_t)st->records_out,
                      (int64_t)st->records_stored, (int64_t)st->messages, (int64_t)st->messages_kept,
                      (int64_t)st->folded, (int64_t)st->completions, (int64_t)st->completions_kept,
-                     (int64_t)st->overflows};
-    if (pc->sum(pc->arg, v, 10))
+                     (int64_t)st->overflows, (int64_t)*bytes};
+    if (pc->sum(pc->arg, v, 11))
         return -1;
+    *bytes = (uint64_t)v[10];
     uint64_t *f[10] = {&st->events, &st->records_in, &st->records_out, &st->records_stored, &st->messages,
                        &st->messages_kept, &st->folded, &st->completions, &st->completions_kept, &st->overflows};
     for (int i = 0; i < 10; i++)
@@ -708,6 +737,7 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     }
     Z.ro = calloc(Z.nranks ? Z.nranks : 1, sizeof *Z.ro);
     int rc = -1, prc;
+    uint64_t bytes = 0;   /* of the reduced trace, as the files were closed */
     /* (parallel: the replay agrees on its own outcome; what comes before and after it
      * may fail on one process only, and every process must learn it) */
     int64_t bad = 0;
@@ -731,28 +761,20 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
         goto out;
     st->par_rounds = res.par_rounds;
     st->par_bytes = res.par_bytes;
-    bad = finish_reducers(&Z, res.measured) || (o->out_dir && close_outputs(&Z));
+    bad = finish_reducers(&Z, res.measured) || (o->out_dir && close_outputs(&Z, &bytes));
     vt_replay_result_free(&res);
     if (par && par->sum(par->arg, &bad, 1))
         bad = 1;
-    if (bad || (par && sum_stats(par, st)))
+    if (bad || (par && sum_stats(par, st, &bytes)))
         goto out;
     if (Z.want_polys && vt__polys_write(&Z.polys, o->polys, par, &st->par_rounds, &st->par_bytes, err))
         goto out;
     rc = 0;
 out:
-    if (rc == 0 && o->out_dir && (!par || par->me == 0)) {
-        /* what the reduced trace takes on disk, as vt_trace_bytes counts the full one */
-        vt_trace *rt;
-        vt_error e2;
-        if (vt_trace_open(o->out_dir, &rt, &e2) == 0) {
-            st->bytes_out = st->bytes_reduced = vt_trace_bytes(rt);
-            vt_trace_close(rt);
-        } else {
-            *err = e2;
-            rc = -1;
-        }
-    }
+    /* what the reduced trace takes on disk, as vt_trace_bytes counts the full one: its
+     * files' sizes (summed as they were closed, not by opening the trace again) */
+    if (rc == 0 && o->out_dir && (!par || par->me == 0))
+        st->bytes_out = st->bytes_reduced = bytes;
     st->bytes_in = vt_trace_bytes(t);
     for (uint32_t r = 0; Z.ro && r < Z.nranks; r++) {
         if (Z.ro[r].fd >= 0)

@@ -88,10 +88,10 @@ static uint8_t *vt_rrec_encode_folded(uint8_t *out, const vt_rrec *rec, unsigned
     return out;
 }
 
-int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
-                     size_t nfn)
+static int out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
+                    size_t nfn, size_t cap)
 {
-    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = VT_RREC_BLOCK_BYTES, .last_at = SIZE_MAX,
+    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = cap, .last_at = SIZE_MAX,
                        .fname = name, .flayout = layout, .nfn = nfn, .prov_at = -1};
     o->buf = malloc(o->cap);
     o->named = calloc(nfn ? nfn : 1, 1);
@@ -106,6 +106,20 @@ int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *
     return vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0));
 }
 
+int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
+                     size_t nfn)
+{
+    return out_init(o, fd, zstd_level, name, layout, nfn, VT_RREC_BLOCK_BYTES);
+}
+
+int vt_rrec_out_init_detached(vt_rrec_out *o, int fd, int zstd_level, const char *const *name,
+                              const char *const *layout, size_t nfn, const char *path)
+{
+    int rc = out_init(o, fd, zstd_level, name, layout, nfn, VT_RREC_SLOT_BYTES);
+    int drc = vt_rrec_out_detach(o, path);
+    return rc ? rc : drc;
+}
+
 int vt_rrec_out_detach(vt_rrec_out *o, const char *path)
 {
     int rc = 0;
@@ -113,10 +127,10 @@ int vt_rrec_out_detach(vt_rrec_out *o, const char *path)
         rc = -errno;
     o->fd = -1;
     o->path = path;
-    uint8_t *nb = realloc(o->buf, 4096);
+    uint8_t *nb = o->cap > VT_RREC_SLOT_BYTES ? realloc(o->buf, VT_RREC_SLOT_BYTES) : NULL;
     if (nb) {
         o->buf = nb;
-        o->cap = 4096;
+        o->cap = VT_RREC_SLOT_BYTES;
     }
     return rc;
 }

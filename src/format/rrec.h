@@ -103,6 +103,10 @@ int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *
  * outlive O) for each block, and holds a buffer that grows to a block as records come,
  * not a block's worth from the start. Returns 0 or -errno (the close failed). */
 int vt_rrec_out_detach(vt_rrec_out *o, const char *path);
+/* vt_rrec_out_init then vt_rrec_out_detach, with a page's buffer from the start (64K
+ * writers do not each map a block to shrink it). Returns 0 or -errno. */
+int vt_rrec_out_init_detached(vt_rrec_out *o, int fd, int zstd_level, const char *const *name,
+                              const char *const *layout, size_t nfn, const char *path);
 /* Names function FN too (the profile's functions, before the end). */
 void vt_rrec_out_name(vt_rrec_out *o, int64_t fn);
 /* Appends REC (a burst, until the next record shows whether it goes into it), writing

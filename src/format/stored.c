@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/fs.h>   /* FICLONE */
+#endif
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
@@ -226,26 +230,75 @@ bad:
 
 /* Test hooks (VTRACE_TEST_STORE): "kill", the process dies with the copy whole and OUT
  * not exchanged yet, as a run killed inside MPI_Finalize; "nospace", the copy's writes
- * fail as on a full disk. */
+ * fail as on a full disk; "readwrite", the file system refuses to clone or copy in the
+ * kernel, and every file is copied with read and write. */
 static int test_hook(const char *what)
 {
     const char *k = getenv("VTRACE_TEST_STORE");
     return k && !strcmp(k, what);
 }
 
-static int copy_file(const char *from, const char *to)
+/* How files are copied: the first of these the file system takes, for every file after
+ * (a refusal costs one call per store, not one per rank file). */
+enum { COPY_CLONE, COPY_RANGE, COPY_RW };
+
+/* An errno that says the file system (or kernel) cannot do it, not that the copy failed. */
+static int refused(int e)
+{
+    return e == EOPNOTSUPP || e == ENOTTY || e == EXDEV || e == EINVAL || e == ENOSYS || e == EBADF ||
+           e == ETXTBSY || e == EPERM;
+}
+
+/* IN's bytes (from offset 0) into OUT, empty: cloned (copy on write, so the copies stay
+ * apart), copied in the kernel, or read and written, as *HOW allows. 0 or -errno. */
+static int copy_bytes(int in, int out, int *how)
+{
+#ifdef FICLONE
+    if (*how == COPY_CLONE) {
+        if (ioctl(out, FICLONE, in) == 0)
+            return 0;
+        if (!refused(errno))
+            return -errno;
+        *how = COPY_RANGE;
+    }
+#else
+    if (*how == COPY_CLONE)
+        *how = COPY_RANGE;
+#endif
+    if (*how == COPY_RANGE) {
+        /* until it returns 0 (end of IN); a refusal before any byte moved falls back */
+        for (int first = 1;; first = 0) {
+            ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
+            if (n == 0)
+                return 0;
+            if (n > 0)
+                continue;
+            if (errno == EINTR)
+                continue;
+            if (!first || !refused(errno))
+                return -errno;
+            *how = COPY_RW;
+            break;
+        }
+    }
+    char buf[1 << 16];
+    for (ssize_t n; (n = read(in, buf, sizeof buf)) != 0;) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        int rc = n < 0 ? -errno : vt_write_all(out, buf, (size_t)n);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to, int *how)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return -errno;
     int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    int rc = out < 0 ? -errno : test_hook("nospace") ? -ENOSPC : 0;
-    char buf[1 << 16];
-    for (ssize_t n; !rc && (n = read(in, buf, sizeof buf)) != 0;) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        rc = n < 0 ? -errno : vt_write_all(out, buf, (size_t)n);
-    }
+    int rc = out < 0 ? -errno : test_hook("nospace") ? -ENOSPC : copy_bytes(in, out, how);
     if (out >= 0 && close(out) && !rc)
         rc = -errno;
     close(in);
@@ -286,6 +339,7 @@ int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
     if (rc)
         return say(why, cap, rc, "%s: cannot read its file header: %s", path, strerror(-rc));
     uint32_t nranks = vt_get_u32(fh + 12);
+    int how = test_hook("readwrite") ? COPY_RW : COPY_CLONE;
     snprintf(tmp, sizeof tmp, "%.4000s.stored-%ld", out, (long)getpid());
     snprintf(old, sizeof old, "%.4000s.reduced-%ld", out, (long)getpid());
     remove_dir(tmp);
@@ -294,7 +348,7 @@ int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
     for (uint32_t r = 0; r < nranks; r++) {
         snprintf(from, sizeof from, "%s/rank-%06u.vte", in, r);
         snprintf(path, sizeof path, "%s/rank-%06u.vte", tmp, r);
-        rc = copy_file(from, path);
+        rc = copy_file(from, path, &how);
         if (rc == -ENOENT)   /* (a rank of a cut run that wrote nothing stays so) */
             rc = 0;
         if (rc) {
@@ -304,7 +358,7 @@ int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
     }
     snprintf(from, sizeof from, "%s/config.txt", out);
     snprintf(path, sizeof path, "%s/config.txt", tmp);
-    if ((rc = copy_file(from, path)) == -ENOENT)
+    if ((rc = copy_file(from, path, &how)) == -ENOENT)
         rc = 0;
     if (rc) {
         say(why, cap, rc, "cannot copy %s to %s: %s", from, path, strerror(-rc));

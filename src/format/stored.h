@@ -15,7 +15,9 @@ uint64_t vt_trace_dir_bytes(const char *dir, uint32_t nranks);
 uint64_t vt_file_bytes(const char *path);
 
 /* Writes the trace in IN (vtrace.defs and rank files; not config.txt) into OUT in place
- * of the trace OUT holds: rank files copied byte for byte, vtrace.defs with the
+ * of the trace OUT holds: rank files copied byte for byte (cloned where the file system
+ * shares extents copy-on-write, else copy_file_range, else read and write; never hard
+ * links, as a later run into IN truncates its rank files in place), vtrace.defs with the
  * VT_GLOBAL_STORED flag set in GLOBAL (a raw GLOBAL keeps its length). The copy is
  * made in a new directory beside OUT and exchanged with OUT in one rename (renameat2
  * RENAME_EXCHANGE; where the file system has none, OUT is moved aside first), so a run

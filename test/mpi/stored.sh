@@ -6,6 +6,8 @@
 #         fallback fires: DIR/reduced's rank files are DIR/full's, its bytes equal, and
 #         `vtrace reduce DIR/full` writes the same bytes; info, dump and whatif read it
 #         as the full trace; VTRACE_MODE=reduced leaves the full trace, marked stored.
+#         The copy falls back to read and write where the file system clones nothing and
+#         refuses copy_file_range (VTRACE_TEST_STORE=readwrite): the same bytes.
 #   wins  the same program, threshold 50 ms: most records drop and the fallback does not
 #         fire, in both writers.
 #   failures: the copy cannot be written (test hook VTRACE_TEST_STORE=nospace): vtrace
@@ -68,6 +70,13 @@ grep -q "^bytes .*: stored, the reduced trace took $rb bytes: OUT holds the full
 "$vtrace" whatif --json --random 50 --seed 3 "$d/full" > "$work/all.wf" &&
     "$vtrace" whatif --json --random 50 --seed 3 "$d/reduced" > "$work/all.wr" && cmp -s "$work/all.wf" "$work/all.wr" ||
     fail "all: whatif on the stored trace differs from whatif on the full trace"
+# the copy without a clone or copy_file_range (VTRACE_TEST_STORE=readwrite: a file system
+# that refuses both): the same bytes
+VTRACE_TEST_STORE=readwrite "$vtrace" reduce --json "$d/full" "$work/all.rw" > "$work/all.rw.json" &&
+    [ "`json "$work/all.rw.json" stored`" = 1 ] || fail "all: vtrace reduce with read and write copies did not store"
+for f in "$work"/all.off/rank-*.vte "$work/all.off/vtrace.defs"; do
+    cmp -s "$f" "$work/all.rw/${f##*/}" || fail "all: ${f##*/} copied with read and write differs"
+done
 # a stored trace is a full trace: reducing it again stores it again
 "$vtrace" reduce --json "$d/reduced" "$work/all.again" > "$work/all.again.json" &&
     [ "`json "$work/all.again.json" stored`" = 1 ] || fail "all: reducing the stored trace again"
