@@ -9,8 +9,9 @@
 #   4. DIR/reduced's files are byte for byte those `vtrace reduce DIR/full` writes;
 #   5. DIR/reduced is no larger than DIR/full in records nor in bytes: where reducing does
 #      not make it smaller it is the full trace, marked stored (issue 13; below).
-#   6. unless BOUND is "unbounded": DIR/reduced's bytes are at most its share of the
-#      records times DIR/full's bytes, plus 1 KB a rank (issue 13; below).
+#   6. unless BOUND is "unbounded" or the run was noisy (L over 40 us, below):
+#      DIR/reduced's bytes are at most its share of the records times DIR/full's bytes,
+#      plus 1 KB a rank (issue 13; below).
 # usage: rt_equiv.sh VTRACE DIR WORKDIR [BOUND]. Exit 0 equal, 1 different.
 set -u
 vtrace=$1 dir=$2 work=$3 bound=${4:-bounded}
@@ -62,6 +63,16 @@ echo "  files: $n, byte for byte those of vtrace reduce (`cat "$dir/reduced"/* |
 # pack below a byte each and the reduced trace keeps the irregular ones, or where a
 # rank's definitions alone take more than 1 KB (hundreds of call sites or communicators):
 # test/mpi/testlist says which tests and why.
+# The bound is asserted on traces of a calm machine. Where the L measured at MPI_Init is
+# over 40 us (twice VT_SYNC_GOOD_RTT, where the layer warns that the machine looks
+# oversubscribed: a rank was descheduled), the run's durations are the scheduler's and
+# the records the reduction keeps with them: the bound is shown, not asserted. The other
+# checks above and below do not depend on timing and are asserted on every run.
+L=`"$vtrace" info "$dir/full" | sed -n 's/^model: *latency L \([0-9]*\)ns (measured at MPI_Init.*/\1/p'`
+if [ "$bound" = bounded ] && [ "${L:-0}" -gt 40000 ]; then
+    echo "  L measured at MPI_Init: ${L} ns (the layer warned that the machine looks oversubscribed): the share-of-records bound is not asserted on this run"
+    bound=noisy
+fi
 "$vtrace" info --json --no-match "$dir/full" > "$work/info.full" && "$vtrace" info --json "$dir/reduced" > "$work/info.red" ||
     fail "vtrace info --json"
 python3 - "$work/info.full" "$work/info.red" "$dir/full" "$dir/reduced" "$work/rt.jsonl" "$bound" <<'PY' || fail "the reduced trace is larger than the full one, or over its share of the records"
@@ -129,7 +140,7 @@ if rb > fb:
     bad.append("the reduced trace takes %d bytes, the full one %d" % (rb, fb))
 if stored and rr != fr:
     bad.append("a stored reduced trace holds %d records, the full trace %d" % (rr, fr))
-if sys.argv[6] != "unbounded" and rb > bound:
+if sys.argv[6] == "bounded" and rb > bound:
     bad.append("the reduced trace takes %d bytes, over its share-of-records bound %d" % (rb, bound))
 for b in bad:
     print("FAIL: " + b)
