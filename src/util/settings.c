@@ -94,17 +94,22 @@ static const char *const mode_names[] = {"off", "full", "reduced", "both"};
 
 const char *vt_mode_name(enum vt_mode m) { return mode_names[m]; }
 
+/* The index of S in NAMES (letters without case), or -1. */
+static int name_index(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcasecmp(s, names[i]))
+            return i;
+    return -1;
+}
+
 int vt_parse_mode(const char *s, enum vt_mode *out)
 {
-    if (!s)
+    int i = name_index(s, mode_names, 4);
+    if (i < 0)
         return -1;
-    for (int i = 0; i < 4; i++) {
-        if (!strcasecmp(s, mode_names[i])) {
-            *out = (enum vt_mode)i;
-            return 0;
-        }
-    }
-    return -1;
+    *out = (enum vt_mode)i;
+    return 0;
 }
 
 static const char *const clock_names[] = {"auto", "tsc", "monotonic"};
@@ -113,15 +118,11 @@ const char *vt_clock_choice_name(enum vt_clock_choice c) { return clock_names[c]
 
 int vt_parse_clock(const char *s, enum vt_clock_choice *out)
 {
-    if (!s)
+    int i = name_index(s, clock_names, 3);
+    if (i < 0)
         return -1;
-    for (int i = 0; i < 3; i++) {
-        if (!strcasecmp(s, clock_names[i])) {
-            *out = (enum vt_clock_choice)i;
-            return 0;
-        }
-    }
-    return -1;
+    *out = (enum vt_clock_choice)i;
+    return 0;
 }
 
 int vt_parse_per_byte(const char *s, int64_t *ps)
