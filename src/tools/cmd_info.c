@@ -126,6 +126,21 @@ static void print_model(const vt_trace *t)
            "vtrace that did not record how it was measured", cal, *G ? G : "?", *trdv ? trdv : "?", *theta ? theta : "?");
 }
 
+/* The clock the layer read (VTRACE_CLOCK_USED; traces of an older layer say nothing)
+ * and whether the TSC kept time with CLOCK_MONOTONIC to the end. */
+static void print_clock(const vt_trace *t)
+{
+    const char *c = vt_trace_config(t);
+    char asked[64], used[128], check[256];
+    config_value(c, "VTRACE_CLOCK", asked, sizeof asked);
+    config_value(c, "VTRACE_CLOCK_USED", used, sizeof used);
+    config_value(c, "VTRACE_CLOCK_CHECK", check, sizeof check);
+    if (!*used)
+        return;
+    printf("clock:     %s (VTRACE_CLOCK=%s)%s%s\n", !strcmp(used, "monotonic") ? "monotonic (clock_gettime)" : used,
+           *asked ? asked : "?", *check ? "; " : "", check);
+}
+
 static void rank_flags(FILE *out, uint64_t f, int json)
 {
     static const char *const names[] = {"incomplete", "late_init", "exit_finalize", "scaled"};
@@ -407,6 +422,7 @@ int vt__cmd_info(int argc, char **argv)
                scaled ? ", scaled (VTRACE_PERIODIC kept some iterations in detail only)" : "",
                late ? ", initialised late" : "");
         print_model(t);
+        print_clock(t);
         if (vt_trace_flags(t) & VT_GLOBAL_RUNNING)
             printf("run:       wrote no end (vtrace.defs is the one written at MPI_Init): it was killed, or is "
                    "still running\n");

@@ -2,6 +2,8 @@
  * that give each rank's offset at MPI_Init and MPI_Finalize (and the latency L). */
 #include "vt_config.h"
 #include "tracing/clocksync.h"
+#include "tracing/log.h"
+#include "util/settings.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +92,8 @@ void vt_clocksync_run(vt_clocksync *cs, int which)
 /* Rank 0 calibrates the TSC; the ranks of its host take the same scale (their clocks
  * then agree exactly, offsets stay 0), the others calibrate their own. The calibration
  * starts before PMPI_Init (vt_init_begin), so that MPI's start-up, not a wait, makes most
- * or all of its 10 ms. */
+ * or all of its 10 ms. With VTRACE_CLOCK=tsc, rank 0 says why its host does not use the
+ * TSC (the ranks of other hosts: VTRACE_CLOCK_USED in the configuration). */
 void vt_clocksync_choose(vt_clocksync *cs, int rank)
 {
     struct {
@@ -100,7 +103,14 @@ void vt_clocksync_choose(vt_clocksync *cs, int rank)
     } root;
     memset(&root, 0, sizeof root);
     if (rank == 0) {
-        root.ok = vt_clock_calibrate(&cs->mark, &root.s) == 0;
+        int why = vt_clock_calibrate(&cs->mark, cs->choice, &root.s);
+        root.ok = why == VT_CLOCK_OK;
+        if (why == VT_CLOCK_VARIANT)
+            vt_warn("VTRACE_CLOCK=tsc: the processor does not say its TSC is invariant (cpuid 0x80000007 EDX bit 8, "
+                    "or constant_tsc and nonstop_tsc in /proc/cpuinfo): the layer reads clock_gettime instead");
+        else if (why == VT_CLOCK_UNCALIBRATED && cs->choice == VT_CLOCK_TSC)
+            vt_warn("VTRACE_CLOCK=tsc: the TSC could not be calibrated against CLOCK_MONOTONIC (no pair of reads "
+                    "within %d cycles): the layer reads clock_gettime instead", VT_CLOCK_LOOSE_CYCLES);
         gethostname(root.host, sizeof root.host - 1);
     }
     PMPI_Bcast(&root, (int)sizeof root, MPI_BYTE, 0, cs->comm);
@@ -111,6 +121,6 @@ void vt_clocksync_choose(vt_clocksync *cs, int rank)
         vt_clock_use(root.ok ? &root.s : NULL);
     } else {
         vt_tsc_scale s;
-        vt_clock_use(vt_clock_calibrate(&cs->mark, &s) == 0 ? &s : NULL);
+        vt_clock_use(vt_clock_calibrate(&cs->mark, cs->choice, &s) == VT_CLOCK_OK ? &s : NULL);
     }
 }

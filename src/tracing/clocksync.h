@@ -15,6 +15,7 @@ typedef struct vt_clocksync {
     MPI_Comm comm;
     int size;
     vt_tsc_mark mark;        /* taken before PMPI_Init: the calibration's first end */
+    int choice;              /* VTRACE_CLOCK: enum vt_clock_choice (util/settings.h) */
     int root_clock;          /* this rank reads rank 0's clock (vt_clocksync_choose) */
     uint8_t *same_clock;     /* rank 0: the ranks of its host (the same-clock flag), or NULL */
     int64_t at[2], off[2];   /* (local time, offset to rank 0) at MPI_Init (0) and MPI_Finalize (1) */

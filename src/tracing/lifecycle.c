@@ -293,7 +293,12 @@ static int start(int provided)
     vt_comms_init(rank, world_size);
     cs.comm = own_comm;
     cs.size = world_size;
+    cs.choice = cfg.clock;
     vt_clocksync_choose(&cs, rank);
+    /* the clock the ranks use, as the configuration says it (vtrace info) */
+    int on_tsc = vt__use_tsc;
+    PMPI_Allreduce(&on_tsc, &cfg.clock_tsc_ranks, 1, MPI_INT, MPI_SUM, own_comm);
+    cfg.clock_ranks = world_size;
     overhead_ps = measure_overhead(); /* with the clock the records will use */
     vt_clocksync_run(&cs, 0);
     cs.at[1] = cs.at[0];
@@ -769,6 +774,44 @@ static void no_trace(int rank)
     vt_warn("%s: %s", base_dir, why);
 }
 
+/* Whether the TSC kept time with CLOCK_MONOTONIC on the ranks that read it (clock.h):
+ * rank 0 keeps the largest drift, or the worst beyond its bound, for the configuration,
+ * and warns of the latter. Collective over own_comm. */
+static void check_clock(void)
+{
+    int64_t mine[2] = {-1, 0}, *all = NULL;
+    int rank;
+    PMPI_Comm_rank(own_comm, &rank);
+    if (vt_clock_check(cfg.test_clock_skew_ns, &mine[0], &mine[1]))
+        mine[0] = -1;
+    if (rank == 0)
+        all = malloc(sizeof(int64_t) * 2 * (size_t)world_size);
+    PMPI_Gather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, 0, own_comm);
+    if (!all)
+        return;
+    int worst = -1;
+    for (int r = 0; r < world_size; r++) {
+        const int64_t *c = all + 2 * r, *w = worst < 0 ? NULL : all + 2 * worst;
+        if (c[0] < 0)
+            continue;
+        /* beyond the bound first, then the largest drift */
+        int over = c[0] > c[1], w_over = w && w[0] > w[1];
+        if (!w || over > w_over || (over == w_over && c[0] > w[0]))
+            worst = r;
+    }
+    if (worst >= 0) {
+        cfg.clock_drift_ns = all[2 * worst];
+        cfg.clock_drift_bound_ns = all[2 * worst + 1];
+        cfg.clock_drift_rank = worst;
+        if (cfg.clock_drift_ns > cfg.clock_drift_bound_ns)
+            vt_warn("the TSC did not keep time: on rank %d it was %.3f ms from CLOCK_MONOTONIC at MPI_Finalize "
+                    "(bound %.3f ms; a VM paused, snapshotted or migrated mid-run?): the trace's times may be wrong, "
+                    "its configuration says so (vtrace info); VTRACE_CLOCK=monotonic avoids the TSC",
+                    worst, (double)cfg.clock_drift_ns / 1e6, (double)cfg.clock_drift_bound_ns / 1e6);
+    }
+    free(all);
+}
+
 /* Called from inside PMPI_Finalize (MPI_COMM_SELF's attribute is deleted first). */
 static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
 {
@@ -792,6 +835,7 @@ static int finish_cb(MPI_Comm comm, int kv, void *val, void *extra)
     vt__active = 0;
     vt_crash_stop();
     vt_clocksync_run(&cs, 1);
+    check_clock();
     free(cs.same_clock);
     cs.same_clock = NULL;
     vt_placement_refresh(&placement);

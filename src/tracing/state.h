@@ -45,12 +45,14 @@ extern VT_HIDDEN int vt__active;
 extern VT_HIDDEN __thread int vt__depth __attribute__((tls_model("initial-exec")));
 
 /* The layer's clock, in integer nanoseconds of CLOCK_MONOTONIC. Where the TSC is the
- * kernel's clocksource (constant and synchronised across cores), it is read directly and
- * scaled, which costs a third of clock_gettime; see clock.c. */
+ * kernel's clocksource (constant and synchronised across cores), or VTRACE_CLOCK=tsc
+ * asks for it on an invariant TSC, it is read directly and scaled, which costs a third
+ * of clock_gettime (half of it on a kvm-clock VM); see clock.c. */
 typedef struct vt_tsc_scale {
     uint64_t tsc0;
     int64_t ns0;
     uint64_t mult;   /* ns per tick, fixed point << 32 */
+    uint64_t ppb;    /* the calibration's uncertainty, parts per billion (clock.c) */
 } vt_tsc_scale;
 extern VT_HIDDEN int vt__use_tsc;
 extern VT_HIDDEN vt_tsc_scale vt__tsc;

@@ -94,17 +94,35 @@ static const char *const mode_names[] = {"off", "full", "reduced", "both"};
 
 const char *vt_mode_name(enum vt_mode m) { return mode_names[m]; }
 
+/* The index of S in NAMES (letters without case), or -1. */
+static int name_index(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcasecmp(s, names[i]))
+            return i;
+    return -1;
+}
+
 int vt_parse_mode(const char *s, enum vt_mode *out)
 {
-    if (!s)
+    int i = name_index(s, mode_names, 4);
+    if (i < 0)
         return -1;
-    for (int i = 0; i < 4; i++) {
-        if (!strcasecmp(s, mode_names[i])) {
-            *out = (enum vt_mode)i;
-            return 0;
-        }
-    }
-    return -1;
+    *out = (enum vt_mode)i;
+    return 0;
+}
+
+static const char *const clock_names[] = {"auto", "tsc", "monotonic"};
+
+const char *vt_clock_choice_name(enum vt_clock_choice c) { return clock_names[c]; }
+
+int vt_parse_clock(const char *s, enum vt_clock_choice *out)
+{
+    int i = name_index(s, clock_names, 3);
+    if (i < 0)
+        return -1;
+    *out = (enum vt_clock_choice)i;
+    return 0;
 }
 
 int vt_parse_per_byte(const char *s, int64_t *ps)
@@ -167,6 +185,7 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
     cfg->period_window = 64;
     cfg->period_max = 64;
     cfg->signals = 1;
+    cfg->clock_drift_ns = -1;
     const char *v;
 #define BAD(var, val) \
     do { \
@@ -239,6 +258,14 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
             BAD("VTRACE_OVERWRITE", v);
         cfg->overwrite = (int)o;
     }
+    if ((v = get("VTRACE_CLOCK"))) {
+        enum vt_clock_choice c;
+        if (vt_parse_clock(v, &c))
+            BAD("VTRACE_CLOCK", v);
+        cfg->clock = (int)c;
+    }
+    if ((v = get("VTRACE_TEST_CLOCK_SKEW")) && vt_parse_duration(v, &cfg->test_clock_skew_ns))
+        BAD("VTRACE_TEST_CLOCK_SKEW", v);
     if ((v = get("VTRACE_TEST_FAIL_AFTER")) && vt_parse_size(v, &cfg->test_fail_after))
         BAD("VTRACE_TEST_FAIL_AFTER", v);
     /* read where it is used (rtreduce.c); checked here like the others */
@@ -316,6 +343,12 @@ static const vt_setting_info known[] = {
      "When VTRACE_DIR (or the OUT of vtrace reduce, compensate and export) holds a trace already: aside renames "
      "it DIR.old-YYYYMMDD-HHMMSS (the time it was written), replace writes over it, refuse leaves the run "
      "untraced (the tools exit with an error)."},
+    {"VTRACE_CLOCK", 1, "enum", "auto", "one of auto, tsc, monotonic",
+     "The layer's clock: auto reads the TSC where the kernel's clocksource is tsc, clock_gettime(CLOCK_MONOTONIC) "
+     "elsewhere; tsc reads the TSC whatever the clocksource (a VM's kvm-clock, for instance) when the processor says "
+     "it is invariant, and checks at MPI_Finalize that it kept time with CLOCK_MONOTONIC; monotonic never reads it."},
+    {"VTRACE_TEST_CLOCK_SKEW", 1, "duration", "off", "a duration such as 5ms",
+     "Testing only: the check of the TSC at MPI_Finalize sees the TSC this much ahead of CLOCK_MONOTONIC."},
     {"VTRACE_TEST_FAIL_AFTER", 1, "size", "off", "a size",
      "Testing only: trace writes fail as if the disk were full after this many bytes."},
     {"VTRACE_TEST_RT_BROKEN", 1, "enum", "off", "noR3, nofold, stale-d or stop:N",
@@ -428,6 +461,35 @@ int vt_config_unknown(char *const *envp, void (*report)(const char *name, const 
     return n;
 }
 
+/* VTRACE_CLOCK, the clock the ranks used (VTRACE_CLOCK_USED) and, from MPI_Finalize
+ * on, the check of the TSC against CLOCK_MONOTONIC (VTRACE_CLOCK_CHECK); vtrace info
+ * shows them. */
+static int clock_lines(const vt_config *cfg, char *out, size_t len)
+{
+    int n = snprintf(out, len, "VTRACE_CLOCK=%s\n", vt_clock_choice_name((enum vt_clock_choice)cfg->clock));
+    if (cfg->clock_ranks <= 0 || n < 0 || (size_t)n >= len)
+        return n;
+    if (cfg->clock_tsc_ranks == cfg->clock_ranks)
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_CLOCK_USED=tsc\n");
+    else if (cfg->clock_tsc_ranks == 0)
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_CLOCK_USED=monotonic\n");
+    else
+        n += snprintf(out + n, len - (size_t)n, "VTRACE_CLOCK_USED=tsc on %d of %d ranks, monotonic on the others\n",
+                      cfg->clock_tsc_ranks, cfg->clock_ranks);
+    if (cfg->clock_drift_ns < 0 || n < 0 || (size_t)n >= len)
+        return n;
+    if (cfg->clock_drift_ns <= cfg->clock_drift_bound_ns)
+        n += snprintf(out + n, len - (size_t)n,
+                      "VTRACE_CLOCK_CHECK=kept time: the TSC at most %" PRId64 "ns from CLOCK_MONOTONIC at "
+                      "MPI_Finalize (bound %" PRId64 "ns)\n", cfg->clock_drift_ns, cfg->clock_drift_bound_ns);
+    else
+        n += snprintf(out + n, len - (size_t)n,
+                      "VTRACE_CLOCK_CHECK=drifted: the TSC %" PRId64 "ns from CLOCK_MONOTONIC at MPI_Finalize on "
+                      "rank %d (bound %" PRId64 "ns): the trace's times may be wrong\n", cfg->clock_drift_ns,
+                      cfg->clock_drift_rank, cfg->clock_drift_bound_ns);
+    return n;
+}
+
 int vt_config_format(const vt_config *cfg, char *out, size_t len)
 {
     int n = snprintf(out, len,
@@ -446,6 +508,8 @@ int vt_config_format(const vt_config *cfg, char *out, size_t len)
                       cfg->model_L_rounds, cfg->model_L_median);
     if (cfg->filter[0] && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, "VTRACE_FILTER=%s\n", cfg->filter);
+    if (n >= 0 && (size_t)n < len)
+        n += clock_lines(cfg, out + n, len - (size_t)n);
     if (cfg->periodic >= 0 && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, "VTRACE_PERIODIC=%d\nVTRACE_PERIOD_WINDOW=%d\nVTRACE_PERIOD_MAX=%d\n",
                       cfg->periodic, cfg->period_window, cfg->period_max);

@@ -6,6 +6,9 @@
 #include <stdint.h>
 
 enum vt_mode { VT_MODE_OFF, VT_MODE_FULL, VT_MODE_REDUCED, VT_MODE_BOTH };
+/* VTRACE_CLOCK: the TSC where the kernel's clocksource is tsc (auto), wherever the CPU
+ * says it is invariant (tsc), or never (monotonic). */
+enum vt_clock_choice { VT_CLOCK_AUTO, VT_CLOCK_TSC, VT_CLOCK_MONOTONIC };
 
 typedef struct vt_config {
     enum vt_mode mode;
@@ -30,6 +33,14 @@ typedef struct vt_config {
     uint64_t test_fail_after;
     char filter[4096];       /* VTRACE_FILTER: the filter file, empty for none */
     int overwrite;           /* VTRACE_OVERWRITE: enum vt_overwrite (util/aside.h) */
+    int clock;               /* VTRACE_CLOCK: enum vt_clock_choice */
+    int64_t test_clock_skew_ns; /* VTRACE_TEST_CLOCK_SKEW: added to the TSC's side of the end check */
+    /* The clock the run used, for the configuration text (0 ranks: not known yet) */
+    int clock_ranks, clock_tsc_ranks;
+    /* ... and the check at the end (clock.h): the largest |TSC - CLOCK_MONOTONIC| of the
+     * ranks on the TSC, its rank and bound; clock_drift_ns < 0: not checked */
+    int64_t clock_drift_ns, clock_drift_bound_ns;
+    int clock_drift_rank;
 } vt_config;
 
 /* Parsers of one value; each returns 0, or -1 and leaves *out alone. */
@@ -40,6 +51,8 @@ int vt_parse_int(const char *s, int lo, int hi, int *out);
 /* A time per byte such as 0.25ns or 250ps, in picoseconds. */
 int vt_parse_per_byte(const char *s, int64_t *ps);
 const char *vt_mode_name(enum vt_mode m);
+int vt_parse_clock(const char *s, enum vt_clock_choice *out);
+const char *vt_clock_choice_name(enum vt_clock_choice c);
 
 /* Reads the environment through getenv_fn (getenv in the library, a table in tests).
  * Returns 0, or -1 with a message naming the variable and the accepted forms; a variable

@@ -389,6 +389,9 @@ EXTRA_DIST += test/mpi/defs_ranks.sh
 # the clock pairs of vtrace.defs on one node (issue 18)
 TESTS += test/mpi/clock_pairs.sh
 EXTRA_DIST += test/mpi/clock_pairs.sh
+# VTRACE_CLOCK: tsc (kept time, rt_equiv.sh; a drift seen), monotonic, auto, a bad value (issue 18)
+TESTS += test/mpi/clock_choice.sh
+EXTRA_DIST += test/mpi/clock_choice.sh
 EXTRA_DIST += test/mpi/itemlog.h
 # call sites as function (file:line): a -g build of examples/halo.c, moved, stripped and
 # rebuilt binaries (analysis/symbols.h)

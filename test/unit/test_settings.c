@@ -302,7 +302,8 @@ static void table_defaults(void **state)
 {
     (void)state;
     static const char *const not_values[] = {"VTRACE_DIR", "VTRACE_FILTER", "VTRACE_MODEL_L", "VTRACE_PERIODIC",
-                                             "VTRACE_TEST_FAIL_AFTER", "VTRACE_TEST_RT_BROKEN"};
+                                             "VTRACE_TEST_FAIL_AFTER", "VTRACE_TEST_RT_BROKEN",
+                                             "VTRACE_TEST_CLOCK_SKEW"};
     static const char *const none[] = {NULL};
     fake_env = none;
     vt_config base, c;
@@ -337,13 +338,54 @@ static void table_defaults(void **state)
     assert_string_equal(err, "VTRACE_MODEL_M='9' is invalid: expected an integer from 1 to 7");
 }
 
+/* VTRACE_CLOCK: auto (unset), tsc, monotonic, letters without case; anything else is the
+ * settings' error */
+static void clock_choice(void **state)
+{
+    (void)state;
+    static const struct { const char *v; int want; } ok[] = {
+        {"auto", VT_CLOCK_AUTO}, {"tsc", VT_CLOCK_TSC}, {"monotonic", VT_CLOCK_MONOTONIC}, {"TSC", VT_CLOCK_TSC}};
+    vt_config c;
+    char err[256];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        const char *env[] = {"VTRACE_CLOCK", ok[i].v, NULL};
+        fake_env = env;
+        assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), 0);
+        assert_int_equal(c.clock, ok[i].want);
+    }
+    const char *env[] = {"VTRACE_CLOCK", "rdtsc", NULL};
+    fake_env = env;
+    assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), -1);
+    assert_string_equal(err, "VTRACE_CLOCK='rdtsc' is invalid: expected one of auto, tsc, monotonic");
+    /* the configuration text: the setting always; the clock used and the check once known */
+    const char *none[] = {NULL};
+    fake_env = none;
+    assert_int_equal(vt_config_load(&c, fake_getenv, err, sizeof err), 0);
+    char text[4096];
+    vt_config_format(&c, text, sizeof text);
+    assert_non_null(strstr(text, "\nVTRACE_CLOCK=auto\n"));
+    assert_null(strstr(text, "VTRACE_CLOCK_USED"));
+    c.clock_ranks = 4;
+    c.clock_tsc_ranks = 2;
+    vt_config_format(&c, text, sizeof text);
+    assert_non_null(strstr(text, "\nVTRACE_CLOCK_USED=tsc on 2 of 4 ranks, monotonic on the others\n"));
+    assert_null(strstr(text, "VTRACE_CLOCK_CHECK"));
+    c.clock_tsc_ranks = 4;
+    c.clock_drift_ns = 2500000;
+    c.clock_drift_bound_ns = 100500;
+    c.clock_drift_rank = 3;
+    vt_config_format(&c, text, sizeof text);
+    assert_non_null(strstr(text, "\nVTRACE_CLOCK_USED=tsc\nVTRACE_CLOCK_CHECK=drifted: the TSC 2500000ns from "
+                                 "CLOCK_MONOTONIC at MPI_Finalize on rank 3 (bound 100500ns)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(modes),
         cmocka_unit_test(defaults), cmocka_unit_test(load_and_errors), cmocka_unit_test(model_settings),
         cmocka_unit_test(edit_distances), cmocka_unit_test(nearest_names), cmocka_unit_test(unknown_variables), cmocka_unit_test(table_defaults),
-        cmocka_unit_test(empty_values),
+        cmocka_unit_test(empty_values), cmocka_unit_test(clock_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
