@@ -55,34 +55,51 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
 
 /* ------------------------------------------------------------------ definitions */
 
-/* String ref of S (linear search: the definitions are few). */
-static int str_ref(ex *x, const char *s, uint32_t *ref)
+/* The ref of name S in NAMES (N of them, indexed by IX), added (strdup'ed when COPY)
+ * when new. The definitions grow with the ranks (a name and a communicator a rank, and
+ * more): found by hash. */
+static int name_ref(ex *x, char ***names, size_t *n, size_t *cap, vt_ixhash *ix, const char *s, int copy,
+                    uint32_t *ref)
 {
-    for (size_t i = 0; i < x->nstrs; i++)
-        if (!strcmp(x->strs[i], s)) {
-            *ref = (uint32_t)i;
+    uint32_t hash = vt_ixhash_str(s);
+    size_t pos = VT_IXHASH_START;
+    for (uint32_t i; (i = vt_ixhash_next(ix, hash, &pos)) != VT_IXHASH_NONE;)
+        if (!strcmp((*names)[i], s)) {
+            *ref = i;
             return 0;
         }
-    if (vt__export_grow((void **)&x->strs, &x->capstrs, x->nstrs + 1, sizeof *x->strs))
+    if (vt__export_grow((void **)names, cap, *n + 1, sizeof **names))
         return vt__otf2_oom(x);
-    if (!(x->strs[x->nstrs] = strdup(s)))
+    char *v = copy ? strdup(s) : (char *)s;
+    if (!v || vt_ixhash_add(ix, hash, (uint32_t)*n)) {
+        if (copy)
+            free(v);
         return vt__otf2_oom(x);
-    *ref = (uint32_t)x->nstrs++;
+    }
+    (*names)[*n] = v;
+    *ref = (uint32_t)(*n)++;
     return 0;
 }
 
+static int str_ref(ex *x, const char *s, uint32_t *ref)
+{
+    return name_ref(x, &x->strs, &x->nstrs, &x->capstrs, &x->strs_ix, s, 1, ref);
+}
+
+/* (names stay the trace's: not copied) */
 static int region_ref(ex *x, const char *name, uint32_t *ref)
 {
-    for (size_t i = 0; i < x->nregions; i++)
-        if (!strcmp(x->rnames[i], name)) {
-            *ref = (uint32_t)i;
-            return 0;
-        }
-    if (vt__export_grow((void **)&x->rnames, &x->capregions, x->nregions + 1, sizeof *x->rnames))
-        return vt__otf2_oom(x);
-    x->rnames[x->nregions] = name;
-    *ref = (uint32_t)x->nregions++;
-    return 0;
+    return name_ref(x, (char ***)&x->rnames, &x->nregions, &x->capregions, &x->regions_ix, name, 0, ref);
+}
+
+/* The index of the communicator ID in x->comms, or x->ncomms. */
+static size_t comm_index(const ex *x, uint64_t id)
+{
+    size_t pos = VT_IXHASH_START;
+    for (uint32_t i; (i = vt_ixhash_next(&x->comms_ix, vt_ixhash_u64(id), &pos)) != VT_IXHASH_NONE;)
+        if (x->comms[i].id == id)
+            return i;
+    return x->ncomms;
 }
 
 static OTF2_RegionRole region_role(const char *name)
@@ -140,13 +157,17 @@ static int collect_sites(ex *x, uint32_t r)
             continue;
         if (str_ref(x, sl.file, &file))
             return -1;
-        size_t k = 0;
-        while (k < x->nscl && !(x->scl_file[k] == file && x->scl_line[k] == (uint32_t)sl.line))
-            k++;
-        if (k == x->nscl) {
+        uint32_t hash = vt_ixhash_u64((uint64_t)file << 32 | (uint32_t)sl.line), k = VT_IXHASH_NONE;
+        size_t pos = VT_IXHASH_START;
+        while ((k = vt_ixhash_next(&x->scl_ix, hash, &pos)) != VT_IXHASH_NONE &&
+               !(x->scl_file[k] == file && x->scl_line[k] == (uint32_t)sl.line))
+            ;
+        if (k == VT_IXHASH_NONE) {
+            k = (uint32_t)x->nscl;
             size_t cap = x->capscl;
             if (vt__export_grow((void **)&x->scl_file, &cap, x->nscl + 1, sizeof *x->scl_file) ||
-                vt__export_grow((void **)&x->scl_line, &x->capscl, x->nscl + 1, sizeof *x->scl_line))
+                vt__export_grow((void **)&x->scl_line, &x->capscl, x->nscl + 1, sizeof *x->scl_line) ||
+                vt_ixhash_add(&x->scl_ix, hash, k))
                 return vt__otf2_oom(x);
             x->scl_file[k] = file;
             x->scl_line[k] = (uint32_t)sl.line;
@@ -184,11 +205,10 @@ static int collect_defs(ex *x)
             return -1;
         for (size_t c = 0; c < rk->ncomms; c++) {
             const vt_comm *vc = &rk->comms[c];
-            size_t k = 0;
-            while (k < x->ncomms && x->comms[k].id != vc->id)
-                k++;
+            size_t k = comm_index(x, vc->id);
             if (k == x->ncomms) {
-                if (vt__export_grow((void **)&x->comms, &x->capcomms, x->ncomms + 1, sizeof *x->comms))
+                if (vt__export_grow((void **)&x->comms, &x->capcomms, x->ncomms + 1, sizeof *x->comms) ||
+                    vt_ixhash_add(&x->comms_ix, vt_ixhash_u64(vc->id), (uint32_t)k))
                     return vt__otf2_oom(x);
                 gcomm *g = &x->comms[x->ncomms++];
                 g->id = vc->id;
@@ -301,23 +321,22 @@ static int write_global_defs(ex *x)
         vt__otf2_fail(x, "WriteSystemTreeNode", e);
         goto out;
     }
-    uint32_t *node = calloc(x->nranks, sizeof *node);
-    if (!node) {
+    /* a node a host, numbered in the order of the ranks; by the host's string ref */
+    uint32_t *node = calloc(x->nranks, sizeof *node), *host_node = calloc(x->nstrs, sizeof *host_node);
+    if (!node || !host_node) {
+        free(node);
+        free(host_node);
         vt__otf2_oom(x);
         goto out;
     }
     uint32_t nnodes = 0;
     for (uint32_t r = 0; r < x->nranks && e == OTF2_SUCCESS; r++) {
-        uint32_t q = 0;
-        while (q < r && host[q] != host[r])
-            q++;
-        if (q < r) {
-            node[r] = node[q];
+        if ((node[r] = host_node[host[r]]))
             continue;
-        }
-        node[r] = ++nnodes;
+        node[r] = host_node[host[r]] = ++nnodes;
         e = OTF2_GlobalDefWriter_WriteSystemTreeNode(w, node[r], host[r], s_nclass, 0);
     }
+    free(host_node);
     for (uint32_t r = 0; r < x->nranks && e == OTF2_SUCCESS; r++)
         e = OTF2_GlobalDefWriter_WriteLocationGroup(w, r, lname[r], OTF2_LOCATION_GROUP_TYPE_PROCESS, node[r],
                                                     OTF2_UNDEFINED_LOCATION_GROUP);
@@ -357,10 +376,8 @@ static int write_global_defs(ex *x)
     }
     for (size_t k = 0; k < x->ncomms && e == OTF2_SUCCESS; k++) {
         const gcomm *g = &x->comms[k];
-        uint32_t parent = OTF2_UNDEFINED_COMM;
-        for (size_t q = 0; q < x->ncomms; q++)
-            if (g->parent_id >= 0 && x->comms[q].id == (uint64_t)g->parent_id)
-                parent = (uint32_t)q;
+        size_t q = g->parent_id >= 0 ? comm_index(x, (uint64_t)g->parent_id) : x->ncomms;
+        uint32_t parent = q < x->ncomms ? (uint32_t)q : OTF2_UNDEFINED_COMM;
         e = OTF2_GlobalDefWriter_WriteComm(w, (uint32_t)k, cname[k], (uint32_t)k + 1, parent, OTF2_COMM_FLAG_NONE);
     }
     if (e != OTF2_SUCCESS) {
@@ -625,6 +642,10 @@ int vt__export_otf2(const vt_trace *t, const vt__export_opts *o, vt_error *err)
         free(x.strs[i]);
     free(x.strs);
     free(x.rnames);
+    vt_ixhash_free(&x.strs_ix);
+    vt_ixhash_free(&x.regions_ix);
+    vt_ixhash_free(&x.scl_ix);
+    vt_ixhash_free(&x.comms_ix);
     for (uint32_t r = 0; r < x.nranks; r++) {
         if (x.rank_region)
             free(x.rank_region[r]);

@@ -7,6 +7,7 @@
 
 #include "tools/export.h"
 #include "tools/progress.h"
+#include "util/ixhash.h"
 
 #include <otf2/otf2.h>
 
@@ -28,9 +29,11 @@ typedef struct ex {
     /* strings */
     char **strs;
     size_t nstrs, capstrs;
+    vt_ixhash strs_ix;
     /* regions: name string refs, one per distinct name */
     const char **rnames;
     size_t nregions, capregions;
+    vt_ixhash regions_ix;
     uint32_t **rank_region; /* [rank][fn] -> region ref */
     uint32_t r_flush, r_comp, r_aggr;
     /* call sites: attribute "vtrace:call site" (its name, string) and "vtrace:source"
@@ -39,11 +42,13 @@ typedef struct ex {
     uint32_t **rank_scl;  /* [rank][callsite] -> source-code location ref + 1, 0 none */
     uint32_t *scl_file, *scl_line;
     size_t nscl, capscl;
+    vt_ixhash scl_ix; /* by (file, line) */
     uint32_t s_attr_site, s_attr_site_desc, s_attr_src, s_attr_src_desc;
     OTF2_AttributeList *al;
     /* communicators */
     gcomm *comms;
     size_t ncomms, capcomms;
+    vt_ixhash comms_ix; /* by id */
     uint32_t **rank_comm; /* [rank][comm index] -> comm ref */
     uint32_t world;       /* comm ref of MPI_COMM_WORLD, OTF2_UNDEFINED_COMM if none */
     /* time range (global ns) and per-location first/last local time */
