@@ -26,9 +26,11 @@
 typedef struct rank_out {
     vt_rankreduce rr;
     struct reducer *Z;
-    int fd;
     char *path;             /* its file */
     vt_rrec_out out;        /* its REDUCED blocks */
+    vt_wbuf held;           /* the file's bytes not written yet */
+    int created;            /* the file is in OUT */
+    uint64_t written;       /* bytes of it there */
     const char **fname, **flayout; /* the full trace's function table, for out */
     uint64_t *comm_ids;     /* the ids of its communicator table, for out */
     size_t ncomms;
@@ -62,6 +64,7 @@ typedef struct reducer {
     atomtab atoms;
     vt_error *err;
     int failed;             /* a write failed: stop writing, report once */
+    size_t held;            /* bytes of rank files held in memory (rank_out.held) */
     const vt_par_comm *par; /* parallel: this process reduces ranks [lo, hi) */
     uint32_t lo, hi;
     int want_polys;         /* the polynomial stream, kept in polys until the end */
@@ -283,14 +286,48 @@ static int out_failed(rank_out *r, int rc)
     return vt_error_set(r->Z->err, "%s: cannot write the reduced trace: %s", r->Z->o->out_dir, strerror(-rc));
 }
 
+/* A process holds at most this many bytes of rank files in memory (and a block more):
+ * all of them, for a trace of that size, which is written only once the reduction is
+ * known to be the smaller (format/stored.h); past it, rank files are written as their
+ * blocks come and unlinked if the full trace is stored instead. */
+#define HELD_MAX ((size_t)32 << 20)
+
+/* R's bytes held in memory appended to its file, created with the first of them: one
+ * open, one write and one close. */
+static int write_held(rank_out *r)
+{
+    reducer *Z = r->Z;
+    int fd = open(r->path, O_WRONLY | O_CLOEXEC | (r->created ? O_APPEND : O_CREAT | O_TRUNC), 0644);
+    int rc = fd < 0 ? -errno : vt_write_all(fd, r->held.p, r->held.len);
+    if (fd >= 0 && close(fd) && !rc)
+        rc = -errno;
+    Z->held -= r->held.len;
+    r->written += r->held.len;
+    vt_wbuf_free(&r->held);
+    if (rc) {
+        Z->failed = 1;
+        return vt_error_set(Z->err, "%s: cannot write: %s", r->path, strerror(-rc));
+    }
+    r->created = 1;
+    return 0;
+}
+
+/* R's held bytes grew from BEFORE: written when the process holds too many. */
+static int held_grew(rank_out *r, size_t before)
+{
+    r->Z->held += r->held.len - before;
+    return r->Z->held > HELD_MAX ? write_held(r) : 0;
+}
+
 /* The sink of a rank's reducer. */
 static int out_record(void *arg, const vt_rrec *rec)
 {
     rank_out *r = arg;
     if (r->Z->failed)
         return -1;
+    size_t before = r->held.len;
     int rc = vt_rrec_out_put(&r->out, rec);
-    return rc ? out_failed(r, rc) : 0;
+    return rc ? out_failed(r, rc) : held_grew(r, before);
 }
 
 /* ------------------------------------------------------------------ the observer */
@@ -523,25 +560,22 @@ static int open_outputs(reducer *Z)
         }
         char name[32];
         snprintf(name, sizeof name, "rank-%06u.vte", r);
-        if (write_file(dir, name, VT_MAGIC_RANK, r, NULL, 0, 0, 0, &ro->fd, Z->err))
-            return -1;
         /* a rank file that used the trace's table (1.5) uses it in the output too */
         size_t ntab;
         const vt_function *tab = vt_trace_functions(Z->t, &ntab);
         int shared = tab && rk->funcs == tab;
-        /* no descriptor per rank: the file is opened for each block (64K ranks) */
-        int rc = (ro->path = malloc(strlen(dir) + sizeof name + 1)) ? 0 : -ENOMEM;
-        if (rc)
-            close(ro->fd);
-        else {
+        /* the file is written once it is known to be kept (write_held), not before */
+        uint8_t h[VT_FILE_HEADER_SIZE];
+        vt_file_header_encode(h, VT_MAGIC_RANK, r);
+        int rc = (ro->path = malloc(strlen(dir) + sizeof name + 1)) ? vt_wbuf_put(&ro->held, h, sizeof h) : -ENOMEM;
+        if (!rc) {
             sprintf(ro->path, "%s/%s", dir, name);
-            rc = vt_rrec_out_init_detached(&ro->out, ro->fd, Z->o->zstd_level, shared ? NULL : ro->fname,
-                                           ro->flayout, rk->nfuncs, ro->path);
+            rc = vt_rrec_out_init_detached(&ro->out, &ro->held, Z->o->zstd_level, shared ? NULL : ro->fname,
+                                           ro->flayout, rk->nfuncs);
             ro->out.pool = &Z->pool;
         }
-        ro->fd = -1;
-        if (rc)
-            return vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
+        if (rc || (rc = held_grew(ro, 0)))
+            return rc == -1 ? -1 : vt_error_set(Z->err, "%s/%s: cannot write: %s", dir, name, strerror(-rc));
         ro->comm_ids = malloc((rk->ncomms ? rk->ncomms : 1) * sizeof *ro->comm_ids);
         if (!ro->comm_ids)
             return vt_error_set(Z->err, "out of memory");
@@ -554,27 +588,20 @@ static int open_outputs(reducer *Z)
     return 0;
 }
 
-/* Rank R's last blocks, its RANKDEFS and END, through one descriptor (not one per
- * block: 64K ranks), its file's bytes added to *BYTES. */
+/* Rank R's last blocks, its RANKDEFS and END, held with the rest of its file (written
+ * when the process holds too many), its file's bytes added to *BYTES. */
 static int close_rank(reducer *Z, uint32_t r, uint64_t *bytes)
 {
     rank_out *ro = &Z->ro[r];
+    size_t before = ro->held.len;
     /* the profile's functions are named before RANKDEFS, as the run time names them */
     const vt_rank *rk = vt_trace_rank(Z->t, r);
     for (size_t i = 0; i < rk->nprofile; i++)
         vt_rrec_out_name(&ro->out, rk->profile[i].fn);
-    int rc = 0;
-    if (!Z->failed) {
-        ro->out.fd = open(ro->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-        rc = ro->out.fd < 0 ? -errno : vt_rrec_out_flush(&ro->out);
-    }
+    int rc = Z->failed ? 0 : vt_rrec_out_flush(&ro->out);
     Z->st->records_stored += ro->out.index;
-    if (Z->failed || rc) {
-        if (ro->out.fd >= 0)
-            close(ro->out.fd);
-        ro->out.fd = -1;
+    if (Z->failed || rc)
         return rc ? out_failed(ro, rc) : -1;
-    }
     /* a rank file of an incomplete trace cut before any definitions stays so (no
      * readable record); one cut after them ends there, without END */
     if (rk->has_defs) {
@@ -584,29 +611,20 @@ static int close_rank(reducer *Z, uint32_t r, uint64_t *bytes)
             /* the file written is 2.0's: an older input's communicator ids as 2.0 stores them */
             vt_trace_rankdefs_upgrade(Z->t, r, &defs, &len, Z->err)) {
             free(defs);
-            close(ro->out.fd);
-            ro->out.fd = -1;
             return -1;
         }
         /* against the input's dictionary, as the run time compresses it (1.5) */
         const uint8_t *dict = vt_trace_dict(Z->t, &dlen);
-        rc = vt_block_write_dict(ro->out.fd, VT_BLOCK_RANKDEFS, defs, len, 0, vt_rrec_zstd_level(Z->o->zstd_level, len),
-                                 dict, dlen);
+        rc = vt_block_put(&ro->held, VT_BLOCK_RANKDEFS, defs, len, 0, vt_rrec_zstd_level(Z->o->zstd_level, len),
+                          dict, dlen);
         free(defs);
         if (!rc && !rk->cut_at)
-            rc = vt_block_write(ro->out.fd, VT_BLOCK_END, NULL, 0, 0, 0);
+            rc = vt_block_put(&ro->held, VT_BLOCK_END, NULL, 0, 0, 0, NULL, 0);
     }
-    /* (the file's end: what the reader counts, without opening it again) */
-    off_t end = rc ? 0 : lseek(ro->out.fd, 0, SEEK_END);
-    if (!rc && end < 0)
-        rc = -errno;
-    if (close(ro->out.fd) && !rc)
-        rc = -errno;
-    ro->out.fd = -1;
     if (rc)
         return vt_error_set(Z->err, "%s/rank-%06u.vte: cannot write: %s", Z->o->out_dir, r, strerror(-rc));
-    *bytes += (uint64_t)end;
-    return 0;
+    *bytes += ro->written + ro->held.len;
+    return held_grew(ro, before);
 }
 
 /* The rank files of [lo, hi) finished, and vtrace.defs (process 0); *BYTES: the bytes
@@ -664,7 +682,6 @@ static int start_reducers(reducer *Z)
     int hooked = Z->o->check || Z->want_polys;
     for (uint32_t r = 0; r < Z->nranks; r++) {
         Z->ro[r].Z = Z;
-        Z->ro[r].fd = -1;
     }
     for (uint32_t r = Z->lo; r < Z->hi; r++) {
         rank_out *ro = &Z->ro[r];
@@ -722,10 +739,45 @@ static int sum_stats(const vt_par_comm *pc, vt_reduce_stats *st, uint64_t *bytes
     return 0;
 }
 
+/* OUT, once every process has closed its rank files (BYTES: the reduced trace's, summed):
+ * the reduced trace, its files held in memory written; or, when it is no smaller (bytes
+ * or records), the full trace in its place, marked stored (format/stored.h), copied by
+ * process 0 without writing them. A copy that fails leaves the reduced trace (*STORE_FAILED
+ * set on process 0, its error in Z->err). Every process learns how the copy went. */
+static int finish_output(reducer *Z, uint64_t bytes, int *store_failed)
+{
+    const vt_reduce_opts *o = Z->o;
+    int64_t failed = 0;
+    if (!o->no_store && (bytes > vt_trace_bytes(Z->t) || Z->st->records_stored > vt_trace_nrecords(Z->t))) {
+        char why[sizeof Z->err->msg];
+        if ((!Z->par || Z->par->me == 0) && vt_trace_store(vt_trace_dir(Z->t), o->out_dir, why, sizeof why)) {
+            vt_error_set(Z->err, "%s (the reduced trace, %llu bytes, is larger than the full one)", why,
+                         (unsigned long long)bytes);
+            *store_failed = failed = 1;
+        }
+        if (Z->par && Z->par->sum(Z->par->arg, &failed, 1))
+            return -1;
+        if (!failed) {
+            Z->st->stored = 1;
+            if (!Z->par || Z->par->me == 0)
+                Z->st->bytes_out = vt_trace_dir_bytes(o->out_dir, Z->nranks);
+            return 0;
+        }
+    }
+    int64_t bad = 0;
+    for (uint32_t r = Z->lo; r < Z->hi && !bad; r++)
+        if (Z->ro[r].held.len)
+            bad = write_held(&Z->ro[r]) != 0;
+    if (Z->par && Z->par->sum(Z->par->arg, &bad, 1))
+        bad = 1;
+    return bad ? -1 : 0;
+}
+
 /* One reduction: serial (par NULL), or this process's share of a parallel one, which
  * returns 0 or -1 on every process alike. */
 static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
-                      const vt_reduce_opts *o, const vt_par_comm *par, vt_reduce_stats *st, vt_error *err)
+                      const vt_reduce_opts *o, const vt_par_comm *par, vt_reduce_stats *st, int *store_failed,
+                      vt_error *err)
 {
     memset(st, 0, sizeof *st);
     reducer Z = {.t = t, .p = p, .o = o, .st = st, .nsc = o->check ? nsc : 0, .nranks = vt_trace_nranks(t), .err = err,
@@ -769,16 +821,20 @@ static int reduce_run(const vt_trace *t, const vt_matches *m, const vt_model_par
         goto out;
     if (Z.want_polys && vt__polys_write(&Z.polys, o->polys, par, &st->par_rounds, &st->par_bytes, err))
         goto out;
+    if (o->out_dir && finish_output(&Z, bytes, store_failed))
+        goto out;
     rc = 0;
 out:
     /* what the reduced trace takes on disk, as vt_trace_bytes counts the full one: its
      * files' sizes (summed as they were closed, not by opening the trace again) */
-    if (rc == 0 && o->out_dir && (!par || par->me == 0))
-        st->bytes_out = st->bytes_reduced = bytes;
+    if (rc == 0 && o->out_dir && (!par || par->me == 0)) {
+        st->bytes_reduced = bytes;
+        if (!st->stored)
+            st->bytes_out = bytes;
+    }
     st->bytes_in = vt_trace_bytes(t);
     for (uint32_t r = 0; Z.ro && r < Z.nranks; r++) {
-        if (Z.ro[r].fd >= 0)
-            close(Z.ro[r].fd);
+        vt_wbuf_free(&Z.ro[r].held);
         vt_rrec_out_free(&Z.ro[r].out);
         free(Z.ro[r].fname);
         free(Z.ro[r].flayout);
@@ -795,21 +851,6 @@ out:
     return rc;
 }
 
-/* No smaller (bytes or records): OUT becomes the full trace, marked stored
- * (format/stored.h). On the process that wrote vtrace.defs, after the reduction. */
-static int store_if_larger(const vt_trace *t, const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
-{
-    if (!o->out_dir || o->no_store || (st->bytes_reduced <= st->bytes_in && st->records_stored <= vt_trace_nrecords(t)))
-        return 0;
-    char why[sizeof err->msg];
-    if (vt_trace_store(vt_trace_dir(t), o->out_dir, why, sizeof why))
-        return vt_error_set(err, "%s (the reduced trace, %llu bytes, is larger than the full one)", why,
-                            (unsigned long long)st->bytes_reduced);
-    st->stored = 1;
-    st->bytes_out = vt_trace_dir_bytes(o->out_dir, vt_trace_nranks(t));
-    return 0;
-}
-
 int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
               const vt_reduce_opts *o, vt_reduce_stats *st, vt_error *err)
 {
@@ -817,21 +858,21 @@ int vt_reduce(const vt_trace *t, const vt_matches *m, const vt_model_params *p, 
     if (vt_trace_is_reduced(t))
         return vt_error_set(err, "%s: already a reduced trace", vt_trace_dir(t));
     const vt_par_comm *pc = o->par;
+    int store_failed = 0;   /* (the reduced trace stays: an error of process 0's) */
     if (!pc || m || o->check)   /* (m: its pairs are the replay's) */
-        return reduce_run(t, m, p, sc, nsc, o, NULL, st, err) || store_if_larger(t, o, st, err) ? -1 : 0;
-    if (reduce_run(t, NULL, p, sc, nsc, o, pc, st, err) == 0)
-        return pc->me == 0 && store_if_larger(t, o, st, err) ? -1 : 0;
+        return reduce_run(t, m, p, sc, nsc, o, NULL, st, &store_failed, err) || store_failed ? -1 : 0;
+    if (reduce_run(t, NULL, p, sc, nsc, o, pc, st, &store_failed, err) == 0)
+        return store_failed ? -1 : 0;
     /* Not finished in parallel: process 0 reduces alone (the serial answer or error) */
     int64_t v = 0;
     int rc = -1;
     err->msg[0] = 0;
     if (pc->me == 0) {
-        rc = reduce_run(t, NULL, p, sc, nsc, o, NULL, st, err);
+        rc = reduce_run(t, NULL, p, sc, nsc, o, NULL, st, &store_failed, err);
         v = rc != 0;
+        rc = rc || store_failed ? -1 : 0;
     }
     if (pc->sum(pc->arg, &v, 1))
         v = 1;
-    if (pc->me == 0 && rc == 0)
-        rc = store_if_larger(t, o, st, err);
     return pc->me == 0 ? rc : v ? -1 : 0;
 }

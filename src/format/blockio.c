@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 #ifdef HAVE_ZSTD
@@ -28,6 +29,56 @@ int vt_write_all(int fd, const void *buf, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+/* A block's header and payload in one writev(2) (one call a block, not two), until done. */
+static int write_two(int fd, const void *a, size_t alen, const void *b, size_t blen)
+{
+    struct iovec v[2] = {{(void *)a, alen}, {(void *)b, blen}};
+    struct iovec *p = v;
+    int n = blen ? 2 : 1;
+    while (n > 0) {
+        ssize_t w = writev(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? -errno : -ENOSPC;
+        size_t k = (size_t)w;   /* a short write: on from where it stopped */
+        while (n > 0 && k >= p->iov_len) {
+            k -= p->iov_len;
+            p++;
+            n--;
+        }
+        if (n > 0) {
+            p->iov_base = (uint8_t *)p->iov_base + k;
+            p->iov_len -= k;
+        }
+    }
+    return 0;
+}
+
+int vt_wbuf_put(vt_wbuf *b, const void *data, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t nc = b->cap ? 2 * b->cap : 256;
+        while (nc < b->len + n)
+            nc *= 2;
+        uint8_t *np = realloc(b->p, nc);
+        if (!np)
+            return -ENOMEM;
+        b->p = np;
+        b->cap = nc;
+    }
+    if (n)
+        memcpy(b->p + b->len, data, n);
+    b->len += n;
+    return 0;
+}
+
+void vt_wbuf_free(vt_wbuf *b)
+{
+    free(b->p);
+    *b = (vt_wbuf){NULL, 0, 0};
 }
 
 int vt_file_header_write(int fd, const char magic[8], uint32_t value)
@@ -93,7 +144,8 @@ static size_t pack_payload(void *packed, size_t cap, const void *payload, size_t
 }
 #endif
 
-static int block_write(int fd, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
+/* One block to FD, or appended to MEM when it is not NULL. */
+static int block_write(int fd, vt_wbuf *mem, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
                        const void *dict, size_t dict_len, int builtin)
 {
     if (len > VT_BLOCK_MAX_RAW)
@@ -123,9 +175,13 @@ static int block_write(int fd, uint8_t type, const void *payload, size_t len, ui
     h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), stored, h.stored_len);
     uint8_t hb[VT_BLOCK_HEADER_SIZE];
     vt_block_header_encode(hb, &h);
-    int rc = vt_write_all(fd, hb, sizeof hb);
-    if (rc == 0 && h.stored_len)
-        rc = vt_write_all(fd, stored, h.stored_len);
+    int rc;
+    if (mem) {
+        rc = vt_wbuf_put(mem, hb, sizeof hb);
+        if (!rc)
+            rc = vt_wbuf_put(mem, stored, h.stored_len);
+    } else
+        rc = write_two(fd, hb, sizeof hb, stored, h.stored_len);
     free(packed);
     return rc;
 }
@@ -135,7 +191,14 @@ int vt_block_write_dict(int fd, uint8_t type, const void *payload, size_t len, u
 {
     /* event blocks (2.1): many small ones at scale, each decoded with the tables of the
      * built-in dictionary instead of tables of its own (doc/replay-scale.md) */
-    return block_write(fd, type, payload, len, nrecords, zstd_level, dict, dict_len,
+    return block_write(fd, NULL, type, payload, len, nrecords, zstd_level, dict, dict_len,
+                       !dict && type == VT_BLOCK_EVENTS_COLS);
+}
+
+int vt_block_put(vt_wbuf *b, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int zstd_level,
+                 const void *dict, size_t dict_len)
+{
+    return block_write(-1, b, type, payload, len, nrecords, zstd_level, dict, dict_len,
                        !dict && type == VT_BLOCK_EVENTS_COLS);
 }
 
@@ -170,8 +233,8 @@ uint8_t *vt_funcs_payload_encode(const char *const *name, const char *const *lay
     return p;
 }
 
-int vt_funcs_block_write(int fd, const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
-                         int always, int zstd_level)
+static int funcs_block(int fd, vt_wbuf *mem, const char *const *name, const char *const *layout, size_t n,
+                       const uint8_t *define, int always, int zstd_level)
 {
     int any = !define;
     for (size_t i = 0; i < n && !any; i++)
@@ -182,7 +245,19 @@ int vt_funcs_block_write(int fd, const char *const *name, const char *const *lay
     uint8_t *p = vt_funcs_payload_encode(name, layout, n, define, &len);
     if (!p)
         return -ENOMEM;
-    int rc = vt_block_write(fd, VT_BLOCK_FUNCS, p, len, 0, zstd_level);
+    int rc = block_write(fd, mem, VT_BLOCK_FUNCS, p, len, 0, zstd_level, NULL, 0, 0);
     free(p);
     return rc;
+}
+
+int vt_funcs_block_write(int fd, const char *const *name, const char *const *layout, size_t n, const uint8_t *define,
+                         int always, int zstd_level)
+{
+    return funcs_block(fd, NULL, name, layout, n, define, always, zstd_level);
+}
+
+int vt_funcs_block_put(vt_wbuf *b, const char *const *name, const char *const *layout, size_t n,
+                       const uint8_t *define, int always, int zstd_level)
+{
+    return funcs_block(-1, b, name, layout, n, define, always, zstd_level);
 }

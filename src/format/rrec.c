@@ -88,10 +88,10 @@ static uint8_t *vt_rrec_encode_folded(uint8_t *out, const vt_rrec *rec, unsigned
     return out;
 }
 
-static int out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
-                    size_t nfn, size_t cap)
+static int out_init(vt_rrec_out *o, int fd, vt_wbuf *mem, int zstd_level, const char *const *name,
+                    const char *const *layout, size_t nfn, size_t cap)
 {
-    *o = (vt_rrec_out){.fd = fd, .zstd_level = zstd_level, .cap = cap, .last_at = SIZE_MAX,
+    *o = (vt_rrec_out){.fd = fd, .mem = mem, .zstd_level = zstd_level, .cap = cap, .last_at = SIZE_MAX,
                        .fname = name, .flayout = layout, .nfn = nfn, .prov_at = -1};
     o->buf = malloc(o->cap);
     o->named = calloc(nfn ? nfn : 1, 1);
@@ -103,36 +103,21 @@ static int out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *n
         memset(o->named, 1, nfn);
         return 0;
     }
-    return vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0));
+    int level = vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0);
+    return mem ? vt_funcs_block_put(mem, name, layout, nfn, o->pending, 1, level)
+               : vt_funcs_block_write(fd, name, layout, nfn, o->pending, 1, level);
 }
 
 int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
                      size_t nfn)
 {
-    return out_init(o, fd, zstd_level, name, layout, nfn, VT_RREC_BLOCK_BYTES);
+    return out_init(o, fd, NULL, zstd_level, name, layout, nfn, VT_RREC_BLOCK_BYTES);
 }
 
-int vt_rrec_out_init_detached(vt_rrec_out *o, int fd, int zstd_level, const char *const *name,
-                              const char *const *layout, size_t nfn, const char *path)
+int vt_rrec_out_init_detached(vt_rrec_out *o, vt_wbuf *mem, int zstd_level, const char *const *name,
+                              const char *const *layout, size_t nfn)
 {
-    int rc = out_init(o, fd, zstd_level, name, layout, nfn, VT_RREC_SLOT_BYTES);
-    int drc = vt_rrec_out_detach(o, path);
-    return rc ? rc : drc;
-}
-
-int vt_rrec_out_detach(vt_rrec_out *o, const char *path)
-{
-    int rc = 0;
-    if (o->fd >= 0 && close(o->fd))
-        rc = -errno;
-    o->fd = -1;
-    o->path = path;
-    uint8_t *nb = o->cap > VT_RREC_SLOT_BYTES ? realloc(o->buf, VT_RREC_SLOT_BYTES) : NULL;
-    if (nb) {
-        o->buf = nb;
-        o->cap = VT_RREC_SLOT_BYTES;
-    }
-    return rc;
+    return out_init(o, -1, mem, zstd_level, name, layout, nfn, VT_RREC_SLOT_BYTES);
 }
 
 void vt_rrec_out_name(vt_rrec_out *o, int64_t fn)
@@ -153,31 +138,21 @@ static int drop_provisional(vt_rrec_out *o)
     return ftruncate(o->fd, at) || lseek(o->fd, at, SEEK_SET) != at ? -errno : 0;
 }
 
-/* The descriptor to write to: the open one, or O->path opened for appending (-errno). */
-static int out_open(vt_rrec_out *o)
+/* A block into O's file, or its memory (detached). */
+static int put_block(vt_rrec_out *o, uint8_t type, const void *payload, size_t len, uint32_t nrecords, int level)
 {
-    if (o->fd >= 0 || !o->path) {
-        int rc = drop_provisional(o);
-        return rc ? rc : o->fd;
-    }
-    int fd = open(o->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
-
-static int out_close(const vt_rrec_out *o, int fd, int rc)
-{
-    if (fd != o->fd && close(fd) && !rc)
-        rc = -errno;
-    return rc;
+    return o->mem ? vt_block_put(o->mem, type, payload, len, nrecords, level, NULL, 0)
+                  : vt_block_write(o->fd, type, payload, len, nrecords, level);
 }
 
 /* The functions named since the last FUNCS block, before the block that uses them. */
-static int name_pending_fd(vt_rrec_out *o, int fd)
+static int name_pending(vt_rrec_out *o)
 {
     if (!o->npending)
         return 0;
-    int rc = vt_funcs_block_write(fd, o->fname, o->flayout, o->nfn, o->pending, 0,
-                                  vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0));
+    int level = vt_rrec_zstd_level(VT_RREC_ZSTD_LEVEL, 0);
+    int rc = o->mem ? vt_funcs_block_put(o->mem, o->fname, o->flayout, o->nfn, o->pending, 0, level)
+                    : vt_funcs_block_write(o->fd, o->fname, o->flayout, o->nfn, o->pending, 0, level);
     for (size_t i = 0; i < o->nfn; i++)
         if (o->pending[i]) {
             o->named[i] = 1;
@@ -185,14 +160,6 @@ static int name_pending_fd(vt_rrec_out *o, int fd)
         }
     o->npending = 0;
     return rc;
-}
-
-static int name_pending(vt_rrec_out *o)
-{
-    if (!o->npending)
-        return 0;
-    int fd = out_open(o);
-    return fd < 0 ? fd : out_close(o, fd, name_pending_fd(o, fd));
 }
 
 /* ------------------------------------------------------------------ the pool */
@@ -305,15 +272,14 @@ static int write_block(vt_rrec_out *o)
 {
     if (!o->len)
         return 0;
-    int fd = out_open(o);
-    if (fd < 0)
-        return fd;
-    int rc = name_pending_fd(o, fd);
-    if (rc)
-        return out_close(o, fd, rc);
+    int rc = drop_provisional(o);
+    if (!rc)
+        rc = name_pending(o);
     const uint8_t *data;
-    if ((rc = gather(o, &data)))
-        return out_close(o, fd, rc);
+    if (!rc)
+        rc = gather(o, &data);
+    if (rc)
+        return rc;
     rc = 1;
 #ifdef HAVE_ZSTD
     uint8_t *packed = NULL; /* (set when vt_rcols_pack returns 0; LTO cannot tell) */
@@ -323,14 +289,12 @@ static int write_block(vt_rrec_out *o)
     if (o->comm_ids)
         comms.id = o->comm_ids(o->comm_arg, &comms.n);
     if (o->zstd_level > 0 && !vt_rcols_pack(data, o->len, o->nblock, &comms, &packed, &plen, err, sizeof err)) {
-        rc = vt_block_write(fd, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock,
-                            vt_rrec_zstd_level(o->zstd_level, plen));
+        rc = put_block(o, VT_BLOCK_REDUCED_COLS, packed, plen, o->nblock, vt_rrec_zstd_level(o->zstd_level, plen));
         free(packed);
     }
 #endif
     if (rc == 1)
-        rc = vt_block_write(fd, VT_BLOCK_REDUCED, data, o->len, o->nblock, vt_rrec_zstd_level(o->zstd_level, o->len));
-    rc = out_close(o, fd, rc);
+        rc = put_block(o, VT_BLOCK_REDUCED, data, o->len, o->nblock, vt_rrec_zstd_level(o->zstd_level, o->len));
     o->len = 0;
     o->base = 0;
     o->nblock = 0;

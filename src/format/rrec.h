@@ -55,9 +55,10 @@ void vt_rrec_pool_close(vt_rrec_pool *pool);
 
 typedef struct vt_rrec_out {
     int fd;
-    const char *path;       /* when set and fd is -1: the file is opened (appending) for each
-                             * block and closed after it, so that a reduction of many ranks
-                             * holds no descriptor per rank */
+    struct vt_wbuf *mem;    /* when set (fd -1): blocks are appended to it, and the caller
+                             * writes them to the file (vtrace reduce: a reduction of many
+                             * ranks holds no descriptor per rank, and writes a rank file
+                             * only once it knows it keeps it) */
     int zstd_level;
     uint8_t *buf;
     size_t len, cap;
@@ -99,14 +100,12 @@ typedef struct vt_rrec_out {
  * must outlive O. */
 int vt_rrec_out_init(vt_rrec_out *o, int fd, int zstd_level, const char *const *name, const char *const *layout,
                      size_t nfn);
-/* For a reduction of many ranks: closes O's file and from now on opens PATH (which must
- * outlive O) for each block, and holds a buffer that grows to a block as records come,
- * not a block's worth from the start. Returns 0 or -errno (the close failed). */
-int vt_rrec_out_detach(vt_rrec_out *o, const char *path);
-/* vt_rrec_out_init then vt_rrec_out_detach, with a page's buffer from the start (64K
- * writers do not each map a block to shrink it). Returns 0 or -errno. */
-int vt_rrec_out_init_detached(vt_rrec_out *o, int fd, int zstd_level, const char *const *name,
-                              const char *const *layout, size_t nfn, const char *path);
+/* For a reduction of many ranks: as vt_rrec_out_init, but the blocks (the first FUNCS
+ * block too) are appended to MEM (which must outlive O), and O holds a buffer that grows
+ * to a block as records come, a page from the start (64K writers do not each map a
+ * block). Returns 0 or -errno. */
+int vt_rrec_out_init_detached(vt_rrec_out *o, struct vt_wbuf *mem, int zstd_level, const char *const *name,
+                              const char *const *layout, size_t nfn);
 /* Names function FN too (the profile's functions, before the end). */
 void vt_rrec_out_name(vt_rrec_out *o, int64_t fn);
 /* Appends REC (a burst, until the next record shows whether it goes into it), writing

@@ -12,8 +12,10 @@
 #         fire, in both writers.
 #   failures: the copy cannot be written (test hook VTRACE_TEST_STORE=nospace): vtrace
 #         reduce fails naming the file, the run time warns; both leave the reduced trace,
-#         readable. A process killed inside the copy (VTRACE_TEST_STORE=kill, in
-#         MPI_Finalize for the run time) leaves the reduced trace whole.
+#         readable. A run killed inside the copy (VTRACE_TEST_STORE=kill, in
+#         MPI_Finalize) leaves the reduced trace whole; vtrace reduce killed there has
+#         written no reduced rank file (it held them in memory, knowing it would store)
+#         and leaves the copy whole beside OUT, and a second run stores.
 set -u
 me=stored.sh
 builddir=${VTEST_BUILDDIR:-$(pwd)}
@@ -129,9 +131,15 @@ esac
 if VTRACE_TEST_STORE=kill "$vtrace" reduce "$d/full" "$work/killed" > /dev/null 2>&1; then
     fail "killed: vtrace reduce was not killed"
 fi
+ls "$work"/killed/rank-*.vte > /dev/null 2>&1 && fail "killed: vtrace reduce wrote reduced rank files it then stored over"
+case `kind "$work"/killed.stored-*` in
+full*stored*) ;;
+*) fail "killed: the copy beside OUT is not the full trace, whole" ;;
+esac
+"$vtrace" reduce "$d/full" "$work/killed" > /dev/null 2>&1 || fail "killed: vtrace reduce did not run again"
 case `kind "$work/killed"` in
-reduced*) ;;
-*) fail "killed: a vtrace reduce killed in its copy left no whole reduced trace" ;;
+full*stored*) ;;
+*) fail "killed: vtrace reduce run again did not store" ;;
 esac
 run killedrt VTRACE_MODE=both VTRACE_THRESHOLD=1ns VTRACE_TEST_STORE=kill && fail "killedrt: the run was not killed"
 "$vtrace" info "$work/killedrt/full" > "$work/killedrt.full.info" 2>&1 && grep -q "^kind: *full$" "$work/killedrt.full.info" ||
