@@ -10,7 +10,7 @@
 #                       command does not exist); MC_SEEDS=N for more seeds,
 #                       --validate-only for the `vtrace info` part alone
 TESTS += test/model/bridge_selftest.sh test/model/check_whatif.sh test/model/whatif_cli.sh
-EXTRA_DIST += test/model/bridge_selftest.sh test/model/check_whatif.sh test/model/whatif_cli.sh \
+EXTRA_DIST += test/model/bridge_selftest.sh test/model/check_whatif.sh test/model/whatif_cli.sh test/model/cli_common.sh \
 	test/model/golden/whatif-synth.jsonl test/model/golden/domino-synth.jsonl \
 	test/model/mc_export.py test/model/vtwrite.py test/model/whatif_compare.py \
 	test/model/trace_replay.py

@@ -4,25 +4,11 @@
 # gives its exit status and message; on reduced traces, no message or gate edge leaves
 # from a merged stretch.
 set -u
-VTRACE=${VTRACE:-./vtrace}
-SYNTH=${SYNTH:-./test/reader/synth}
 work=test/model/critpath_cli.work
+. "$(dirname "$0")/cli_common.sh"
 rm -rf "$work"
 mkdir -p "$work"
-fail=0
 "$SYNTH" "$work/t" > /dev/null || { echo "cannot make the synthetic trace"; exit 1; }
-
-expect() {   # expect STATUS PATTERN -- command...
-    want=$1 pattern=$2
-    shift 3
-    "$@" > "$work/out" 2> "$work/err"
-    got=$?
-    if [ "$got" -ne "$want" ] || ! grep -q -- "$pattern" "$work/out" "$work/err"; then
-        echo "FAIL: $* -> exit $got (want $want), output:"
-        cat "$work/out" "$work/err"
-        fail=1
-    fi
-}
 
 # T' as whatif predicts it, for the baseline and a scenario.
 for s in '' '1:2=elim fn:MPI_Allreduce=-50%'; do

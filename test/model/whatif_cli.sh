@@ -4,25 +4,11 @@
 # every error a user can make: exit status and the message.
 set -u
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-VTRACE=${VTRACE:-./vtrace}
-SYNTH=${SYNTH:-./test/reader/synth}
 work=test/model/whatif_cli.work
+. "$top_srcdir/test/model/cli_common.sh"
 rm -rf "$work"
 mkdir -p "$work"
-fail=0
 "$SYNTH" "$work/t" > /dev/null || { echo "cannot make the synthetic trace"; exit 1; }
-
-expect() {   # expect STATUS PATTERN -- command...
-    want=$1 pattern=$2
-    shift 3
-    "$@" > "$work/out" 2> "$work/err"
-    got=$?
-    if [ "$got" -ne "$want" ] || ! grep -q -- "$pattern" "$work/out" "$work/err"; then
-        echo "FAIL: $* -> exit $got (want $want), output:"
-        cat "$work/out" "$work/err"
-        fail=1
-    fi
-}
 
 # Golden: baseline, single events, selectors (θ = 1 ns makes every event a candidate).
 "$VTRACE" whatif --json --threshold 1ns -s '' -s '0:3=elim' -s '1:9=-50%' -s 'fn:MPI_Waitall=elim' \

@@ -209,7 +209,7 @@ test_mpi_f08_family_LDADD = libvtrace.la
 test_mpi_f08_family_LDFLAGS = $(vt_mpi_ldflags) -Wl,--no-as-needed $(VT_FC_LDFLAGS)
 endif
 
-EXTRA_DIST += test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py test/mpi/periodic.check test/mpi/odd_requests.check \
+EXTRA_DIST += test/mpi/common.sh test/mpi/testlist test/mpi/run-mpi-test.sh test/mpi/check_trace.py test/mpi/periodic.check test/mpi/odd_requests.check \
 	test/mpi/fortran_reduced.check test/mpi/f90_usempi.expect test/mpi/f90_usempi_reduced.check \
 	test/mpi/f90_spawn.sh test/mpi/f90_spawn.expect \
 	test/mpi/f08_pingpong.openmpi.expect test/mpi/f08_pmpi.openmpi.expect \

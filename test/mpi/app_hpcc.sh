@@ -13,13 +13,13 @@ sed -e 's/^1000 .*Ns$/200          Ns/' -e 's/^80 .*NBs$/40           NBs/' \
     -e 's/^2 .*Ps$/1            Ps/' -e 's/^2 .*Qs$/2            Qs/' "$example" > hpccinf.txt
 grep -q '^200 .*Ns$' hpccinf.txt && grep -q '^1 .*Ps$' hpccinf.txt || { echo "FAIL: $app: cannot make hpccinf.txt"; exit 1; }
 app_run
-[ -f hpccoutf.txt ] || app_fail "hpcc wrote no hpccoutf.txt"
+[ -f hpccoutf.txt ] || fail "hpcc wrote no hpccoutf.txt"
 grep -E '^(Success|MPIRandomAccess_Errors|MPIRandomAccess_LCG_Errors)=' hpccoutf.txt | sed 's/^/  /'
-grep -q '^Success=1$' hpccoutf.txt || app_fail "hpcc's summary does not say Success=1"
-grep -q '^MPIRandomAccess_Errors=0$' hpccoutf.txt || app_fail "RandomAccess found errors"
-grep -q ' 0 tests completed and failed residual checks' hpccoutf.txt || app_fail "HPL failed its residual checks"
+grep -q '^Success=1$' hpccoutf.txt || fail "hpcc's summary does not say Success=1"
+grep -q '^MPIRandomAccess_Errors=0$' hpccoutf.txt || fail "RandomAccess found errors"
+grep -q ' 0 tests completed and failed residual checks' hpccoutf.txt || fail "HPL failed its residual checks"
 # unbounded: the share-of-records bound (rt_equiv.sh) was never measured on this program
 # (it runs in an Open MPI build only); NetPIPE shows a real program's reduced trace may
 # exceed it (app_netpipe.sh)
 app_check_trace unbounded
-app_end
+finish

@@ -14,11 +14,11 @@ app_run -log none -in "$input"
 thermo() { sed -n '/^ *Step /,/^Loop time/p' "$1" | grep -v '^Loop time'; grep '^Total # of neighbors' "$1"; }
 thermo plain.out > thermo.plain
 thermo run.out > thermo.traced
-[ "$(grep -c '' thermo.plain)" -ge 8 ] || { cat plain.out; app_fail "no thermodynamic output in the plain run"; }
-cmp -s thermo.plain thermo.traced || { diff thermo.plain thermo.traced; app_fail "the traced run computed something else"; }
+[ "$(grep -c '' thermo.plain)" -ge 8 ] || { cat plain.out; fail "no thermodynamic output in the plain run"; }
+cmp -s thermo.plain thermo.traced || { diff thermo.plain thermo.traced; fail "the traced run computed something else"; }
 sed 's/^/  /' thermo.traced
 # unbounded: the share-of-records bound (rt_equiv.sh) was never measured on this program
 # (it runs in an Open MPI build only); NetPIPE shows a real program's reduced trace may
 # exceed it (app_netpipe.sh)
 app_check_trace unbounded
-app_end
+finish

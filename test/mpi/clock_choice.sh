@@ -12,32 +12,12 @@
 #        can fail).
 #   auto: the TSC exactly where the kernel's clocksource is tsc.
 #   a bad value: the run ends at MPI_Init with the settings' message and no trace.
-set -u
-me=clock_choice.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
-srcdir=${VTEST_SRCDIR:-$builddir/..}
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
+. "$(dirname "$0")/common.sh"
+mpi_timeout=300
 prog=$builddir/examples/halo
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/clock_choice.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-status=0
-fail() { echo "FAIL: $me: $*"; status=1; }
-
-# run NAME VAR=value...: the program on 2 ranks, trace in $work/NAME; exit status in $rc
-run() {
-    name=$1
-    shift
-    echo "+ env $* $VTEST_MPIEXEC -n 2 $prog"
-    (cd "$work" && $lock env "$@" VTRACE_DIR="$work/$name" timeout -k 10 "${VTEST_TIMEOUT:-300}" \
-        "$VTEST_MPIEXEC" -n 2 "$prog" > "$name.out" 2> "$name.err")
-    rc=$?
-    sed 's/^/  stderr| /' "$work/$name.err"
-    echo "  exit status $rc"
-}
+need_mpiexec
+need_built "$prog"
+new_work
 
 # clock_line DIR: vtrace info's clock line of the trace in DIR, in $line
 clock_line() {
@@ -71,7 +51,7 @@ fi
 source=`cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null`
 echo "  invariant TSC: $invariant, kernel clocksource: ${source:-unknown}"
 
-run tsc VTRACE_CLOCK=tsc VTRACE_MODE=both
+run_case tsc VTRACE_CLOCK=tsc VTRACE_MODE=both
 [ "$rc" -eq 0 ] || fail "VTRACE_CLOCK=tsc: the run exited with $rc"
 for kind in full reduced; do
     if [ "$invariant" = 1 ]; then
@@ -89,7 +69,7 @@ fi
 sh "$srcdir/test/mpi/rt_equiv.sh" "$vtrace" "$work/tsc" "$work/rt_equiv" || fail "VTRACE_CLOCK=tsc: rt_equiv.sh"
 
 if [ "$invariant" = 1 ]; then
-    run skew VTRACE_CLOCK=tsc VTRACE_TEST_CLOCK_SKEW=5ms
+    run_case skew VTRACE_CLOCK=tsc VTRACE_TEST_CLOCK_SKEW=5ms
     [ "$rc" -eq 0 ] || fail "VTRACE_TEST_CLOCK_SKEW=5ms: the run exited with $rc"
     n=`grep -c 'warning: the TSC did not keep time: on rank [01] it was [45]\.[0-9]* ms from CLOCK_MONOTONIC' \
         "$work/skew.err"`
@@ -101,13 +81,13 @@ if [ "$invariant" = 1 ]; then
         fail "VTRACE_TEST_CLOCK_SKEW=5ms: '$line', expected a drift of 5 ms"
 fi
 
-run monotonic VTRACE_CLOCK=monotonic
+run_case monotonic VTRACE_CLOCK=monotonic
 [ "$rc" -eq 0 ] || fail "VTRACE_CLOCK=monotonic: the run exited with $rc"
 is_monotonic "$work/monotonic" monotonic || fail "VTRACE_CLOCK=monotonic: '$line'"
 # the tsc assertion can fail: it does on a trace that did not read the TSC
 ! is_tsc "$work/monotonic" monotonic || fail "the tsc assertion holds of a VTRACE_CLOCK=monotonic trace"
 
-run auto
+run_case auto
 [ "$rc" -eq 0 ] || fail "VTRACE_CLOCK unset: the run exited with $rc"
 if [ "$source" = tsc ]; then
     is_tsc "$work/auto" auto || fail "VTRACE_CLOCK unset, clocksource tsc: '$line'"
@@ -115,11 +95,10 @@ else
     is_monotonic "$work/auto" auto || fail "VTRACE_CLOCK unset, clocksource $source: '$line'"
 fi
 
-run bad VTRACE_CLOCK=rdtsc
+run_case bad VTRACE_CLOCK=rdtsc
 [ "$rc" -ne 0 ] || fail "VTRACE_CLOCK=rdtsc: the run exited with 0, expected the settings' failure"
 grep -q -x "vtrace: VTRACE_CLOCK='rdtsc' is invalid: expected one of auto, tsc, monotonic" "$work/bad.err" ||
     fail "VTRACE_CLOCK=rdtsc: no message naming it and the accepted values"
 [ ! -e "$work/bad" ] || fail "VTRACE_CLOCK=rdtsc: a trace was written"
 
-[ "$status" -eq 0 ] && rm -rf "$work" && echo "PASS: $me"
-exit $status
+finish

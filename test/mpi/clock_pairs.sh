@@ -5,21 +5,15 @@
 # readers and the run-time reduction take), and its second pair (local time, offset) is
 # its first one, kept from MPI_Init; rank 0's offsets are 0 and its second local time,
 # read at MPI_Finalize, is later than its first.
-set -u
-me=clock_pairs.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
+. "$(dirname "$0")/common.sh"
+mpi_timeout=300 fail_stops=yes
 prog=$builddir/examples/halo
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/clock_pairs.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-fail() { echo "FAIL: $me: $*"; exit 1; }
+need_mpiexec
+need_built "$prog"
+new_work
 for mode in full reduced; do
-    $lock env VTRACE_MODE=$mode VTRACE_DIR="$work/$mode" timeout -k 10 "${VTEST_TIMEOUT:-300}" \
-        "$VTEST_MPIEXEC" -n 2 "$prog" > "$work/out.$mode" 2>&1 || { cat "$work/out.$mode"; fail "the $mode run failed"; }
+    locked env VTRACE_MODE=$mode VTRACE_DIR="$work/$mode" "$VTEST_MPIEXEC" -n 2 "$prog" > "$work/out.$mode" 2>&1 ||
+        { cat "$work/out.$mode"; fail "the $mode run failed"; }
     "$vtrace" info "$work/$mode" > "$work/info.$mode" 2>&1 || { cat "$work/info.$mode"; fail "vtrace info ($mode)"; }
     "${VTEST_PYTHON:-python3}" - "$work/$mode/vtrace.defs" <<'PY' || fail "the clock pairs of the $mode trace"
 import struct, sys
@@ -68,4 +62,4 @@ if (t2, o2) != (t1, o1):
     sys.exit("rank 1: expected its MPI_Init pair kept at MPI_Finalize, found (%d, %d) then (%d, %d)" % (t1, o1, t2, o2))
 PY
 done
-rm -rf "$work"
+finish

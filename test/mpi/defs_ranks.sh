@@ -7,22 +7,16 @@
 # rank's last RANKDEFS is compressed against rank 0's (about 120 bytes; 300 without the
 # dictionary). `vtrace compensate` of the 8-rank trace keeps the shared table: its rank
 # files hold no FUNCS block (the whole table, 7.5 KB, in each before).
-set -u
-me=defs_ranks.sh
+. "$(dirname "$0")/common.sh"
+mpi_timeout=300 fail_stops=yes
 budget=240
-builddir=${VTEST_BUILDDIR:-$(pwd)}
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
 prog=$builddir/examples/halo
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/defs_ranks.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-fail() { echo "FAIL: $me: $*"; exit 1; }
+need_mpiexec
+need_built "$prog"
+new_work
 for n in 2 8; do
-    $lock env VTRACE_MODE=full VTRACE_TEST_SHARE_FUNCS=1 VTRACE_DIR="$work/t$n" timeout -k 10 "${VTEST_TIMEOUT:-300}" \
-        "$VTEST_MPIEXEC" -n $n "$prog" > "$work/out$n" 2>&1 || { cat "$work/out$n"; fail "the run on $n ranks failed"; }
+    locked env VTRACE_MODE=full VTRACE_TEST_SHARE_FUNCS=1 VTRACE_DIR="$work/t$n" "$VTEST_MPIEXEC" -n $n "$prog" \
+        > "$work/out$n" 2>&1 || { cat "$work/out$n"; fail "the run on $n ranks failed"; }
     "$vtrace" info "$work/t$n" > "$work/info$n" 2>&1 || { cat "$work/info$n"; fail "vtrace info cannot read the trace of $n ranks"; }
     grep -q '^flags: *complete' "$work/info$n" || { cat "$work/info$n"; fail "the trace of $n ranks is not complete"; }
 done
@@ -68,5 +62,4 @@ if not any(t == 1 for t, _, _ in blocks(work + "/comp/vtrace.defs")):
     sys.exit("FAIL: defs_ranks.sh: the compensated trace's vtrace.defs has no function table")
 PY
 status=$?
-[ $status -eq 0 ] && rm -rf "$work"
-exit $status
+finish

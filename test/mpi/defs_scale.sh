@@ -4,21 +4,16 @@
 # communicator table (RANKDEFS, uncompressed: VTRACE_COMPRESS=0) has the same bytes on
 # both, where member lists rank by rank would add 12 ranks for MPI_COMM_WORLD and its
 # dup, 6 for each split.
-set -u
-me=defs_scale.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
+. "$(dirname "$0")/common.sh"
+fail_stops=yes
 prog=$builddir/test/mpi/comm_scale
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/defs_scale.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
+need_mpiexec
+need_built "$prog"
+new_work
 for n in 4 16; do
-    $lock env VTRACE_MODE=full VTRACE_COMPRESS=0 VTRACE_DIR="$work/t$n" timeout -k 10 "${VTEST_TIMEOUT:-120}" \
-        "$VTEST_MPIEXEC" -n $n "$prog" > "$work/out$n" 2>&1 || { cat "$work/out$n"; echo "FAIL: $me: the run on $n ranks failed"; exit 1; }
-    "${VTEST_VTRACE:-$builddir/vtrace}" info "$work/t$n" > "$work/info$n" 2>&1 ||
-        { cat "$work/info$n"; echo "FAIL: $me: vtrace info cannot read the trace of $n ranks"; exit 1; }
+    locked env VTRACE_MODE=full VTRACE_COMPRESS=0 VTRACE_DIR="$work/t$n" "$VTEST_MPIEXEC" -n $n "$prog" \
+        > "$work/out$n" 2>&1 || { cat "$work/out$n"; fail "the run on $n ranks failed"; }
+    "$vtrace" info "$work/t$n" > "$work/info$n" 2>&1 || { cat "$work/info$n"; fail "vtrace info cannot read the trace of $n ranks"; }
 done
 "${VTEST_PYTHON:-python3}" - "$work/t4/rank-000000.vte" "$work/t16/rank-000000.vte" <<'PY'
 import struct, sys
@@ -74,5 +69,4 @@ if na != nb or b != a:
     sys.exit("FAIL: defs_scale.sh: the communicator table grows with the ranks (%d -> %d bytes)" % (a, b))
 PY
 status=$?
-[ $status -eq 0 ] && rm -rf "$work"
-exit $status
+finish

@@ -13,26 +13,17 @@
 #      trace with the calls in its profile.
 # Under MPICH the Fortran binding converts the strings itself and calls the traced C entry
 # point, which the stand-ins would replace: skipped (77).
-set -u
-me=f90_spawn.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
-srcdir=${VTEST_SRCDIR:-$builddir/..}
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
+. "$(dirname "$0")/common.sh"
+fail_stops=yes
 [ "${VTEST_MPI:-}" = openmpi ] || { echo "$me: Open MPI only (this build: ${VTEST_MPI:-?}); skipping"; exit 77; }
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-for p in f90_spawn f90_spawn_plain f08_spawn; do
-    [ -x "$builddir/test/mpi/$p" ] || { echo "$me: test/mpi/$p is not built" >&2; exit 99; }
-done
-work=$builddir/test/mpi/f90_spawn.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-fail() { echo "FAIL: $me: $*"; exit 1; }
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
+need_mpiexec
+need_built "$builddir/test/mpi/f90_spawn" "$builddir/test/mpi/f90_spawn_plain" "$builddir/test/mpi/f08_spawn"
+new_work
 run() { # run DIR PROGRAM [VAR=value...]
     d=$1 p=$2
     shift 2
     mkdir -p "$work/$d" && cd "$work/$d" || exit 99
-    $lock timeout -k 10 "${VTEST_TIMEOUT:-120}" env "$@" VTRACE_DIR="$work/$d/trace" \
+    locked env "$@" VTRACE_DIR="$work/$d/trace" \
         "$VTEST_MPIEXEC" -n 2 "$builddir/test/mpi/$p" > out 2> err ||
         { cat out err; fail "$p ($*) failed"; }
     cd "$work" || exit 99
@@ -69,5 +60,4 @@ if bad:
 PY
 echo "$me: the C layer received the same arguments from libvtrace's entry points (use mpi, mpi_f08) as from Open MPI's in every mode:"
 sed 's/^/  /' plain/spawn_stub.0.log
-rm -rf "$work"
-exit 0
+finish

@@ -8,27 +8,20 @@
 #      trace, record for record and byte for byte, with the same predictions;
 #   4. the site form MODULE+0xOFFSET (as vtrace dump writes it) filters fence_b;
 #   5. bad filter files end the run in MPI_Init with a message naming file and line.
-set -u
-me=filter.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
-srcdir=${VTEST_SRCDIR:-$builddir/..}
+. "$(dirname "$0")/common.sh"
+fail_stops=yes
 prog=$builddir/test/mpi/filtered
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/filter.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
+need_mpiexec
+need_built "$prog"
+new_work
 # without its debug information, so that vtrace dump names call sites as the filter's
 # site: entries do (SYMBOL@MODULE+0xOFFSET), not as function (file:line)
 cp "$prog" "$work/filtered" && strip -g "$work/filtered" || exit 99
 prog=$work/filtered
-fail() { echo "FAIL: $me: $*"; exit 1; }
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
 iters=20
 run() { # run FILTER DIR: the program under the filter, both modes
     rm -rf "$2"
-    $lock timeout -k 10 "${VTEST_TIMEOUT:-120}" env VTRACE_MODE=both VTRACE_THRESHOLD=20us VTRACE_DIR="$2" \
+    locked env VTRACE_MODE=both VTRACE_THRESHOLD=20us VTRACE_DIR="$2" \
         VTRACE_FILTER="$1" "$VTEST_MPIEXEC" -n 2 "$prog" $iters > "$work/out" 2> "$work/err"
 }
 cat > "$work/f1" <<'EOF'
@@ -92,5 +85,4 @@ bad_missing() {
     grep -q "VTRACE_FILTER: $work/missing: No such file" "$work/err" || { cat "$work/err"; fail "missing file: no message"; }
 }
 bad_missing
-echo "PASS: $me"
-rm -rf "$work"
+finish

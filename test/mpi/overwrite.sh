@@ -8,22 +8,16 @@
 #   3. an invalid value ends the run in MPI_Init with a message;
 #   4. vtrace reduce and export --format=otf2: the same for their OUT (refuse: exit 1).
 # Environment: VTEST_MPIEXEC, VTEST_VTRACE.
-set -u
-me=overwrite.sh
-builddir=$(pwd)
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
+. "$(dirname "$0")/common.sh"
+fail_stops=yes
 prog=$builddir/test/crash/faults
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/overwrite.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-fail() { echo "FAIL: $me: $*"; exit 1; }
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
+need_mpiexec
+need_built "$prog"
+new_work
 run() { # run NAME [VAR=VALUE...]: the program traced into $work/t, output in $work/NAME.{out,err}
     name=$1
     shift
-    $lock env VTRACE_DIR="$work/t" "$@" timeout -k 10 120 "$VTEST_MPIEXEC" -n 2 "$prog" none 50 \
+    locked env VTRACE_DIR="$work/t" "$@" "$VTEST_MPIEXEC" -n 2 "$prog" none 50 \
         > "$work/$name.out" 2> "$work/$name.err"
 }
 olds() { ls -d "$work"/t.old-* 2> /dev/null | wc -l; }
@@ -80,5 +74,4 @@ if "$vtrace" export --help | grep -q '^  otf2 .*OTF2 archive in directory'; then
     VTRACE_OVERWRITE=replace "$vtrace" export --format=otf2 --quiet "$old/full" "$work/o" 2> "$work/export.err" ||
         fail "export --format=otf2, replace: $(cat "$work/export.err")"
 fi
-rm -rf "$work"
-echo "PASS: $me"
+finish

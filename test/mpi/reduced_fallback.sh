@@ -4,25 +4,17 @@
 # is full, the full trace holds the run; when it stops later, the run leaves no trace, says
 # so and marks its directory; the program sees nothing of either. The stop is the test hook
 # VTRACE_TEST_RT_BROKEN=stop:N (the reduction stops at call N).
-set -u
-me=reduced_fallback.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
+. "$(dirname "$0")/common.sh"
 prog=$builddir/test/mpi/model_halo_rt
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/reduced_fallback.work
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-rm -rf "$work" && mkdir -p "$work" || exit 99
-status=0
-fail() { echo "FAIL: $me: $*"; status=1; }
+need_mpiexec
+need_built "$prog"
+new_work
 
 # run NAME ARGS ENV...: the halo program with ARGS ("iterations cells work"), 2 ranks
 run() {
     name=$1 args=$2
     shift 2
-    $lock env "$@" timeout -k 10 "${VTEST_TIMEOUT:-120}" "$VTEST_MPIEXEC" -n 2 "$prog" $args \
+    locked env "$@" "$VTEST_MPIEXEC" -n 2 "$prog" $args \
         > "$work/$name.out" 2> "$work/$name.err" || { cat "$work/$name.err"; fail "$name: the run failed"; }
 }
 
@@ -48,5 +40,4 @@ if "$vtrace" info "$work/late" > "$work/late.info" 2>&1; then
 fi
 cmp -s "$work/plain.out" "$work/late.out" || fail "late: the program's output differs from the plain run's"
 
-[ "$status" = 0 ] && { echo "ok: $me"; rm -rf "$work"; }
-exit $status
+finish

@@ -8,23 +8,15 @@
 # the run still ends as untraced (a message to another world has no peer in the trace:
 # the reader says so, naming file and offset). Skips (77) when the untraced run cannot
 # spawn (MPICH 4.0.2's hydra on some machines).
-set -u
-me=spawn_dir.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
+. "$(dirname "$0")/common.sh"
 prog=$builddir/test/mpi/spawn_world
-[ -x "$prog" ] || { echo "$me: test/mpi/spawn_world is not built" >&2; exit 99; }
-work=$builddir/test/mpi/spawn_dir.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-fails=0
-fail() { echo "FAIL: $me: $*"; fails=$((fails + 1)); }
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
+need_mpiexec
+need_built "$prog"
+new_work
 run() { # run NAME ARG [VAR=value...]: output sorted in NAME.out, status in rc
     name=$1 arg=$2
     shift 2
-    $lock timeout -k 10 "${VTEST_TIMEOUT:-120}" env "$@" VTRACE_DIR="$work/$name" \
+    locked env "$@" VTRACE_DIR="$work/$name" \
         $VTEST_MPIEXEC -n 2 "$prog" "$prog" "$arg" > "$work/$name.raw" 2> "$work/$name.err"
     rc=$?
     grep -E '^(parent|child) ' "$work/$name.raw" | sort > "$work/$name.out"
@@ -63,6 +55,4 @@ for arg in quiet msg; do
         [ "$(grep -c MPI_Comm_spawn "$work/$name.parent.dump")" = 2 ] || fail "$name: the parents' trace lacks MPI_Comm_spawn"
     done
 done
-[ "$fails" = 0 ] || exit 1
-rm -rf "$work"
-echo "$me: ok"
+finish

@@ -16,26 +16,18 @@
 #         MPI_Finalize) leaves the reduced trace whole; vtrace reduce killed there has
 #         written no reduced rank file (it held them in memory, knowing it would store)
 #         and leaves the copy whole beside OUT, and a second run stores.
-set -u
-me=stored.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
+. "$(dirname "$0")/common.sh"
 prog=$builddir/test/mpi/bursts_rt
-vtrace=${VTEST_VTRACE:-$builddir/vtrace}
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/stored.work
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-rm -rf "$work" && mkdir -p "$work" || exit 99
-status=0
-fail() { echo "FAIL: $me: $*"; status=1; }
+need_mpiexec
+need_built "$prog"
+new_work
 
 # run NAME ENV...: 400 iterations of the short-message ring on 2 ranks
 run() {
     name=$1
     shift
-    $lock env VTRACE_VERBOSE=1 VTRACE_DIR="$work/$name" "$@" timeout -k 10 "${VTEST_TIMEOUT:-120}" \
-        "$VTEST_MPIEXEC" -n 2 "$prog" short 400 > "$work/$name.out" 2> "$work/$name.err"
+    locked env VTRACE_VERBOSE=1 VTRACE_DIR="$work/$name" "$@" "$VTEST_MPIEXEC" -n 2 "$prog" short 400 \
+        > "$work/$name.out" 2> "$work/$name.err"
 }
 bytes() { cat "$1"/vtrace.defs "$1"/rank-*.vte | wc -c; }
 kind() { "$vtrace" info "$1" 2> /dev/null | sed -n 's/^kind: *//p'; }
@@ -148,5 +140,5 @@ case `kind "$work/killedrt/reduced"` in
 reduced*) ;;
 *) fail "killedrt: DIR/reduced is not the reduced trace, whole" ;;
 esac
-[ $status = 0 ] && echo "PASS: $me (stored: `bytes "$work/all/reduced"` bytes, as the full trace; not stored: `bytes "$work/wins/reduced"` of `bytes "$work/wins/full"`)"
-exit $status
+[ $status = 0 ] && echo "  stored: `bytes "$work/all/reduced"` bytes, as the full trace; not stored: `bytes "$work/wins/reduced"` of `bytes "$work/wins/full"`"
+finish

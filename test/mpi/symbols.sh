@@ -8,25 +8,18 @@
 # (NAME.debug) and with VTRACE_DEBUG_PATH (.build-id/xx/yyyy.debug); then another build
 # at the recorded path: module+offset and a note, never its lines. Skips (77) without
 # mpiexec, without objcopy/strip/readelf, or when vtrace was built without libdw.
-set -u
-me=symbols.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
-srcdir=${VTEST_SRCDIR:-$builddir/..}
-V=${VTEST_VTRACE:-$builddir/vtrace}
+. "$(dirname "$0")/common.sh"
+V=$vtrace
 cc=${VTEST_MPI_CC:-mpicc}
 lib=$builddir/.libs/libvtrace.so
 src=$srcdir/examples/halo.c
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
+need_mpiexec
 for tool in objcopy strip readelf; do
     command -v $tool > /dev/null 2>&1 || { echo "$me: no $tool; skipping"; exit 77; }
 done
 [ -f "$lib" ] || { echo "$me: $lib is not built" >&2; exit 99; }
-work=$builddir/test/mpi/symbols.work
-rm -rf "$work" && mkdir -p "$work/bin" "$work/moved" "$work/dbg" || exit 99
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-status=0
-fail() { echo "FAIL: $me: $*"; status=1; }
+new_work
+mkdir "$work/bin" "$work/moved" "$work/dbg" || exit 99
 
 # The lines of the calls, from the source.
 line_of() { grep -n "$1(" "$src" | head -n 1 | cut -d: -f1; }
@@ -40,10 +33,9 @@ app=$work/bin/halo
 "$cc" -g -O0 -o "$app" "$src" || { echo "$me: cannot build $src" >&2; exit 99; }
 iters=20
 echo "+ LD_PRELOAD=$lib $VTEST_MPIEXEC -n 2 $app $iters 1024 100"
-if ! $lock env LD_PRELOAD="$lib" VTRACE_DIR="$work/t" timeout -k 10 "${VTEST_TIMEOUT:-120}" \
-    "$VTEST_MPIEXEC" -n 2 "$app" $iters 1024 100 > "$work/run.out" 2>&1; then
+if ! locked env LD_PRELOAD="$lib" VTRACE_DIR="$work/t" "$VTEST_MPIEXEC" -n 2 "$app" $iters 1024 100 > "$work/run.out" 2>&1; then
     cat "$work/run.out"
-    echo "FAIL: $me: the traced run failed"
+    fail "the traced run failed"
     exit 1
 fi
 t=$work/t
@@ -147,5 +139,4 @@ case $s in halo+0x*) ;; *) fail "another build: site '$s', expected module+offse
 grep -q "not the one traced" "$work/err" || fail "another build: no note on stderr ($(cat "$work/err"))"
 "$V" dump "$t" 2> /dev/null | grep -q "halo.c:" && fail "another build: dump names lines of halo.c"
 echo "ok: sites as main (halo.c:LINE) in every output; moved, stripped and rebuilt binaries handled"
-[ "$status" -eq 0 ] && rm -rf "$work"
-exit $status
+finish

@@ -3,17 +3,12 @@
 # test/mpi/ucx_inline checks UCX_MM_FIFO_ELEM_SIZE after MPI_Init against UI_WANT, in the
 # modes with headers (set), full and off (untouched), without the setting (untouched), with
 # a user's value (kept) and with a user's value for one transport (nothing set over it).
-set -u
-me=ucx_inline.sh
-builddir=${VTEST_BUILDDIR:-$(pwd)}
+. "$(dirname "$0")/common.sh"
 prog=$builddir/test/mpi/ucx_inline
-[ -n "${VTEST_MPIEXEC:-}" ] || { echo "$me: no mpiexec; skipping"; exit 77; }
-[ -x "$prog" ] || { echo "$me: $prog is not built" >&2; exit 99; }
-work=$builddir/test/mpi/ucx_inline.work
-rm -rf "$work" && mkdir -p "$work" || exit 99
-lock=
-command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
-status=0 i=0
+need_mpiexec
+need_built "$prog"
+new_work
+i=0
 # each case: the environment of both ranks (UI_USER=1: the case sets the variable itself)
 for case in "VTRACE_MODE=reduced VTRACE_UCX_INLINE=1 UI_WANT=192" \
     "VTRACE_MODE=both VTRACE_UCX_INLINE=1 UI_WANT=192" \
@@ -24,17 +19,14 @@ for case in "VTRACE_MODE=reduced VTRACE_UCX_INLINE=1 UI_WANT=192" \
     "VTRACE_MODE=reduced VTRACE_UCX_INLINE=1 UCX_MM_FIFO_ELEM_SIZE=256 UI_WANT=256 UI_USER=1" \
     "VTRACE_MODE=reduced VTRACE_UCX_INLINE=1 UCX_POSIX_FIFO_ELEM_SIZE=256 UI_WANT=unset"; do
     i=$((i + 1))
-    (cd "$work" && env -u UCX_MM_FIFO_ELEM_SIZE -u UCX_POSIX_FIFO_ELEM_SIZE -u UCX_SYSV_FIFO_ELEM_SIZE \
-        -u VTRACE_UCX_INLINE $case VTRACE_DIR="$work/trace.$i" \
-        $lock timeout -k 10 "${VTEST_TIMEOUT:-120}" "$VTEST_MPIEXEC" -n 2 "$prog") > "$work/out.$i" 2>&1
+    (cd "$work" && locked env -u UCX_MM_FIFO_ELEM_SIZE -u UCX_POSIX_FIFO_ELEM_SIZE -u UCX_SYSV_FIFO_ELEM_SIZE \
+        -u VTRACE_UCX_INLINE $case VTRACE_DIR="$work/trace.$i" "$VTEST_MPIEXEC" -n 2 "$prog") > "$work/out.$i" 2>&1
     rc=$?
     if [ "$rc" -eq 0 ]; then
         echo "ok: $case"
     else
         sed 's/^/  | /' "$work/out.$i"
-        echo "FAIL: $me: $case: exit status $rc"
-        status=1
+        fail "$case: exit status $rc"
     fi
 done
-[ "$status" -eq 0 ] && rm -rf "$work"
-exit $status
+finish

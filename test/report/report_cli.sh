@@ -8,31 +8,17 @@
 # test/report/screenshots/ (their paths are printed in the log).
 set -u
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-VTRACE=${VTRACE:-./vtrace}
-SYNTH=${SYNTH:-./test/reader/synth}
 CHECK="${PYTHON3:-python3} $top_srcdir/test/report/check_report.py"
 work=test/report/report_cli.work
+. "$top_srcdir/test/model/cli_common.sh"
 shots=$(pwd)/test/report/screenshots
 rm -rf "$work"
 mkdir -p "$work" "$shots"
-fail=0
 
 . "$top_srcdir/test/report/chromium.sh"
 
 "$SYNTH" "$work/t" > /dev/null || { echo "cannot make the synthetic trace"; exit 1; }
 "$VTRACE" reduce --threshold 100ns "$work/t" "$work/red" > /dev/null || { echo "FAIL: vtrace reduce"; exit 1; }
-
-expect() {   # expect STATUS PATTERN -- command...
-    want=$1 pattern=$2
-    shift 3
-    "$@" > "$work/out" 2> "$work/err"
-    got=$?
-    if [ "$got" -ne "$want" ] || ! grep -q -- "$pattern" "$work/out" "$work/err"; then
-        echo "FAIL: $* -> exit $got (want $want), output:"
-        cat "$work/out" "$work/err"
-        fail=1
-    fi
-}
 
 # chrome DOM PNG PAGE: the DOM after the page's script ran, and a screenshot.
 chrome() {
