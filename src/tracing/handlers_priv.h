@@ -114,13 +114,14 @@ static inline void profile_add(unsigned fn, int64_t dur, uint64_t bytes, int rec
     __asm__("addq $1, %0" : "+m"(e->calls));
     __asm__("addq %1, %0" : "+m"(e->time_ns) : "er"((uint64_t)dur));
     __asm__("addq %1, %0" : "+m"(e->bytes) : "er"(bytes));
-    __asm__("addq %1, %0" : "+m"(e->records) : "er"((uint64_t)recorded));
 #else
     e->calls++;
     e->time_ns += (uint64_t)dur;
     e->bytes += bytes;
-    e->records += (uint64_t)recorded;
 #endif
+    /* RECORDED a constant where it is 1: nothing more (vt_profile_records) */
+    if (!recorded)
+        e->unrecorded++;
 }
 
 /* rec_done of a call not recorded (filtered, skipped, recording stopped): out of line. */
