@@ -123,7 +123,7 @@ static int name_functions(int profiled, int always)
     uint8_t now[VT_NFN];
     int any = 0;
     for (unsigned i = 0; i < VT_NFN; i++) {
-        now[i] = !named[i] && (profiled ? vt__profile[i].calls > 0 : vt__profile[i].records > 0);
+        now[i] = !named[i] && (profiled ? vt__profile[i].calls > 0 : vt_profile_records(&vt__profile[i]) > 0);
         any |= now[i];
     }
     if (!any && !always)
@@ -172,7 +172,7 @@ static int used_set;
 void vt_buffer_functions_mine(uint8_t used[])
 {
     for (unsigned i = 0; i < VT_NFN; i++)
-        used[i] = vt__profile[i].calls > 0 || vt__profile[i].records > 0;
+        used[i] = vt__profile[i].calls > 0;   /* every recorded call is counted */
 }
 
 void vt_buffer_functions_used(const uint8_t used[])

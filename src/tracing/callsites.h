@@ -36,6 +36,26 @@ static inline uint32_t vt_callsite_index(const void *addr)
     return vt__callsite_slow(addr);
 }
 
+/* A one-entry cache of a call site of its own: the blocking MPI_Send's and MPI_Recv's
+ * (handlers_p2p.h), whose ping-pong calls each from one site. A hit is one compare with
+ * a fixed address, where the shared cache hashes the address first (issue 18); a miss
+ * takes vt_callsite_index and keeps its answer. Under the buffer's lock, as the table. */
+typedef struct vt_site_one {
+    const void *addr;
+    uint32_t index;
+} vt_site_one;
+extern VT_HIDDEN vt_site_one vt__site_send, vt__site_recv;
+
+static inline uint32_t vt_callsite_index_one(vt_site_one *o, const void *addr)
+{
+    if (VT_LIKELY(o->addr == addr))
+        return o->index;
+    uint32_t i = vt_callsite_index(addr);
+    o->addr = addr;
+    o->index = i;
+    return i;
+}
+
 /* vt_callsite_index under the buffer's lock, for a caller that does not hold it. */
 VT_HIDDEN uint32_t vt_callsite_index_locked(const void *addr);
 VT_HIDDEN uint32_t vt_callsites_count(void);

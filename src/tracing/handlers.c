@@ -27,10 +27,14 @@ void vt_count(unsigned fn)
 {
     if (!vt__active || vt__depth)
         return;
-    if (vt__mt)
+    /* calls before unrecorded: see vt_profile_records */
+    if (vt__mt) {
         __atomic_fetch_add(&vt__profile[fn].calls, 1, __ATOMIC_RELAXED);
-    else
+        __atomic_fetch_add(&vt__profile[fn].unrecorded, 1, __ATOMIC_RELAXED);
+    } else {
         vt__profile[fn].calls++;
+        vt__profile[fn].unrecorded++;
+    }
 }
 
 /* ------------------------------------------------------------------ point to point */

@@ -66,12 +66,20 @@ static VT_ALWAYS_INLINE int64_t plain_now(int plain)
     return plain == 1 ? vt_tsc_now() : plain == VT_PLAIN_MONO ? vt_mono_now() : vt_now();
 }
 
+/* The blocking call's own site cache where FN is known to be the generated MPI_Send's or
+ * MPI_Recv's constant (handlers.c's vt_leave_send and vt_leave_recv, for the other
+ * functions, pass c->fn: the shared cache, no test of fn). */
+static VT_ALWAYS_INLINE vt_site_one *site_one(unsigned fn, unsigned mine, vt_site_one *one)
+{
+    return __builtin_constant_p(fn) && fn == mine ? one : NULL;
+}
+
 static VT_ALWAYS_INLINE void leave_send_body(vt_call *c, unsigned fn, MPI_Comm comm, int dest, int tag,
                                              MPI_Count count, MPI_Datatype type, int plain)
 {
     int64_t exit = plain_now(plain);
     uint64_t bytes = type_bytes(count, type);
-    uint8_t *p = rec_open(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain);
+    uint8_t *p = rec_open_site(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain, site_one(fn, VT_FN_MPI_Send, &vt__site_send));
     if (p) {
         /* MPI_COMM_WORLD's ranks are world ranks: no lookup */
         if (VT_LIKELY(comm == MPI_COMM_WORLD && (unsigned)dest < (unsigned)vt__world_size)) {
@@ -92,7 +100,7 @@ static VT_ALWAYS_INLINE void leave_recv_body(vt_call *c, unsigned fn, MPI_Comm c
 {
     int64_t exit = plain_now(plain);
     uint64_t bytes = status_bytes(st);
-    uint8_t *p = rec_open(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain);
+    uint8_t *p = rec_open_site(c, fn, exit, 4 * VT_UVAR_MAX, 1, plain, site_one(fn, VT_FN_MPI_Recv, &vt__site_recv));
     if (p && VT_LIKELY(comm == MPI_COMM_WORLD && (unsigned)st->MPI_SOURCE < (unsigned)vt__world_size)) {
         p = put_comm_side(p, vt__world_index, st->MPI_SOURCE, st->MPI_TAG, bytes);
     } else if (p) {

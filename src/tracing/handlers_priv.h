@@ -42,11 +42,12 @@ static inline vt_comm *comm_of(MPI_Comm h)
 }
 
 /* A record's start: code, enter, duration, call site, at p. FN is c->fn (a constant where
- * the caller knows it: one byte stored, no varint loop). */
-static VT_ALWAYS_INLINE uint8_t *rec_head(const vt_call *c, unsigned fn, int64_t exit, uint8_t *p)
+ * the caller knows it: one byte stored, no varint loop). ONE: the caller's own site cache
+ * (vt_callsite_index_one), or NULL (a constant). */
+static VT_ALWAYS_INLINE uint8_t *rec_head(const vt_call *c, unsigned fn, int64_t exit, uint8_t *p, vt_site_one *one)
 {
     /* under the buffer's lock: the call-site table is shared by the threads */
-    uint64_t site = vt_callsite_index(c->site);
+    uint64_t site = one ? vt_callsite_index_one(one, c->site) : vt_callsite_index(c->site);
     p = vt_put_uvar(p, VT_CODE_FIRST_FN + fn);
     p = vt_put_uvar_2(p, vt_zigzag(c->enter - vt__buf.prev_exit));
     p = vt_put_uvar_2(p, (uint64_t)(exit - c->enter));
@@ -60,13 +61,13 @@ static VT_ALWAYS_INLINE uint8_t *rec_head(const vt_call *c, unsigned fn, int64_t
  * does its bookkeeping, encodes nothing and closes with rec_done_skip. PLAIN (a
  * constant): the caller found vt__rec_special 0 (no filter, periodicity detector, skip,
  * threads or reduction), so nothing of them is tested. Always inline (see rec_done). */
-static VT_ALWAYS_INLINE uint8_t *rec_open(const vt_call *c, unsigned fn, int64_t exit, size_t extra, int can_skip,
-                                          int plain)
+static VT_ALWAYS_INLINE uint8_t *rec_open_site(const vt_call *c, unsigned fn, int64_t exit, size_t extra,
+                                               int can_skip, int plain, vt_site_one *one)
 {
     uint8_t *p;
     if (plain) {
         p = vt_rec_room(4 * VT_UVAR_MAX + extra);
-        return VT_LIKELY(p != NULL) ? rec_head(c, fn, exit, p) : NULL;
+        return VT_LIKELY(p != NULL) ? rec_head(c, fn, exit, p, one) : NULL;
     }
     /* one word for the filter, the periodicity detector and VT_REC_SKIP */
     if (VT_UNLIKELY(vt__rec_special & VT_REC_RECORD)) {
@@ -84,13 +85,20 @@ static VT_ALWAYS_INLINE uint8_t *rec_open(const vt_call *c, unsigned fn, int64_t
                 vt__rec_skipped = 1;
                 return NULL;
             }
-            return p ? rec_head(c, fn, exit, p) : NULL;
+            return p ? rec_head(c, fn, exit, p, one) : NULL;
         }
     }
     p = vt_rec_begin(4 * VT_UVAR_MAX + extra);
     if (VT_UNLIKELY(!p))
         return NULL;
-    return rec_head(c, fn, exit, p);
+    return rec_head(c, fn, exit, p, one);
+}
+
+/* rec_open_site with the shared site cache. */
+static VT_ALWAYS_INLINE uint8_t *rec_open(const vt_call *c, unsigned fn, int64_t exit, size_t extra, int can_skip,
+                                          int plain)
+{
+    return rec_open_site(c, fn, exit, extra, can_skip, plain, NULL);
 }
 
 /* After rec_call_skip returned NULL: whether the record is counted but not encoded. */
@@ -114,13 +122,14 @@ static inline void profile_add(unsigned fn, int64_t dur, uint64_t bytes, int rec
     __asm__("addq $1, %0" : "+m"(e->calls));
     __asm__("addq %1, %0" : "+m"(e->time_ns) : "er"((uint64_t)dur));
     __asm__("addq %1, %0" : "+m"(e->bytes) : "er"(bytes));
-    __asm__("addq %1, %0" : "+m"(e->records) : "er"((uint64_t)recorded));
 #else
     e->calls++;
     e->time_ns += (uint64_t)dur;
     e->bytes += bytes;
-    e->records += (uint64_t)recorded;
 #endif
+    /* RECORDED a constant where it is 1: nothing more (vt_profile_records) */
+    if (!recorded)
+        e->unrecorded++;
 }
 
 /* rec_done of a call not recorded (filtered, skipped, recording stopped): out of line. */

@@ -139,7 +139,6 @@ static uint64_t measure_overhead(void)
             p = vt_put_uvar(p, (uint64_t)i * 64);   /* b */
             prof.calls++;
             prof.time_ns += (uint64_t)(exit - enter);
-            prof.records++;
             prev = exit;
         }
         int64_t t1 = vt_now();
@@ -388,11 +387,12 @@ static void record_call(unsigned fn, int64_t enter, int64_t exit, const void *si
         p = vt_put_svar(p, enter - vt__buf.prev_exit);
         p = vt_put_uvar(p, (uint64_t)(exit - enter));
         p = vt_put_uvar(p, vt_callsite_index(site));
-        vt__profile[fn].records++;
         if (vt__rt)
             vt_rt_call(&c, exit);
         vt__calls++;
         vt_rec_end(p, exit);
+    } else {
+        vt__profile[fn].unrecorded++;
     }
 }
 

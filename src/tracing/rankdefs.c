@@ -186,7 +186,7 @@ void vt_rankdefs_encode(vt_growbuf *g, const vt_rankdefs_end *e)
         vt_growbuf_uvar(g, p->calls);
         vt_growbuf_uvar(g, p->time_ns);
         vt_growbuf_uvar(g, p->bytes);
-        vt_growbuf_uvar(g, p->records);
+        vt_growbuf_uvar(g, vt_profile_records(p));
     }
 #undef PROFILED
     vt_growbuf_str(g, e->pl->host);
