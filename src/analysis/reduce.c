@@ -750,7 +750,9 @@ static int finish_output(reducer *Z, uint64_t bytes, int *store_failed)
     int64_t failed = 0;
     if (!o->no_store && (bytes > vt_trace_bytes(Z->t) || Z->st->records_stored > vt_trace_nrecords(Z->t))) {
         char why[sizeof Z->err->msg];
-        if ((!Z->par || Z->par->me == 0) && vt_trace_store(vt_trace_dir(Z->t), o->out_dir, why, sizeof why)) {
+        uint64_t stored_bytes = 0; /* (the store's count: its files are not stat'ed again) */
+        if ((!Z->par || Z->par->me == 0) &&
+            vt_trace_store(vt_trace_dir(Z->t), o->out_dir, &stored_bytes, why, sizeof why)) {
             vt_error_set(Z->err, "%s (the reduced trace, %llu bytes, is larger than the full one)", why,
                          (unsigned long long)bytes);
             *store_failed = failed = 1;
@@ -760,7 +762,7 @@ static int finish_output(reducer *Z, uint64_t bytes, int *store_failed)
         if (!failed) {
             Z->st->stored = 1;
             if (!Z->par || Z->par->me == 0)
-                Z->st->bytes_out = vt_trace_dir_bytes(o->out_dir, Z->nranks);
+                Z->st->bytes_out = stored_bytes;
             return 0;
         }
     }

@@ -155,23 +155,50 @@ static char *path_join(arena *a, const char *dir, const char *name)
 
 /* The event blocks of small rank files kept from when the trace is opened: at 16K ranks
  * a rank file is a few hundred bytes, and its cursor would stat it, open it, read a block
- * header and a payload and close it again (5 system calls and 600 bytes a rank). Files
- * whose blocks take at most KEEP_FILE bytes, while the trace keeps at most KEEP_TRACE. */
+ * header and a payload and close it again (5 system calls and 600 bytes a rank). Its
+ * RANKDEFS block is kept with them where it fits too: `vtrace reduce` and `vtrace
+ * compensate` copy every rank's (vt_trace_raw_block), which would open the file again
+ * (openat, fstat, two pread, close). Files whose kept bytes take at most KEEP_FILE, while
+ * the trace keeps at most KEEP_TRACE. */
 #define KEEP_FILE ((uint64_t)16 << 10)
 #define KEEP_TRACE ((uint64_t)32 << 20)
 
-/* Rank R's first ev_end bytes, read at once into S's window, kept in the trace. */
-static void trace_keep(vt_trace *t, uint32_t r, const src_t *s, uint64_t *kept)
+/* What the trace keeps at most: KEEP_TRACE, or for the tests VTRACE_TEST_KEEP bytes (0:
+ * nothing kept; test/model/reduce_kept.sh reduces one trace with and without). */
+static uint64_t keep_budget(void)
+{
+    const char *v = getenv("VTRACE_TEST_KEEP");
+    char *end;
+    unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end ? (uint64_t)n : KEEP_TRACE;
+}
+
+/* Whether N of rank R's first bytes may be kept, with KEPT kept already. */
+static int keep_fits(const rank_priv *rp, const src_t *s, uint64_t n, uint64_t kept, uint64_t budget)
+{
+    return s->win && n <= s->win_len && n <= KEEP_FILE && kept + n <= budget && rp->ev_begin < n;
+}
+
+/* Rank R's first bytes, read at once into S's window, kept in the trace: up to the end of
+ * its RANKDEFS block where that fits, else up to ev_end (its event blocks). */
+static void trace_keep(vt_trace *t, uint32_t r, const src_t *s, uint64_t *kept, uint64_t budget)
 {
     rank_priv *rp = &t->priv[r];
     uint64_t n = rp->ev_end;
-    if (!s->win || n > s->win_len || n > KEEP_FILE || *kept + n > KEEP_TRACE || rp->ev_begin >= n)
+    vt_block_header h;
+    /* (the header was read and checked when the rank was opened: from the window) */
+    if (t->ranks[r].has_defs && s->win && rp->ev_end + VT_BLOCK_HEADER_SIZE <= s->win_len &&
+        vt__read_block_header(s, rp->ev_end, &h, NULL) == 0 &&
+        keep_fits(rp, s, rp->ev_end + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len, *kept, budget))
+        n = rp->ev_end + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
+    if (!keep_fits(rp, s, n, *kept, budget))
         return;
     uint8_t *p = vt__arena_alloc(&t->ar, (size_t)n);
     if (!p)
         return; /* (read from the file) */
     memcpy(p, s->win, (size_t)n);
     rp->kept = p;
+    rp->kept_len = (uint32_t)n;
     *kept += n;
 }
 
@@ -193,7 +220,7 @@ static int trace_load(vt_trace *t, vt_error *err)
         return -1;
     funcs_cache fc = {0};
     buf pre = {0}; /* each rank file's beginning */
-    uint64_t kept = 0;
+    uint64_t kept = 0, budget = keep_budget();
     for (uint32_t r = 0; r < t->nranks && rc == 0; r++) {
         char name[32];
         vt__rank_file_name(name, r);
@@ -211,7 +238,7 @@ static int trace_load(vt_trace *t, vt_error *err)
         }
         rc = vt__open_rank(t, r, &s, &fc, err);
         if (rc == 0)
-            trace_keep(t, r, &s, &kept);
+            trace_keep(t, r, &s, &kept, budget);
         vt__src_close(&s);
     }
     free(fc.payload);

@@ -510,7 +510,7 @@ int vt__trace_src_pooled(const vt_trace *t, uint32_t rank, src_t *s, const char 
         /* the bytes its cursor reads, as read when the trace was opened (a read past them
          * opens the file, in the pool) */
         s->win = rp->kept;
-        s->win_len = rp->ev_end;
+        s->win_len = rp->kept_len;
         s->size = t->ranks[rank].file_bytes;
         s->pool = t->pool;
         return 0;

@@ -97,9 +97,10 @@ typedef struct strtab {
 
 typedef struct rank_priv {
     uint64_t ev_begin, ev_end; /* offsets of the first EVENTS block and of RANKDEFS */
-    const uint8_t *kept;       /* the file's first ev_end bytes as read when the trace was
-                                * opened (in the trace's arena), or NULL: its cursors read
-                                * them from there (trace_keep in reader.c) */
+    const uint8_t *kept;       /* the file's first kept_len bytes as read when the trace
+                                * was opened (in the trace's arena), or NULL: its cursors
+                                * read them from there (trace_keep in reader.c) */
+    uint32_t kept_len;         /* ev_end, or past it the end of RANKDEFS, kept too */
 } rank_priv;
 
 struct vt_trace {

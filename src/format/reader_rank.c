@@ -776,8 +776,12 @@ int vt_trace_raw_block(const vt_trace *t, uint32_t rank, unsigned type, uint8_t 
     else
         vt__rank_file_name(name, rank);
     const char *path = defs ? t->defs_path : t->ranks[rank].path;
+    /* a RANKDEFS kept when the trace was opened is read from there (trace_keep in
+     * reader.c: no system call), any other block from its file */
+    int kept = type == VT_BLOCK_RANKDEFS && t->priv[rank].kept_len > t->priv[rank].ev_end;
     src_t s;
-    if (vt__trace_src_open(t, path, name, &s, "a trace file", err))
+    if (kept ? vt__trace_src_pooled(t, rank, &s, "a trace file", err)
+             : vt__trace_src_open(t, path, name, &s, "a trace file", err))
         return -1;
     buf stored = {0}, raw = {0};
     const uint8_t *data;

@@ -28,18 +28,6 @@ uint64_t vt_file_bytes(const char *path)
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
-uint64_t vt_trace_dir_bytes(const char *dir, uint32_t nranks)
-{
-    char path[4400];
-    snprintf(path, sizeof path, "%s/vtrace.defs", dir);
-    uint64_t n = vt_file_bytes(path);
-    for (uint32_t r = 0; r < nranks; r++) {
-        snprintf(path, sizeof path, "%s/rank-%06u.vte", dir, r);
-        n += vt_file_bytes(path);
-    }
-    return n;
-}
-
 static int say(char *why, size_t cap, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int say(char *why, size_t cap, int rc, const char *fmt, ...)
 {
@@ -250,13 +238,19 @@ static int refused(int e)
 }
 
 /* IN's bytes (from offset 0) into OUT, empty: cloned (copy on write, so the copies stay
- * apart), copied in the kernel, or read and written, as *HOW allows. 0 or -errno. */
-static int copy_bytes(int in, int out, int *how)
+ * apart), copied in the kernel, or read and written, as *HOW allows; their count added to
+ * *BYTES. 0 or -errno. */
+static int copy_bytes(int in, int out, int *how, uint64_t *bytes)
 {
 #ifdef FICLONE
     if (*how == COPY_CLONE) {
-        if (ioctl(out, FICLONE, in) == 0)
+        if (ioctl(out, FICLONE, in) == 0) {
+            struct stat st;
+            if (fstat(out, &st))
+                return -errno;
+            *bytes += (uint64_t)st.st_size;
             return 0;
+        }
         if (!refused(errno))
             return -errno;
         *how = COPY_RANGE;
@@ -271,8 +265,10 @@ static int copy_bytes(int in, int out, int *how)
             ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
             if (n == 0)
                 return 0;
-            if (n > 0)
+            if (n > 0) {
+                *bytes += (uint64_t)n;
                 continue;
+            }
             if (errno == EINTR)
                 continue;
             if (!first || !refused(errno))
@@ -288,17 +284,18 @@ static int copy_bytes(int in, int out, int *how)
         int rc = n < 0 ? -errno : vt_write_all(out, buf, (size_t)n);
         if (rc)
             return rc;
+        *bytes += (uint64_t)n;
     }
     return 0;
 }
 
-static int copy_file(const char *from, const char *to, int *how)
+static int copy_file(const char *from, const char *to, int *how, uint64_t *bytes)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
         return -errno;
     int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    int rc = out < 0 ? -errno : test_hook("nospace") ? -ENOSPC : copy_bytes(in, out, how);
+    int rc = out < 0 ? -errno : test_hook("nospace") ? -ENOSPC : copy_bytes(in, out, how, bytes);
     if (out >= 0 && close(out) && !rc)
         rc = -errno;
     close(in);
@@ -323,8 +320,9 @@ static void remove_dir(const char *dir)
 }
 
 
-int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
+int vt_trace_store(const char *in, const char *out_arg, uint64_t *bytes_out, char *why, size_t cap)
 {
+    uint64_t bytes = 0, other = 0; /* the trace's files', and config.txt's */
     char path[4500], from[4500], tmp[4100], old[4100], out[4000];
     /* (OUT/ names OUT: the copy goes beside it, not inside) */
     snprintf(out, sizeof out, "%s", out_arg);
@@ -348,7 +346,7 @@ int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
     for (uint32_t r = 0; r < nranks; r++) {
         snprintf(from, sizeof from, "%s/rank-%06u.vte", in, r);
         snprintf(path, sizeof path, "%s/rank-%06u.vte", tmp, r);
-        rc = copy_file(from, path, &how);
+        rc = copy_file(from, path, &how, &bytes);
         if (rc == -ENOENT)   /* (a rank of a cut run that wrote nothing stays so) */
             rc = 0;
         if (rc) {
@@ -358,7 +356,7 @@ int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
     }
     snprintf(from, sizeof from, "%s/config.txt", out);
     snprintf(path, sizeof path, "%s/config.txt", tmp);
-    if ((rc = copy_file(from, path, &how)) == -ENOENT)
+    if ((rc = copy_file(from, path, &how, &other)) == -ENOENT)
         rc = 0;
     if (rc) {
         say(why, cap, rc, "cannot copy %s to %s: %s", from, path, strerror(-rc));
@@ -371,12 +369,18 @@ int vt_trace_store(const char *in, const char *out_arg, char *why, size_t cap)
         goto fail;
     }
     rc = write_defs(in, out, fd, why, cap);
+    off_t end = rc ? 0 : lseek(fd, 0, SEEK_CUR);
+    if (end < 0)
+        rc = say(why, cap, -errno, "%s: cannot tell its size: %s", path, strerror(errno));
+    bytes += (uint64_t)(end > 0 ? end : 0);
     if (close(fd) && !rc)
         rc = say(why, cap, -errno, "%s: cannot write: %s", path, strerror(errno));
     if (rc)
         goto fail;
     if (test_hook("kill"))
         raise(SIGKILL);
+    if (bytes_out)
+        *bytes_out = bytes;
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) == 0) {
         remove_dir(tmp);   /* (OUT's old trace now) */
         return 0;

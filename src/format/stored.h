@@ -9,9 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The bytes of the trace in DIR as the reader counts them (vtrace.defs and its rank
- * files, NRANKS of them), or of one file; 0 for what is missing. */
-uint64_t vt_trace_dir_bytes(const char *dir, uint32_t nranks);
+/* The bytes of the file PATH; 0 when it is missing. */
 uint64_t vt_file_bytes(const char *path);
 
 /* Writes the trace in IN (vtrace.defs and rank files; not config.txt) into OUT in place
@@ -25,7 +23,9 @@ uint64_t vt_file_bytes(const char *path);
  * OUT that are not part of a trace (config.txt) are kept. GLOBAL's configuration text
  * is OUT's: the model parameters of the reduction that wrote OUT (a threshold or L of
  * its own), which the stored trace's readers then take as they would the reduced
- * trace's. Returns 0, or -errno with WHY (a sentence naming the file). */
-int vt_trace_store(const char *in, const char *out, char *why, size_t cap);
+ * trace's. Returns 0, or -errno with WHY (a sentence naming the file); *BYTES (unless
+ * NULL) is then the stored trace's bytes as the reader counts them (vtrace.defs and the
+ * rank files, as written or cloned: no stat of them afterwards). */
+int vt_trace_store(const char *in, const char *out, uint64_t *bytes, char *why, size_t cap);
 
 #endif

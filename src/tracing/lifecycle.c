@@ -728,7 +728,7 @@ static void say_stored(const char *dir, const int64_t *sizes)
 static void store_full(const int64_t *sizes)
 {
     char why[4600];
-    if (vt_trace_store(cfg.dir, reduced_dir, why, sizeof why))
+    if (vt_trace_store(cfg.dir, reduced_dir, NULL, why, sizeof why))
         vt_warn("%s: %s keeps the reduced trace, larger than the full one", why, reduced_dir);
     else
         say_stored(reduced_dir, sizes);

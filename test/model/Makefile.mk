@@ -30,8 +30,8 @@ EXTRA_DIST += test/model/critpath_golden.sh test/model/critpath_golden.py test/m
 # vtrace reduce: against mc.py's run-time reduction (records and polynomials), the §7.4
 # check at every event, full and reduced predictions equal, broken rules noticed; and the
 # equivalence on real traces (reduce_equiv.sh, called by test/mpi/run-mpi-test.sh).
-TESTS += test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_golden.sh test/model/reduce_cli.sh
-EXTRA_DIST += test/model/reduce_cli.sh test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_golden.sh test/model/reduce_golden.py test/model/reduce_vs_mc.py test/model/reduce_equiv.sh
+TESTS += test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_golden.sh test/model/reduce_cli.sh test/model/reduce_kept.sh
+EXTRA_DIST += test/model/reduce_cli.sh test/model/reduce_kept.sh test/model/check_reduce.sh test/model/clock_repair_cli.sh test/model/reduce_golden.sh test/model/reduce_golden.py test/model/reduce_vs_mc.py test/model/reduce_equiv.sh
 # vtrace period (seed 000's periodicity detector offline): known periods, a change of
 # period, an aperiodic rank, errors.
 TESTS += test/model/period_cli.sh
