@@ -1,7 +1,6 @@
 #include "tracing/clock.h"
 #include "util/settings.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -9,7 +8,6 @@
 #endif
 
 VT_HIDDEN int vt__use_tsc;
-VT_HIDDEN vt_gettime_fn vt__gettime = clock_gettime;
 VT_HIDDEN vt_tsc_scale vt__tsc;
 
 #define CALIBRATION_NS 10000000
@@ -71,24 +69,8 @@ static int tsc_invariant(void)
 }
 #endif
 
-/* The vDSO's clock_gettime: glibc maps the vDSO as a loaded object of this name (none
- * under valgrind, which hides it: clock_gettime stays). */
-static void use_vdso(void)
-{
-    void *h = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return;
-    vt_gettime_fn f;
-    *(void **)&f = dlsym(h, "__vdso_clock_gettime");
-    struct timespec ts;
-    if (f && f(CLOCK_MONOTONIC, &ts) == 0)
-        vt__gettime = f;
-    /* the vDSO stays mapped: the handle is not given back (dlclose of it does nothing) */
-}
-
 void vt_clock_mark(vt_tsc_mark *m)
 {
-    use_vdso();
 #if defined(__x86_64__)
     m->set = tight_pair(&m->tsc, &m->ns, &m->width) == 0;
 #else

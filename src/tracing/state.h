@@ -57,16 +57,10 @@ typedef struct vt_tsc_scale {
 extern VT_HIDDEN int vt__use_tsc;
 extern VT_HIDDEN vt_tsc_scale vt__tsc;
 
-/* clock_gettime, or the vDSO's __vdso_clock_gettime where vt_clock_mark found it (its
- * own fallback is the system call, as glibc's is): glibc's wrapper and the PLT's jump
- * skipped, some 10 instructions a read (issue 18). */
-typedef int (*vt_gettime_fn)(clockid_t, struct timespec *);
-extern VT_HIDDEN vt_gettime_fn vt__gettime;
-
 static inline int64_t vt_mono_now(void)
 {
     struct timespec ts;
-    vt__gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
