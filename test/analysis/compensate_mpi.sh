@@ -9,11 +9,14 @@ VTRACE=${VTRACE:-./vtrace}
 HB=${HBCHECK:-test/analysis/hbcheck}
 mpiexec=${VTEST_MPIEXEC:-mpiexec.mpich}
 command -v "$mpiexec" > /dev/null 2>&1 || { echo "no $mpiexec: skipping"; exit 77; }
+# one lock for every MPI run of the machine, as test/mpi/run-mpi-test.sh
+lock=
+command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
 [ -x examples/pipeline ] || { echo "examples/pipeline not built: skipping"; exit 77; }
 fail() { echo "FAIL: compensate_mpi.sh: $*"; exit 1; }
 work=test/analysis/compensate_mpi.work
 rm -rf "$work" && mkdir -p "$work" || exit 99
-VTRACE_DIR=$work/trace flock /tmp/vtrace-mpiexec.lock "$mpiexec" -n 2 ./examples/pipeline > "$work/run.out" 2>&1 ||
+VTRACE_DIR=$work/trace $lock "$mpiexec" -n 2 ./examples/pipeline > "$work/run.out" 2>&1 ||
     fail "the pipeline run failed: $(tail -3 "$work/run.out")"
 "$VTRACE" info --json "$work/trace" > "$work/info.json" || fail "vtrace info failed"
 python3 - "$work/info.json" <<'PY' || fail "the measured overhead is missing or out of (0, 1 us)"

@@ -12,12 +12,15 @@ set -u
 VTRACE=${VTRACE:-./vtrace}
 mpiexec=${VTEST_MPIEXEC:-mpiexec.mpich}
 command -v "$mpiexec" > /dev/null 2>&1 || { echo "no $mpiexec: skipping"; exit 77; }
+# one lock for every MPI run of the machine, as test/mpi/run-mpi-test.sh
+lock=
+command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
 [ -x test/mpi/small_buffer ] || { echo "test/mpi/small_buffer not built: skipping"; exit 77; }
 fail() { echo "FAIL: stream_memory.sh: $*"; exit 1; }
 work=test/analysis/stream_memory.work
 limit_kb=100000
 rm -rf "$work" && mkdir -p "$work" || exit 99
-VTRACE_MODE=full VTRACE_BUFFER=64k VTRACE_DIR=$work/trace flock /tmp/vtrace-mpiexec.lock "$mpiexec" -n 2 \
+VTRACE_MODE=full VTRACE_BUFFER=64k VTRACE_DIR=$work/trace $lock "$mpiexec" -n 2 \
     ./test/mpi/small_buffer 300000 > "$work/run.out" 2>&1 || fail "the run failed: $(tail -3 "$work/run.out")"
 events=$("$VTRACE" info "$work/trace" | sed -n 's/^events: *\([0-9]*\) records.*/\1/p')
 [ "${events:-0}" -ge 1200000 ] || fail "the trace has ${events:-no} records, expected 1,200,000 or more"

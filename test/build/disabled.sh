@@ -36,7 +36,7 @@ sed "s|^libdir=.*|libdir=$work/build/.libs|" src/wrappers/mpicc > mpicc.local
 sh mpicc.local -o hello hello.c || exit 1
 ldd ./hello | grep -q libvtrace || { echo "FAIL: hello is not linked with libvtrace"; exit 1; }
 lock=
-command -v flock > /dev/null 2>&1 && [ -d "$work/../../mpi" ] && lock="flock $work/../../mpi/.mpiexec.lock"
+command -v flock > /dev/null 2>&1 && lock="flock ${VTEST_LOCK:-${TMPDIR:-/tmp}/vtrace-mpiexec.lock}"
 VTRACE_DIR="$work/trace" $lock timeout 60 "${VTEST_MPIEXEC:-mpiexec.mpich}" -n 2 ./hello > out.txt 2>&1 || { cat out.txt; exit 1; }
 [ "$(grep -c done out.txt)" -eq 2 ] || { cat out.txt; exit 1; }
 [ ! -e "$work/trace" ] || { echo "FAIL: a trace was written"; exit 1; }
