@@ -125,7 +125,8 @@ typedef struct rstate {
     /* (line 5) */
     int goff_ok;              /* global time = local + goff (vt_global_offset) */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */
-    unsigned knext;
+    uint16_t knext;           /* kcache's next entry to replace (mod 8) */
+    uint16_t khit;            /* and the one the last lookup found (mod 8) */
     uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
     uint64_t ncalls;          /* call records seen */
     vt_cursor *cur;

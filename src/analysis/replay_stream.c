@@ -26,18 +26,10 @@ static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_
     return n;
 }
 
-/* The key id of (comm, src, dst, tag), added when new, with room for it in the FIFO
- * arrays; KEY_PENDING without memory. */
-static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+/* key_intern's way for a key not in the rank's cache: the trace's table, then the cache. */
+static __attribute__((noinline)) uint32_t key_intern_new(replay *R, rstate *s, uint64_t comm, uint32_t src,
+                                                         uint32_t dst, int64_t tag)
 {
-    /* a rank uses few keys over and over (its neighbours): its own recent ones first,
-     * where the table's would be another rank's */
-    for (int c = 0; c < 8; c++) {
-        uint32_t k = s->kcache[c];
-        if (k && R->kt.k[k - 1].comm_id == comm && R->kt.k[k - 1].src == src && R->kt.k[k - 1].dst == dst &&
-            R->kt.k[k - 1].tag == tag)
-            return k - 1;
-    }
     uint32_t id = vt__key_intern(&R->kt, comm, src, dst, tag);
     if (id == KEY_PENDING)
         return KEY_PENDING;
@@ -53,8 +45,29 @@ static uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, ui
     }
     R->kq[id].src = src;
     R->kq[id].dst = dst;
-    s->kcache[s->knext++ & 7] = id + 1;
+    s->khit = s->knext & 7;
+    s->kcache[s->khit] = id + 1;
+    s->knext++;
     return id;
+}
+
+/* The key id of (comm, src, dst, tag), added when new, with room for it in the FIFO
+ * arrays; KEY_PENDING without memory. */
+static inline uint32_t key_intern(replay *R, rstate *s, uint64_t comm, uint32_t src, uint32_t dst, int64_t tag)
+{
+    /* a rank uses few keys over and over (its neighbours): its own recent ones first,
+     * where the table's would be another rank's; from the one after the last found, since
+     * an iteration names its keys in the order the first one cached them (an entry
+     * holds one key, so where the scan starts changes no result) */
+    for (unsigned c = s->khit + 1u, e = c + 8; c != e; c++) {
+        uint32_t k = s->kcache[c & 7];
+        if (k && R->kt.k[k - 1].comm_id == comm && R->kt.k[k - 1].src == src && R->kt.k[k - 1].dst == dst &&
+            R->kt.k[k - 1].tag == tag) {
+            s->khit = (uint16_t)(c & 7);
+            return k - 1;
+        }
+    }
+    return key_intern_new(R, s, comm, src, dst, tag);
 }
 
 int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
