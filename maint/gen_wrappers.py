@@ -438,15 +438,20 @@ _Static_assert(offsetof(MPI_F08_status, MPI_ERROR) == offsetof(MPI_Status, MPI_E
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint is not int");
 
 /* mpi_f08's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are the objects these point to
- * (the addresses MPICH's binding compares with). */
+ * (the addresses MPICH's binding compares with). MPICH 4.0 defines the two pointers in
+ * libmpi, MPICH 4.1 and later only in libmpifort, which a C program does not load: weak
+ * references keep libvtrace.so loadable without it (their address is then null). Only
+ * Fortran code reaches these shims, and it has libmpifort loaded. */
+#pragma weak MPI_F08_STATUS_IGNORE
+#pragma weak MPI_F08_STATUSES_IGNORE
 static inline MPI_Status *vt_f08_status(MPI_F08_status *s)
 {
-    return s == MPI_F08_STATUS_IGNORE ? MPI_STATUS_IGNORE : (MPI_Status *)s;
+    return &MPI_F08_STATUS_IGNORE && s == MPI_F08_STATUS_IGNORE ? MPI_STATUS_IGNORE : (MPI_Status *)s;
 }
 
 static inline MPI_Status *vt_f08_statuses(MPI_F08_status *s)
 {
-    return s == MPI_F08_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
+    return &MPI_F08_STATUSES_IGNORE && s == MPI_F08_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
 }
 
 /* Arrays of requests are copied in and out, as MPICH does; up to VT_F08_SMALL on the
