@@ -25,6 +25,9 @@ EXTRA_DIST += test/build/openmpi.sh
 # The layout of src/: includes by folder, file lengths, no call cycles (maint/check-layering.py).
 TESTS += test/build/layering.sh
 EXTRA_DIST += test/build/layering.sh maint/check-layering.py
+# The Fortran-only MPI symbols (MPICH 4.1 and later) referred to weakly only.
+TESTS += test/build/fortran_symbols.sh
+EXTRA_DIST += test/build/fortran_symbols.sh
 # ASan and UBSan over the format, the model and the analyses, and a short run of each fuzzer.
 TESTS += test/build/sanitizers.sh
 EXTRA_DIST += test/build/sanitizers.sh test/analysis/fuzz_analyses.c
