@@ -20,8 +20,13 @@ static int64_t shorten_by(const vt_shorten *it, int64_t dur)
         return dur;
     case VT_SHORT_NS:
         return it->value < dur ? it->value : dur;
-    case VT_SHORT_PPM:
+    case VT_SHORT_PPM: {
+        /* the 128-bit division is a library call: only when the product needs it */
+        int64_t p;
+        if (!__builtin_mul_overflow(dur, it->value, &p))
+            return p / 1000000;
         return (int64_t)(((__int128)dur * it->value) / 1000000);
+    }
     }
     return 0;
 }

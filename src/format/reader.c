@@ -506,11 +506,16 @@ int64_t vt_global_time(const vt_trace *t, uint32_t rank, int64_t local_ns)
         off = c->off2;
     } else {
         /* off1 + (off2 - off1) * (t - t1) / (t2 - t1), without overflow: each factor is
-         * below 2^64 in magnitude, so the product fits an unsigned 128-bit integer */
+         * below 2^64 in magnitude, so the product fits an unsigned 128-bit integer. The
+         * 128-bit division is a library call (twice a record): only when the product
+         * needs it (offsets drift by microseconds, not seconds). */
         __int128 d = (__int128)c->off2 - c->off1;
-        unsigned __int128 x = (unsigned __int128)((__int128)local_ns - c->t1);
-        unsigned __int128 span = (unsigned __int128)((__int128)c->t2 - c->t1);
-        unsigned __int128 mag = (unsigned __int128)(d < 0 ? -d : d) * x / span;
+        unsigned __int128 ad = (unsigned __int128)(d < 0 ? -d : d), mag;
+        uint64_t x = (uint64_t)local_ns - (uint64_t)c->t1, span = (uint64_t)c->t2 - (uint64_t)c->t1, p;
+        if (ad <= UINT64_MAX && !__builtin_mul_overflow((uint64_t)ad, x, &p))
+            mag = p / span;
+        else
+            mag = ad * x / span;
         off = (int64_t)(c->off1 + (d < 0 ? -(__int128)mag : (__int128)mag));
     }
     return (int64_t)((uint64_t)local_ns + (uint64_t)off + (uint64_t)fix);

@@ -587,6 +587,36 @@ static void drift(void **state)
     tb_free(&b);
 }
 
+/* Interpolated offsets whose product (offset drift x time since the first
+ * synchronisation) needs more than 64 bits, or all of them, unsigned. */
+static void drift_wide(void **state)
+{
+    (void)state;
+    tbuild b;
+    tb_init(&b, 3);
+    b.r[1].same = b.r[2].same = 0;
+    b.r[1].t1 = b.r[2].t1 = 0;
+    b.r[1].off1 = b.r[2].off1 = 0;
+    b.r[1].t2 = INT64_C(3000000000000000000);
+    b.r[1].off2 = INT64_C(-7000000000);   /* 7e9 x 1e18: beyond 2^64 */
+    b.r[2].t2 = INT64_C(10000000000);
+    b.r[2].off2 = INT64_C(4000000000);    /* 4e9 x 4e9: above 2^63, below 2^64 */
+    for (uint32_t r = 0; r < 3; r++) {
+        r_init(&b, r, 0);
+        r_fin(&b, r, 1000);
+    }
+    tb_open(&b);
+    assert_int_equal(vt_global_time(b.t, 1, INT64_C(1000000000000000000)),
+                     INT64_C(1000000000000000000) - INT64_C(2333333333));
+    assert_int_equal(vt_global_time(b.t, 1, INT64_C(1000000000000000001)),
+                     INT64_C(1000000000000000001) - INT64_C(2333333333));
+    assert_int_equal(vt_global_time(b.t, 1, 3), 3);   /* 21e9 / 3e18: 0 */
+    assert_int_equal(vt_global_time(b.t, 2, INT64_C(4000000000)), INT64_C(5600000000));
+    assert_int_equal(vt_global_time(b.t, 2, INT64_C(4000000001)), INT64_C(5600000001));
+    assert_int_equal(vt_global_time(b.t, 2, INT64_C(9999999999)), INT64_C(9999999999) + INT64_C(3999999999));
+    tb_free(&b);
+}
+
 /* Each rank receives before it sends what the other receives: no order exists. */
 static void unorderable(void **state)
 {
@@ -814,6 +844,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(no_violation),      cmocka_unit_test(one_violation), cmocka_unit_test(propagation),
         cmocka_unit_test(waitall_once),      cmocka_unit_test(sendrecv_exchange), cmocka_unit_test(drift),
+        cmocka_unit_test(drift_wide),
         cmocka_unit_test(unorderable),       cmocka_unit_test(bad_input),     cmocka_unit_test(random_traces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
