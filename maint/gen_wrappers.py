@@ -320,8 +320,10 @@ def entry(f):
 #     passes it through, and MPI_F08_STATUS(ES)_IGNORE become MPI_STATUS(ES)_IGNORE;
 #   - logical out (flag): a C int, stored back as 0/1; logical in (reorder, high, periods,
 #     remain_dims) and integer arrays: passed as they are, as MPICH does;
-#   - indices out (Waitany, Testany, Waitsome, Testsome): passed through, so they are
-#     0-based like MPICH 4.0's own binding (pmodels/mpich#6270, fixed in 4.1).
+#   - indices out (Waitany, Testany, Waitsome, Testsome): as MPICH's own binding returns
+#     them: 0-based up to MPICH 4.0 (pmodels/mpich#6270), 1-based from 4.1 (libmpichfort
+#     4.2.1 adds 1 after PMPI_Waitany); MPI_UNDEFINED stays MPI_UNDEFINED (4.1 to 4.2.1's
+#     binding adds 1 to it too, pmodels/mpich#6989, an MPICH bug not reproduced).
 F08_HANDLES = {"MPI_Comm": "Comm", "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Request": "Request",
                "MPI_Message": "Message", "MPI_File": "File", "MPI_Win": "Win"}
 
@@ -383,6 +385,10 @@ def f08_arg(f, a):
     elif base == "int":
         if not ptr and not arr:      # integer, or logical in (passed as it is, as MPICH does)
             return "MPI_Fint *%s" % n, [], "*%s" % n, []
+        if ptr and not arr and role == "INDEX":
+            return "MPI_Fint *%s" % n, [], n, ["vt_f08_index_out(%s);" % n]
+        if arr and not ptr and role == "INDICES" and "OUTCOUNT" in roles:
+            return "MPI_Fint *%s" % n, [], n, ["vt_f08_indices_out(%s, *%s);" % (n, roles["OUTCOUNT"]["name"])]
         if ptr and not arr and role == "FLAG":   # logical out
             return "MPI_Fint *%s" % n, ["int %s_c = 0;" % n], "&%s_c" % n, ["*%s = %s_c != 0;" % (n, n)]
         if ptr != bool(arr):         # integer out, integer or logical array: as it is
@@ -452,6 +458,26 @@ static inline MPI_Status *vt_f08_status(MPI_F08_status *s)
 static inline MPI_Status *vt_f08_statuses(MPI_F08_status *s)
 {
     return &MPI_F08_STATUSES_IGNORE && s == MPI_F08_STATUSES_IGNORE ? MPI_STATUSES_IGNORE : (MPI_Status *)s;
+}
+
+/* The index base of MPICH's own binding (maint/gen_wrappers.py, f08_arg): libvtrace is
+ * built against the MPICH it runs with (one build per MPI). */
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40100000
+#define VT_F08_INDEX_BASE 1
+#else
+#define VT_F08_INDEX_BASE 0
+#endif
+
+static inline void vt_f08_index_out(MPI_Fint *index)
+{
+    if (*index != MPI_UNDEFINED)
+        *index += VT_F08_INDEX_BASE;
+}
+
+static inline void vt_f08_indices_out(MPI_Fint *indices, int outcount)
+{
+    for (int i = 0; outcount != MPI_UNDEFINED && i < outcount; i++)
+        indices[i] += VT_F08_INDEX_BASE;
 }
 
 /* Arrays of requests are copied in and out, as MPICH does; up to VT_F08_SMALL on the

@@ -4,8 +4,9 @@ set -e
 pkgs="build-essential autoconf automake libtool pkg-config python3 mpich libmpich-dev gfortran
       openmpi-bin libopenmpi-dev
       libhwloc-dev libzstd-dev zlib1g-dev libcmocka-dev libdw-dev
-      libotf2-trace-dev otf2-tools python3-otf2
+      libotf2-trace-dev otf2-tools python3-otf2 python3-six
       clang zstd time"
+# python3-six: Debian 13's python3-otf2 imports six without depending on it
 # cmake and a module system: the site install's test (test/build/site_install.sh; Debian's
 # lmod and environment-modules conflict, the test takes either)
 pkgs="$pkgs cmake environment-modules"

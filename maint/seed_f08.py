@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """List the mpi_f08 entry points of MPICH's Fortran library that bypass the C entry points.
 
-    python3 maint/seed_f08.py [--lib LIBMPICHFORT] [--table maint/mpi_functions.txt]
+    python3 maint/seed_f08.py [--lib LIBMPICHFORT[@VERSION]]... [--table maint/mpi_functions.txt]
                               [-o maint/f08_direct.txt]
 
 MPICH 4.0's `use mpi_f08` bindings call PMPI_ functions directly for every routine without
@@ -19,6 +19,13 @@ bypass the layer but get no shim are written commented out, with the reason (NO_
 maint/gen_wrappers.py generates one shim per line (src/mpi/wrappers_f08.c). Run it again
 for another MPICH version and review the difference; the argument conversions of
 gen_wrappers.py were checked against MPICH 4.0.2's disassembly.
+
+With --lib given more than once (VERSION: the MPICH version of that library, by default
+mpichversion's), the list is the union: one libvtrace then serves every version listed
+(a shim for an entry point a version lacks is never called there, and one for an entry point
+that calls the C function instead records the call once, as the C entry point would). A line
+found in some of the libraries only ends with a comment naming them: MPICH 4.1 renamed
+mpi_*_f08_large_ to mpi_*_c_f08_.
 """
 import argparse
 import bisect
@@ -130,16 +137,11 @@ def mpich_version():
         return "unknown"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--lib", default=DEFAULT_LIB)
-    ap.add_argument("--table", default=os.path.join(HERE, "mpi_functions.txt"))
-    ap.add_argument("-o", "--output", default=os.path.join(HERE, "f08_direct.txt"))
-    opt = ap.parse_args()
-    table = read_table(opt.table)
-    exported, insns, starts = read_library(opt.lib)
+def scan_library(lib, table):
+    """-> ({symbol: line}, [commented-out lines], [helper notes]) for one libmpichfort."""
+    exported, insns, starts = read_library(lib)
     exported_addrs = set(exported.values())
-    lines, skipped, helpers = [], [], []
+    lines, skipped, helpers = {}, {}, []
     for sym in sorted(exported):
         m = re.fullmatch(r"mpi_(\w+?)_f08(_large)?_", sym)
         if not m:
@@ -157,14 +159,47 @@ def main():
             continue
         why = no_shim(cname)
         if why:
-            skipped.append("# %-36s %-30s no shim: %s" % (sym, cname, why))
+            skipped[sym] = "# %-36s %-30s no shim: %s" % (sym, cname, why)
         else:
-            lines.append("%-38s %s" % (sym, cname))
+            lines[sym] = "%-38s %s" % (sym, cname)
+    return lines, skipped, helpers
+
+
+def union(per_lib, versions):
+    """[{symbol: line}] per library -> sorted lines, each found in some only annotated."""
+    out = []
+    for sym in sorted(set().union(*per_lib)):
+        have = [v for found, v in zip(per_lib, versions) if sym in found]
+        line = next(found[sym] for found in per_lib if sym in found)
+        if len(have) < len(versions):
+            line = "%-70s # MPICH %s only" % (line, ", ".join(have))
+        out.append(line)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lib", action="append", metavar="LIB[@VERSION]")
+    ap.add_argument("--table", default=os.path.join(HERE, "mpi_functions.txt"))
+    ap.add_argument("-o", "--output", default=os.path.join(HERE, "f08_direct.txt"))
+    opt = ap.parse_args()
+    table = read_table(opt.table)
+    libs, versions, shims, skips, helpers = [], [], [], [], []
+    for arg in opt.lib or [DEFAULT_LIB]:
+        lib, _, version = arg.partition("@")
+        libs.append(lib)
+        versions.append(version or mpich_version())
+        lines, skipped, notes = scan_library(lib, table)
+        shims.append(lines)
+        skips.append(skipped)
+        helpers += notes
+    lines, skipped = union(shims, versions), union(skips, versions)
     out = [
         "# mpi_f08 entry points that call a PMPI_ function of maint/mpi_functions.txt directly,",
         "# so that the C entry points of libvtrace never see them: 'symbol MPI_function'.",
-        "# Written by maint/seed_f08.py from %s" % opt.lib,
-        "# (MPICH %s): nm -D for the entry points, objdump -d for the PMPI_ calls of each (and" % mpich_version(),
+        "# Written by maint/seed_f08.py from %s" % ", ".join(os.path.basename(x) for x in libs),
+        "# (MPICH %s): nm -D for the entry points, objdump -d for the PMPI_ calls of each (and"
+        % ", ".join(versions),
         "# of the helpers it calls).",
         "# Do not edit: change seed_f08.py (NO_SHIM) and run it again.",
         "# maint/gen_wrappers.py makes one shim per line (src/mpi/wrappers_f08.c). Not listed:",
@@ -176,7 +211,7 @@ def main():
     with open(tmp, "w") as fh:
         fh.write("\n".join(out) + "\n")
     os.replace(tmp, opt.output)
-    for h in helpers:
+    for h in sorted(set(helpers)):
         print("seed_f08: note: " + h, file=sys.stderr)
     print("seed_f08: %d shims, %d without -> %s" % (len(lines), len(skipped), opt.output))
 

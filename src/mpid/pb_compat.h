@@ -1,5 +1,5 @@
 /* The MPI-4 large-count (_c) calls the transport makes, for an MPI library whose mpi.h
- * lacks them (Open MPI 4.1): configure writes VT_LACKS_MPI_<name> (src/vt_mpi_lacks.h)
+ * lacks them (Open MPI 4.1, 5.0): configure writes VT_LACKS_MPI_<name> (src/vt_mpi_lacks.h)
  * for each, and here each one calls the int version when the counts fit in an int, and
  * returns MPI_ERR_COUNT when they do not (the library's own int interface could not
  * carry such a message either). With MPICH nothing here is compiled. */
@@ -105,6 +105,22 @@ static inline int PMPI_Sendrecv_replace_c(void *b, MPI_Count n, MPI_Datatype t, 
                                           MPI_Comm c, MPI_Status *status)
 {
     return VT_BIG(n) ? MPI_ERR_COUNT : PMPI_Sendrecv_replace(b, (int)n, t, d, stag, s, rtag, c, status);
+}
+#endif
+/* Open MPI 5.0 has MPI_Isendrecv(_replace) (MPI-4) but not their _c versions */
+#ifdef VT_LACKS_MPI_Isendrecv_c
+static inline int PMPI_Isendrecv_c(const void *sb, MPI_Count sn, MPI_Datatype st, int d, int stag, void *rb,
+                                   MPI_Count rn, MPI_Datatype rt, int s, int rtag, MPI_Comm c, MPI_Request *req)
+{
+    return VT_BIG(sn) || VT_BIG(rn) ? MPI_ERR_COUNT
+                                    : PMPI_Isendrecv(sb, (int)sn, st, d, stag, rb, (int)rn, rt, s, rtag, c, req);
+}
+#endif
+#ifdef VT_LACKS_MPI_Isendrecv_replace_c
+static inline int PMPI_Isendrecv_replace_c(void *b, MPI_Count n, MPI_Datatype t, int d, int stag, int s, int rtag,
+                                           MPI_Comm c, MPI_Request *req)
+{
+    return VT_BIG(n) ? MPI_ERR_COUNT : PMPI_Isendrecv_replace(b, (int)n, t, d, stag, s, rtag, c, req);
 }
 #endif
 #ifdef VT_LACKS_MPI_Buffer_attach_c
