@@ -13,6 +13,7 @@ include test/unit/clockfix.mk
 include test/patterns/Makefile.mk
 include test/unit/dpd.mk
 include test/unit/evcols.mk
+include test/unit/blockpool.mk
 include test/analysis/Makefile.mk
 
 # configure --disable-vtrace, in a build of its own.

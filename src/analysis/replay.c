@@ -147,6 +147,7 @@ static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     void *rs_mem = NULL, *sms_mem = NULL;
     replay R = {.t = t, .m = m, .p = p, .sc = sc, .nsc = nsc, .obs = obs, .par = par, .res = res, .err = err};
     R.keys = vt_matches_keys(m, NULL);
+    R.blocks = vt_blockpool_new();
     memset(res, 0, sizeof *res);
     R.nranks = vt_trace_nranks(t);
     /* without a vt_matches, a full trace is matched while it is replayed */
@@ -317,7 +318,8 @@ out:
     if (par)
         vt__rp_par_free(&R);
     for (uint32_t r = 0; R.rs && r < R.nranks; r++)
-        vt__rp_free_rank(&R.rs[r]);
+        vt__rp_free_rank(&R, &R.rs[r]);
+    vt_blockpool_destroy(R.blocks);
     vt__rp_ra_free(&R);
     for (size_t g = 0; g < R.ngates; g++) {
         free(R.gates[g]->T);

@@ -832,7 +832,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     return 0;
 }
 
-void vt__rp_free_rank(rstate *s)
+void vt__rp_free_rank(replay *R, rstate *s)
 {
     vt_cursor_close(s->cur);
     free(s->ss.e);
@@ -844,7 +844,7 @@ void vt__rp_free_rank(rstate *s)
     free(s->evitems);
     free(s->needs);
     free(s->needcnt);
-    vt__rp_sm_free(s);
+    vt__rp_sm_free(R, s);
     vt__rp_map_free(&s->reqs);
     vt__rp_map_free(&s->tmpl);
 }

@@ -6,6 +6,7 @@
 #define VT_REPLAY_PRIV_H
 
 #include "analysis/replay.h"
+#include "util/blockpool.h"
 #include "util/codec.h"
 #include "format/match_keys.h"
 
@@ -253,6 +254,7 @@ typedef struct replay {
     u64map commloc;           /* communicator id -> members owned here + 1 */
     uint32_t *stamp;          /* per process, to list a communicator's processes once */
     uint32_t nstamp;
+    vt_blockpool *blocks;     /* the ranks' windows' rings, records read ahead (NULL: malloc's) */
 } replay;
 
 /* The process that replays rank r (blocks of ranks), and whether it is this one. */
@@ -487,14 +489,14 @@ size_t vt__rp_probe_target_stream(replay *R, rstate *s);
 int vt__rp_settle(replay *R, rstate *s);
 int vt__rp_sm_err(replay *R, const char *path, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void vt__rp_sm_free(rstate *s);
+void vt__rp_sm_free(replay *R, rstate *s);
 void vt__rp_ra_free(replay *R);
 void vt__rp_hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, uint32_t rpos);
 void vt__rp_sm_trim(rstate *s);
 
 /* replay_full.c: the records of a full trace (calls the files above) */
 void vt__rp_free_ftab(ftab *f);
-void vt__rp_free_rank(rstate *s);
+void vt__rp_free_rank(replay *R, rstate *s);
 int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r);
 int vt__rp_step(replay *R, rstate *s);
 

@@ -15,14 +15,15 @@
 
 /* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap (at a line
  * boundary: a window entry is a line). */
-static void *ring_grow(void *ring, size_t cap, size_t size, uint64_t lo, uint64_t hi)
+static void *ring_grow(vt_blockpool *pool, void *ring, size_t cap, size_t size, uint64_t lo, uint64_t hi)
 {
     size_t nc = cap ? 2 * cap : RING_MIN;
-    char *n = aligned_alloc(64, (nc * size + 63) & ~(size_t)63);
+    char *n = vt_blockpool_alloc(pool, nc * size);
     if (!n)
         return NULL;
     for (uint64_t i = lo; i < hi; i++)
         memcpy(n + (size_t)(i & (nc - 1)) * size, (char *)ring + (size_t)(i & (cap - 1)) * size, size);
+    vt_blockpool_free(pool, ring, cap * size);
     return n;
 }
 
@@ -178,15 +179,14 @@ static void pair_send(replay *R, rstate *s, uint32_t pos)
 
 /* Room for one more send in rank s's window (its ring doubled when full); -1 without
  * memory. */
-static int send_room(rstate *s)
+static int send_room(replay *R, rstate *s)
 {
     smatch *m = s->sm;
     if (m->shi - m->slo < m->scap)
         return 0;
-    vt_match_csend *a = ring_grow(s->sw, m->scap, WIN_ENTRY, m->slo, m->shi);
+    vt_match_csend *a = ring_grow(R->blocks, s->sw, m->scap, WIN_ENTRY, m->slo, m->shi);
     if (!a)
         return -1;
-    free(s->sw);
     s->sw = a;
     m->scap = m->scap ? 2 * m->scap : RING_MIN;
     s->smask = (uint32_t)(m->scap - 1);
@@ -227,14 +227,13 @@ static void sm_release(replay *R, rstate *s)
     }
 }
 
-static int rq_push(rstate *s, uint64_t v, uint64_t post)
+static int rq_push(replay *R, rstate *s, uint64_t v, uint64_t post)
 {
     smatch *m = s->sm;
     if (m->qhi - m->qlo == m->qcap) {
-        struct rqe *a = ring_grow(m->rq, m->qcap, sizeof *a, m->qlo, m->qhi);
+        struct rqe *a = ring_grow(R->blocks, m->rq, m->qcap, sizeof *a, m->qlo, m->qhi);
         if (!a)
             return -1;
-        free(m->rq);
         m->rq = a;
         m->qcap = m->qcap ? 2 * m->qcap : RING_MIN;
     }
@@ -249,7 +248,7 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
     smatch *m = s->sm;
     if (m->shi >= POS_MAX)
         return sm_toomany(R, s, ev, "sends");
-    if (send_room(s))
+    if (send_room(R, s))
         return sm_nomem(R, s, ev);
     uint32_t key = key_intern(R, s, comm, s->rank, (uint32_t)peer, tag);
     if (key == KEY_PENDING)
@@ -276,7 +275,7 @@ int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint
         R->failed = 1;
         return -1;
     }
-    if (send_room(s))
+    if (send_room(R, s))
         goto nomem;
     uint32_t key = key_intern(R, s, (uint64_t)w[1], src, dst, w[4]);
     if (key == KEY_PENDING)
@@ -307,10 +306,9 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
     if (m->rhi >= POS_MAX)
         return sm_toomany(R, s, ev, "receives");
     if (m->rhi - m->rlo == m->rcap) {
-        vt_match_crecv *a = ring_grow(s->rw, m->rcap, WIN_ENTRY, m->rlo, m->rhi);
+        vt_match_crecv *a = ring_grow(R->blocks, s->rw, m->rcap, WIN_ENTRY, m->rlo, m->rhi);
         if (!a)
             return sm_nomem(R, s, ev);
-        free(s->rw);
         s->rw = a;
         m->rcap = m->rcap ? 2 * m->rcap : RING_MIN;
         s->rmask = (uint32_t)(m->rcap - 1);
@@ -394,7 +392,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
 
     switch (k) {
     case K_RECV:
-        if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+        if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(R, s, pos, ev->index))
             return R->failed ? -1 : sm_nomem(R, s, ev);
         RX(s, pos)->flags |= XF_DONE;
         if (sm_resolve(R, s, ev, pos, comm_id, ev->rpeer, (ev->fields & VT_F_RTAG) ? ev->rtag : -1))
@@ -402,7 +400,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
         break;
     case K_IRECV:
         if (ev->request) {
-            if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+            if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(R, s, pos, ev->index))
                 return R->failed ? -1 : sm_nomem(R, s, ev);
             if (sm_active(R, s, ev, ev->request, pos, A_RECV, comm_id))
                 return -1;
@@ -432,7 +430,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
                 continue; /* persistent collective, or a request we know nothing of */
             const stmpl *tp = &m->tmpls[ti];
             if (tp->recv) {
-                if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(s, pos, ev->index))
+                if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(R, s, pos, ev->index))
                     return R->failed ? -1 : sm_nomem(R, s, ev);
                 if (sm_active(R, s, ev, req, pos, A_RECV, tp->comm_id))
                     return -1;
@@ -467,7 +465,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
                                  (ev->fields & VT_F_RPEER) ? ev->rpeer : VT_PEER_UNKNOWN,
                                  (ev->fields & VT_F_RTAG) ? ev->rtag : -1};
             /* its receive is posted here (the MPI_Mrecv fills the place) */
-            if (rq_push(s, RQ_PH | pi, ev->index))
+            if (rq_push(R, s, RQ_PH | pi, ev->index))
                 return sm_nomem(R, s, ev);
             uint64_t was;
             if (vt__rp_map_get(&m->probes, ev->msg, &was)) { /* the id again: the earlier one is not received */
@@ -629,12 +627,12 @@ int vt__rp_more(replay *R, rstate *s)
         return 0;
     if (m->bhi - m->blo == m->bcap) {
         size_t nc = m->bcap ? 2 * m->bcap : 8;
-        brec **n = malloc(nc * sizeof *n);
+        brec **n = vt_blockpool_alloc(R->blocks, nc * sizeof *n);
         if (!n)
             return sm_nomem(R, s, &s->ev);
         for (uint64_t i = m->blo; i < m->bhi; i++)
             n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
-        free(m->buf);
+        vt_blockpool_free(R->blocks, m->buf, m->bcap * sizeof *m->buf);
         m->buf = n;
         m->bcap = nc;
     }
@@ -830,7 +828,7 @@ void vt__rp_sm_trim(rstate *s)
         m->slo++;
 }
 
-void vt__rp_sm_free(rstate *s)
+void vt__rp_sm_free(replay *R, rstate *s)
 {
     smatch *m = s->sm;
     if (!m)
@@ -841,13 +839,13 @@ void vt__rp_sm_free(rstate *s)
     free(m->tmpls);
     free(m->pr);
     free(m->prfree);
-    free(m->rq);
-    free(m->buf); /* (its entries: vt__rp_ra_free) */
+    vt_blockpool_free(R->blocks, m->rq, m->qcap * sizeof *m->rq);
+    vt_blockpool_free(R->blocks, m->buf, m->bcap * sizeof *m->buf); /* (its entries: vt__rp_ra_free) */
     free(m->cst);
     free(m->cdn);
     free(m->orph);
-    free(s->rw);
-    free(s->sw);
+    vt_blockpool_free(R->blocks, s->rw, m->rcap * WIN_ENTRY);
+    vt_blockpool_free(R->blocks, s->sw, m->scap * WIN_ENTRY);
     s->sm = NULL;
 }
 

@@ -299,7 +299,7 @@ static int unpack(int reduced, const uint8_t *in, size_t len, uint32_t nrec, con
                         goto nomem;
                 }
             }
-            if (set_values(l, a.v, a.n) || (reduced && vt__rcols_kind_set(&t, key, a.v, a.n)))
+            if (set_values(&t, l, a.v, a.n) || (reduced && vt__rcols_kind_set(&t, key, a.v, a.n)))
                 goto nomem;
         }
         /* the values where the record has them */
@@ -372,12 +372,12 @@ int vt_rcols_unpack(const uint8_t *in, size_t len, uint32_t nrec, const vt_rcols
 
 /* ------------------------------------------------------------------ record by record */
 
-vt_evcols_dec *vt_evcols_dec_new(vt_evcols_vals *shared)
+vt_evcols_dec *vt_evcols_dec_new(vt_evcols_vals *shared, struct vt_blockpool *pool)
 {
-    vt_evcols_dec *d = aligned_alloc(64, (sizeof(vt_evcols_dec) + 63) & ~(size_t)63);
+    vt_evcols_dec *d = vt_blockpool_calloc(pool, sizeof *d);
     if (d) {
-        memset(d, 0, sizeof *d);
         d->a = shared ? shared : &d->own;
+        d->t.pool = pool;
     }
     return d;
 }
@@ -388,7 +388,7 @@ void vt_evcols_dec_free(vt_evcols_dec *d)
         return;
     lasts_free(&d->t);
     free(d->own.v);
-    free(d);
+    vt_blockpool_free(d->t.pool, d, sizeof *d);
 }
 
 int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const vt_evcols_funcs *fn, uint64_t *first,
@@ -397,10 +397,10 @@ int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const v
     const uint8_t *p = in, *end = in + len;
     uint64_t clen[NCOLS] = {0};
     lasts_free(&d->t); /* each block stands alone */
-    memset(&d->t, 0, sizeof d->t);
+    d->t = (lasts){.pool = d->t.pool};
     memset(d->hint, 0, sizeof d->hint);
     /* small to start with: a cursor per rank, and 64K ranks */
-    if (!(d->t.e = calloc(8, sizeof *d->t.e)))
+    if (!(d->t.e = vt_blockpool_calloc(d->t.pool, 8 * sizeof *d->t.e)))
         return -1;
     d->t.cap = 8;
     if (!d->a->v) {

@@ -44,8 +44,10 @@ typedef struct vt_evcols_vals {
     size_t n, cap;
 } vt_evcols_vals;
 /* A decoder using SHARED as its scratch (freed by the caller, after the decoder), or
- * its own (NULL). */
-vt_evcols_dec *vt_evcols_dec_new(vt_evcols_vals *shared);
+ * its own (NULL); it and its tables are blocks of POOL (util/blockpool.h; NULL:
+ * malloc's), which must outlive it. */
+struct vt_blockpool;
+vt_evcols_dec *vt_evcols_dec_new(vt_evcols_vals *shared, struct vt_blockpool *pool);
 void vt_evcols_dec_free(vt_evcols_dec *d); /* NULL is fine */
 /* Starts the payload IN[0..len) (which stays valid until the next start): its first
  * record index and base time. */

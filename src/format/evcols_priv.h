@@ -12,6 +12,7 @@
 
 #include "format/evcols.h"
 #include "format/reader.h"
+#include "util/blockpool.h"
 #include "util/codec.h"
 
 /* The columns, in their order in the payload; REDUCED_COLS blocks have all but COL_FORM
@@ -113,7 +114,8 @@ typedef struct last {
 
 typedef struct lasts {
     last *e;
-    size_t cap, n;
+    uint32_t cap, n;
+    struct vt_blockpool *pool; /* of the table and the values; NULL: malloc's */
 } lasts;
 
 static inline size_t home(uint64_t code, uint64_t site, size_t cap)
@@ -127,8 +129,8 @@ static inline size_t home(uint64_t code, uint64_t site, size_t cap)
 
 static __attribute__((noinline, unused)) int lasts_grow(lasts *t)
 {
-    size_t nc = t->cap ? 2 * t->cap : 64;
-    last *ne = calloc(nc, sizeof *ne);
+    size_t nc = t->cap ? 2 * (size_t)t->cap : 64;
+    last *ne = vt_blockpool_calloc(t->pool, nc * sizeof *ne);
     if (!ne)
         return -1;
     for (size_t i = 0; i < t->cap; i++)
@@ -138,9 +140,9 @@ static __attribute__((noinline, unused)) int lasts_grow(lasts *t)
                 h = (h + 1) & (nc - 1);
             ne[h] = t->e[i];
         }
-    free(t->e);
+    vt_blockpool_free(t->pool, t->e, t->cap * sizeof *t->e);
     t->e = ne;
-    t->cap = nc;
+    t->cap = (uint32_t)nc;
     return 0;
 }
 
@@ -165,20 +167,21 @@ static inline last *lasts_get(lasts *t, uint64_t code, uint64_t site)
 
 static inline void lasts_free(lasts *t)
 {
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->e[i].v); /* (and step, in the same block) */
-    free(t->e);
+    for (size_t i = 0; i < t->cap; i++) /* (v and step, side by side in one block) */
+        vt_blockpool_free(t->pool, t->e[i].v, 2 * t->e[i].cap * sizeof *t->e[i].v);
+    vt_blockpool_free(t->pool, t->e, t->cap * sizeof *t->e);
 }
 
 /* Records V[0..n) as the last values; the steps are the differences to the values
  * before when they had the same count, else 0. */
-static inline int set_values(last *l, const uint64_t *v, size_t n)
+static inline int set_values(const lasts *t, last *l, const uint64_t *v, size_t n)
 {
     if (n > l->cap) {
         /* the values and their steps in one block, side by side: a record reads both */
-        uint64_t *nv = realloc(l->v, 2 * n * sizeof *nv);
+        uint64_t *nv = vt_blockpool_alloc(t->pool, 2 * n * sizeof *nv);
         if (!nv)
             return -1;
+        vt_blockpool_free(t->pool, l->v, 2 * l->cap * sizeof *l->v);
         l->v = nv;
         l->step = nv + n;
         l->cap = n;
@@ -378,7 +381,7 @@ static inline int put_values(lasts *t, uint64_t code, uint64_t site, const vals 
             if (put_u(f, a->v[i]))
                 return -1;
     }
-    return set_values(l, a->v, a->n);
+    return set_values(t, l, a->v, a->n);
 }
 
 #endif

@@ -82,7 +82,7 @@ static inline int cseq_set(lasts *t, uint64_t id, uint64_t seq)
 {
     last *l = lasts_get(t, id, 0);
     uint64_t next = seq + 1;
-    return l ? set_values(l, &next, 1) : -1;
+    return l ? set_values(t, l, &next, 1) : -1;
 }
 
 /* A gate's communicator and collective sequence number. */
@@ -111,7 +111,7 @@ static inline last *sender_last(lasts *snd, uint64_t src)
     last *l = lasts_get(snd, src, 0);
     if (l && !l->n) {
         uint64_t zero = 0;
-        if (set_values(l, &zero, 1))
+        if (set_values(snd, l, &zero, 1))
             return NULL;
     }
     return l;
@@ -364,7 +364,7 @@ int vt__rcols_seed(lasts *t, uint64_t key, uint64_t site, vals *tmp)
         return -1;
     if (l->n || !tmp->n)
         return 0;
-    if (set_values(l, tmp->v, tmp->n))
+    if (set_values(t, l, tmp->v, tmp->n))
         return -1;
     l->seeded = 1;
     return 0;
@@ -374,7 +374,7 @@ int vt__rcols_seed(lasts *t, uint64_t key, uint64_t site, vals *tmp)
 int vt__rcols_kind_set(lasts *t, uint64_t key, const uint64_t *v, size_t n)
 {
     last *k = lasts_get(t, key & 0xff, KIND_SITE);
-    return k ? set_values(k, v, n) : -1;
+    return k ? set_values(t, k, v, n) : -1;
 }
 
 /* The same for a reduced record: also tag 3 (TAG_SPARSE) when it is shorter than tag 2,
@@ -408,7 +408,7 @@ int vt__rcols_put(lasts *t, uint64_t code, uint64_t site, const vals *a, buf *f,
             return -1;
         f->len = (size_t)(vt_put_svar(f->p + f->len, (int64_t)(a->v[i] - l->v[i] - l->step[i])) - f->p);
     }
-    return set_values(l, a->v, a->n) || vt__rcols_kind_set(t, code, a->v, a->n);
+    return set_values(t, l, a->v, a->n) || vt__rcols_kind_set(t, code, a->v, a->n);
 }
 
 /* Packing: a reduced record after its kind, sequence-number delta, enter and duration:

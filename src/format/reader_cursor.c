@@ -7,6 +7,7 @@
 #include "format/evcols.h"
 #include "format/reader_priv.h"
 #include "format/cursor_priv.h"
+#include "util/blockpool.h"
 #include "util/codec.h"
 
 #include <stdlib.h>
@@ -18,6 +19,37 @@
 static int hold_account(vt_cursor *c);
 static void hold_drop(vt_cursor *c);
 
+static size_t cursor_size(const vt_rank *rk)
+{
+    return sizeof(vt_cursor) + (rk->reduced ? 4 * sizeof(vt_rrec) : 0);
+}
+
+/* The pool of the cursors' blocks and their decoders' (NULL: malloc's). */
+static vt_blockpool *cursor_blocks(const vt_cursor *c)
+{
+    return c->scratch ? c->scratch->blocks : NULL;
+}
+
+static void cols_free(vt_cursor *c)
+{
+    vt_blockpool_free(cursor_blocks(c), c->cols, c->colcap);
+    c->cols = NULL;
+    c->colcap = 0;
+}
+
+/* c->layouts, each function's layout: 0, or -1 without memory. */
+static int layouts_make(vt_cursor *c)
+{
+    size_t n = c->rk->nfuncs ? c->rk->nfuncs : 1;
+    if (c->layouts)
+        return 0;
+    if (!(c->layouts = vt_blockpool_alloc(cursor_blocks(c), n * sizeof *c->layouts)))
+        return -1;
+    for (size_t i = 0; i < c->rk->nfuncs; i++)
+        c->layouts[i] = c->rk->funcs[i].layout;
+    return 0;
+}
+
 int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
 {
     if (!out)
@@ -25,16 +57,16 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
     *out = NULL;
     if (!t || rank >= t->nranks)
         return vt__seterr(err, t ? t->dir : "(null)", 0, "expected a rank below %u, found %u", t ? t->nranks : 0, rank);
-    size_t size = sizeof(vt_cursor) + (t->ranks[rank].reduced ? 4 * sizeof(vt_rrec) : 0);
-    vt_cursor *c = aligned_alloc(64, (size + 63) & ~(size_t)63);
+    fd_scratch *scratch = t->pool ? vt__fd_pool_scratch(t->pool) : NULL;
+    vt_cursor *c = vt_blockpool_calloc(scratch ? scratch->blocks : NULL, cursor_size(&t->ranks[rank]));
     if (!c)
         return vt__seterr(err, t->ranks[rank].path, 0, "expected a cursor, found no memory for it");
-    memset(c, 0, size);
     c->t = t;
     c->rk = &t->ranks[rank];
+    c->scratch = scratch;
     c->src.fd = -1;
     if (vt__trace_src_pooled(t, rank, &c->src, "the rank file", err)) {
-        free(c);
+        vt_blockpool_free(cursor_blocks(c), c, cursor_size(c->rk));
         return -1;
     }
     if (c->src.size != c->rk->file_bytes) {
@@ -48,7 +80,6 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
     pp_init(&c->r, (const uint8_t *)"", 0, c->rk->path, 0, 0, err);
     /* shared: a zstd context is 100 KB, and a trace may have 64K cursors */
     c->dctx = vt__fd_pool_dctx(t->pool);
-    c->scratch = vt__fd_pool_scratch(t->pool);
     *out = c;
     return 0;
 }
@@ -63,16 +94,16 @@ void vt_cursor_close(vt_cursor *c)
     free(c->stored.p);
     free(c->raw.p);
     free(c->unpacked);
-    free(c->layouts);
+    vt_blockpool_free(cursor_blocks(c), c->layouts, (c->rk->nfuncs ? c->rk->nfuncs : 1) * sizeof *c->layouts);
     free(c->comm_ids);
     free(c->started);
     free(c->done);
     free(c->rmsgs);
     free(c->rssends);
     free(c->rgates);
-    free(c->cols);
+    cols_free(c);
     vt_evcols_dec_free(c->dec);
-    free(c);
+    vt_blockpool_free(cursor_blocks(c), c, cursor_size(c->rk));
 }
 
 void vt_cursor_fast(vt_cursor *c)
@@ -105,13 +136,8 @@ static int unpack_block(vt_cursor *c, uint64_t off, const uint8_t *data, const v
                               msg, h->codec != VT_CODEC_RAW ? "decoded " : "");
         return 0;
     }
-    if (!c->layouts) {
-        c->layouts = malloc((rk->nfuncs ? rk->nfuncs : 1) * sizeof *c->layouts);
-        if (!c->layouts)
-            return vt__seterr(err, c->src.path, off, "expected memory for the function table, found none");
-        for (size_t i = 0; i < rk->nfuncs; i++)
-            c->layouts[i] = rk->funcs[i].layout;
-    }
+    if (layouts_make(c))
+        return vt__seterr(err, c->src.path, off, "expected memory for the function table, found none");
     vt_evcols_funcs fn = {c->layouts, rk->nfuncs};
     if (vt_evcols_unpack(data, h->raw_len, h->nrecords, &fn, VT_READER_MAX_RAW, &c->unpacked, len, msg, sizeof msg))
         return vt__seterr(err, c->src.path, off, "%s (in the %spayload of the EVENTS_COLS block at this offset)",
@@ -160,9 +186,10 @@ static int block_head(vt_cursor *c, uint64_t expect)
 static int cols_room(vt_cursor *c, size_t n)
 {
     if (n > c->colcap) {
-        uint8_t *p = realloc(c->cols, n);
+        uint8_t *p = vt_blockpool_alloc(cursor_blocks(c), n); /* (the bytes are replaced) */
         if (!p)
             return 0;
+        cols_free(c);
         c->cols = p;
         c->colcap = n;
     }
@@ -174,14 +201,9 @@ static int cols_room(vt_cursor *c, size_t n)
  * without). */
 static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *h)
 {
-    if (!c->layouts) {
-        c->layouts = malloc((c->rk->nfuncs ? c->rk->nfuncs : 1) * sizeof *c->layouts);
-        if (!c->layouts)
-            return 0;
-        for (size_t i = 0; i < c->rk->nfuncs; i++)
-            c->layouts[i] = c->rk->funcs[i].layout;
-    }
-    if (!c->dec && !(c->dec = vt_evcols_dec_new(c->scratch ? &c->scratch->decvals : NULL)))
+    if (layouts_make(c))
+        return 0;
+    if (!c->dec && !(c->dec = vt_evcols_dec_new(c->scratch ? &c->scratch->decvals : NULL, cursor_blocks(c))))
         return 0;
     if (data != c->cols) {
         if (!cols_room(c, h->raw_len))
@@ -235,7 +257,8 @@ static int cursor_block(vt_cursor *c, vt_error *err)
      * bytes go to the scratch all cursors share, not to buffers of each rank's */
     int cols = h.type == VT_BLOCK_EVENTS_COLS || h.type == VT_BLOCK_REDUCED_COLS;
     /* (vt_cursor_fast: a compressed EVENTS_COLS block is decoded straight into c->cols,
-     * the payload it is read from, rather than copied there) */
+     * the payload it is read from, rather than copied there; cols_room made it large
+     * enough, so vt__load_payload never reallocates that pool block) */
     int direct = c->fast && h.type == VT_BLOCK_EVENTS_COLS && h.nrecords && h.codec != VT_CODEC_RAW &&
                  cols_room(c, h.raw_len);
     buf own = {c->cols, c->colcap};
@@ -509,16 +532,14 @@ static void hold_evict(vt_cursor *c)
     } else {
         c->evicted_base = (uintptr_t)c->unpacked;
         if (!c->unpacked) { /* rows of a raw block: not held */
-            free(c->cols);
-            c->cols = NULL;
-            c->colcap = 0;
+            cols_free(c);
             return;
         }
     }
-    free(c->cols);
+    cols_free(c);
     free(c->unpacked);
-    c->cols = c->unpacked = NULL;
-    c->colcap = c->unpacked_len = 0;
+    c->unpacked = NULL;
+    c->unpacked_len = 0;
     if (c->state == 0 && c->left) /* else the next block replaces it */
         c->state = 2;
 }
@@ -581,7 +602,7 @@ static int hold_reload(vt_cursor *c)
         return -1;
     c->state = 0;
     if (c->fastblk) {
-        if (!(c->cols = malloc(h->raw_len ? h->raw_len : 1)))
+        if (!(c->cols = vt_blockpool_alloc(cursor_blocks(c), h->raw_len ? h->raw_len : 1)))
             return vt__seterr(err, c->src.path, c->block_off, "expected memory for a block, found none");
         memcpy(c->cols, data, h->raw_len);
         c->colcap = h->raw_len;

@@ -95,7 +95,7 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
             return 1;
         if (tag == TAG_LITERAL) {
             d->a->n = 0;
-            if (read_fields(letters, &fc->p, fc->end, d->a) || set_values(l, d->a->v, d->a->n))
+            if (read_fields(letters, &fc->p, fc->end, d->a) || set_values(&d->t, l, d->a->v, d->a->n))
                 return 1;
         } else {
             /* set_values() of the predicted values: with as many values as before, a

@@ -7,6 +7,7 @@
 #include "format/reader_priv.h"
 #include "format/evdict.h"
 #include "format/blockio.h"
+#include "util/blockpool.h"
 #include "util/codec.h"
 
 #include <errno.h>
@@ -259,6 +260,7 @@ fd_pool *vt__fd_pool_new(void)
      * VTRACE_TEST_BLOCK_BUDGET bytes (the tests) */
     const char *b = getenv("VTRACE_TEST_BLOCK_BUDGET");
     p->scratch.budget = b && *b ? strtoull(b, NULL, 10) : (uint64_t)64 << 20;
+    p->scratch.blocks = vt_blockpool_new(); /* NULL: the cursors' blocks are malloc's */
     return p;
 }
 
@@ -281,6 +283,7 @@ void vt__fd_pool_free(fd_pool *p)
     free(p->scratch.raw.p);
     free(p->scratch.holders);
     free(p->scratch.decvals.v);
+    vt_blockpool_destroy(p->scratch.blocks);
     free(p->slot);
     free(p);
 }

@@ -167,6 +167,7 @@ typedef struct fd_scratch {
     struct vt_cursor **holders;
     size_t nholders, capholders, hand;
     vt_evcols_vals decvals; /* the cursors' decoders' values scratch */
+    struct vt_blockpool *blocks; /* the cursors and their decoders (util/blockpool.h) */
 } fd_scratch;
 fd_scratch *vt__fd_pool_scratch(fd_pool *p);
 int vt__trace_src_open(const vt_trace *t, const char *path, const char *name, src_t *s, const char *what,
