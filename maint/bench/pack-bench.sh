@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 work=${TMPDIR:-/tmp}/vt-pack-bench
 rm -rf "$work" && mkdir -p "$work"
 cc -O2 -std=gnu11 -I"$top/src" -I"$build/src" -o "$work/pack-bench" "$top/maint/bench/pack-bench.c" \
-    "$top/src/format/evcols.c" "$top/src/format/rcols.c" -lzstd
+    "$top/src/format/evcols.c" "$top/src/format/rcols.c" "$top/src/util/blockpool.c" -lzstd
 VTRACE_MODE=full VTRACE_COMPRESS=0 VTRACE_DIR="$work/trace" mpiexec.mpich -n 2 "$build/test/mpi/halo_c1" "$iters" 1 \
     > /dev/null
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'); load: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -107,8 +107,9 @@ static inline int PMPI_Sendrecv_replace_c(void *b, MPI_Count n, MPI_Datatype t, 
     return VT_BIG(n) ? MPI_ERR_COUNT : PMPI_Sendrecv_replace(b, (int)n, t, d, stag, s, rtag, c, status);
 }
 #endif
-/* Open MPI 5.0 has MPI_Isendrecv(_replace) (MPI-4) but not their _c versions */
-#ifdef VT_LACKS_MPI_Isendrecv_c
+/* Open MPI 5.0 has MPI_Isendrecv(_replace) (MPI-4) but not their _c versions; 4.1 has
+ * neither (pb_p2p.c leaves them out) */
+#if defined(VT_LACKS_MPI_Isendrecv_c) && !defined(VT_LACKS_MPI_Isendrecv)
 static inline int PMPI_Isendrecv_c(const void *sb, MPI_Count sn, MPI_Datatype st, int d, int stag, void *rb,
                                    MPI_Count rn, MPI_Datatype rt, int s, int rtag, MPI_Comm c, MPI_Request *req)
 {
@@ -116,7 +117,7 @@ static inline int PMPI_Isendrecv_c(const void *sb, MPI_Count sn, MPI_Datatype st
                                     : PMPI_Isendrecv(sb, (int)sn, st, d, stag, rb, (int)rn, rt, s, rtag, c, req);
 }
 #endif
-#ifdef VT_LACKS_MPI_Isendrecv_replace_c
+#if defined(VT_LACKS_MPI_Isendrecv_replace_c) && !defined(VT_LACKS_MPI_Isendrecv_replace)
 static inline int PMPI_Isendrecv_replace_c(void *b, MPI_Count n, MPI_Datatype t, int d, int stag, int s, int rtag,
                                            MPI_Comm c, MPI_Request *req)
 {

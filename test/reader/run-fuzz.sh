@@ -31,7 +31,7 @@ mode="-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 target=${FUZZ_TARGET:-reader}
 reader_src="$(echo "$top"/src/format/reader*.c "$top"/src/format/match*.c) $top/src/format/clockfix.c
     $top/src/format/evcols.c $top/src/format/rcols.c $top/src/format/blockio.c $top/src/format/evdict.c
-    $top/src/format/commid.c"
+    $top/src/format/commid.c $top/src/util/blockpool.c"
 case $target in
 reader) src="$top/test/reader/fuzz_reader.c $reader_src" ;;
 analyses)
@@ -45,7 +45,7 @@ $CC -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
     -DVT_READER_MAX_RAW='(16u << 20)' $mode $inc $src -o "$work/fuzz_$target" $zlibs
 # shellcheck disable=SC2086
 $CC -std=gnu11 -g -O1 $inc "$top/test/reader/synth_main.c" "$top/test/reader/synth.c" \
-    "$top/src/format/blockio.c" "$top/src/format/evdict.c" "$top/src/format/evcols.c" "$top/src/format/rcols.c" \
+    "$top/src/format/blockio.c" "$top/src/format/evdict.c" "$top/src/format/evcols.c" "$top/src/format/rcols.c" "$top/src/util/blockpool.c" \
     -o "$work/synth" $zlibs
 
 # seeds: the synthetic trace in several shapes, each as one concatenated input
