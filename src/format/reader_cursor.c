@@ -37,13 +37,17 @@ static void cols_free(vt_cursor *c)
     c->colcap = 0;
 }
 
+static size_t layouts_size(const vt_cursor *c)
+{
+    return (c->rk->nfuncs ? c->rk->nfuncs : 1) * sizeof *c->layouts;
+}
+
 /* c->layouts, each function's layout: 0, or -1 without memory. */
 static int layouts_make(vt_cursor *c)
 {
-    size_t n = c->rk->nfuncs ? c->rk->nfuncs : 1;
     if (c->layouts)
         return 0;
-    if (!(c->layouts = vt_blockpool_alloc(cursor_blocks(c), n * sizeof *c->layouts)))
+    if (!(c->layouts = vt_blockpool_alloc(cursor_blocks(c), layouts_size(c))))
         return -1;
     for (size_t i = 0; i < c->rk->nfuncs; i++)
         c->layouts[i] = c->rk->funcs[i].layout;
@@ -94,7 +98,7 @@ void vt_cursor_close(vt_cursor *c)
     free(c->stored.p);
     free(c->raw.p);
     free(c->unpacked);
-    vt_blockpool_free(cursor_blocks(c), c->layouts, (c->rk->nfuncs ? c->rk->nfuncs : 1) * sizeof *c->layouts);
+    vt_blockpool_free(cursor_blocks(c), c->layouts, layouts_size(c));
     free(c->comm_ids);
     free(c->started);
     free(c->done);
