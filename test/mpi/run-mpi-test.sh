@@ -40,6 +40,10 @@
 #                         settings (VTRACE_MODE=off: MPICH alone); the files *.log the
 #                         two runs write in their directories must be the same, byte for
 #                         byte (the differences are shown)
+#     RUN_PROBE=VAR       before any other run, run the program with VAR=probe and the
+#                         RUN_COMPARE settings (MPI as it is), in the subdirectory probe/;
+#                         the last line it prints is VAR's value in every run after
+#                         (pb_transparency: the MPI's eager limit, PBT_EAGER)
 # A program not listed in testlist is run as it is (this script is automake's
 # LOG_COMPILER for the whole tree).
 #
@@ -89,7 +93,7 @@ set -- $line
 set +f
 nprocs=$2
 shift 2
-run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model= run_compare= run_expect= run_rt=
+run_args= run_exit=0 run_stderr= run_trace=yes run_build= run_source= run_preload= run_model= run_compare= run_expect= run_rt= run_probe=
 envs=
 for kv in "$@"; do
     case "$kv" in
@@ -104,6 +108,7 @@ for kv in "$@"; do
         RUN_EXPECT=*) run_expect=${kv#RUN_EXPECT=} ;;
         RUN_RT=yes) run_rt=bounded ;;
         RUN_RT=unbounded) run_rt=unbounded ;;
+        RUN_PROBE=*) run_probe=${kv#RUN_PROBE=} ;;
         RUN_COMPARE=*) run_compare=`echo "${kv#RUN_COMPARE=}" | tr ',' ' '` ;;
         RUN_*) hard_error "unknown runner setting $kv in $list" ;;
         *=*) envs="$envs $kv" ;;
@@ -190,6 +195,16 @@ if [ "$run_preload" = yes ]; then
     echo "# traced run"
     run_mpi "$exe" LD_PRELOAD="$lib"
 elif [ -n "$run_compare" ]; then
+    if [ -n "$run_probe" ]; then
+        echo "# probe run ($run_probe=probe $run_compare), in probe/"
+        mkdir probe && cd probe || hard_error "cannot create $work/probe"
+        run_mpi "$exe" $run_compare "$run_probe=probe"
+        value=`tail -n 1 run.out`
+        [ "$rc" = 0 ] && [ -n "$value" ] || failed "the probe run exited with $rc, printing '$value'"
+        cd "$work" && rm -rf probe
+        echo "# $run_probe=$value in the runs below"
+        envs="$envs $run_probe=$value"
+    fi
     echo "# reference run ($run_compare), in ref/"
     mkdir ref && cd ref || hard_error "cannot create $work/ref"
     test_trace=$trace
