@@ -47,11 +47,15 @@ static VT_ALWAYS_INLINE uint8_t *put_comm_side(uint8_t *p, uint32_t index, int p
 }
 
 /* The run-time reduction: a blocking send (or Sendrecv's send half) whose message is
- * synchronous to the model completes at this call (replay.c, sync_sender). */
-static VT_ALWAYS_INLINE void rt_sync_send(const vt_call *c, unsigned fn, const vt_comm *cm, int dest, uint64_t bytes)
+ * synchronous to the model completes at this call (replay.c, sync_sender). The
+ * communicator's record is looked up only then (COMM's, or CM where not NULL). */
+static VT_ALWAYS_INLINE void rt_sync_send(const vt_call *c, unsigned fn, MPI_Comm comm, const vt_comm *cm, int dest,
+                                          uint64_t bytes)
 {
     if (!vt_rt_is_sync(fn, bytes))
         return;
+    if (!cm)
+        cm = comm_of(comm);
     int peer = dest == MPI_PROC_NULL ? -1 : vt_comm_peer(cm, dest);
     if (peer >= 0)
         vt_rt_ssend((uint32_t)peer, 2 * vt__calls + 1, c->enter, bytes);
@@ -129,7 +133,7 @@ static VT_ALWAYS_INLINE void leave_send_body(vt_call *c, unsigned fn, MPI_Comm c
         }
     }
     if (p2p_rt_sees(p, encoded, plain))
-        rt_sync_send(c, fn, comm_of(comm), dest, bytes);
+        rt_sync_send(c, fn, comm, NULL, dest, bytes);
     p2p_close(c, fn, p, exit, bytes, plain, one);
 }
 
