@@ -150,10 +150,9 @@ static inline void vt_rec_end(uint8_t *end, int64_t exit)
  * rec_open (handlers_priv.h) then returns NULL, so that the path of an encoded record
  * tests nothing more than before. */
 extern VT_HIDDEN __thread int vt__rec_skipped __attribute__((tls_model("initial-exec")));
-static inline uint8_t *vt_rec_skip_begin(size_t need)
+/* vt_rec_skip_begin without the lock (as vt_rec_room is vt_rec_begin's). */
+static inline uint8_t *vt_rec_skip_room(size_t need)
 {
-    if (VT_UNLIKELY(vt__mt))
-        vt_lock();
     vt_buffer *b = &vt__buf;
     if (VT_LIKELY(__atomic_load_n(&b->limit, __ATOMIC_RELAXED) != b->base &&
                   b->dropped_bytes + (size_t)(b->pos - b->base) + need <= b->cap))
@@ -161,13 +160,27 @@ static inline uint8_t *vt_rec_skip_begin(size_t need)
     return vt__rec_begin_slow(need);
 }
 
-static inline void vt_rec_skip_end(int64_t exit)
+static inline uint8_t *vt_rec_skip_begin(size_t need)
+{
+    if (VT_UNLIKELY(vt__mt))
+        vt_lock();
+    return vt_rec_skip_room(need);
+}
+
+/* The record not encoded is counted: vt_rec_skip_end without the unlock, for a caller
+ * that did not set vt__rec_skipped (as vt_rec_put is vt_rec_end's). */
+static inline void vt_rec_skip_put(int64_t exit)
 {
     vt_buffer *b = &vt__buf;
     b->dropped_bytes += b->skip_est;
     b->prev_exit = exit;
     b->nrec++;
     b->skipped++;
+}
+
+static inline void vt_rec_skip_end(int64_t exit)
+{
+    vt_rec_skip_put(exit);
     vt__rec_skipped = 0;
     if (VT_UNLIKELY(vt__mt))
         vt_unlock();

@@ -157,7 +157,7 @@ void vt_leave_sendrecv(vt_call *c, int rc, MPI_Comm comm, int dest, int stag, MP
             p = put_recv_side(p, cm, st, rbytes);
         }
         if (VT_UNLIKELY(vt__rt))
-            rt_sync_send(c, c->fn, cm, dest, sbytes);
+            rt_sync_send(c, c->fn, MPI_COMM_NULL, cm, dest, sbytes);
     }
     rec_done_skip(c, p, exit, sbytes + rbytes);
 }

@@ -169,6 +169,39 @@ static VT_ALWAYS_INLINE void rec_close(const vt_call *c, unsigned fn, uint8_t *p
     vt__depth = 0;
 }
 
+/* rec_open_site and rec_close where vt__rec_special is VT_REC_RT, or VT_REC_RT |
+ * VT_REC_SKIP where SKIP (a constant): VTRACE_MODE=reduced on one thread, with the TSC
+ * clock, no filter and no periodicity detector, modes fixed at initialisation (the skip
+ * once the first block was dropped). No lock, no test of those modes, and a record not
+ * encoded is said by VT_REC_SKIPPED, not by vt__rec_skipped (issue 18). */
+static VT_ALWAYS_INLINE uint8_t *rec_open_rt(const vt_call *c, unsigned fn, int64_t exit, size_t extra, int skip,
+                                             vt_site_one *one)
+{
+    uint8_t *p = skip ? vt_rec_skip_room(4 * VT_UVAR_MAX + extra) : vt_rec_room(4 * VT_UVAR_MAX + extra);
+    if (skip && p == VT_REC_SKIPPED)
+        return p;
+    return VT_LIKELY(p != NULL) ? rec_head(c, fn, exit, p, one) : NULL;
+}
+
+/* P: rec_open_rt's answer, or where a record was encoded its end. */
+static VT_ALWAYS_INLINE void rec_close_rt(const vt_call *c, unsigned fn, uint8_t *p, int64_t exit, uint64_t bytes,
+                                          int skip, vt_site_one *one)
+{
+    if (skip && p == VT_REC_SKIPPED) {
+        /* as rec_close's record not encoded: the call site numbered in order of first use */
+        if (VT_LIKELY(vt__rt))
+            (void)(one ? vt_callsite_index_one(one, c->site) : vt_callsite_index(c->site));
+        rec_count(c, fn, exit, bytes, 0);
+        vt_rec_skip_put(exit);
+    } else if (VT_LIKELY(p != NULL)) {
+        rec_count(c, fn, exit, bytes, 0);
+        vt_rec_put(p, exit);
+    } else {
+        vt__rec_none(c, exit, bytes);
+    }
+    vt__depth = 0;
+}
+
 static VT_ALWAYS_INLINE void rec_done(const vt_call *c, uint8_t *p, int64_t exit, uint64_t bytes)
 {
     rec_close(c, c->fn, p, exit, bytes, 0, 0);
