@@ -390,6 +390,10 @@ static int plan_dense(replay *R)
             maxppm = m;
     }
     P->dense_safe = maxppm ? (int64_t)((uint64_t)INT64_MAX / maxppm) : INT64_MAX;
+    P->dense_plain = 1;
+    for (size_t k = 0; k < R->nsc; k++)
+        if (P->dense[k].ppm < 0 || P->dense[k].cap != INT64_MAX)
+            P->dense_plain = 0;
     return 1;
 }
 
@@ -433,8 +437,14 @@ void vt__rp_plan_fold_hits(replay *R)
 }
 
 static void dense_deltas(int64_t *restrict delta, const shortening *restrict f, size_t nsc, int64_t dur,
-                         int64_t safe)
+                         int64_t safe, int plain)
 {
+    if (plain && dur >= 0 && dur <= safe) {
+        /* no cap, nothing negative: an unsigned division (a multiplication and a shift) */
+        for (size_t k = 0; k < nsc; k++)
+            delta[k] = (int64_t)((uint64_t)dur * (uint64_t)f[k].ppm / 1000000u);
+        return;
+    }
     if (dur >= 0 && dur <= safe) {
         for (size_t k = 0; k < nsc; k++) {
             int64_t v = dur * f[k].ppm / 1000000;
@@ -521,7 +531,7 @@ static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *
 {
     scen_plan *P = &R->plan;
     if (P->dense)
-        dense_deltas(R->delta, P->dense, R->nsc, dur, P->dense_safe);
+        dense_deltas(R->delta, P->dense, R->nsc, dur, P->dense_safe, P->dense_plain);
     else
         memset(R->delta, 0, sizeof(int64_t) * R->nsc);
     for (size_t i = s->evptr; i < s->nevitems && s->evitems[i].seq == seq; i++) {

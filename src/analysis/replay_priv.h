@@ -108,6 +108,7 @@ typedef struct scen_plan {
     shortening *dense;        /* nsc, (0, INT64_MAX) for a scenario without one */
     vt_shorten **dense_it;    /* nsc, NULL none */
     int64_t dense_safe;       /* largest duration whose products with the ppms fit in 64 bits */
+    int dense_plain;          /* no ppm < 0, no cap (no -N ns item) */
     item_groups all;          /* one group, when not dense */
     item_groups by_rank;      /* group r: the items restricted to rank r (rank:R, R/fn:, R/site:) */
     item_groups by_func;      /* fn:NAME of any rank, a group per name (sorted) */
