@@ -174,25 +174,14 @@ static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_par
     }
     if (par && vt__rp_par_init(&R))
         goto setup;
-    size_t ngen = 0;
-    for (size_t s = 0; s < nsc; s++)
-        for (size_t i = 0; i < sc[s].nitems; i++)
-            ngen += sc[s].items[i].sel != VT_SEL_EVENT;
-    if (ngen && !(R.generic = malloc(ngen * sizeof *R.generic))) {
-        vt_error_set(err, "out of memory");
-        goto setup;
-    }
     for (size_t s = 0; s < nsc; s++) {
         for (size_t i = 0; i < sc[s].nitems; i++) {
             sc[s].items[i].hits = 0;
             sc[s].items[i].seen = 0;
-            if (sc[s].items[i].sel == VT_SEL_EVENT)
-                continue;
-            R.generic[R.ngeneric].scen = s;
-            R.generic[R.ngeneric].it = &sc[s].items[i];
-            R.ngeneric++;
         }
     }
+    if (vt__rp_plan_items(&R))
+        goto setup;
     if (rank_items(&R))
         goto setup;
     for (uint32_t r = 0; r < R.nranks; r++)
@@ -229,7 +218,10 @@ setup:
     if (par && R.reduced && vt__rp_reduced_prepass(&R))
         goto out;
     if (par) {
-        if (vt__rp_par_loop(&R) || vt__rp_par_gather(&R))
+        if (vt__rp_par_loop(&R))
+            goto out;
+        vt__rp_plan_fold_hits(&R);
+        if (vt__rp_par_gather(&R))
             goto out;
         rc = check_items(&R);
         goto out;
@@ -313,6 +305,7 @@ setup:
                 res->total[k] = e;
         }
     }
+    vt__rp_plan_fold_hits(&R);
     rc = check_items(&R);
 out:
     if (par)
@@ -338,7 +331,7 @@ out:
     free(R.slotmem);
     free(R.freeslots);
     free(R.used_reqs);
-    free(R.generic);
+    vt__rp_plan_free(&R.plan);
     free(rs_mem);
     free(sms_mem);
     free(R.dall);

@@ -13,24 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t shorten_by(const vt_shorten *it, int64_t dur)
-{
-    switch (it->how) {
-    case VT_SHORT_ELIM:
-        return dur;
-    case VT_SHORT_NS:
-        return it->value < dur ? it->value : dur;
-    case VT_SHORT_PPM: {
-        /* the 128-bit division is a library call: only when the product needs it */
-        int64_t p;
-        if (!__builtin_mul_overflow(dur, it->value, &p))
-            return p / 1000000;
-        return (int64_t)(((__int128)dur * it->value) / 1000000);
-    }
-    }
-    return 0;
-}
-
 static uint64_t mix(uint64_t x)
 {
     x ^= x >> 33;
@@ -278,45 +260,307 @@ int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind 
 }
 
 
+/* ------------------------------------------------------------------ scenario items */
+
+static shortening shortening_of(const vt_shorten *it)
+{
+    switch (it->how) {
+    case VT_SHORT_NS:
+        return (shortening){1000000, it->value};
+    case VT_SHORT_PPM:
+        return (shortening){it->value, INT64_MAX};
+    case VT_SHORT_ELIM:
+    default:
+        return (shortening){1000000, INT64_MAX};
+    }
+}
+
+static int64_t shorten(shortening f, int64_t dur)
+{
+    int64_t p, v;
+    if (!__builtin_mul_overflow(dur, f.ppm, &p))
+        v = p / 1000000;
+    else
+        v = (int64_t)(((__int128)dur * f.ppm) / 1000000);
+    return v < f.cap ? v : f.cap;
+}
+
+enum plan_class { PC_NONE, PC_ALL, PC_RANK, PC_FUNC, PC_SITE };
+
+static enum plan_class plan_class(const replay *R, const vt_shorten *it)
+{
+    if (it->sel == VT_SEL_EVENT)
+        return PC_NONE;
+    if (it->rank >= 0)
+        return it->rank < (int64_t)R->nranks ? PC_RANK : PC_NONE;
+    switch (it->sel) {
+    case VT_SEL_ALL:
+        return PC_ALL;
+    case VT_SEL_FUNC:
+        return PC_FUNC;
+    case VT_SEL_SITE:
+        return PC_SITE;
+    default:
+        return PC_NONE;
+    }
+}
+
+static int gitem_by_rank(const void *a, const void *b)
+{
+    int64_t x = ((const gitem *)a)->it->rank, y = ((const gitem *)b)->it->rank;
+    return (x > y) - (x < y);
+}
+
+static int gitem_by_name(const void *a, const void *b)
+{
+    return strcmp(((const gitem *)a)->it->name, ((const gitem *)b)->it->name);
+}
+
+/* The items of class `c` in groups: one per rank (nranks, empty ones too), per name, or
+ * one group of all. */
+static int plan_group(replay *R, enum plan_class c, item_groups *G)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < R->nsc; k++)
+        for (size_t i = 0; i < R->sc[k].nitems; i++)
+            n += plan_class(R, &R->sc[k].items[i]) == c;
+    if (!n)
+        return 0;
+    size_t maxg = c == PC_RANK ? R->nranks : n;
+    G->items = malloc(n * sizeof *G->items);
+    G->first = calloc(maxg + 1, sizeof *G->first);
+    if (!G->items || !G->first)
+        return -1;
+    n = 0;
+    for (size_t k = 0; k < R->nsc; k++)
+        for (size_t i = 0; i < R->sc[k].nitems; i++)
+            if (plan_class(R, &R->sc[k].items[i]) == c)
+                G->items[n++] = (gitem){shortening_of(&R->sc[k].items[i]), k, &R->sc[k].items[i]};
+    if (c == PC_ALL) {
+        G->first[1] = (uint32_t)n;
+        G->ngroups = 1;
+        return 0;
+    }
+    if (c == PC_RANK) {
+        vt_sort(G->items, n, sizeof *G->items, gitem_by_rank);
+        for (size_t i = 0; i < n; i++)
+            G->first[G->items[i].it->rank + 1]++;
+        for (size_t r = 0; r < maxg; r++)
+            G->first[r + 1] += G->first[r];
+        G->ngroups = maxg;
+        return 0;
+    }
+    vt_sort(G->items, n, sizeof *G->items, gitem_by_name);
+    for (size_t i = 0; i < n; i++)
+        if (!i || strcmp(G->items[i].it->name, G->items[i - 1].it->name))
+            G->first[G->ngroups++] = (uint32_t)i;
+    G->first[G->ngroups] = (uint32_t)n;
+    return 0;
+}
+
+/* Whether each scenario has at most one `all` item: then they are the dense vector. */
+static int plan_dense(replay *R)
+{
+    scen_plan *P = &R->plan;
+    size_t nall = 0;
+    for (size_t k = 0; k < R->nsc; k++) {
+        size_t here = 0;
+        for (size_t i = 0; i < R->sc[k].nitems; i++)
+            here += plan_class(R, &R->sc[k].items[i]) == PC_ALL;
+        if (here > 1)
+            return 0;
+        nall += here;
+    }
+    if (!nall)
+        return 0;
+    P->dense = malloc(R->nsc * sizeof *P->dense);
+    P->dense_it = calloc(R->nsc, sizeof *P->dense_it);
+    if (!P->dense || !P->dense_it)
+        return -1;
+    uint64_t maxppm = 0;
+    for (size_t k = 0; k < R->nsc; k++) {
+        P->dense[k] = (shortening){0, INT64_MAX};
+        for (size_t i = 0; i < R->sc[k].nitems; i++)
+            if (plan_class(R, &R->sc[k].items[i]) == PC_ALL) {
+                P->dense[k] = shortening_of(&R->sc[k].items[i]);
+                P->dense_it[k] = &R->sc[k].items[i];
+            }
+        uint64_t m = P->dense[k].ppm < 0 ? -(uint64_t)P->dense[k].ppm : (uint64_t)P->dense[k].ppm;
+        if (m > maxppm)
+            maxppm = m;
+    }
+    P->dense_safe = maxppm ? (int64_t)((uint64_t)INT64_MAX / maxppm) : INT64_MAX;
+    P->dense_plain = 1;
+    for (size_t k = 0; k < R->nsc; k++)
+        if (P->dense[k].ppm < 0 || P->dense[k].cap != INT64_MAX)
+            P->dense_plain = 0;
+    return 1;
+}
+
+/* Sorts the scenarios' items (but R:S ones, rstate.evitems) by what selects them. */
+int vt__rp_plan_items(replay *R)
+{
+    scen_plan *P = &R->plan;
+    memset(P, 0, sizeof *P);
+    int dense = plan_dense(R);
+    if (dense < 0 || (!dense && plan_group(R, PC_ALL, &P->all)) || plan_group(R, PC_RANK, &P->by_rank) ||
+        plan_group(R, PC_FUNC, &P->by_func) || plan_group(R, PC_SITE, &P->by_site)) {
+        vt_error_set(R->err, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static void groups_free(item_groups *G)
+{
+    free(G->items);
+    free(G->first);
+}
+
+void vt__rp_plan_free(scen_plan *P)
+{
+    free(P->dense);
+    free(P->dense_it);
+    groups_free(&P->all);
+    groups_free(&P->by_rank);
+    groups_free(&P->by_func);
+    groups_free(&P->by_site);
+    memset(P, 0, sizeof *P);
+}
+
+/* A dense item shortens every candidate: its hits are the candidates, counted once. */
+void vt__rp_plan_fold_hits(replay *R)
+{
+    for (size_t k = 0; R->plan.dense_it && k < R->nsc; k++)
+        if (R->plan.dense_it[k])
+            R->plan.dense_it[k]->hits += R->res->candidates;
+}
+
+static void dense_deltas(int64_t *restrict delta, const shortening *restrict f, size_t nsc, int64_t dur,
+                         int64_t safe, int plain)
+{
+    if (plain && dur >= 0 && dur <= safe) {
+        /* no cap, nothing negative: an unsigned division (a multiplication and a shift) */
+        for (size_t k = 0; k < nsc; k++)
+            delta[k] = (int64_t)((uint64_t)dur * (uint64_t)f[k].ppm / 1000000u);
+        return;
+    }
+    if (dur >= 0 && dur <= safe) {
+        for (size_t k = 0; k < nsc; k++) {
+            int64_t v = dur * f[k].ppm / 1000000;
+            v = v < f[k].cap ? v : f[k].cap;
+            delta[k] = v > 0 ? v : 0;
+        }
+        return;
+    }
+    for (size_t k = 0; k < nsc; k++) {
+        int64_t v = shorten(f[k], dur);
+        delta[k] = v > 0 ? v : 0;
+    }
+}
+
+static void group_deltas(int64_t *delta, const item_groups *G, size_t g, int64_t dur)
+{
+    for (uint32_t i = G->first[g]; i < G->first[g + 1]; i++) {
+        const gitem *x = &G->items[i];
+        int64_t v = shorten(x->f, dur);
+        if (v > delta[x->scen])
+            delta[x->scen] = v;
+        x->it->hits++;
+    }
+}
+
+static int item_matches(const replay *R, const rstate *s, vt_site_view *site, const vt_shorten *it,
+                        const char *func, int64_t cs)
+{
+    switch (it->sel) {
+    case VT_SEL_RANK:
+        return 1;
+    case VT_SEL_FUNC:
+        return func && !strcmp(func, it->name);
+    case VT_SEL_SITE:
+        return !func && cs >= 0 && vt_site_matches(site, R->t, s->rank, cs, it->name);
+    default:
+        return 0;
+    }
+}
+
+static void rank_deltas(replay *R, const rstate *s, vt_site_view *site, int64_t dur, const char *func, int64_t cs)
+{
+    const item_groups *G = &R->plan.by_rank;
+    for (uint32_t i = G->first[s->rank]; i < G->first[s->rank + 1]; i++) {
+        const gitem *x = &G->items[i];
+        if (!item_matches(R, s, site, x->it, func, cs))
+            continue;
+        int64_t v = shorten(x->f, dur);
+        if (v > R->delta[x->scen])
+            R->delta[x->scen] = v;
+        x->it->hits++;
+    }
+}
+
+/* The fn: group of a function name (SIZE_MAX none); names are the trace's strings, so
+ * a name's pointer finds its group again. */
+static size_t func_group(scen_plan *P, const char *func)
+{
+    size_t h = ((uintptr_t)func >> 3 ^ (uintptr_t)func >> 9) & 63;
+    if (P->fcache[h].name == func)
+        return (size_t)P->fcache[h].group - 1;
+    const item_groups *G = &P->by_func;
+    size_t lo = 0, hi = G->ngroups, found = SIZE_MAX;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(func, G->items[G->first[mid]].it->name);
+        if (!c) {
+            found = mid;
+            break;
+        }
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    P->fcache[h].name = func;
+    P->fcache[h].group = (uint32_t)(found + 1);
+    return found;
+}
+
 /* δ of every scenario for a candidate event; `func` and the call site `cs` feed the
  * selectors. */
 static void deltas(replay *R, rstate *s, uint64_t seq, int64_t dur, const char *func, int64_t cs)
 {
-    memset(R->delta, 0, sizeof(int64_t) * R->nsc);
+    scen_plan *P = &R->plan;
+    if (P->dense)
+        dense_deltas(R->delta, P->dense, R->nsc, dur, P->dense_safe, P->dense_plain);
+    else
+        memset(R->delta, 0, sizeof(int64_t) * R->nsc);
     for (size_t i = s->evptr; i < s->nevitems && s->evitems[i].seq == seq; i++) {
-        int64_t v = shorten_by(s->evitems[i].it, dur);
+        int64_t v = shorten(shortening_of(s->evitems[i].it), dur);
         if (v > R->delta[s->evitems[i].scen])
             R->delta[s->evitems[i].scen] = v;
         s->evitems[i].it->hits++;
     }
+    if (P->all.ngroups)
+        group_deltas(R->delta, &P->all, 0, dur);
     vt_site_view site;
     site.have_key = site.have_loc = 0;
-    for (size_t g = 0; g < R->ngeneric; g++) {
-        vt_shorten *it = R->generic[g].it;
-        if (it->rank >= 0 && (uint32_t)it->rank != s->rank)
-            continue;
-        int match = 0;
-        switch (it->sel) {
-        case VT_SEL_ALL:
-        case VT_SEL_RANK:
-            match = 1;
-            break;
-        case VT_SEL_FUNC:
-            match = func && !strcmp(func, it->name);
-            break;
-        case VT_SEL_SITE:
-            match = !func && cs >= 0 && vt_site_matches(&site, R->t, s->rank, cs, it->name);
-            break;
-        default:
-            break;
-        }
-        if (!match)
-            continue;
-        int64_t v = shorten_by(it, dur);
-        if (v > R->delta[R->generic[g].scen])
-            R->delta[R->generic[g].scen] = v;
-        it->hits++;
+    if (P->by_rank.ngroups)
+        rank_deltas(R, s, &site, dur, func, cs);
+    if (func && P->by_func.ngroups) {
+        size_t g = func_group(P, func);
+        if (g != SIZE_MAX)
+            group_deltas(R->delta, &P->by_func, g, dur);
     }
+    if (!func && cs >= 0)
+        for (size_t g = 0; g < P->by_site.ngroups; g++)
+            if (vt_site_matches(&site, R->t, s->rank, cs, P->by_site.items[P->by_site.first[g]].it->name))
+                group_deltas(R->delta, &P->by_site, g, dur);
+}
+
+static void add_deltas(int64_t *restrict d, const int64_t *restrict delta, size_t nsc)
+{
+    for (size_t k = 0; k < nsc; k++)
+        d[k] += delta[k];
 }
 
 /* Marks the scenario items that name event `seq` as seen. */
@@ -351,12 +595,10 @@ int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_
     } else {
         R->res->candidates++;
         deltas(R, s, seq, dur, func, cs);
-        for (size_t k = 0; k < R->nsc; k++) {
-            if (base)
-                s->d[k] = vt_model_candidate(base[k], R->delta[k], s->d[k], end, start);
-            else
-                s->d[k] += R->delta[k];
-        }
+        if (base)
+            vt_model_candidates(s->d, base, R->delta, end - start, R->nsc);
+        else
+            add_deltas(s->d, R->delta, R->nsc);
     }
     if (!R->obs || !R->obs->event)
         return 0;

@@ -76,6 +76,46 @@ typedef struct heap {
     size_t n, cap;
 } heap;
 
+/* ------------------------------------------------------------------ scenario items
+ *
+ * A shortening of every kind as one formula, min(dur * ppm / 10^6, cap), the same
+ * integer as vt_shorten's: elim is (10^6, none), ns (10^6, value), a percentage
+ * (value, none). */
+typedef struct shortening {
+    int64_t ppm, cap;
+} shortening;
+
+typedef struct gitem {
+    shortening f;
+    size_t scen;
+    vt_shorten *it;
+} gitem;
+
+/* The items of a selector kind in groups: group g is items[first[g], first[g + 1]). */
+typedef struct item_groups {
+    gitem *items;
+    uint32_t *first;
+    size_t ngroups;
+} item_groups;
+
+/* What a candidate event is matched against, so that its cost is the items that apply
+ * to it, not every scenario's: with a few hundred scenarios of one rank, function or
+ * site each (vtrace report) an event meets one. */
+typedef struct scen_plan {
+    /* all: one per scenario when no scenario has two (dense, each scenario's delta
+     * computed in one loop, no selector; their hits are the candidates, added at the
+     * end), else a list */
+    shortening *dense;        /* nsc, (0, INT64_MAX) for a scenario without one */
+    vt_shorten **dense_it;    /* nsc, NULL none */
+    int64_t dense_safe;       /* largest duration whose products with the ppms fit in 64 bits */
+    int dense_plain;          /* no ppm < 0, no cap (no -N ns item) */
+    item_groups all;          /* one group, when not dense */
+    item_groups by_rank;      /* group r: the items restricted to rank r (rank:R, R/fn:, R/site:) */
+    item_groups by_func;      /* fn:NAME of any rank, a group per name (sorted) */
+    item_groups by_site;      /* site:NAME of any rank, a group per name */
+    struct { const char *name; uint32_t group; } fcache[64];   /* name pointer -> by_func group + 1 */
+} scen_plan;
+
 /* ------------------------------------------------------------------ replay state */
 
 enum { REQ_SEND = 1, REQ_ICOLL = 2 };
@@ -188,8 +228,7 @@ typedef struct replay {
     size_t nfreegates;
     uint32_t *gate_of;        /* live gates by (comm, seq): index + 1, 0 empty */
     size_t capgate_of, ngate_of;
-    struct { size_t scen; vt_shorten *it; } *generic;
-    size_t ngeneric;
+    scen_plan plan;           /* the selectors of every scenario but R:S items (evitems) */
     int64_t *delta;           /* nsc scratch */
     vt_contrib *cons;
     size_t ncons, capcons;
@@ -459,6 +498,10 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
         return (int64_t)((uint64_t)local + (uint64_t)s->goff);
     return vt_global_time(R->t, rank, local);
 }
+
+int vt__rp_plan_items(replay *R);
+void vt__rp_plan_free(scen_plan *P);
+void vt__rp_plan_fold_hits(replay *R);
 
 /* replay_wire.c: the parallel replay's messages out (calls replay_core.c only) */
 enum { W_SEND = 1, W_POST, W_JOIN, W_SETTLE, W_OBS, W_PUB };

@@ -7,6 +7,100 @@
 
 #include "util/settings.h"
 
+/* ------------------------------------------------------------------ rules over scenarios
+ *
+ * Plain loops, and AVX2 ones chosen at run time on x86-64 (the build targets the
+ * baseline x86-64, whose SSE2 has no 64-bit comparison to vectorise a minimum with).
+ * The same integers either way. */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define VT_MODEL_AVX2 1
+typedef int64_t v4i64 __attribute__((vector_size(32)));
+
+__attribute__((target("avx2"))) static inline v4i64 v4_load(const int64_t *p)
+{
+    v4i64 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+__attribute__((target("avx2"))) static inline void v4_store(int64_t *p, v4i64 v) { memcpy(p, &v, sizeof v); }
+
+__attribute__((target("avx2"))) static inline v4i64 v4_min(v4i64 a, v4i64 b)
+{
+    v4i64 lt = a < b;
+    return (a & lt) | (b & ~lt);
+}
+
+__attribute__((target("avx2"))) static size_t min_shifted_avx2(int64_t *restrict out, const int64_t *restrict D,
+                                                                int64_t gap, size_t n)
+{
+    v4i64 g = {gap, gap, gap, gap};
+    size_t s = 0;
+    for (; s + 4 <= n; s += 4)
+        v4_store(out + s, v4_min(v4_load(D + s) + g, v4_load(out + s)));
+    return s;
+}
+
+__attribute__((target("avx2"))) static size_t shifted_avx2(int64_t *restrict out, const int64_t *restrict D,
+                                                            int64_t gap, size_t n)
+{
+    v4i64 g = {gap, gap, gap, gap};
+    size_t s = 0;
+    for (; s + 4 <= n; s += 4)
+        v4_store(out + s, v4_load(D + s) + g);
+    return s;
+}
+
+__attribute__((target("avx2"))) static size_t candidates_avx2(int64_t *restrict d, const int64_t *restrict base,
+                                                               const int64_t *restrict delta, int64_t span, size_t n)
+{
+    v4i64 sp = {span, span, span, span};
+    size_t s = 0;
+    for (; s + 4 <= n; s += 4)
+        v4_store(d + s, v4_min(v4_load(base + s) + v4_load(delta + s), v4_load(d + s) + sp));
+    return s;
+}
+
+static int have_avx2(size_t n) { return n >= 4 && __builtin_cpu_supports("avx2"); }
+#endif
+
+void vt_model_shifted(int64_t *restrict out, const int64_t *restrict D, int64_t gap, size_t n)
+{
+    size_t s = 0;
+#ifdef VT_MODEL_AVX2
+    if (have_avx2(n))
+        s = shifted_avx2(out, D, gap, n);
+#endif
+    for (; s < n; s++)
+        out[s] = D[s] + gap;
+}
+
+void vt_model_min_shifted(int64_t *restrict out, const int64_t *restrict D, int64_t gap, size_t n)
+{
+    size_t s = 0;
+#ifdef VT_MODEL_AVX2
+    if (have_avx2(n))
+        s = min_shifted_avx2(out, D, gap, n);
+#endif
+    for (; s < n; s++) {
+        int64_t v = D[s] + gap;
+        out[s] = v < out[s] ? v : out[s];
+    }
+}
+
+void vt_model_candidates(int64_t *restrict d, const int64_t *restrict base, const int64_t *restrict delta,
+                         int64_t span, size_t n)
+{
+    size_t s = 0;
+#ifdef VT_MODEL_AVX2
+    if (have_avx2(n))
+        s = candidates_avx2(d, base, delta, span, n);
+#endif
+    for (; s < n; s++)
+        d[s] = vt_model_candidate(base[s], delta[s], d[s], span, 0);
+}
+
 void vt_model_defaults(vt_model_params *p)
 {
     p->theta = 1000000;

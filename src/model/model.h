@@ -92,6 +92,14 @@ typedef struct vt_contrib {
     const int64_t *D;
 } vt_contrib;
 
+/* Over n scenarios: out[s] = D[s] + gap; out[s] = min(out[s], D[s] + gap); d[s] =
+ * min(base[s] + delta[s], d[s] + span) (the candidate rule below). Vectorised where the
+ * processor has AVX2 (model.c): hundreds of scenarios in one replay (vtrace report). */
+void vt_model_shifted(int64_t *restrict out, const int64_t *restrict D, int64_t gap, size_t n);
+void vt_model_min_shifted(int64_t *restrict out, const int64_t *restrict D, int64_t gap, size_t n);
+void vt_model_candidates(int64_t *restrict d, const int64_t *restrict base, const int64_t *restrict delta,
+                         int64_t span, size_t n);
+
 /* The completion rule of §2, the one place it is written: M = max T_k and, for every
  * scenario s, out[s] = min_k (D_k[s] + (M - T_k)). Returns M; n >= 1. */
 static inline int64_t vt_model_complete(const vt_contrib *c, size_t n, size_t nscen, int64_t *out)
@@ -102,15 +110,9 @@ static inline int64_t vt_model_complete(const vt_contrib *c, size_t n, size_t ns
             M = c[k].T;
     /* contributor by contributor: each D is read in order (many scenarios: a row of a
      * few KB per contributor, rather than n rows at once) */
-    for (size_t s = 0; s < nscen; s++)
-        out[s] = c[0].D[s] + (M - c[0].T);
-    for (size_t k = 1; k < n; k++) {
-        const int64_t *D = c[k].D, gap = M - c[k].T;
-        for (size_t s = 0; s < nscen; s++) {
-            int64_t v = D[s] + gap;
-            out[s] = v < out[s] ? v : out[s];
-        }
-    }
+    vt_model_shifted(out, c[0].D, M - c[0].T, nscen);
+    for (size_t k = 1; k < n; k++)
+        vt_model_min_shifted(out, c[k].D, M - c[k].T, nscen);
     return M;
 }
 
