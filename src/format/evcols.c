@@ -399,6 +399,7 @@ int vt_evcols_dec_start(vt_evcols_dec *d, const uint8_t *in, size_t len, const v
     lasts_free(&d->t); /* each block stands alone */
     d->t = (lasts){.pool = d->t.pool};
     memset(d->hint, 0, sizeof d->hint);
+    memset(d->plan, 0, sizeof d->plan);
     /* small to start with: a cursor per rank, and 64K ranks */
     if (!(d->t.e = vt_blockpool_calloc(d->t.pool, 8 * sizeof *d->t.e)))
         return -1;

@@ -287,6 +287,25 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
  * columns' cursors, the last values of each (code, call site) and, as a shortcut to
  * them, the entry last used of each hash of (code, call site) (its index + 1, 0 none;
  * all cleared when the table moves: a new block, or the table grown). */
+/* vt__fast_next's shortcut for a (code, call site) whose records come as predicted
+ * (TAG_SAME, the steps unchanged): where each value goes in the event, the checks of its
+ * values made once, by the record the plan was made after (every value checked has step
+ * 0, so that they stay as checked). A plan is dropped with its entry's steps (a record
+ * of another tag) and with the table (a new block, or the table grown). */
+enum { FAST_PLANS = 8, FAST_PLAN_OPS = 12, FAST_PLAN_NONE = 0xff, FAST_PLAN_ZIGZAG = 0x80 };
+typedef struct fast_plan {
+    const last *l; /* the entry (NULL: none) */
+    int64_t callsite; /* its records' callsite and fields (vt_event's) */
+    unsigned fields;
+    uint8_t usable; /* 0: its records have no plan (taken the long way until dropped) */
+    uint8_t nops;
+    uint8_t started_at, done_at; /* the value index of the count of R, of k (FAST_PLAN_NONE) */
+    uint8_t vi[FAST_PLAN_OPS];   /* a value's index */
+    uint8_t word[FAST_PLAN_OPS]; /* its 8-byte word of vt_event, | FAST_PLAN_ZIGZAG: a zigzag */
+    uint8_t nmove;               /* the values whose step is not 0 (FAST_PLAN_NONE: too many) */
+    uint8_t move[FAST_PLAN_OPS];
+} fast_plan;
+
 struct vt_evcols_dec {
     /* (what each record reads, from a line boundary, in three lines: a decoder per rank,
      * cold when its rank's turn comes at 16K ranks. vt__fast_next reads a call's layout
@@ -298,6 +317,7 @@ struct vt_evcols_dec {
     /* (line 3) */
     vt_evcols_funcs fn;
     vals own;
+    fast_plan plan[FAST_PLANS]; /* by the entry's index in t, modulo FAST_PLANS */
 };
 
 /* A reduced record's kind with its bits (VT_RREC_K_*), as the reader accepts it. */

@@ -39,9 +39,14 @@ static inline int col_u(cursor *c, uint64_t *v)
 
 /* The entry of (CODE, SITE) in D's table: the one last used for their hash when it is
  * theirs, else looked up (and remembered). */
+static inline size_t hint_of(const vt_evcols_dec *d, uint64_t code, uint64_t site)
+{
+    return (size_t)(code + site * 17) & (sizeof d->hint - 1);
+}
+
 static inline last *dec_last(vt_evcols_dec *d, uint64_t code, uint64_t site)
 {
-    size_t h = (size_t)(code + site * 17) & (sizeof d->hint - 1);
+    size_t h = hint_of(d, code, site);
     if (d->hint[h]) {
         last *l = &d->t.e[d->hint[h] - 1];
         if (l->code == code && l->site == site)
@@ -51,106 +56,207 @@ static inline last *dec_last(vt_evcols_dec *d, uint64_t code, uint64_t site)
     last *l = lasts_get(&d->t, code, site);
     if (!l)
         return NULL;
-    if (d->t.cap != cap) /* grown: the entries moved */
+    if (d->t.cap != cap) { /* grown: the entries moved */
         memset(d->hint, 0, sizeof d->hint);
+        memset(d->plan, 0, sizeof d->plan);
+    }
     size_t i = (size_t)(l - d->t.e);
     d->hint[h] = i < UINT8_MAX ? (uint8_t)(i + 1) : 0;
     return l;
 }
 
-int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event *ev, uint64_t *prev,
-                  uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
+/* The started request ids V[0..u) as the event's list (in the cursor's array). */
+static inline int fill_started(vt_event *ev, const uint64_t *v, uint64_t u, uint64_t **started, size_t *started_cap)
 {
-    cursor *c = d->c;
-    uint64_t code, zenter, dur, site = 0;
-    if (col_u(&c[COL_CODES], &code) || col_u(&c[COL_ENTERS], &zenter) || col_u(&c[COL_DURS], &dur) ||
-        (code >= VT_CODE_FIRST_FN && col_u(&c[COL_SITES], &site)))
-        return 1;
-    /* a call's layout from the rank's function table, read for the call anyway (the
-     * decoder's fn holds the same strings, a line and an array further) */
-    const vt_function *f = NULL;
-    const char *letters;
-    if (code >= VT_CODE_FIRST_FN) {
-        uint64_t fn = code - VT_CODE_FIRST_FN;
-        if (fn >= rk->nfuncs || !rk->funcs[fn].name[0])
+    if (u > *started_cap) {
+        uint64_t *p = realloc(*started, (size_t)u * sizeof *p);
+        if (!p)
             return 1;
-        f = &rk->funcs[fn];
-        if (!(letters = f->layout))
-            return 1;
-    } else if (!(letters = fields_of(code, &d->fn))) {
-        return 1;
+        *started = p;
+        *started_cap = (size_t)u;
     }
-    /* the values: those of the code and call site's last record plus their steps (for
-     * TAG_SAME added as each is taken: SAME), given, or their differences read */
-    uint64_t *v = NULL, *st = NULL;
-    size_t n = 0, i = 0;
-    int same = 0;
-    if (*letters) {
-        cursor *fc = &c[COL_FIELDS];
-        uint64_t tag;
-        if (col_u(fc, &tag) || tag > TAG_DELTA)
+    if (u)
+        memcpy(*started, v, (size_t)u * sizeof *v);
+    ev->nstarted = (size_t)u;
+    ev->started = u ? *started : NULL;
+    return 0;
+}
+
+/* The U completions of V (5 values each) as the event's list (in the cursor's array),
+ * their peers checked when CHECK (a plan's were, by the record it was made after). */
+static inline int fill_done(vt_event *ev, const uint64_t *v, uint64_t u, uint32_t nranks, int check,
+                            vt_completion **done, size_t *done_cap)
+{
+    if (u > *done_cap) {
+        vt_completion *p = realloc(*done, (size_t)u * sizeof *p);
+        if (!p)
             return 1;
-        last *l = dec_last(d, code, site);
-        if (!l)
-            return 1;
-        if (tag == TAG_LITERAL) {
-            d->a->n = 0;
-            if (read_fields(letters, &fc->p, fc->end, d->a) || set_values(&d->t, l, d->a->v, d->a->n))
+        *done = p;
+        *done_cap = (size_t)u;
+    }
+    for (uint64_t j = 0; j < u; j++, v += 5) {
+        vt_completion *k = &(*done)[j];
+        k->request = v[0];
+        k->flags = v[1];
+        if (check) {
+            if (peer_of(v[2], nranks, &k->peer))
                 return 1;
         } else {
-            /* set_values() of the predicted values: with as many values as before, a
-             * step is the new value less the old one (for TAG_SAME the step itself) */
-            if (!l->n)
-                return 1;
-            same = tag == TAG_SAME;
-            for (size_t j = 0; !same && j < l->n; j++) {
-                uint64_t dd; /* (an svar: its zigzag form, the short ones inline) */
-                if (col_u(fc, &dd))
-                    return 1;
-                l->step[j] += (uint64_t)vt_unzigzag(dd);
-                l->v[j] += l->step[j];
-            }
+            k->peer = vt_unzigzag(v[2]);
         }
-        v = l->v;
-        st = l->step;
-        n = l->n;
+        k->tag = vt_unzigzag(v[3]);
+        k->bytes = v[4];
     }
-    /* the defaults of the fields from comm to before block_offset: the others are all
-     * set here (code to callsite) or by the caller (index, callno, block_offset) */
+    ev->ndone = (size_t)u;
+    ev->done = u ? *done : NULL;
+    return 0;
+}
+
+/* The plan slot of the entry of index + 1 E (the plan is the entry's when its l is the
+ * entry); NULL for E 0, an entry the hints do not hold. */
+static inline fast_plan *plan_at(vt_evcols_dec *d, uint8_t e)
+{
+    return e ? &d->plan[(e - 1) & (FAST_PLANS - 1)] : NULL;
+}
+
+/* The plan slot of (CODE, SITE)'s entry, after dec_last. */
+static inline fast_plan *plan_of(vt_evcols_dec *d, uint64_t code, uint64_t site)
+{
+    return plan_at(d, d->hint[hint_of(d, code, site)]);
+}
+
+/* Where a layout letter's value goes in vt_event (byte offset), whether it is a zigzag
+ * and whether the reader checks it; 0: a list or not known. */
+static int plan_letter(char letter, size_t *off, int *zigzag, int *checked)
+{
+    *zigzag = *checked = 0;
+    switch (letter) {
+    case 'c': *off = offsetof(vt_event, comm); *checked = 1; return 1;
+    case 'n': *off = offsetof(vt_event, newcomm); *zigzag = *checked = 1; return 1;
+    case 'p': *off = offsetof(vt_event, peer); *zigzag = *checked = 1; return 1;
+    case 't': *off = offsetof(vt_event, tag); *zigzag = 1; return 1;
+    case 'b': *off = offsetof(vt_event, bytes); return 1;
+    case 'P': *off = offsetof(vt_event, rpeer); *zigzag = *checked = 1; return 1;
+    case 'T': *off = offsetof(vt_event, rtag); *zigzag = 1; return 1;
+    case 'B': *off = offsetof(vt_event, rbytes); return 1;
+    case 'o': *off = offsetof(vt_event, root); *zigzag = *checked = 1; return 1;
+    case 'q': *off = offsetof(vt_event, collseq); return 1;
+    case 'r': *off = offsetof(vt_event, request); return 1;
+    case 'm': *off = offsetof(vt_event, msg); return 1;
+    case 'f': *off = offsetof(vt_event, file); *checked = 1; return 1;
+    case 'O': *off = offsetof(vt_event, offset); *zigzag = 1; return 1;
+    default: return 0;
+    }
+}
+
+/* P: the plan of L's next records, after one of LAYOUT decoded (and checked) the long
+ * way; unusable when a value checked, or a list's count, can move, or it does not fit. */
+static __attribute__((noinline)) void plan_make(fast_plan *p, const last *l, const char *layout, const vt_event *ev)
+{
+    *p = (fast_plan){.l = l, .started_at = FAST_PLAN_NONE, .done_at = FAST_PLAN_NONE, .callsite = ev->callsite,
+                     .fields = ev->fields};
+    const uint64_t *v = l->v, *st = l->step;
+    size_t i = 0, off;
+    int zigzag, checked;
+    for (const char *c = layout; *c; c++, i++) {
+        if (i >= l->n || i >= FAST_PLAN_NONE)
+            return;
+        if (*c == 'R') {
+            if (st[i] || p->started_at != FAST_PLAN_NONE || v[i] > l->n - i - 1)
+                return;
+            p->started_at = (uint8_t)i;
+            i += v[i];
+        } else if (*c == 'k') {
+            if (st[i] || p->done_at != FAST_PLAN_NONE || v[i] > (l->n - i - 1) / 5)
+                return;
+            for (size_t j = 0; j < v[i]; j++)
+                if (st[i + 1 + 5 * j + 2]) /* a peer */
+                    return;
+            p->done_at = (uint8_t)i;
+            i += 5 * v[i];
+        } else {
+            if (!plan_letter(*c, &off, &zigzag, &checked) || (checked && st[i]) || p->nops == FAST_PLAN_OPS)
+                return;
+            p->vi[p->nops] = (uint8_t)i;
+            p->word[p->nops++] = (uint8_t)(off / 8 | (zigzag ? FAST_PLAN_ZIGZAG : 0));
+        }
+    }
+    for (size_t j = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
+        if (st[j])
+            p->nmove = p->nmove == FAST_PLAN_OPS || j >= FAST_PLAN_NONE ? FAST_PLAN_NONE : p->nmove + 1;
+    for (size_t j = 0, k = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
+        if (st[j])
+            p->move[k++] = (uint8_t)j;
+    p->usable = i == l->n;
+}
+
+/* L's values moved by their steps (a record as predicted), by its plan P when it has one. */
+static inline void values_step(last *l, const fast_plan *p)
+{
+    if (p && p->nmove != FAST_PLAN_NONE) {
+        for (size_t k = 0; k < p->nmove; k++)
+            l->v[p->move[k]] += l->step[p->move[k]];
+        return;
+    }
+    for (size_t j = 0; j < l->n; j++)
+        l->v[j] += l->step[j];
+}
+
+/* The fields of a record by its entry's plan P from its values V. */
+static inline __attribute__((always_inline)) int plan_run(const fast_plan *p, const uint64_t *v, uint32_t nranks, vt_event *ev,
+                           uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
+{
+    for (size_t o = 0; o < p->nops; o++) {
+        uint64_t u = v[p->vi[o]];
+        unsigned w = p->word[o];
+        if (w & FAST_PLAN_ZIGZAG)
+            u = (uint64_t)vt_unzigzag(u);
+        memcpy((char *)ev + 8 * (w & ~(unsigned)FAST_PLAN_ZIGZAG), &u, sizeof u);
+    }
+    if (p->started_at != FAST_PLAN_NONE &&
+        fill_started(ev, v + p->started_at + 1, v[p->started_at], started, started_cap))
+        return 1;
+    if (p->done_at != FAST_PLAN_NONE &&
+        fill_done(ev, v + p->done_at + 1, v[p->done_at], nranks, 0, done, done_cap))
+        return 1;
+    return 0;
+}
+
+/* A call record of (CODE, SITE) as predicted (TAG_SAME) when their entry has a plan: its
+ * code to its fields in EV by the plan. 0 done, 1 error, -1 not such a record (nothing
+ * read). */
+static inline int record_by_plan(vt_evcols_dec *d, uint64_t code, uint64_t site, uint32_t nranks, vt_event *ev,
+                                 uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
+{
+    uint8_t e = d->hint[hint_of(d, code, site)];
+    if (!e)
+        return -1;
+    last *l = &d->t.e[e - 1];
+    const fast_plan *p = plan_at(d, e);
+    cursor *fc = &d->c[COL_FIELDS];
+    if (p->l != l || !p->usable || l->code != code || l->site != site || fc->p >= fc->end || *fc->p != TAG_SAME)
+        return -1;
+    fc->p++;
+    values_step(l, p);
     memcpy((char *)ev + offsetof(vt_event, comm), (const char *)&vt__ev_none + offsetof(vt_event, comm),
            offsetof(vt_event, block_offset) - offsetof(vt_event, comm));
     ev->code = code;
-    uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
-    uint64_t exit_ = enter + dur;
-    ev->enter = (int64_t)enter;
-    ev->exit = (int64_t)exit_;
-    if (code < VT_CODE_FIRST_FN) {
-        for (size_t j = 0; same && j < n; j++)
-            v[j] += st[j];
-        ev->fn = -1;
-        ev->callsite = -1;
-        ev->fields = 0;
-        if (code == VT_CODE_MARKER && n == 2) {
-            ev->marker_kind = v[0];
-            ev->marker_value = vt_unzigzag(v[1]);
-        } else if (code == VT_CODE_STOPPED && n == 1) {
-            ev->stop_reason = v[0];
-        } else if (code != VT_CODE_FLUSH || n) {
-            return 1;
-        }
-        *prev = exit_;
-        return 0;
-    }
     ev->fn = (int64_t)(code - VT_CODE_FIRST_FN);
-    if (rk->ncallsites == 0 ? site != 0 : site >= rk->ncallsites)
-        return 1;
-    ev->callsite = rk->ncallsites ? (int64_t)site : -1;
-    ev->fields = f->fields | VT_F_CALLSITE;
-    for (const char *l = f->layout; *l; l++) {
+    ev->callsite = p->callsite;
+    ev->fields = p->fields;
+    return plan_run(p, l->v, nranks, ev, started, started_cap, done, done_cap);
+}
+
+/* The fields of a record of LAYOUT from its N values V, each checked. */
+static int fields_checked(const char *layout, const uint64_t *v, size_t n, const vt_rank *rk, uint32_t nranks,
+                          vt_event *ev, uint64_t **started, size_t *started_cap, vt_completion **done,
+                          size_t *done_cap)
+{
+    size_t i = 0;
+    for (const char *l = layout; *l; l++) {
         if (i >= n)
             return 1;
-        uint64_t u = same ? (v[i] += st[i]) : v[i];
-        i++;
+        uint64_t u = v[i++];
         switch (*l) {
         case 'c':
             if (u >= rk->ncomms)
@@ -188,54 +294,134 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
             break;
         case 'O': ev->offset = vt_unzigzag(u); break;
         case 'R':
-            if (u > n - i)
+            if (u > n - i || fill_started(ev, v + i, u, started, started_cap))
                 return 1;
-            for (size_t j = i; same && j < i + u; j++)
-                v[j] += st[j];
-            if (u > *started_cap) {
-                uint64_t *p = realloc(*started, (size_t)u * sizeof *p);
-                if (!p)
-                    return 1;
-                *started = p;
-                *started_cap = (size_t)u;
-            }
-            if (u)
-                memcpy(*started, v + i, (size_t)u * sizeof *v);
             i += (size_t)u;
-            ev->nstarted = (size_t)u;
-            ev->started = u ? *started : NULL;
             break;
         case 'k':
-            if (u > (n - i) / 5)
+            if (u > (n - i) / 5 || fill_done(ev, v + i, u, nranks, 1, done, done_cap))
                 return 1;
-            for (size_t j = i; same && j < i + 5 * u; j++)
-                v[j] += st[j];
-            if (u > *done_cap) {
-                vt_completion *p = realloc(*done, (size_t)u * sizeof *p);
-                if (!p)
-                    return 1;
-                *done = p;
-                *done_cap = (size_t)u;
-            }
-            for (uint64_t j = 0; j < u; j++, i += 5) {
-                vt_completion *k = &(*done)[j];
-                k->request = v[i];
-                k->flags = v[i + 1];
-                if (peer_of(v[i + 2], nranks, &k->peer))
-                    return 1;
-                k->tag = vt_unzigzag(v[i + 3]);
-                k->bytes = v[i + 4];
-            }
-            ev->ndone = (size_t)u;
-            ev->done = u ? *done : NULL;
+            i += 5 * (size_t)u;
             break;
         default:
             return 1;
         }
     }
-    if (i != n)
+    return i != n;
+}
+
+int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event *ev, uint64_t *prev,
+                  uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
+{
+    cursor *c = d->c;
+    uint64_t code, zenter, dur, site = 0;
+    if (col_u(&c[COL_CODES], &code) || col_u(&c[COL_ENTERS], &zenter) || col_u(&c[COL_DURS], &dur) ||
+        (code >= VT_CODE_FIRST_FN && col_u(&c[COL_SITES], &site)))
         return 1;
+    if (code >= VT_CODE_FIRST_FN) {
+        int rc = record_by_plan(d, code, site, nranks, ev, started, started_cap, done, done_cap);
+        if (rc >= 0) {
+            uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
+            ev->enter = (int64_t)enter;
+            ev->exit = (int64_t)(enter + dur);
+            *prev = enter + dur;
+            return rc;
+        }
+    }
+    /* a call's layout from the rank's function table, read for the call anyway (the
+     * decoder's fn holds the same strings, a line and an array further) */
+    const vt_function *f = NULL;
+    const char *letters;
+    if (code >= VT_CODE_FIRST_FN) {
+        uint64_t fn = code - VT_CODE_FIRST_FN;
+        if (fn >= rk->nfuncs || !rk->funcs[fn].name[0])
+            return 1;
+        f = &rk->funcs[fn];
+        if (!(letters = f->layout))
+            return 1;
+    } else if (!(letters = fields_of(code, &d->fn))) {
+        return 1;
+    }
+    /* the values: those of the code and call site's last record plus their steps
+     * (TAG_SAME), given, or their differences read */
+    uint64_t *v = NULL;
+    size_t n = 0;
+    last *l = NULL;
+    uint64_t tag = TAG_LITERAL;
+    if (*letters) {
+        cursor *fc = &c[COL_FIELDS];
+        if (col_u(fc, &tag) || tag > TAG_DELTA)
+            return 1;
+        if (!(l = dec_last(d, code, site)))
+            return 1;
+        if (tag == TAG_LITERAL) {
+            d->a->n = 0;
+            if (read_fields(letters, &fc->p, fc->end, d->a) || set_values(&d->t, l, d->a->v, d->a->n))
+                return 1;
+        } else {
+            /* set_values() of the predicted values: with as many values as before, a
+             * step is the new value less the old one (for TAG_SAME the step itself) */
+            if (!l->n)
+                return 1;
+            if (tag == TAG_SAME) {
+                fast_plan *p = plan_of(d, code, site);
+                values_step(l, p && p->l == l && p->usable ? p : NULL);
+            }
+            for (size_t j = 0; tag != TAG_SAME && j < l->n; j++) {
+                uint64_t dd; /* (an svar: its zigzag form, the short ones inline) */
+                if (col_u(fc, &dd))
+                    return 1;
+                l->step[j] += (uint64_t)vt_unzigzag(dd);
+                l->v[j] += l->step[j];
+            }
+        }
+        if (tag != TAG_SAME) { /* the steps changed: the entry's plan with them */
+            fast_plan *p = plan_of(d, code, site);
+            if (p && p->l == l)
+                p->l = NULL;
+        }
+        v = l->v;
+        n = l->n;
+    }
+    /* the defaults of the fields from comm to before block_offset: the others are all
+     * set here (code to callsite) or by the caller (index, callno, block_offset) */
+    memcpy((char *)ev + offsetof(vt_event, comm), (const char *)&vt__ev_none + offsetof(vt_event, comm),
+           offsetof(vt_event, block_offset) - offsetof(vt_event, comm));
+    ev->code = code;
+    uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
+    uint64_t exit_ = enter + dur;
+    ev->enter = (int64_t)enter;
+    ev->exit = (int64_t)exit_;
+    if (code < VT_CODE_FIRST_FN) {
+        ev->fn = -1;
+        ev->callsite = -1;
+        ev->fields = 0;
+        if (code == VT_CODE_MARKER && n == 2) {
+            ev->marker_kind = v[0];
+            ev->marker_value = vt_unzigzag(v[1]);
+        } else if (code == VT_CODE_STOPPED && n == 1) {
+            ev->stop_reason = v[0];
+        } else if (code != VT_CODE_FLUSH || n) {
+            return 1;
+        }
+        *prev = exit_;
+        return 0;
+    }
+    ev->fn = (int64_t)(code - VT_CODE_FIRST_FN);
+    if (rk->ncallsites == 0 ? site != 0 : site >= rk->ncallsites)
+        return 1;
+    ev->callsite = rk->ncallsites ? (int64_t)site : -1;
+    ev->fields = f->fields | VT_F_CALLSITE;
+    fast_plan *p = l && tag == TAG_SAME ? plan_of(d, code, site) : NULL;
+    if (p && p->l == l && p->usable) {
+        if (plan_run(p, v, nranks, ev, started, started_cap, done, done_cap))
+            return 1;
+    } else {
+        if (fields_checked(f->layout, v, n, rk, nranks, ev, started, started_cap, done, done_cap))
+            return 1;
+        if (p && !p->l) /* (a slot taken stays its entry's: no two entries take turns) */
+            plan_make(p, l, f->layout, ev);
+    }
     *prev = exit_;
     return 0;
 }
-
