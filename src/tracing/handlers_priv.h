@@ -135,12 +135,20 @@ static inline void profile_add(unsigned fn, int64_t dur, uint64_t bytes, int rec
 /* rec_done of a call not recorded (filtered, skipped, recording stopped): out of line. */
 VT_HIDDEN void vt__rec_none(const vt_call *c, int64_t exit, uint64_t bytes);
 
-static VT_ALWAYS_INLINE void rec_count(const vt_call *c, unsigned fn, int64_t exit, uint64_t bytes, int plain)
+/* RT_HOT (a constant): the caller runs in the reduction's own modes (rec_close_rt), where
+ * the reduction is on unless it stopped: its call laid out in line, not as a cold branch. */
+static VT_ALWAYS_INLINE void rec_count_as(const vt_call *c, unsigned fn, int64_t exit, uint64_t bytes, int plain,
+                                          int rt_hot)
 {
     profile_add(fn, exit - c->enter, bytes, 1);
-    if (!plain && VT_UNLIKELY(vt__rt))
+    if (rt_hot ? VT_LIKELY(vt__rt) : !plain && VT_UNLIKELY(vt__rt))
         vt_rt_call(c, exit);
     vt__calls++;
+}
+
+static VT_ALWAYS_INLINE void rec_count(const vt_call *c, unsigned fn, int64_t exit, uint64_t bytes, int plain)
+{
+    rec_count_as(c, fn, exit, bytes, plain, 0);
 }
 
 /* Closes the record rec_open opened (p NULL: none, or not encoded: rec_skipped()),
@@ -191,10 +199,10 @@ static VT_ALWAYS_INLINE void rec_close_rt(const vt_call *c, unsigned fn, uint8_t
         /* as rec_close's record not encoded: the call site numbered in order of first use */
         if (VT_LIKELY(vt__rt))
             (void)(one ? vt_callsite_index_one(one, c->site) : vt_callsite_index(c->site));
-        rec_count(c, fn, exit, bytes, 0);
+        rec_count_as(c, fn, exit, bytes, 0, 1);
         vt_rec_skip_put(exit);
     } else if (VT_LIKELY(p != NULL)) {
-        rec_count(c, fn, exit, bytes, 0);
+        rec_count_as(c, fn, exit, bytes, 0, 1);
         vt_rec_put(p, exit);
     } else {
         vt__rec_none(c, exit, bytes);
