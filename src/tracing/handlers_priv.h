@@ -143,6 +143,17 @@ static VT_ALWAYS_INLINE void rec_count(const vt_call *c, unsigned fn, int64_t ex
     vt__calls++;
 }
 
+/* rec_count in the reduction's own modes (rec_close_rt): RT_ON is vt__rt as the caller
+ * read it, and the reduction is on unless it stopped, so its call is laid out in line,
+ * not as a cold branch (issue 18). */
+static VT_ALWAYS_INLINE void rec_count_rt(const vt_call *c, unsigned fn, int64_t exit, uint64_t bytes, int rt_on)
+{
+    profile_add(fn, exit - c->enter, bytes, 1);
+    if (VT_LIKELY(rt_on))
+        vt_rt_call(c, exit);
+    vt__calls++;
+}
+
 /* Closes the record rec_open opened (p NULL: none, or not encoded: rec_skipped()),
  * counts the call in the profile and gives it to the run-time reduction. Inline in every
  * handler, as rec_open: as calls of their own they cost 80 instructions per Send/Recv
@@ -188,13 +199,15 @@ static VT_ALWAYS_INLINE void rec_close_rt(const vt_call *c, unsigned fn, uint8_t
                                           int skip, vt_site_one *one)
 {
     if (skip && p == VT_REC_SKIPPED) {
+        /* read once: numbering a call site never stops the reduction (rtreduce.c does) */
+        int rt_on = vt__rt;
         /* as rec_close's record not encoded: the call site numbered in order of first use */
-        if (VT_LIKELY(vt__rt))
+        if (VT_LIKELY(rt_on))
             (void)(one ? vt_callsite_index_one(one, c->site) : vt_callsite_index(c->site));
-        rec_count(c, fn, exit, bytes, 0);
+        rec_count_rt(c, fn, exit, bytes, rt_on);
         vt_rec_skip_put(exit);
     } else if (VT_LIKELY(p != NULL)) {
-        rec_count(c, fn, exit, bytes, 0);
+        rec_count_rt(c, fn, exit, bytes, vt__rt);
         vt_rec_put(p, exit);
     } else {
         vt__rec_none(c, exit, bytes);
