@@ -566,7 +566,7 @@ int vt__rp_step(replay *R, rstate *s)
         }
         /* The computation burst before this record: a local event. */
         R->nprobed_by = 0;
-        if (vt__rp_apply_event(R, s, 2 * s->ev.callno, s->prev_exit, s->genter, NULL, 0, NULL, s->ev.callsite,
+        if (vt__rp_apply(R, s, 2 * s->ev.callno, s->prev_exit, s->genter, NULL, 0, NULL, s->ev.callsite,
                                VT_MK_LOCAL))
             return STEP_ERROR;
     }
@@ -666,7 +666,7 @@ int vt__rp_step(replay *R, rstate *s)
         if (R->obs)
             vt__rp_fix_members(R);
     }
-    if (vt__rp_apply_event(R, s, 2 * ev->callno + 1, enter, exit, base, M, vt__rp_fname(R, s->rank, ev->fn),
+    if (vt__rp_apply(R, s, 2 * ev->callno + 1, enter, exit, base, M, vt__rp_fname(R, s->rank, ev->fn),
                            ev->callsite, k))
         return STEP_ERROR;
     R->res->messages += R->step_msgs;
