@@ -43,19 +43,6 @@ void vt__rp_map_free(u64map *m)
 
 static size_t pm_home(uint32_t pos, size_t cap) { return (size_t)mix((uint64_t)pos + 1) & (cap - 1); }
 
-uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
-{
-    if (!m->n)
-        return SLOT_NONE;
-    uint64_t k = (uint64_t)pos + 1;
-    for (size_t j = pm_home(pos, m->cap);; j = (j + 1) & (m->cap - 1)) {
-        if (!m->e[j])
-            return SLOT_NONE;
-        if (m->e[j] >> 32 == k)
-            return (uint32_t)m->e[j];
-    }
-}
-
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val)
 {
     if ((m->n + 1) * 2 > m->cap) {

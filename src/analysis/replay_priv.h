@@ -450,7 +450,6 @@ void vt__rp_gate_leave(replay *R, uint64_t id);
 void vt__rp_map_free(u64map *m);
 int vt__rp_map_grow(u64map *m);
 void vt__rp_pm_del(posmap *m, uint32_t pos);
-uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos);
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val);
 uint32_t vt__rp_slot_alloc(replay *R);
 int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);
@@ -539,6 +538,19 @@ static inline int vt__rp_map_take(u64map *m, uint64_t k, uint64_t *v)
     return 1;
 }
 
+static inline uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
+{
+    if (!m->n)
+        return SLOT_NONE;
+    uint64_t k = (uint64_t)pos + 1;
+    for (size_t j = (size_t)vt__rp_mix(k) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+        if (!m->e[j])
+            return SLOT_NONE;
+        if (m->e[j] >> 32 == k)
+            return (uint32_t)m->e[j];
+    }
+}
+
 int vt__rp_grow_u32(uint32_t **v, size_t *cap);
 int vt__rp_grow_u64(uint64_t **v, size_t *cap);
 
@@ -586,17 +598,19 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
 
 /* vt__rp_apply_event, inline for the common what-if (every record goes through it
  * twice): a plain all=-N% item per scenario (R->plan.fast), no observer, no R:S item
- * left on this rank, a duration the products fit. The same integers as its path. */
+ * left on this rank, a duration the products fit. The same integers as its path. fn:
+ * the call's function, -1 for the computation burst before it (func NULL). */
 static inline int vt__rp_apply(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base,
-                               int64_t M, const char *func, int64_t cs, enum vt_model_kind kind)
+                               int64_t M, int64_t fn, int64_t cs, enum vt_model_kind kind)
 {
     int64_t dur = end - start;
     if (!R->plan.fast || R->obs || s->evptr < s->nevitems || dur < 0 || dur > R->plan.dense_safe)
-        return vt__rp_apply_event(R, s, seq, start, end, base, M, func, cs, kind);
+        return vt__rp_apply_event(R, s, seq, start, end, base, M, fn < 0 ? NULL : vt__rp_fname(R, s->rank, fn), cs,
+                                  kind);
     R->res->events++;
     int64_t *d = s->d;
     size_t nsc = R->nsc;
-    if (dur < R->p->theta || (func && !R->p->cand_calls)) {
+    if (dur < R->p->theta || (fn >= 0 && !R->p->cand_calls)) {
         if (base)
             for (size_t k = 0; k < nsc; k++)
                 d[k] = base[k];
