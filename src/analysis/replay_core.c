@@ -152,8 +152,8 @@ uint32_t vt__rp_slot_alloc(replay *R)
 
 /* Adds a contributor; with an observer also who it is (kind, rank, seq), the rest of
  * which the caller fills in through *oc (NULL without an observer). */
-int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
-                       vt_obs_con **oc)
+int vt__rp_add_con_slow(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
+                        vt_obs_con **oc)
 {
     if (R->ncons == R->capcons) {
         size_t nc = R->capcons ? R->capcons * 2 : 16;

@@ -437,8 +437,8 @@ enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
 #define PUB_KEY(rank, seq) ((uint64_t)(rank) << 40 | (seq))
 
 /* replay_core.c: maps, slots, contributors, one event applied, gates (calls nothing below) */
-int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
-                       vt_obs_con **oc);
+int vt__rp_add_con_slow(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
+                        vt_obs_con **oc);
 int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base, int64_t M,
                        const char *func, int64_t cs, enum vt_model_kind kind);
 gate *vt__rp_gate_by_id(const replay *R, uint64_t id);
@@ -549,6 +549,21 @@ static inline uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
         if (m->e[j] >> 32 == k)
             return (uint32_t)m->e[j];
     }
+}
+
+/* A contributor (T, D) of the record being processed; with an observer, who it is (*oc,
+ * else NULL). Inline without an observer and with room: every message goes through it. */
+static inline int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank,
+                                     uint64_t seq, vt_obs_con **oc)
+{
+    if (R->obs || R->ncons == R->capcons)
+        return vt__rp_add_con_slow(R, T, D, kind, rank, seq, oc);
+    R->cons[R->ncons].T = T;
+    R->cons[R->ncons].D = D;
+    R->ncons++;
+    if (oc)
+        *oc = NULL;
+    return 0;
 }
 
 int vt__rp_grow_u32(uint32_t **v, size_t *cap);
