@@ -101,9 +101,11 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
         sl->bytes = SE(s, pos)->bytes;
     sl->seq = 2 * s->ev.callno + 1;
     sl->Tloc = s->ev.enter;
-    int64_t *d = sl->d;
-    for (size_t k = 0; k < R->nsc; k++)   /* (mostly one or a few: no call) */
-        d[k] = s->d[k];
+    if (R->nsc <= VT_RP_FAST_NSC)   /* (mostly one or a few: no call) */
+        for (size_t k = 0; k < R->nsc; k++)
+            sl->d[k] = s->d[k];
+    else
+        memcpy(sl->d, s->d, sizeof(int64_t) * R->nsc);
     if (!post && R->obs && R->obs->publish)
         R->obs->publish(R->obs->arg, s->rank, sl->seq,
                         R->obs->ext_size ? R->slotext + (size_t)i * R->obs->ext_size : NULL);

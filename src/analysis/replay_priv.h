@@ -101,8 +101,8 @@ typedef struct item_groups {
 /* What a candidate event is matched against, so that its cost is the items that apply
  * to it, not every scenario's: with a few hundred scenarios of one rank, function or
  * site each (vtrace report) an event meets one. */
-/* Scenarios up to which vt__rp_apply computes in a scalar loop (vt_model_candidates has
- * a vector one for more) */
+/* Scenarios up to which vt__rp_apply and slot_fill use a scalar loop (more, as vtrace
+ * report's hundreds: vt_model_candidates' vector one, memcpy) */
 #define VT_RP_FAST_NSC 8
 
 typedef struct scen_plan {
