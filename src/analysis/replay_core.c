@@ -13,83 +13,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
+static uint64_t mix(uint64_t x) { return vt__rp_mix(x); }
 
-int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v)
+int vt__rp_map_grow(u64map *m)
 {
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 16;
-        struct u64ent *ne = calloc(nc, sizeof *ne);
-        if (!ne)
-            return -1;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->e[i].k)
-                continue;
-            size_t j = mix(m->e[i].k) & (nc - 1);
-            while (ne[j].k)
-                j = (j + 1) & (nc - 1);
-            ne[j] = m->e[i];
-        }
-        free(m->e);
-        m->e = ne;
-        m->cap = nc;
+    size_t nc = m->cap ? m->cap * 2 : 16;
+    struct u64ent *ne = calloc(nc, sizeof *ne);
+    if (!ne)
+        return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->e[i].k)
+            continue;
+        size_t j = mix(m->e[i].k) & (nc - 1);
+        while (ne[j].k)
+            j = (j + 1) & (nc - 1);
+        ne[j] = m->e[i];
     }
-    k++;   /* 0 marks an empty slot */
-    size_t j = mix(k) & (m->cap - 1);
-    while (m->e[j].k && m->e[j].k != k)
-        j = (j + 1) & (m->cap - 1);
-    if (!m->e[j].k)
-        m->n++;
-    m->e[j].k = k;
-    m->e[j].v = v;
+    free(m->e);
+    m->e = ne;
+    m->cap = nc;
     return 0;
-}
-
-static size_t map_slot(const u64map *m, uint64_t k)
-{
-    if (!m->n)
-        return SIZE_MAX;
-    k++;
-    size_t j = mix(k) & (m->cap - 1);
-    while (m->e[j].k) {
-        if (m->e[j].k == k)
-            return j;
-        j = (j + 1) & (m->cap - 1);
-    }
-    return SIZE_MAX;
-}
-
-int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v)
-{
-    size_t j = map_slot(m, k);
-    if (j == SIZE_MAX)
-        return 0;
-    *v = m->e[j].v;
-    return 1;
-}
-
-void vt__rp_map_del(u64map *m, uint64_t k)
-{
-    size_t j = map_slot(m, k);
-    if (j == SIZE_MAX)
-        return;
-    size_t mask = m->cap - 1;
-    m->e[j].k = 0;
-    m->n--;
-    for (size_t i = (j + 1) & mask; m->e[i].k; i = (i + 1) & mask) {
-        size_t home = mix(m->e[i].k) & mask;
-        if (((i - home) & mask) >= ((i - j) & mask)) {
-            m->e[j] = m->e[i];
-            m->e[i].k = 0;
-            j = i;
-        }
-    }
 }
 
 void vt__rp_map_free(u64map *m)
@@ -99,19 +42,6 @@ void vt__rp_map_free(u64map *m)
 }
 
 static size_t pm_home(uint32_t pos, size_t cap) { return (size_t)mix((uint64_t)pos + 1) & (cap - 1); }
-
-uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
-{
-    if (!m->n)
-        return SLOT_NONE;
-    uint64_t k = (uint64_t)pos + 1;
-    for (size_t j = pm_home(pos, m->cap);; j = (j + 1) & (m->cap - 1)) {
-        if (!m->e[j])
-            return SLOT_NONE;
-        if (m->e[j] >> 32 == k)
-            return (uint32_t)m->e[j];
-    }
-}
 
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val)
 {
@@ -222,8 +152,8 @@ uint32_t vt__rp_slot_alloc(replay *R)
 
 /* Adds a contributor; with an observer also who it is (kind, rank, seq), the rest of
  * which the caller fills in through *oc (NULL without an observer). */
-int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
-                       vt_obs_con **oc)
+int vt__rp_add_con_slow(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
+                        vt_obs_con **oc)
 {
     if (R->ncons == R->capcons) {
         size_t nc = R->capcons ? R->capcons * 2 : 16;
@@ -408,6 +338,8 @@ int vt__rp_plan_items(replay *R)
         vt_error_set(R->err, "out of memory");
         return -1;
     }
+    P->fast = dense && P->dense_plain && R->nsc <= VT_RP_FAST_NSC && !P->by_rank.ngroups && !P->by_func.ngroups &&
+              !P->by_site.ngroups;
     return 0;
 }
 

@@ -101,7 +101,11 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
         sl->bytes = SE(s, pos)->bytes;
     sl->seq = 2 * s->ev.callno + 1;
     sl->Tloc = s->ev.enter;
-    memcpy(vt__rp_slot_d(R, i), s->d, sizeof(int64_t) * R->nsc);
+    if (R->nsc <= VT_RP_FAST_NSC)   /* (mostly one or a few: no call) */
+        for (size_t k = 0; k < R->nsc; k++)
+            sl->d[k] = s->d[k];
+    else
+        memcpy(sl->d, s->d, sizeof(int64_t) * R->nsc);
     if (!post && R->obs && R->obs->publish)
         R->obs->publish(R->obs->arg, s->rank, sl->seq,
                         R->obs->ext_size ? R->slotext + (size_t)i * R->obs->ext_size : NULL);
@@ -566,7 +570,7 @@ int vt__rp_step(replay *R, rstate *s)
         }
         /* The computation burst before this record: a local event. */
         R->nprobed_by = 0;
-        if (vt__rp_apply_event(R, s, 2 * s->ev.callno, s->prev_exit, s->genter, NULL, 0, NULL, s->ev.callsite,
+        if (vt__rp_apply(R, s, 2 * s->ev.callno, s->prev_exit, s->genter, NULL, 0, -1, s->ev.callsite,
                                VT_MK_LOCAL))
             return STEP_ERROR;
     }
@@ -666,7 +670,7 @@ int vt__rp_step(replay *R, rstate *s)
         if (R->obs)
             vt__rp_fix_members(R);
     }
-    if (vt__rp_apply_event(R, s, 2 * ev->callno + 1, enter, exit, base, M, vt__rp_fname(R, s->rank, ev->fn),
+    if (vt__rp_apply(R, s, 2 * ev->callno + 1, enter, exit, base, M, ev->fn,
                            ev->callsite, k))
         return STEP_ERROR;
     R->res->messages += R->step_msgs;

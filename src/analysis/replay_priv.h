@@ -101,6 +101,10 @@ typedef struct item_groups {
 /* What a candidate event is matched against, so that its cost is the items that apply
  * to it, not every scenario's: with a few hundred scenarios of one rank, function or
  * site each (vtrace report) an event meets one. */
+/* Scenarios up to which vt__rp_apply and slot_fill use a scalar loop (more, as vtrace
+ * report's hundreds: vt_model_candidates' vector one, memcpy) */
+#define VT_RP_FAST_NSC 8
+
 typedef struct scen_plan {
     /* all: one per scenario when no scenario has two (dense, each scenario's delta
      * computed in one loop, no selector; their hits are the candidates, added at the
@@ -109,6 +113,7 @@ typedef struct scen_plan {
     vt_shorten **dense_it;    /* nsc, NULL none */
     int64_t dense_safe;       /* largest duration whose products with the ppms fit in 64 bits */
     int dense_plain;          /* no ppm < 0, no cap (no -N ns item) */
+    int fast;                 /* dense and plain, a few scenarios, no other item: vt__rp_apply */
     item_groups all;          /* one group, when not dense */
     item_groups by_rank;      /* group r: the items restricted to rank r (rank:R, R/fn:, R/site:) */
     item_groups by_func;      /* fn:NAME of any rank, a group per name (sorted) */
@@ -432,8 +437,8 @@ enum { STEP_DONE, STEP_MOVED, STEP_BLOCKED, STEP_ERROR };
 #define PUB_KEY(rank, seq) ((uint64_t)(rank) << 40 | (seq))
 
 /* replay_core.c: maps, slots, contributors, one event applied, gates (calls nothing below) */
-int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
-                       vt_obs_con **oc);
+int vt__rp_add_con_slow(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank, uint64_t seq,
+                        vt_obs_con **oc);
 int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base, int64_t M,
                        const char *func, int64_t cs, enum vt_model_kind kind);
 gate *vt__rp_gate_by_id(const replay *R, uint64_t id);
@@ -442,17 +447,124 @@ size_t vt__rp_gate_home(uint64_t comm, uint64_t seq, size_t cap);
 uint64_t vt__rp_gate_id(const replay *R, size_t i);
 void vt__rp_gate_join(replay *R, gate *g, int64_t T, const int64_t *D, uint32_t rank, uint64_t seq);
 void vt__rp_gate_leave(replay *R, uint64_t id);
-void vt__rp_map_del(u64map *m, uint64_t k);
 void vt__rp_map_free(u64map *m);
-int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v);
-int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v);
+int vt__rp_map_grow(u64map *m);
 void vt__rp_pm_del(posmap *m, uint32_t pos);
-uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos);
 int vt__rp_pm_put(posmap *m, uint32_t pos, uint32_t val);
 uint32_t vt__rp_slot_alloc(replay *R);
 int vt__rp_add_gate_con(replay *R, const gate *g, int nonblocking);
 void vt__rp_fix_members(replay *R);
 int vt__rp_note_gate(replay *R, uint64_t id);
+
+/* The u64map operations, inline: requests go through them at every nonblocking call and
+ * its completion (the growth, rare, is not). */
+static inline uint64_t vt__rp_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v)
+{
+    if ((m->n + 1) * 2 > m->cap && vt__rp_map_grow(m))
+        return -1;
+    k++;   /* 0 marks an empty slot */
+    size_t mask = m->cap - 1, j = vt__rp_mix(k) & mask;
+    while (m->e[j].k && m->e[j].k != k)
+        j = (j + 1) & mask;
+    if (!m->e[j].k)
+        m->n++;
+    m->e[j].k = k;
+    m->e[j].v = v;
+    return 0;
+}
+
+static inline size_t vt__rp_map_slot(const u64map *m, uint64_t k)
+{
+    if (!m->n)
+        return SIZE_MAX;
+    k++;
+    size_t mask = m->cap - 1, j = vt__rp_mix(k) & mask;
+    while (m->e[j].k) {
+        if (m->e[j].k == k)
+            return j;
+        j = (j + 1) & mask;
+    }
+    return SIZE_MAX;
+}
+
+static inline int vt__rp_map_get(const u64map *m, uint64_t k, uint64_t *v)
+{
+    size_t j = vt__rp_map_slot(m, k);
+    if (j == SIZE_MAX)
+        return 0;
+    *v = m->e[j].v;
+    return 1;
+}
+
+/* Removes the entry at j (backward-shift deletion). */
+static inline void vt__rp_map_del_at(u64map *m, size_t j)
+{
+    size_t mask = m->cap - 1;
+    m->e[j].k = 0;
+    m->n--;
+    for (size_t i = (j + 1) & mask; m->e[i].k; i = (i + 1) & mask) {
+        size_t home = vt__rp_mix(m->e[i].k) & mask;
+        if (((i - home) & mask) >= ((i - j) & mask)) {
+            m->e[j] = m->e[i];
+            m->e[i].k = 0;
+            j = i;
+        }
+    }
+}
+
+static inline void vt__rp_map_del(u64map *m, uint64_t k)
+{
+    size_t j = vt__rp_map_slot(m, k);
+    if (j != SIZE_MAX)
+        vt__rp_map_del_at(m, j);
+}
+
+/* get, then del: one probe. */
+static inline int vt__rp_map_take(u64map *m, uint64_t k, uint64_t *v)
+{
+    size_t j = vt__rp_map_slot(m, k);
+    if (j == SIZE_MAX)
+        return 0;
+    *v = m->e[j].v;
+    vt__rp_map_del_at(m, j);
+    return 1;
+}
+
+static inline uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
+{
+    if (!m->n)
+        return SLOT_NONE;
+    uint64_t k = (uint64_t)pos + 1;
+    for (size_t j = (size_t)vt__rp_mix(k) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+        if (!m->e[j])
+            return SLOT_NONE;
+        if (m->e[j] >> 32 == k)
+            return (uint32_t)m->e[j];
+    }
+}
+
+/* A contributor (T, D) of the record being processed; with an observer, who it is (*oc,
+ * else NULL). Inline without an observer and with room: every message goes through it. */
+static inline int vt__rp_add_con_obs(replay *R, int64_t T, const int64_t *D, enum vt_con_kind kind, uint32_t rank,
+                                     uint64_t seq, vt_obs_con **oc)
+{
+    if (R->obs || R->ncons == R->capcons)
+        return vt__rp_add_con_slow(R, T, D, kind, rank, seq, oc);
+    R->cons[R->ncons].T = T;
+    R->cons[R->ncons].D = D;
+    R->ncons++;
+    if (oc)
+        *oc = NULL;
+    return 0;
+}
 
 int vt__rp_grow_u32(uint32_t **v, size_t *cap);
 int vt__rp_grow_u64(uint64_t **v, size_t *cap);
@@ -497,6 +609,35 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
     if (s->goff_ok)
         return (int64_t)((uint64_t)local + (uint64_t)s->goff);
     return vt_global_time(R->t, rank, local);
+}
+
+/* vt__rp_apply_event, inline for the common what-if (every record goes through it
+ * twice): a plain all=-N% item per scenario (R->plan.fast), no observer, no R:S item
+ * left on this rank, a duration the products fit. The same integers as its path. fn:
+ * the call's function, -1 for the computation burst before it (func NULL). */
+static inline int vt__rp_apply(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base,
+                               int64_t M, int64_t fn, int64_t cs, enum vt_model_kind kind)
+{
+    int64_t dur = end - start;
+    if (!R->plan.fast || R->obs || s->evptr < s->nevitems || dur < 0 || dur > R->plan.dense_safe)
+        return vt__rp_apply_event(R, s, seq, start, end, base, M, fn < 0 ? NULL : vt__rp_fname(R, s->rank, fn), cs,
+                                  kind);
+    R->res->events++;
+    int64_t *d = s->d;
+    size_t nsc = R->nsc;
+    if (dur < R->p->theta || (fn >= 0 && !R->p->cand_calls)) {
+        if (base)
+            for (size_t k = 0; k < nsc; k++)
+                d[k] = base[k];
+        return 0;
+    }
+    R->res->candidates++;
+    const shortening *f = R->plan.dense;
+    for (size_t k = 0; k < nsc; k++) {
+        int64_t delta = (int64_t)((uint64_t)dur * (uint64_t)f[k].ppm / 1000000u);
+        d[k] = base ? vt_model_candidate(base[k], delta, d[k], dur, 0) : d[k] + delta;
+    }
+    return 0;
 }
 
 int vt__rp_plan_items(replay *R);

@@ -523,9 +523,8 @@ static int match(replay *R, rstate *s, const vt_event *ev)
     for (size_t i = 0; i < ev->ndone; i++) {
         const vt_completion *d = &ev->done[i];
         uint64_t v;
-        if (!vt__rp_map_get(&m->active, d->request, &v))
+        if (!vt__rp_map_take(&m->active, d->request, &v))
             continue;
-        vt__rp_map_del(&m->active, d->request);
         uint64_t p = v >> 2;
         unsigned kind = (unsigned)(v & 3);
         if (kind == A_SEND) {
