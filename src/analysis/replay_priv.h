@@ -171,7 +171,7 @@ typedef struct rstate {
     /* (line 5) */
     int goff_ok;              /* global time = local + goff (vt_global_offset) */
     int nbc_joined;           /* the current record initiated a non-blocking collective ... */
-    uint16_t knext;           /* kcache's next entry to replace (mod 8) */
+    uint16_t knext;           /* keys kcache got (its next entry to replace: mod 8) */
     uint16_t khit;            /* and the one the last lookup found (mod 8) */
     uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
     uint64_t ncalls;          /* call records seen */
@@ -397,6 +397,9 @@ typedef struct smatch {
     int eof;
     int rdirty;               /* a receive was retired or released since sm_trim last looked
                                * (else its receive side has nothing to drop) */
+    int wake;                 /* something sm_release stopped at may have changed since it ran:
+                               * a send became resolved, a receive's key known, the posting
+                               * queue's entry filled or dropped (else it has nothing to do) */
     uint64_t rlo, rhi;
     size_t rcap;              /* (the receive window: rstate.rw) */
     uint64_t qlo, qrel, qhi;
@@ -479,6 +482,24 @@ static inline int vt__rp_map_put(u64map *m, uint64_t k, uint64_t v)
     m->e[j].k = k;
     m->e[j].v = v;
     return 0;
+}
+
+/* The entry of key k, added when absent (*fresh: 1, its value to set); NULL without
+ * memory. A put that reads what it replaces: one probe. */
+static inline struct u64ent *vt__rp_map_at(u64map *m, uint64_t k, int *fresh)
+{
+    if ((m->n + 1) * 2 > m->cap && vt__rp_map_grow(m))
+        return NULL;
+    k++;
+    size_t mask = m->cap - 1, j = vt__rp_mix(k) & mask;
+    while (m->e[j].k && m->e[j].k != k)
+        j = (j + 1) & mask;
+    *fresh = !m->e[j].k;
+    if (*fresh) {
+        m->e[j].k = k;
+        m->n++;
+    }
+    return &m->e[j];
 }
 
 static inline size_t vt__rp_map_slot(const u64map *m, uint64_t k)

@@ -46,9 +46,14 @@ static __attribute__((noinline)) uint32_t key_intern_new(replay *R, rstate *s, u
     }
     R->kq[id].src = src;
     R->kq[id].dst = dst;
-    s->khit = s->knext & 7;
-    s->kcache[s->khit] = id + 1;
-    s->knext++;
+    unsigned n = s->knext++;
+    s->khit = (uint16_t)(n & 7);
+    s->kcache[n & 7] = id + 1;
+    /* until it holds 8 keys, the cache repeats its keys in their order: the scan from
+     * the entry after the last found then meets the next key at once, not empty entries */
+    if (n < 7)
+        for (unsigned i = n + 1; i < 8; i++)
+            s->kcache[i] = s->kcache[i % (n + 1)];
     return id;
 }
 
@@ -177,13 +182,10 @@ static void pair_send(replay *R, rstate *s, uint32_t pos)
     }
 }
 
-/* Room for one more send in rank s's window (its ring doubled when full); -1 without
- * memory. */
-static int send_room(replay *R, rstate *s)
+/* send_room's way when the ring is full: doubled; -1 without memory. */
+static __attribute__((noinline)) int send_grow(replay *R, rstate *s)
 {
     smatch *m = s->sm;
-    if (m->shi - m->slo < m->scap)
-        return 0;
     vt_match_csend *a = ring_grow(R->blocks, s->sw, m->scap, WIN_ENTRY, m->slo, m->shi);
     if (!a)
         return -1;
@@ -194,11 +196,18 @@ static int send_room(replay *R, rstate *s)
     return 0;
 }
 
-/* Releases what can be: receives in posting order while resolved, sends in call order
- * while known not cancelled. */
-static void sm_release(replay *R, rstate *s)
+/* Room for one more send in rank s's window; -1 without memory. */
+static inline int send_room(replay *R, rstate *s)
 {
     smatch *m = s->sm;
+    return m->shi - m->slo < m->scap ? 0 : send_grow(R, s);
+}
+
+/* sm_release's loops. */
+static void sm_release_some(replay *R, rstate *s)
+{
+    smatch *m = s->sm;
+    m->wake = 0;
     if (m->qrel == m->qhi && m->srel == m->shi)
         return;
     while (m->qrel < m->qhi) {
@@ -225,6 +234,16 @@ static void sm_release(replay *R, rstate *s)
         else
             pair_send(R, s, (uint32_t)p);
     }
+}
+
+/* Releases what can be: receives in posting order while resolved, sends in call order
+ * while known not cancelled. Only when what the last release stopped at may have
+ * changed (smatch.wake): most records (a nonblocking send or receive posted) change
+ * nothing of it. */
+static inline void sm_release(replay *R, rstate *s)
+{
+    if (s->sm->wake)
+        sm_release_some(R, s);
 }
 
 static int rq_push(replay *R, rstate *s, uint64_t v, uint64_t post)
@@ -258,6 +277,7 @@ static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, 
     int sync = vt_model_is_sync(sk, bytes, R->p);
     *SX(s, m->shi) = (sx){VT_MPOS_NONE, (uint16_t)((resolved ? XF_RES : 0) | (sync ? XF_SYNC : 0)), (uint16_t)(1 + sync),
                           SLOT_NONE};
+    m->wake |= resolved;
     s->nsends = ++m->shi;
     return 0;
 }
@@ -323,6 +343,7 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
 
 static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, uint64_t comm, int64_t src, int64_t tag)
 {
+    s->sm->wake = 1;
     if (src < 0) { /* MPI_PROC_NULL or unknown (cancelled) */
         RV(s, pos)->key = KEY_SKIP;
         return 0;
@@ -340,9 +361,12 @@ static int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uin
     smatch *m = s->sm;
     if (req == 0)
         return 0;
-    uint64_t old;
-    if (vt__rp_map_get(&m->active, req, &old)) {
-        uint64_t op = old >> 2;
+    int fresh;
+    struct u64ent *a = vt__rp_map_at(&m->active, req, &fresh);
+    if (!a)
+        return sm_nomem(R, s, ev);
+    if (!fresh) {
+        uint64_t old = a->v, op = old >> 2;
         switch ((unsigned)(old & 3)) {
         case A_RECV:
             if (RV(s, op)->key == KEY_PENDING) { /* it can never be resolved now */
@@ -359,6 +383,7 @@ static int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uin
             break;
         case A_SEND:
             SX(s, op)->flags |= XF_RES; /* never completed: not cancelled */
+            m->wake = 1;
             break;
         default:
             RX(s, op)->flags |= XF_DONE; /* never completed: done at its record */
@@ -367,7 +392,8 @@ static int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uin
     }
     if (kind != A_SEND)
         RX(s, pos)->comm = comm;
-    return vt__rp_map_put(&m->active, req, pos << 2 | kind) ? sm_nomem(R, s, ev) : 0;
+    a->v = pos << 2 | kind;
+    return 0;
 }
 
 /* match.c's on_event() on the windows. */
@@ -470,6 +496,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
             uint64_t was;
             if (vt__rp_map_get(&m->probes, ev->msg, &was)) { /* the id again: the earlier one is not received */
                 m->rq[m->pr[was].rq & (m->qcap - 1)].e = RQ_DROP;
+                m->wake = 1;
                 m->prfree[m->nprfree++] = (uint32_t)was;
             }
             if (vt__rp_map_put(&m->probes, ev->msg, pi))
@@ -512,6 +539,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
         uint64_t v;
         if (ev->request && vt__rp_map_get(&m->active, ev->request, &v) && (v & 3) == A_SEND) {
             SX(s, v >> 2)->flags |= XF_RES; /* freed: it is never cancelled */
+            m->wake = 1;
             vt__rp_map_del(&m->active, ev->request);
         }
         break;
@@ -531,14 +559,16 @@ static int match(replay *R, rstate *s, const vt_event *ev)
             if (d->flags & VT_COMPL_CANCELLED)
                 SE(s, p)->key = KEY_SKIP;
             SX(s, p)->flags |= XF_RES;
+            m->wake = 1;
         } else {
             vt_match_crecv *e = RV(s, p);
             e->done_index = ev->index;
             e->done_exit = ev->exit;
             RX(s, p)->flags |= XF_DONE;
-            if (d->flags & VT_COMPL_CANCELLED)
+            if (d->flags & VT_COMPL_CANCELLED) {
                 e->key = KEY_SKIP;
-            else if (kind == A_RECV && sm_resolve(R, s, ev, p, RX(s, p)->comm, d->peer, d->tag))
+                m->wake = 1;
+            } else if (kind == A_RECV && sm_resolve(R, s, ev, p, RX(s, p)->comm, d->peer, d->tag))
                 return -1;
         }
     }
@@ -576,7 +606,7 @@ static int sm_finish(replay *R, rstate *s)
             m->rq[q & (m->qcap - 1)].e = RQ_DROP; /* an MPI_Mprobe's message nobody received */
     for (uint64_t i = m->srel; i < m->shi; i++)
         SX(s, i)->flags |= XF_RES;
-    sm_release(R, s);
+    sm_release_some(R, s);
     return 0;
 }
 
