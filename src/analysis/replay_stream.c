@@ -246,7 +246,7 @@ static inline void sm_release(replay *R, rstate *s)
         sm_release_some(R, s);
 }
 
-static int rq_push(replay *R, rstate *s, uint64_t v, uint64_t post)
+static inline __attribute__((always_inline)) int rq_push(replay *R, rstate *s, uint64_t v, uint64_t post)
 {
     smatch *m = s->sm;
     if (m->qhi - m->qlo == m->qcap) {
@@ -261,7 +261,7 @@ static int rq_push(replay *R, rstate *s, uint64_t v, uint64_t post)
     return 0;
 }
 
-static int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, int64_t peer, int64_t tag,
+static inline __attribute__((always_inline)) int sm_add_send(replay *R, rstate *s, const vt_event *ev, uint64_t comm, int64_t peer, int64_t tag,
                        uint64_t bytes, uint32_t sub, int64_t fn, int resolved)
 {
     smatch *m = s->sm;
@@ -320,7 +320,7 @@ nomem:
 }
 
 /* Adds a receive named by EV, posted at POST; its position in *pos. */
-static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, uint64_t *pos)
+static inline __attribute__((always_inline)) int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, uint64_t *pos)
 {
     smatch *m = s->sm;
     if (m->rhi >= POS_MAX)
@@ -341,7 +341,7 @@ static int sm_add_recv(replay *R, rstate *s, const vt_event *ev, uint64_t post, 
     return 0;
 }
 
-static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, uint64_t comm, int64_t src, int64_t tag)
+static inline __attribute__((always_inline)) int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, uint64_t comm, int64_t src, int64_t tag)
 {
     s->sm->wake = 1;
     if (src < 0) { /* MPI_PROC_NULL or unknown (cancelled) */
@@ -356,7 +356,7 @@ static int sm_resolve(replay *R, rstate *s, const vt_event *ev, uint64_t pos, ui
     return 0;
 }
 
-static int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uint64_t pos, unsigned kind, uint64_t comm)
+static inline __attribute__((always_inline)) int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uint64_t pos, unsigned kind, uint64_t comm)
 {
     smatch *m = s->sm;
     if (req == 0)
@@ -406,7 +406,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
     uint8_t k = m->kinds[ev->fn];
     uint64_t comm_id = vt__comm_id_of(rk, ev->comm);
     int64_t tag = (ev->fields & VT_F_TAG) ? ev->tag : -1;
-    uint64_t pos;
+    uint64_t pos = 0;
 
     if ((ev->fields & VT_F_PEER) && ev->peer >= 0 && !m->inits[ev->fn]) {
         int tracked = k != K_IRECV && ev->request;
