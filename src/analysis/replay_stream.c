@@ -108,7 +108,7 @@ static int sm_toomany(replay *R, rstate *s, const vt_event *ev, const char *what
  * its next record, when nothing else holds it), so that the receiver reads nothing of
  * the sender's at its completion. Not with an observer (it reads the send entry) nor in
  * parallel (proxies' entries are shipped). */
-void vt__rp_hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, uint32_t rpos)
+static inline void hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, uint32_t rpos)
 {
     sx *x = SX(snd, spos);
     if (R->obs || R->par || x->slot == SLOT_NONE)
@@ -118,6 +118,11 @@ void vt__rp_hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, 
     r->flags |= XF_HELD | (x->flags & XF_SYNC);
     if (--x->refs == 0)
         x->flags |= XF_RET;
+}
+
+void vt__rp_hand_over(const replay *R, rstate *snd, uint32_t spos, rstate *rcv, uint32_t rpos)
+{
+    hand_over(R, snd, spos, rcv, rpos);
 }
 
 /* Pairs a released send or receive with the head of its key's FIFO of the other side,
@@ -134,7 +139,7 @@ static void pair_recv(replay *R, rstate *s, uint32_t pos)
         q->head = SX(o, h)->next;
         if (q->head == VT_MPOS_NONE)
             q->side = 0;
-        vt__rp_hand_over(R, o, h, s, pos);
+        hand_over(R, o, h, s, pos);
         if (R->par)
             (void)vt__rp_ship_post(R, s, pos);  /* (out of memory: R->failed) */
         return;
@@ -149,7 +154,7 @@ static void pair_recv(replay *R, rstate *s, uint32_t pos)
     }
 }
 
-static void pair_send(replay *R, rstate *s, uint32_t pos)
+static inline __attribute__((always_inline)) void pair_send(replay *R, rstate *s, uint32_t pos)
 {
     uint32_t k = SE(s, pos)->key;
     struct kq *q = &R->kq[k];
@@ -167,7 +172,7 @@ static void pair_send(replay *R, rstate *s, uint32_t pos)
         q->head = RX(o, h)->next;
         if (q->head == VT_MPOS_NONE)
             q->side = 0;
-        vt__rp_hand_over(R, s, pos, o, h);
+        hand_over(R, s, pos, o, h);
         if (R->par)
             (void)vt__rp_ship_post(R, o, h);
         return;
