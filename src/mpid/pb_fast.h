@@ -12,6 +12,7 @@
 /* Blocking calls stage small messages on the stack (the thread-local scratch costs a
  * call on the hot path): header and payload up to this many bytes. */
 #define VT_PB_LOCAL_STAGE (VT_PB_H + 2048)
+_Static_assert(VT_PB_LOCAL_STAGE == VT_RT_RECV_STAGE, "the reduction's receive stage holds what the stack's does");
 
 static VT_ALWAYS_INLINE int vt_pb_send_mode(int mode, const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag,
                                             MPI_Comm comm)
@@ -75,14 +76,24 @@ static VT_ALWAYS_INLINE int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, M
     MPI_Count size, bytes;
     if (!vt_pb_small(type, count, &size, &bytes) || src == MPI_PROC_NULL)
         return vt_pb_recv_any(c, buf, count, type, src, tag, comm, st);
-    _Alignas(16) uint8_t local[VT_PB_LOCAL_STAGE];
+    _Alignas(16) uint8_t own[VT_PB_LOCAL_STAGE];
+    /* the reduction's own modes (one thread): its stage, read again at the call's exit */
+    int rt_own = (vt__rec_special & ~(unsigned)VT_REC_SKIP) == VT_REC_RT;
+    uint8_t *local = rt_own ? vt__rt_recv_stage : own;
     int rc = PMPI_Recv_c(local, VT_PB_H + bytes, MPI_BYTE, src, tag, comm, st);
     if (VT_UNLIKELY(rc != MPI_SUCCESS)) {
         vt_pb_recv_error(c, local, rc, bytes, buf, count, type, comm, st);
     } else {
         const pb_shape s = {.bytes = bytes, .size = size, .lb = 0, .contiguous = 1};
-        if (vt_pb_finish_recv(local, 1, bytes, buf, count, type, &s, st, 0, NULL))
-            vt_pb_rt_in_now(c, local, comm, st, MPI_MESSAGE_NULL);
+        if (vt_pb_finish_recv(local, 1, bytes, buf, count, type, &s, st, 0, NULL)) {
+            if (VT_LIKELY(rt_own && comm == MPI_COMM_WORLD && (unsigned)st->MPI_SOURCE < (unsigned)vt__world_size))
+            {
+                vt__rt_recv_of = vt__calls + 1;    /* vt_rt_recv_call at the exit */
+                vt__rt_recv_order = vt_pb_post_order++;
+            }
+            else
+                vt_pb_rt_in_now(c, local, comm, st, MPI_MESSAGE_NULL);
+        }
     }
     vt_pb_poll();
     return rc;

@@ -107,10 +107,10 @@ static VT_ALWAYS_INLINE int p2p_rt_sees(uint8_t *p, int encoded, int plain)
 }
 
 static VT_ALWAYS_INLINE void p2p_close(const vt_call *c, unsigned fn, uint8_t *p, int64_t exit, uint64_t bytes,
-                                       int plain, vt_site_one *one)
+                                       int plain, vt_site_one *one, const MPI_Status *recv_st)
 {
     if (plain >= VT_PLAIN_RT)
-        rec_close_rt(c, fn, p, exit, bytes, plain == VT_PLAIN_RT_SKIP, one);
+        rec_close_rt(c, fn, p, exit, bytes, plain == VT_PLAIN_RT_SKIP, one, recv_st);
     else
         rec_close(c, fn, p, exit, bytes, 1, plain);
 }
@@ -134,7 +134,7 @@ static VT_ALWAYS_INLINE void leave_send_body(vt_call *c, unsigned fn, MPI_Comm c
     }
     if (p2p_rt_sees(p, encoded, plain))
         rt_sync_send(c, fn, comm, NULL, dest, bytes);
-    p2p_close(c, fn, p, exit, bytes, plain, one);
+    p2p_close(c, fn, p, exit, bytes, plain, one, NULL);
 }
 
 static VT_ALWAYS_INLINE void leave_recv_body(vt_call *c, unsigned fn, MPI_Comm comm, MPI_Status *st, int plain)
@@ -150,7 +150,7 @@ static VT_ALWAYS_INLINE void leave_recv_body(vt_call *c, unsigned fn, MPI_Comm c
         vt_comm *cm = comm_of(comm);
         p = put_comm_side(p, cm->index, vt_comm_peer(cm, st->MPI_SOURCE), st->MPI_TAG, bytes);
     }
-    p2p_close(c, fn, p, exit, bytes, plain, one);
+    p2p_close(c, fn, p, exit, bytes, plain, one, st);
 }
 
 /* FN is c->fn: the generated MPI_Send and MPI_Recv pass their constant. With

@@ -146,11 +146,16 @@ static VT_ALWAYS_INLINE void rec_count(const vt_call *c, unsigned fn, int64_t ex
 /* rec_count in the reduction's own modes (rec_close_rt): RT_ON is vt__rt as the caller
  * read it, and the reduction is on unless it stopped, so its call is laid out in line,
  * not as a cold branch (issue 18). */
-static VT_ALWAYS_INLINE void rec_count_rt(const vt_call *c, unsigned fn, int64_t exit, uint64_t bytes, int rt_on)
+static VT_ALWAYS_INLINE void rec_count_rt(const vt_call *c, unsigned fn, int64_t exit, uint64_t bytes, int rt_on,
+                                          const MPI_Status *recv_st)
 {
     profile_add(fn, exit - c->enter, bytes, 1);
-    if (VT_LIKELY(rt_on))
-        vt_rt_call(c, exit);
+    if (VT_LIKELY(rt_on)) {
+        if (recv_st && vt__rt_recv_of == vt__calls + 1)
+            vt_rt_recv_call(c, exit, (uint32_t)recv_st->MPI_SOURCE, recv_st->MPI_TAG, vt__world->gid);
+        else
+            vt_rt_call(c, exit);
+    }
     vt__calls++;
 }
 
@@ -194,9 +199,10 @@ static VT_ALWAYS_INLINE uint8_t *rec_open_rt(const vt_call *c, unsigned fn, int6
     return VT_LIKELY(p != NULL) ? rec_head(c, fn, exit, p, one) : NULL;
 }
 
-/* P: rec_open_rt's answer, or where a record was encoded its end. */
+/* P: rec_open_rt's answer, or where a record was encoded its end. RECV_ST: a blocking
+ * MPI_Recv's status (its message may wait in vt__rt_recv_stage), else NULL. */
 static VT_ALWAYS_INLINE void rec_close_rt(const vt_call *c, unsigned fn, uint8_t *p, int64_t exit, uint64_t bytes,
-                                          int skip, vt_site_one *one)
+                                          int skip, vt_site_one *one, const MPI_Status *recv_st)
 {
     if (skip && p == VT_REC_SKIPPED) {
         /* read once: numbering a call site never stops the reduction (rtreduce.c does) */
@@ -204,10 +210,10 @@ static VT_ALWAYS_INLINE void rec_close_rt(const vt_call *c, unsigned fn, uint8_t
         /* as rec_close's record not encoded: the call site numbered in order of first use */
         if (VT_LIKELY(rt_on))
             (void)(one ? vt_callsite_index_one(one, c->site) : vt_callsite_index(c->site));
-        rec_count_rt(c, fn, exit, bytes, rt_on);
+        rec_count_rt(c, fn, exit, bytes, rt_on, recv_st);
         vt_rec_skip_put(exit);
     } else if (VT_LIKELY(p != NULL)) {
-        rec_count_rt(c, fn, exit, bytes, vt__rt);
+        rec_count_rt(c, fn, exit, bytes, vt__rt, recv_st);
         vt_rec_put(p, exit);
     } else {
         vt__rec_none(c, exit, bytes);

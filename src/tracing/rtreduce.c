@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 VT_HIDDEN int vt__rt;
+_Alignas(16) VT_HIDDEN uint8_t vt__rt_recv_stage[VT_RT_RECV_STAGE];
+VT_HIDDEN uint64_t vt__rt_recv_of, vt__rt_recv_order;
 VT_HIDDEN uint64_t vt__rt_sync_from[VT_NFN];
 
 
@@ -830,6 +832,41 @@ void vt_rt_call(const vt_call *c, int64_t exit)
     return;
 general:
     call_general(c, exit);
+}
+
+/* The common case: one thread, nothing else staged for the call, the message's difference
+ * the one this rank last sent and d current (msg_in_fast), R3 allowed, not synchronous,
+ * not a candidate, the burst quiet or in already: the folded receive of vt_rt_call
+ * without staging the message. Every other case is vt_rt_msg_now and vt_rt_call, in
+ * that order (nothing has changed any state when it comes to them). */
+/* vt_rt_recv_call when its fast path does not apply (out of line: the fast path calls
+ * it in tail position and keeps no frame). */
+static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, uint32_t src, int tag,
+                                                        uint64_t comm_id)
+{
+    vt_rt_msg_now(vt__rt_recv_stage, src, tag, comm_id, c->enter, vt__rt_recv_order);
+    vt_rt_call(c, exit);
+}
+
+void vt_rt_recv_call(const vt_call *c, int64_t exit, uint32_t src, int tag, uint64_t comm_id)
+{
+    const uint8_t *h = vt__rt_recv_stage;
+    uint64_t callno = vt__calls;
+    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
+    /* msg_in_fast's test without the room to stage (nothing is staged) */
+    if (VT_UNLIKELY(rt.slow.any || rt.nmsgs || rt.nopen) || !h[VT_RT_HDR_POLY_LEN] ||
+        h[VT_RT_HDR_POLY_LEN] != rt.sent_len || rt.sent_version != rt.rr.d_version ||
+        !same_room(h + VT_RT_HDR_POLY, rt.sent_enc) || !rt.rr.fold_ok || (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) ||
+        (E - R >= rt.p.theta && rt.p.cand_calls))
+        return recv_call_general(c, exit, src, tag, comm_id);
+    if (rt.burst_of != callno + 1) {
+        int64_t start = rt.prev_exit + rt.offset;
+        if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, R - start >= rt.p.theta))
+            return recv_call_general(c, exit, src, tag, comm_id);
+        rt.burst_of = callno + 1;
+    }
+    vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
+    rt.prev_exit = exit;
 }
 
 static uint64_t rt_stored;   /* records the reduced trace stored (vt_rt_finish) */

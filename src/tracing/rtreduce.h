@@ -92,6 +92,20 @@ VT_HIDDEN void vt_rt_discard(void);
 /* A call that should have been recorded was not (recording stopped): the reduction stops. */
 VT_HIDDEN void vt_rt_unrecorded(const vt_call *c);
 
+/* A blocking MPI_Recv's message, kept until the call's exit in the reduction's own
+ * modes (one thread: VT_REC_RT), so that its staging and the call are one step
+ * (vt_rt_recv_call, issue 18): the wrapper receives into vt__rt_recv_stage (header and
+ * payload, VT_RT_RECV_STAGE bytes) and sets vt__rt_recv_of to 1 + vt__calls where the
+ * reduction is to take the header from there at the call's exit. */
+#define VT_RT_RECV_STAGE (64 + 2048)
+extern VT_HIDDEN uint8_t vt__rt_recv_stage[VT_RT_RECV_STAGE];
+extern VT_HIDDEN uint64_t vt__rt_recv_of, vt__rt_recv_order;
+
+/* vt_rt_msg_now of the message in vt__rt_recv_stage (from src, a rank of MPI_COMM_WORLD,
+ * whose id is comm_id, with tag, posted by c as receive number vt__rt_recv_order) and then vt_rt_call(c, exit),
+ * in one step: the ping-pong's folded receive stages nothing. */
+VT_HIDDEN void vt_rt_recv_call(const vt_call *c, int64_t exit, uint32_t src, int tag, uint64_t comm_id);
+
 /* The call c (function c->fn) was recorded with this exit: its burst and itself are
  * model events. Called with the record (under the buffer's lock, c's call site numbered
  * already: its index is looked up only where an event needs it), before vt__calls moves. */
