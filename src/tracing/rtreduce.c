@@ -834,11 +834,6 @@ general:
     call_general(c, exit);
 }
 
-/* The common case: one thread, nothing else staged for the call, the message's difference
- * the one this rank last sent and d current (msg_in_fast), R3 allowed, not synchronous,
- * not a candidate, the burst quiet or in already: the folded receive of vt_rt_call
- * without staging the message. Every other case is vt_rt_msg_now and vt_rt_call, in
- * that order (nothing has changed any state when it comes to them). */
 /* vt_rt_recv_call when its fast path does not apply (out of line: the fast path calls
  * it in tail position and keeps no frame). */
 static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, uint32_t src, int tag,
@@ -848,6 +843,11 @@ static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_
     vt_rt_call(c, exit);
 }
 
+/* The common case: one thread, nothing else staged for the call, the message's difference
+ * the one this rank last sent and d current (msg_in_fast), R3 allowed, not synchronous,
+ * not a candidate, the burst quiet or in already: the folded receive of vt_rt_call
+ * without staging the message. Every other case is vt_rt_msg_now and vt_rt_call, in
+ * that order (nothing has changed any state when it comes to them). */
 void vt_rt_recv_call(const vt_call *c, int64_t exit, uint32_t src, int tag, uint64_t comm_id)
 {
     const uint8_t *h = vt__rt_recv_stage;
