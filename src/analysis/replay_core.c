@@ -339,7 +339,7 @@ int vt__rp_plan_items(replay *R)
         return -1;
     }
     P->fast = dense && P->dense_plain && R->nsc <= VT_RP_FAST_NSC && !P->by_rank.ngroups && !P->by_func.ngroups &&
-              !P->by_site.ngroups;
+              !P->by_site.ngroups && !R->obs;
     return 0;
 }
 

@@ -60,35 +60,62 @@ static pend heap_pop(heap *h)
     return top;
 }
 
-/* Fills the slot of (rank, send or posting pos) with T, E, d and its readers, reusing
- * the slot when it is still there (a second fill overwrites, as before). */
 /* The slot of send POS of rank s: streaming, in the send's window entry (read with the
  * entry, no map lookup in another rank's memory), else in s->ss. */
-static uint32_t send_slot(const replay *R, const rstate *s, size_t pos)
+static inline __attribute__((always_inline)) uint32_t send_slot(const replay *R, const rstate *s, size_t pos)
 {
     if (R->stream)
         return pos >= s->sm->slo && pos < s->sm->shi ? SX(s, pos)->slot : SLOT_NONE;
     return vt__rp_pm_get(&s->ss, (uint32_t)pos);
 }
 
-static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int64_t E, uint32_t uses)
+/* What an observer or the parallel replay does with slot i just filled (rare: out of
+ * the inline path). */
+static int slot_filled_extra(replay *R, rstate *s, int post, size_t pos, uint32_t i, const slot *sl)
+{
+    if (!post && R->obs && R->obs->publish)
+        R->obs->publish(R->obs->arg, s->rank, sl->seq,
+                        R->obs->ext_size ? R->slotext + (size_t)i * R->obs->ext_size : NULL);
+    if (R->par) {
+        /* a value a rank of another process reads goes there now, if its pairing allows */
+        int rc = post ? vt__rp_ship_post(R, s, pos) : vt__rp_ship_send(R, s, pos);
+        if (rc == 1)
+            vt__rp_sm_trim(s);
+        return rc < 0 ? -1 : 0;
+    }
+    return 0;
+}
+
+/* A new slot for (rank s, send or posting pos), named in the send's window entry
+ * (streaming) or in s's map. */
+static uint32_t slot_make(replay *R, rstate *s, posmap *pm, int inwin, size_t pos)
+{
+    uint32_t i = R->nfree ? R->freeslots[--R->nfree] : vt__rp_slot_alloc(R);
+    if (i == SLOT_NONE)
+        return SLOT_NONE;
+    if (inwin) {
+        SX(s, pos)->slot = i;
+        const vt_match_csend *se = SE(s, pos);
+        if (se->recv_pos != VT_MPOS_NONE)   /* paired already: its receiver takes the slot */
+            vt__rp_hand_over(R, s, (uint32_t)pos, &R->rs[R->kq[se->key].dst], se->recv_pos);
+    } else if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
+        R->freeslots[R->nfree++] = i;
+        return SLOT_NONE;
+    }
+    return i;
+}
+
+/* Fills the slot of (rank, send or posting pos) with T, E, d and its readers, reusing
+ * the slot when it is still there (a second fill overwrites, as before). Inline (post
+ * is a constant at each call): every send and most postings go through it. */
+static inline __attribute__((always_inline)) int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T,
+                                                           int64_t E, uint32_t uses)
 {
     posmap *pm = post ? &s->ps : &s->ss;
     int inwin = !post && R->stream;
     uint32_t i = inwin ? send_slot(R, s, pos) : vt__rp_pm_get(pm, (uint32_t)pos);
-    if (i == SLOT_NONE) {
-        if ((i = vt__rp_slot_alloc(R)) == SLOT_NONE)
-            return -1;
-        if (inwin) {
-            SX(s, pos)->slot = i;
-            const vt_match_csend *se = SE(s, pos);
-            if (se->recv_pos != VT_MPOS_NONE)   /* paired already: its receiver takes the slot */
-                vt__rp_hand_over(R, s, (uint32_t)pos, &R->rs[R->kq[se->key].dst], se->recv_pos);
-        } else if (vt__rp_pm_put(pm, (uint32_t)pos, i)) {
-            R->freeslots[R->nfree++] = i;
-            return -1;
-        }
-    }
+    if (i == SLOT_NONE && (i = slot_make(R, s, pm, inwin, pos)) == SLOT_NONE)
+        return -1;
     slot *sl = vt__rp_slot(R, i);
     sl->T = T;
     sl->E = E;
@@ -106,16 +133,8 @@ static int slot_fill(replay *R, rstate *s, int post, size_t pos, int64_t T, int6
             sl->d[k] = s->d[k];
     else
         memcpy(sl->d, s->d, sizeof(int64_t) * R->nsc);
-    if (!post && R->obs && R->obs->publish)
-        R->obs->publish(R->obs->arg, s->rank, sl->seq,
-                        R->obs->ext_size ? R->slotext + (size_t)i * R->obs->ext_size : NULL);
-    if (R->par) {
-        /* a value a rank of another process reads goes there now, if its pairing allows */
-        int rc = post ? vt__rp_ship_post(R, s, pos) : vt__rp_ship_send(R, s, pos);
-        if (rc == 1)
-            vt__rp_sm_trim(s);
-        return rc < 0 ? -1 : 0;
-    }
+    if (R->obs || R->par)
+        return slot_filled_extra(R, s, post, pos, i, sl);
     return 0;
 }
 

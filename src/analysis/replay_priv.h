@@ -113,7 +113,7 @@ typedef struct scen_plan {
     vt_shorten **dense_it;    /* nsc, NULL none */
     int64_t dense_safe;       /* largest duration whose products with the ppms fit in 64 bits */
     int dense_plain;          /* no ppm < 0, no cap (no -N ns item) */
-    int fast;                 /* dense and plain, a few scenarios, no other item: vt__rp_apply */
+    int fast;                 /* dense and plain, a few scenarios, no other item, no observer: vt__rp_apply */
     item_groups all;          /* one group, when not dense */
     item_groups by_rank;      /* group r: the items restricted to rank r (rank:R, R/fn:, R/site:) */
     item_groups by_func;      /* fn:NAME of any rank, a group per name (sorted) */
@@ -640,7 +640,8 @@ static inline int vt__rp_apply(replay *R, rstate *s, uint64_t seq, int64_t start
                                int64_t M, int64_t fn, int64_t cs, enum vt_model_kind kind)
 {
     int64_t dur = end - start;
-    if (!R->plan.fast || R->obs || s->evptr < s->nevitems || dur < 0 || dur > R->plan.dense_safe)
+    /* (plan.fast implies no observer; dense_safe >= 0: one unsigned compare for both bounds) */
+    if (!R->plan.fast || s->evptr < s->nevitems || (uint64_t)dur > (uint64_t)R->plan.dense_safe)
         return vt__rp_apply_event(R, s, seq, start, end, base, M, fn < 0 ? NULL : vt__rp_fname(R, s->rank, fn), cs,
                                   kind);
     R->res->events++;
