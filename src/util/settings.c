@@ -275,6 +275,10 @@ int vt_config_load(vt_config *cfg, const char *(*get)(const char *), char *err, 
         BAD("VTRACE_TEST_SHARE_FUNCS", v);
     if ((v = get("VTRACE_TEST_POST_HOOK")) && strcmp(v, "0") && strcmp(v, "1"))
         BAD("VTRACE_TEST_POST_HOOK", v);
+    /* read where it is used (format/stored.c, tracing/lifecycle.c); checked here */
+    if ((v = get("VTRACE_TEST_STORE")) && strcmp(v, "kill") && strcmp(v, "nospace") && strcmp(v, "readwrite") &&
+        strcmp(v, "larger"))
+        BAD("VTRACE_TEST_STORE", v);
 #undef BAD
     return 0;
 }
@@ -359,6 +363,10 @@ static const vt_setting_info known[] = {
     {"VTRACE_TEST_POST_HOOK", 1, "flag", "0", "0 or 1",
      "Testing only: 1 calls the traced program's vtrace_test_post_hook (MPI_THREAD_MULTIPLE) after each MPI_Wait, "
      "MPI_Test, MPI_Waitall or MPI_Testall returned, before the layer records it."},
+    {"VTRACE_TEST_STORE", 1, "enum", "off", "kill, nospace, readwrite or larger",
+     "Testing only: storing the full trace as the reduced one (doc/format.md, stored reduced traces) dies inside "
+     "the copy (kill), fails as on a full disk (nospace) or copies with read and write (readwrite); larger makes "
+     "the run take every reduced rank file as larger than the full one."},
     {"VTRACE_ROOT", 0, "path", "-", "-", "Set by the module file: the installation prefix."},
     {"VTRACE_LIB", 0, "path", "-", "-", "Set by the module file: libvtrace.so, for LD_PRELOAD."},
     {"VTRACE_PROFILE", 0, "path", "-", "-", "Set by the module file: the profile for MPICH's mpicc -profile=$VTRACE_PROFILE."},

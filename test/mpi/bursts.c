@@ -3,8 +3,10 @@
  *   bursts   long computation bursts between collectives (as NPB FT: an all-to-all and a
  *            reduction between stretches of local work), every burst a candidate;
  *   short    frequent short messages (a ring of small eager sends, a reduction now and then),
- *            no burst a candidate: most records drop.
- *   mpiexec -n 2 ./bursts bursts|short [iterations]                                       */
+ *            no burst a candidate: most records drop. With "jitter", 0-2 us of pseudo-random
+ *            work before each exchange, so that its times do not compress to nearly nothing
+ *            on a calm machine (test/mpi/stored.sh compares the reduced and full bytes).
+ *   mpiexec -n 2 ./bursts bursts|short [iterations [jitter]]                              */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +30,17 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int shortmsgs = argc > 1 && !strcmp(argv[1], "short");
     int iters = argc > 2 ? atoi(argv[2]) : (shortmsgs ? 2000 : 20);
+    int jitter = argc > 3 && !strcmp(argv[3], "jitter");
+    unsigned seed = 12345u + (unsigned)rank;
     double a[256] = {0}, b[256], sum = 0, s;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     for (int i = 0; i < iters; i++) {
         if (shortmsgs) {
             int x = i, y;
+            if (jitter) {
+                seed = seed * 1103515245u + 12345u;
+                compute((seed >> 16) % 2000 / 1000.0);
+            }
             MPI_Sendrecv(&x, 1, MPI_INT, right, 7, &y, 1, MPI_INT, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             sum += y;
             if (i % 100 == 99) {

@@ -303,7 +303,7 @@ static void table_defaults(void **state)
     (void)state;
     static const char *const not_values[] = {"VTRACE_DIR", "VTRACE_FILTER", "VTRACE_MODEL_L", "VTRACE_PERIODIC",
                                              "VTRACE_TEST_FAIL_AFTER", "VTRACE_TEST_RT_BROKEN",
-                                             "VTRACE_TEST_CLOCK_SKEW"};
+                                             "VTRACE_TEST_CLOCK_SKEW", "VTRACE_TEST_STORE"};
     static const char *const none[] = {NULL};
     fake_env = none;
     vt_config base, c;
