@@ -9,6 +9,10 @@
 
 #include <stdlib.h>
 
+/* Bytes readable after a block's columns in cols: vt__fast_next reads a value of up to
+ * three bytes before it checks that it ends in its column (evcols_priv.h). */
+#define VT_COLS_SLACK VT_FAST_SLACK
+
 struct vt_cursor {
     /* (line 0: what a record of an EVENTS_COLS block reads, vt_cursor_next; at 16K ranks
      * and more a cursor is out of the caches when its rank's turn comes, each line a
@@ -60,7 +64,7 @@ struct vt_cursor {
     /* vt_cursor_fast: EVENTS_COLS blocks decoded straight from their columns (a copy of
      * the payload in cols), the block's header kept for falling back to unpacking */
     int fast;
-    uint8_t *cols;
+    uint8_t *cols; /* colcap bytes: the payload, then VT_COLS_SLACK zeros at least */
     size_t colcap;
     vt_block_header fasth; /* the header of the current EVENTS_COLS or REDUCED_COLS block */
     /* the decoded block held (cols and unpacked: the scratch's budget): its bytes, its

@@ -65,6 +65,10 @@ void vt_evcols_dec_rebase(vt_evcols_dec *d, uintptr_t from, const uint8_t *to);
  * decode_record would take it (the caller then falls back to the rows, and
  * decode_record says what is wrong). vt__ev_none: a record's defaults. */
 extern const vt_event vt__ev_none;
+/* vt__fast_next reads up to VT_FAST_SLACK bytes past the payload's end (it checks where
+ * a value ends after reading it): the payload must be followed by that many readable
+ * bytes, zeros. */
+#define VT_FAST_SLACK 3
 int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event *ev, uint64_t *prev,
                   uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap);
 

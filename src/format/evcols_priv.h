@@ -291,20 +291,27 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
  * (TAG_SAME, the steps unchanged): where each value goes in the event, the checks of its
  * values made once, by the record the plan was made after (every value checked has step
  * 0, so that they stay as checked). A plan is dropped with its entry's steps (a record
- * of another tag) and with the table (a new block, or the table grown). */
-enum { FAST_PLANS = 8, FAST_PLAN_OPS = 12, FAST_PLAN_NONE = 0xff, FAST_PLAN_ZIGZAG = 0x80 };
+ * of another tag) and with the table (a new block, or the table grown). One line, at a
+ * line boundary, with what a record of the plan reads: its entry's code, call site and
+ * values too (at 16K ranks the decoder is cold when its rank's turn comes; the entry
+ * would be one or two lines more). */
+enum { FAST_PLANS = 8, FAST_PLAN_OPS = 11, FAST_PLAN_NONE = 0xff, FAST_PLAN_ZIGZAG = 0x80 };
 typedef struct fast_plan {
-    const last *l; /* the entry (NULL: none) */
-    int64_t callsite; /* its records' callsite and fields (vt_event's) */
+    _Alignas(64) uint64_t *v; /* the entry's values, its steps at v + stepoff */
+    uint32_t code, site;      /* the entry's */
+    int32_t callsite;         /* its records' callsite and fields (vt_event's) */
     unsigned fields;
+    uint8_t owner;  /* the entry's index in t + 1 (0: none) */
     uint8_t usable; /* 0: its records have no plan (taken the long way until dropped) */
+    uint8_t stepoff;
     uint8_t nops;
     uint8_t started_at, done_at; /* the value index of the count of R, of k (FAST_PLAN_NONE) */
+    uint8_t nmove;               /* the values whose step is not 0 (FAST_PLAN_NONE: too many) */
     uint8_t vi[FAST_PLAN_OPS];   /* a value's index */
     uint8_t word[FAST_PLAN_OPS]; /* its 8-byte word of vt_event, | FAST_PLAN_ZIGZAG: a zigzag */
-    uint8_t nmove;               /* the values whose step is not 0 (FAST_PLAN_NONE: too many) */
     uint8_t move[FAST_PLAN_OPS];
 } fast_plan;
+_Static_assert(sizeof(fast_plan) == 64, "a plan is one line");
 
 struct vt_evcols_dec {
     /* (what each record reads, from a line boundary, in three lines: a decoder per rank,

@@ -185,17 +185,17 @@ static int block_head(vt_cursor *c, uint64_t expect)
     return 0;
 }
 
-/* c->cols made N bytes at least (never more than the largest block's payload): 1, or 0
- * without memory. */
+/* c->cols made N bytes at least, and VT_COLS_SLACK more (never more than the largest
+ * block's payload and those): 1, or 0 without memory. */
 static int cols_room(vt_cursor *c, size_t n)
 {
-    if (n > c->colcap) {
-        uint8_t *p = vt_blockpool_alloc(cursor_blocks(c), n); /* (the bytes are replaced) */
+    if (n + VT_COLS_SLACK > c->colcap) {
+        uint8_t *p = vt_blockpool_alloc(cursor_blocks(c), n + VT_COLS_SLACK); /* (the bytes are replaced) */
         if (!p)
             return 0;
         cols_free(c);
         c->cols = p;
-        c->colcap = n;
+        c->colcap = n + VT_COLS_SLACK;
     }
     return 1;
 }
@@ -214,6 +214,7 @@ static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *
             return 0;
         memcpy(c->cols, data, h->raw_len);
     }
+    memset(c->cols + h->raw_len, 0, VT_COLS_SLACK);
     vt_evcols_funcs fn = {c->layouts, c->rk->nfuncs};
     uint64_t first;
     int64_t base;
@@ -606,10 +607,11 @@ static int hold_reload(vt_cursor *c)
         return -1;
     c->state = 0;
     if (c->fastblk) {
-        if (!(c->cols = vt_blockpool_alloc(cursor_blocks(c), h->raw_len ? h->raw_len : 1)))
+        if (!(c->cols = vt_blockpool_alloc(cursor_blocks(c), h->raw_len + VT_COLS_SLACK)))
             return vt__seterr(err, c->src.path, c->block_off, "expected memory for a block, found none");
         memcpy(c->cols, data, h->raw_len);
-        c->colcap = h->raw_len;
+        memset(c->cols + h->raw_len, 0, VT_COLS_SLACK);
+        c->colcap = h->raw_len + VT_COLS_SLACK;
         vt_evcols_dec_rebase(c->dec, c->evicted_base, c->cols);
         pp_init(&c->r, c->cols, 0, c->src.path, c->block_off, PP_UNPACKED, err);
         return hold_account(c);

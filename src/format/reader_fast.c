@@ -49,15 +49,29 @@ static inline int peer_of(uint64_t u, uint32_t nranks, int64_t *out)
 }
 
 /* get_u() with the two- and three-byte cases inline too (enter times' deltas are
- * mostly three bytes). */
-static inline int col_u(cursor *c, uint64_t *v)
+ * mostly three bytes), read before their end is checked: the payload is followed by
+ * VT_FAST_SLACK readable bytes (a value of three bytes at most, from before the end),
+ * and a value that does not end in its column is read again by get_u, which says so. */
+static inline __attribute__((always_inline)) int col_u(cursor *c, uint64_t *v)
 {
-    const uint8_t *q = vt_get_uvar_short(c->p, c->end, v);
-    if (q) {
-        c->p = q;
-        return 0;
+    _Static_assert(VT_FAST_SLACK >= 3, "col_u reads three bytes from the end");
+    const uint8_t *q = c->p;
+    if (q[0] < 0x80) {
+        *v = q[0];
+        q += 1;
+    } else if (q[1] < 0x80) {
+        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+        q += 2;
+    } else if (q[2] < 0x80) {
+        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+        q += 3;
+    } else {
+        return get_u(&c->p, c->end, v);
     }
-    return get_u(&c->p, c->end, v);
+    if (__builtin_expect(q > c->end, 0))
+        return get_u(&c->p, c->end, v);
+    c->p = q;
+    return 0;
 }
 
 /* The entry of (CODE, SITE) in D's table: the one last used for their hash when it is
@@ -142,10 +156,12 @@ static inline fast_plan *plan_at(vt_evcols_dec *d, uint8_t e)
     return e ? &d->plan[(e - 1) & (FAST_PLANS - 1)] : NULL;
 }
 
-/* The plan slot of (CODE, SITE)'s entry, after dec_last. */
-static inline fast_plan *plan_of(vt_evcols_dec *d, uint64_t code, uint64_t site)
+/* The plan slot of (CODE, SITE)'s entry, after dec_last, and that entry's index + 1 in
+ * *E (the plan is the entry's when its owner is *E). */
+static inline fast_plan *plan_of(vt_evcols_dec *d, uint64_t code, uint64_t site, uint8_t *e)
 {
-    return plan_at(d, d->hint[hint_of(d, code, site)]);
+    *e = d->hint[hint_of(d, code, site)];
+    return plan_at(d, *e);
 }
 
 /* Where a layout letter's value goes in vt_event (byte offset), whether it is a zigzag
@@ -172,13 +188,19 @@ static int plan_letter(char letter, size_t *off, int *zigzag, int *checked)
     }
 }
 
-/* P: the plan of L's next records, after one of LAYOUT decoded (and checked) the long
- * way; unusable when a value checked, or a list's count, can move, or it does not fit. */
-static __attribute__((noinline)) void plan_make(fast_plan *p, const last *l, const char *layout, const vt_event *ev)
+/* P: the plan of L's next records (L the entry of index + 1 E), after one of LAYOUT
+ * decoded (and checked) the long way; unusable when a value checked, or a list's count,
+ * can move, or it does not fit. */
+static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e, const char *layout,
+                                                const vt_event *ev)
 {
-    *p = (fast_plan){.l = l, .started_at = FAST_PLAN_NONE, .done_at = FAST_PLAN_NONE, .callsite = ev->callsite,
-                     .fields = ev->fields};
+    *p = (fast_plan){.v = l->v, .code = (uint32_t)l->code, .site = (uint32_t)l->site,
+                     .callsite = (int32_t)ev->callsite, .fields = ev->fields, .owner = e,
+                     .started_at = FAST_PLAN_NONE, .done_at = FAST_PLAN_NONE};
     const uint64_t *v = l->v, *st = l->step;
+    if (l->code != p->code || l->site != p->site || ev->callsite != p->callsite || st < v || st - v > UINT8_MAX)
+        return;
+    p->stepoff = (uint8_t)(st - v);
     size_t i = 0, off;
     int zigzag, checked;
     for (const char *c = layout; *c; c++, i++) {
@@ -213,12 +235,19 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, const last *l, con
     p->usable = i == l->n;
 }
 
-/* L's values moved by their steps (a record as predicted), by its plan P when it has one. */
+/* Values V moved by their steps STEP (a record as predicted), by plan P's list of the
+ * moving ones when P has one. */
+static inline void moves_step(uint64_t *v, const uint64_t *step, const fast_plan *p)
+{
+    for (size_t k = 0; k < p->nmove; k++)
+        v[p->move[k]] += step[p->move[k]];
+}
+
+/* L's values moved by their steps, by its plan P when it has one. */
 static inline void values_step(last *l, const fast_plan *p)
 {
     if (p && p->nmove != FAST_PLAN_NONE) {
-        for (size_t k = 0; k < p->nmove; k++)
-            l->v[p->move[k]] += l->step[p->move[k]];
+        moves_step(l->v, l->step, p);
         return;
     }
     for (size_t j = 0; j < l->n; j++)
@@ -247,26 +276,29 @@ static inline __attribute__((always_inline)) int plan_run(const fast_plan *p, co
 
 /* A call record of (CODE, SITE) as predicted (TAG_SAME) when their entry has a plan: its
  * code to its fields in EV by the plan. 0 done, 1 error, -1 not such a record (nothing
- * read). */
+ * read). Reads the plan's line, not the entry's. */
 static inline int record_by_plan(vt_evcols_dec *d, uint64_t code, uint64_t site, uint32_t nranks, vt_event *ev,
                                  uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
 {
     uint8_t e = d->hint[hint_of(d, code, site)];
     if (!e)
         return -1;
-    last *l = &d->t.e[e - 1];
     const fast_plan *p = plan_at(d, e);
     cursor *fc = &d->c[COL_FIELDS];
-    if (p->l != l || !p->usable || l->code != code || l->site != site || fc->p >= fc->end || *fc->p != TAG_SAME)
+    if (p->owner != e || !p->usable || p->code != code || p->site != site || fc->p >= fc->end ||
+        *fc->p != TAG_SAME)
         return -1;
     fc->p++;
-    values_step(l, p);
+    if (p->nmove != FAST_PLAN_NONE)
+        moves_step(p->v, p->v + p->stepoff, p);
+    else
+        values_step(&d->t.e[e - 1], NULL);
     event_defaults(ev);
     ev->code = code;
     ev->fn = (int64_t)(code - VT_CODE_FIRST_FN);
     ev->callsite = p->callsite;
     ev->fields = p->fields;
-    return plan_run(p, l->v, nranks, ev, started, started_cap, done, done_cap);
+    return plan_run(p, p->v, nranks, ev, started, started_cap, done, done_cap);
 }
 
 /* The fields of a record of LAYOUT from its N values V, each checked. */
@@ -386,8 +418,9 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
             if (!l->n)
                 return 1;
             if (tag == TAG_SAME) {
-                fast_plan *p = plan_of(d, code, site);
-                values_step(l, p && p->l == l && p->usable ? p : NULL);
+                uint8_t e;
+                fast_plan *p = plan_of(d, code, site, &e);
+                values_step(l, p && p->owner == e && p->usable ? p : NULL);
             }
             for (size_t j = 0; tag != TAG_SAME && j < l->n; j++) {
                 uint64_t dd; /* (an svar: its zigzag form, the short ones inline) */
@@ -398,9 +431,10 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
             }
         }
         if (tag != TAG_SAME) { /* the steps changed: the entry's plan with them */
-            fast_plan *p = plan_of(d, code, site);
-            if (p && p->l == l)
-                p->l = NULL;
+            uint8_t e;
+            fast_plan *p = plan_of(d, code, site, &e);
+            if (p && p->owner == e)
+                p->owner = 0;
         }
         v = l->v;
         n = l->n;
@@ -431,15 +465,16 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         return 1;
     ev->callsite = rk->ncallsites ? (int64_t)site : -1;
     ev->fields = f->fields | VT_F_CALLSITE;
-    fast_plan *p = l && tag == TAG_SAME ? plan_of(d, code, site) : NULL;
-    if (p && p->l == l && p->usable) {
+    uint8_t e = 0;
+    fast_plan *p = l && tag == TAG_SAME ? plan_of(d, code, site, &e) : NULL;
+    if (p && p->owner == e && p->usable) {
         if (plan_run(p, v, nranks, ev, started, started_cap, done, done_cap))
             return 1;
     } else {
         if (fields_checked(f->layout, v, n, rk, nranks, ev, started, started_cap, done, done_cap))
             return 1;
-        if (p && !p->l) /* (a slot taken stays its entry's: no two entries take turns) */
-            plan_make(p, l, f->layout, ev);
+        if (p && !p->owner) /* (a slot taken stays its entry's: no two entries take turns) */
+            plan_make(p, l, e, f->layout, ev);
     }
     *prev = exit_;
     return 0;
