@@ -88,7 +88,7 @@ static int slot_filled_extra(replay *R, rstate *s, int post, size_t pos, uint32_
 
 /* A new slot for (rank s, send or posting pos), named in the send's window entry
  * (streaming) or in s's map. */
-static uint32_t slot_make(replay *R, rstate *s, posmap *pm, int inwin, size_t pos)
+static inline __attribute__((always_inline)) uint32_t slot_make(replay *R, rstate *s, posmap *pm, int inwin, size_t pos)
 {
     uint32_t i = R->nfree ? R->freeslots[--R->nfree] : vt__rp_slot_alloc(R);
     if (i == SLOT_NONE)
