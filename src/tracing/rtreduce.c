@@ -289,6 +289,26 @@ static inline void burst(const vt_call *c, int64_t site)
         burst_event(c, callno, start, end, site);
 }
 
+/* The fast paths' burst before the call c: 1 where it is quiet (and now in) or in already;
+ * 0 where it is not quiet, with nothing changed (the general path feeds it). R: c's
+ * enter on the model clock. */
+static inline int burst_quiet(uint64_t callno, int64_t R)
+{
+    if (rt.burst_of == callno + 1)
+        return 1;
+    int64_t start = rt.prev_exit + rt.offset;
+    if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, R - start >= rt.p.theta))
+        return 0;
+    rt.burst_of = callno + 1;
+    return 1;
+}
+
+/* Whether a call from R to E (model clock) is a candidate for the reduction. */
+static inline int call_candidate(int64_t R, int64_t E)
+{
+    return E - R >= rt.p.theta && rt.p.cand_calls;
+}
+
 /* Staged messages whose difference is at `at` get their own copy (it is about to change). */
 static void own_copies(enum rt_d_at at, const vt_poly *src)
 {
@@ -338,12 +358,8 @@ unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
     uint64_t callno = vt__calls;
     if (VT_UNLIKELY(rt.slow.b.general) || rt.sent_version != rt.rr.d_version || rt.sent_len > VT_RT_POLY_ROOM)
         return send_poly_general(c, out);
-    if (rt.burst_of != callno + 1) {
-        int64_t start = rt.prev_exit + rt.offset, end = c->enter + rt.offset;
-        if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, end - start >= rt.p.theta))
-            return send_poly_general(c, out);
-        rt.burst_of = callno + 1;
-    }
+    if (!burst_quiet(callno, c->enter + rt.offset))
+        return send_poly_general(c, out);
     memcpy(out, rt.sent_enc, VT_RT_POLY_ROOM);
     return (unsigned)rt.sent_len;
 }
@@ -458,10 +474,24 @@ static inline void msg_staged(rt_msg *m, const uint8_t *h, uint32_t src, uint64_
     m->post_enter = post_enter;
 }
 
+/* Whether the message of header h is synchronous to the model. */
+static inline int hdr_sync(const uint8_t *h)
+{
+    return (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) != 0;
+}
+
 /* Whether a staged message is synchronous to the model. */
 static inline int msg_sync(const rt_msg *m)
 {
-    return (m->hdr[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) != 0;
+    return hdr_sync(m->hdr);
+}
+
+/* Whether header h carries the difference this rank last sent, with d current: nothing
+ * to decode, nothing to compare later. Decided on the header's bytes where they are. */
+static inline int carries_sent_d(const uint8_t *h)
+{
+    return h[VT_RT_HDR_POLY_LEN] && h[VT_RT_HDR_POLY_LEN] == rt.sent_len && rt.sent_version == rt.rr.d_version &&
+           same_room(h + VT_RT_HDR_POLY, rt.sent_enc);
 }
 
 /* A staged message's contributor: every field the reducer reads, by hand (no memset of
@@ -531,9 +561,7 @@ static __attribute__((noinline)) void msg_in_general(const uint8_t *h, uint32_t 
  * bytes where they arrived, before anything is decoded. */
 static inline int msg_in_fast(const uint8_t *h)
 {
-    return !VT_UNLIKELY(rt.slow.b.general || rt.nmsgs + 1 > rt.capmsgs || rt.nopen) && h[VT_RT_HDR_POLY_LEN] &&
-           h[VT_RT_HDR_POLY_LEN] == rt.sent_len && rt.sent_version == rt.rr.d_version &&
-           same_room(h + VT_RT_HDR_POLY, rt.sent_enc);
+    return !VT_UNLIKELY(rt.slow.b.general || rt.nmsgs + 1 > rt.capmsgs || rt.nopen) && carries_sent_d(h);
 }
 
 /* ... and the common case itself, with no call: no frame. */
@@ -787,7 +815,7 @@ static __attribute__((noinline)) void call_general(const vt_call *c, int64_t exi
         return;
     }
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
-    int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
+    int candidate = call_candidate(R, E);
     if (!rt.slow.b.unusual &&
         (rt.nmsgs == 0   ? vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, candidate)
          : rt.nmsgs == 1 ? vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit,
@@ -810,18 +838,13 @@ void vt_rt_call(const vt_call *c, int64_t exit)
     if (VT_UNLIKELY(rt.slow.any || rt.nmsgs > 1))
         goto general;
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
-    int candidate = E - R >= rt.p.theta && rt.p.cand_calls;
+    int candidate = call_candidate(R, E);
     int fold = rt.nmsgs == 1;
     if (fold ? rt.msgs[0].d_equal != rt.rr.d_version || !rt.rr.fold_ok || candidate || msg_sync(&rt.msgs[0])
              : !vt_rr_quiet_allowed_(&rt.rr, candidate))
         goto general;
-    if (rt.burst_of != callno + 1) {
-        /* burst(): quiet, or call_general feeds it */
-        int64_t start = rt.prev_exit + rt.offset;
-        if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, R - start >= rt.p.theta))
-            goto general;
-        rt.burst_of = callno + 1;
-    }
+    if (!burst_quiet(callno, R))
+        goto general;
     if (fold)
         vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
     else
@@ -854,17 +877,9 @@ void vt_rt_recv_call(const vt_call *c, int64_t exit, uint32_t src, int tag, uint
     uint64_t callno = vt__calls;
     int64_t R = c->enter + rt.offset, E = exit + rt.offset;
     /* msg_in_fast's test without the room to stage (nothing is staged) */
-    if (VT_UNLIKELY(rt.slow.any || rt.nmsgs || rt.nopen) || !h[VT_RT_HDR_POLY_LEN] ||
-        h[VT_RT_HDR_POLY_LEN] != rt.sent_len || rt.sent_version != rt.rr.d_version ||
-        !same_room(h + VT_RT_HDR_POLY, rt.sent_enc) || !rt.rr.fold_ok || (h[VT_RT_HDR_FLAGS] & VT_RT_FLAG_SYNC) ||
-        (E - R >= rt.p.theta && rt.p.cand_calls))
+    if (VT_UNLIKELY(rt.slow.any || rt.nmsgs || rt.nopen) || !carries_sent_d(h) || !rt.rr.fold_ok ||
+        hdr_sync(h) || call_candidate(R, E) || !burst_quiet(callno, R))
         return recv_call_general(c, exit, src, tag, comm_id);
-    if (rt.burst_of != callno + 1) {
-        int64_t start = rt.prev_exit + rt.offset;
-        if (!vt_rr_quiet(&rt.rr, 2 * callno, 0, 0, R - start >= rt.p.theta))
-            return recv_call_general(c, exit, src, tag, comm_id);
-        rt.burst_of = callno + 1;
-    }
     vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
     rt.prev_exit = exit;
 }

@@ -433,3 +433,9 @@ EXTRA_DIST += test/mpi/ucx_inline.sh
 test_mpi_ucx_inline_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
 test_mpi_ucx_inline_LDADD = libvtrace.la
 test_mpi_ucx_inline_LDFLAGS = $(vt_mpi_ldflags)
+# a blocking MPI_Recv into the reduction's own stage and folded at its exit (issue 18):
+# status, count and data exact at every size around the stage's limit, any source and tag
+vt_mpi_rt += test/mpi/rt_recv_stage
+test_mpi_rt_recv_stage_SOURCES = test/mpi/rt_recv_stage.c test/mpi/mpitest.h
+test_mpi_rt_recv_stage_LDADD = libvtrace.la
+test_mpi_rt_recv_stage_LDFLAGS = $(vt_mpi_ldflags)
