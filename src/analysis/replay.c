@@ -262,8 +262,8 @@ setup:
                 rstate *s = &R.rs[r];
                 if (!s->finished)
                     off += (size_t)snprintf(where + off, sizeof where - off, "%s rank %u at record %" PRIu64 " (%s)",
-                                            off ? "," : "", r, s->ev.index,
-                                            s->ev.fn >= 0 ? vt__rp_fname(&R, r, s->ev.fn) : "special");
+                                            off ? "," : "", r, s->record->index,
+                                            s->record->fn >= 0 ? vt__rp_fname(&R, r, s->record->fn) : "special");
             }
             vt_error_set(err, "%s: the replay cannot order this trace: every unfinished rank waits for another:%s",
                     vt_trace_dir(t), where);

@@ -543,9 +543,9 @@ int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_
         .rank = s->rank,
         .seq = seq,
         .is_call = func != NULL,
-        .rec = R->reduced ? NULL : &s->ev,
+        .rec = R->reduced ? NULL : s->record,
         .func = func,
-        .fn = func ? s->ev.fn : -1,
+        .fn = func ? s->record->fn : -1,
         .callsite = cs,
         .kind = kind,
         .start = start,
@@ -565,7 +565,7 @@ int vt__rp_apply_event(replay *R, rstate *s, uint64_t seq, int64_t start, int64_
         if (kind == VT_MK_ICOLL && s->nbc_joined) {
             e.initiates_nbc = 1;
             e.nbc_comm = s->nbc_comm;
-            e.nbc_seq = s->ev.collseq;
+            e.nbc_seq = s->record->collseq;
         }
     }
     return R->obs->event(R->obs->arg, &e, R->err) ? -1 : 0;

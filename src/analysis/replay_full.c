@@ -126,8 +126,8 @@ static inline __attribute__((always_inline)) int slot_fill(replay *R, rstate *s,
     sl->held = 0;
     if (!post)
         sl->bytes = SE(s, pos)->bytes;
-    sl->seq = 2 * s->ev.callno + 1;
-    sl->Tloc = s->ev.enter;
+    sl->seq = 2 * s->record->callno + 1;
+    sl->Tloc = s->record->enter;
     if (R->nsc <= VT_RP_FAST_NSC)   /* (mostly one or a few: no call) */
         for (size_t k = 0; k < R->nsc; k++)
             sl->d[k] = s->d[k];
@@ -222,7 +222,7 @@ static void release_used(replay *R, rstate *s)
  * kinds are searched from the probe's index on, each stopping at its first fit. */
 static size_t probe_target(replay *R, rstate *s)
 {
-    const vt_event *ev = &s->ev;
+    const vt_event *ev = s->record;
     const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
     int can_match = c && ev->rpeer >= 0;
     uint64_t x = ev->index;
@@ -293,7 +293,7 @@ static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
 /* Phase A, once per record: what this record makes available to other ranks. */
 static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_model_kind k)
 {
-    const vt_event *ev = &s->ev;
+    const vt_event *ev = s->record;
     /* Persistent send templates: their starts are the sends. */
     if (ev->request && ev->fn >= 0 && (size_t)ev->fn < s->nfuncs && s->sinit[ev->fn] && ev->peer >= 0)
         if (vt__rp_map_put(&s->tmpl, ev->request, 1))
@@ -487,9 +487,9 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
             oc->P = vt__rp_slot(R, pl)->T;
             oc->P_local = vt__rp_slot(R, pl)->Tloc;
         } else {
-            oc->post_seq = 2 * s->ev.callno + 1;
+            oc->post_seq = 2 * s->record->callno + 1;
             oc->P = s->genter;
-            oc->P_local = s->ev.enter;
+            oc->P_local = s->record->enter;
         }
     }
     return 0;
@@ -569,31 +569,31 @@ int vt__rp_step(replay *R, rstate *s)
             s->finished = 1;
             return STEP_DONE;
         }
-        if (R->obs && R->obs->record && R->obs->record(R->obs->arg, s->rank, &s->ev, R->err)) {
+        if (R->obs && R->obs->record && R->obs->record(R->obs->arg, s->rank, s->record, R->err)) {
             R->failed = 1;
             return STEP_ERROR;
         }
         /* Special records (FLUSH, MARKER, STOPPED) are no model events: a flush belongs
          * to the burst around it, which ends at the next call. */
-        if (s->ev.fn < 0)
+        if (s->record->fn < 0)
             return STEP_MOVED;
         s->have = 1;
-        s->ncalls = s->ev.callno + 1;
+        s->ncalls = s->record->callno + 1;
         s->published = 0;
         s->done_ready = 0;
-        s->genter = vt__rp_gtime(R, s->rank, s->ev.enter);
-        s->gexit = vt__rp_gtime(R, s->rank, s->ev.exit);
+        s->genter = vt__rp_gtime(R, s->rank, s->record->enter);
+        s->gexit = vt__rp_gtime(R, s->rank, s->record->exit);
         if (!s->started) {
             s->prev_exit = s->first_enter = s->genter;
             s->started = 1;
         }
         /* The computation burst before this record: a local event. */
         R->nprobed_by = 0;
-        if (vt__rp_apply(R, s, 2 * s->ev.callno, s->prev_exit, s->genter, NULL, 0, -1, s->ev.callsite,
+        if (vt__rp_apply(R, s, 2 * s->record->callno, s->prev_exit, s->genter, NULL, 0, -1, s->record->callsite,
                                VT_MK_LOCAL))
             return STEP_ERROR;
     }
-    const vt_event *ev = &s->ev;
+    const vt_event *ev = s->record;
     int64_t enter = s->genter, exit = s->gexit;
     enum vt_model_kind k = VT_MK_LOCAL;
     if (ev->fn >= 0)
@@ -735,7 +735,7 @@ void vt__rp_stop_at_cut(replay *R)
             s->last_exit = s->prev_exit; /* the last record replayed: a reduced trace's END is lost */
         uint64_t n = vt_trace_rank(R->t, r)->nrecords;
         R->res->cut_ranks++;
-        R->res->cut_records += n > s->ev.index ? n - s->ev.index : 0;
+        R->res->cut_records += n > s->record->index ? n - s->record->index : 0;
     }
 }
 
@@ -801,6 +801,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
 {
     s->rank = r;
     s->probe_msg = SIZE_MAX;
+    s->record = &s->ev;
     /* (parallel: another process reads the ranks it replays) */
     if (vt__rp_mine(R, r) && vt_cursor_open(R->t, r, &s->cur, R->err))
         return -1;

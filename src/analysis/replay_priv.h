@@ -181,6 +181,9 @@ typedef struct rstate {
     const vt_rank *rk;
     u64map tmpl;              /* request ids of persistent send templates */
     uint64_t nbc_comm;        /* ... on this communicator */
+    /* (line 7) */
+    const vt_event *record;   /* the current record: ev, or (streaming) the read-ahead entry
+                               * holding it, kept until the next record (smatch.held): not copied */
     int64_t first_enter;
     vt_event ev;
     /* ---- rarely touched */
@@ -406,6 +409,7 @@ typedef struct smatch {
     struct rqe { uint64_t e, post; } *rq;   /* receives in posting order, and their posting index */
     size_t qcap;
     struct brec **buf;        /* records read ahead: entries of replay.ra (a ring) */
+    struct brec *held;        /* the entry of the current record (rstate.record), NULL none */
     size_t bcap;
     uint64_t blo, bhi;
     uint64_t *cst;            /* the current record's lists (vt_cursor_take_lists) */

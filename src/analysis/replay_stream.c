@@ -663,7 +663,7 @@ int vt__rp_more(replay *R, rstate *s)
         size_t nc = m->bcap ? 2 * m->bcap : 8;
         brec **n = vt_blockpool_alloc(R->blocks, nc * sizeof *n);
         if (!n)
-            return sm_nomem(R, s, &s->ev);
+            return sm_nomem(R, s, s->record);
         for (uint64_t i = m->blo; i < m->bhi; i++)
             n[i & (nc - 1)] = m->buf[i & (m->bcap - 1)];
         vt_blockpool_free(R->blocks, m->buf, m->bcap * sizeof *m->buf);
@@ -674,7 +674,7 @@ int vt__rp_more(replay *R, rstate *s)
      * entry's (no copy of them; the current record's, the rank's, stay) */
     brec *b = ra_get(R);
     if (!b)
-        return sm_nomem(R, s, &s->ev);
+        return sm_nomem(R, s, s->record);
     vt_event *ev = &b->ev;
     int rc = vt_cursor_next(s->cur, ev, R->err);
     if (rc < 0)
@@ -695,30 +695,21 @@ int vt__rp_more(replay *R, rstate *s)
     return 1;
 }
 
-/* The replay's next record of rank s: the records read ahead first. */
+/* The replay's next record of rank s: the records read ahead first, replayed where they
+ * were decoded (s->record; their entry held until the next record, its lists with it). */
 int vt__rp_next_record(replay *R, rstate *s)
 {
     smatch *m = s->sm;
     if (m->blo < m->bhi) {
         brec *b = m->buf[m->blo & (m->bcap - 1)];
-        s->ev = b->ev;
-        /* the lists become the current record's; the entry gets the previous ones */
-        uint64_t *st = m->cst;
-        size_t capst = m->capcst;
-        vt_completion *dn = m->cdn;
-        size_t capdn = m->capcdn;
-        m->cst = b->st;
-        m->capcst = b->capst;
-        m->cdn = b->dn;
-        m->capcdn = b->capdn;
-        b->st = st;
-        b->capst = capst;
-        b->dn = dn;
-        b->capdn = capdn;
         m->blo++;
-        ra_put(R, b);
+        if (m->held)
+            ra_put(R, m->held);
+        m->held = b;
+        s->record = &b->ev;
         return 1;
     }
+    /* (at the end, or on an error, the last record stays s->record: the messages name it) */
     if (m->eof)
         return 0;
     int rc = vt_cursor_next(s->cur, &s->ev, R->err);
@@ -728,6 +719,11 @@ int vt__rp_next_record(replay *R, rstate *s)
     }
     if (rc == 0)
         return sm_finish(R, s) ? -1 : 0;
+    if (m->held) {
+        ra_put(R, m->held);
+        m->held = NULL;
+    }
+    s->record = &s->ev;
     /* its lists become the rank's: reading ahead leaves them be */
     if (s->ev.nstarted || s->ev.ndone)
         vt_cursor_take_lists(s->cur, &m->cst, &m->capcst, &m->cdn, &m->capcdn);
@@ -779,7 +775,7 @@ int vt__rp_settle(replay *R, rstate *s)
 size_t vt__rp_probe_target_stream(replay *R, rstate *s)
 {
     smatch *m = s->sm;
-    const vt_event *ev = &s->ev;
+    const vt_event *ev = s->record;
     const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
     int can_match = c && ev->rpeer >= 0;
     uint64_t x = ev->index;
