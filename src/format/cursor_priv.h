@@ -73,6 +73,7 @@ struct vt_cursor {
     size_t unpacked_len, held_bytes, hold;
     uint64_t clock_index;
     uintptr_t evicted_base;
+    size_t opened_at; /* its place in the scratch's opened + 1 (0: not there) */
     /* reduced traces only: the records of pend (4, allocated with the cursor; a trace of
      * 64K ranks has 64K cursors, and a full trace needs none) */
     vt_rrec pend[];

@@ -54,6 +54,35 @@ static int layouts_make(vt_cursor *c)
     return 0;
 }
 
+/* C in the scratch's list of the cursors opened (not there without memory for it: its
+ * first block is then loaded by its first read only). */
+static void opened_add(vt_cursor *c)
+{
+    fd_scratch *S = c->scratch;
+    if (!S)
+        return;
+    if (S->nopened == S->capopened) {
+        size_t nc = S->capopened ? 2 * S->capopened : 64;
+        vt_cursor **n = realloc(S->opened, nc * sizeof *n);
+        if (!n)
+            return;
+        S->opened = n;
+        S->capopened = nc;
+    }
+    S->opened[S->nopened++] = c;
+    c->opened_at = S->nopened;
+}
+
+static void opened_remove(vt_cursor *c)
+{
+    fd_scratch *S = c->scratch;
+    if (!c->opened_at)
+        return;
+    S->opened[c->opened_at - 1] = NULL;
+    while (S->nopened && !S->opened[S->nopened - 1])
+        S->nopened--;
+}
+
 int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *err)
 {
     if (!out)
@@ -84,6 +113,7 @@ int vt_cursor_open(const vt_trace *t, uint32_t rank, vt_cursor **out, vt_error *
     pp_init(&c->r, (const uint8_t *)"", 0, c->rk->path, 0, 0, err);
     /* shared: a zstd context is 100 KB, and a trace may have 64K cursors */
     c->dctx = vt__fd_pool_dctx(t->pool);
+    opened_add(c);
     *out = c;
     return 0;
 }
@@ -93,6 +123,7 @@ void vt_cursor_close(vt_cursor *c)
     if (!c)
         return;
     hold_drop(c);
+    opened_remove(c);
     vt__src_close(&c->src);
     free(c->last);
     free(c->stored.p);
@@ -230,34 +261,98 @@ static int fast_start(vt_cursor *c, const uint8_t *data, const vt_block_header *
     return hold_account(c) ? 0 : 1;
 }
 
+/* The header of the next event block at c->pos (FUNCS and RANKDEFS blocks skipped,
+ * c->pos past them) and the offset where the block ends. 1: found, 0: no more blocks,
+ * -1: error. */
+static int block_find(vt_cursor *c, vt_block_header *h, uint64_t *next, vt_error *err)
+{
+    if (c->pos >= c->end)
+        return 0;
+    if (vt__read_block_header(&c->src, c->pos, h, err))
+        return -1;
+    while ((h->type == VT_BLOCK_FUNCS && c->rk->version >= VT_VERSION(1, 3)) ||
+           (h->type == VT_BLOCK_RANKDEFS && c->rk->version >= VT_VERSION(1, 4))) {
+        /* more of the function table, or a snapshot of the definitions (1.4): read
+         * when the trace was opened */
+        c->pos += VT_BLOCK_HEADER_SIZE + (uint64_t)h->stored_len;
+        if (c->pos >= c->end)
+            return 0;
+        if (vt__read_block_header(&c->src, c->pos, h, err))
+            return -1;
+    }
+    unsigned want = c->rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
+    if (h->type != want && h->type != (c->rk->reduced ? VT_BLOCK_REDUCED_COLS : VT_BLOCK_EVENTS_COLS))
+        return vt__seterr(err, c->src.path, c->pos + 4, "expected an %s block, found a %s block (type %u)",
+                          vt__block_type_name(want), vt__block_type_name(h->type), h->type);
+    *next = c->pos + VT_BLOCK_HEADER_SIZE + (uint64_t)h->stored_len;
+    if (*next > c->end)
+        return vt__seterr(err, c->src.path, c->pos,
+                          "expected EVENTS blocks ending at offset %llu, found a block ending at %llu",
+                          (unsigned long long)c->end, (unsigned long long)*next);
+    return 1;
+}
+
+/* The block of header H, ending at NEXT, read from its columns from now on. */
+static void fast_loaded(vt_cursor *c, const vt_block_header *h, uint64_t next)
+{
+    c->stored_bytes += VT_BLOCK_HEADER_SIZE + (uint64_t)h->stored_len;
+    c->decoded_bytes += h->raw_len;
+    c->block_off = c->pos;
+    c->pos = next;
+    c->left = h->nrecords;
+    c->inblock = 0;
+}
+
+/* The first block of a cursor opened after the one whose first block was just loaded
+ * (load_ahead), read and decoded now: only a compressed EVENTS_COLS block read from its
+ * columns, and only within the scratch's budget (so that no cursor's block is let go
+ * for it). Anything else, a damaged block too, is left to the cursor's own first read,
+ * which loads it or says what is wrong as it would have. */
+static void first_block_ahead(vt_cursor *c)
+{
+    vt_error err;
+    vt_block_header h;
+    uint64_t next;
+    const uint8_t *data;
+    if (block_find(c, &h, &next, &err) != 1 || h.type != VT_BLOCK_EVENTS_COLS || !h.nrecords ||
+        h.codec == VT_CODEC_RAW || c->cols ||
+        c->scratch->held + h.raw_len + VT_COLS_SLACK > c->scratch->budget || !cols_room(c, h.raw_len))
+        return;
+    buf own = {c->cols, c->colcap};
+    int rc = vt__load_payload(&c->src, c->pos, &h, &c->scratch->stored, &own, c->dctx, &data, &err);
+    c->cols = own.p;
+    c->colcap = own.cap;
+    if (rc || !fast_start(c, data, &h)) {
+        c->fastblk = 0;
+        return;
+    }
+    fast_loaded(c, &h, next);
+}
+
+/* At 16K ranks and more each rank's first block is loaded in its first turn, and between
+ * two such loads the checksum's and zstd's tables (and the dictionary's) have left the
+ * caches: a cursor's first block is loaded with those of the LOAD_AHEAD cursors opened
+ * after it, while the tables are still there. */
+enum { LOAD_AHEAD = 32 };
+static void load_ahead(vt_cursor *c)
+{
+    fd_scratch *S = c->scratch;
+    for (size_t i = c->opened_at, n = 0; c->opened_at && i < S->nopened && n < LOAD_AHEAD; i++, n++) {
+        vt_cursor *x = S->opened[i];
+        if (x && x->t == c->t && x->fast && x->state == 0 && !x->left && !x->stored_bytes && !x->next_index)
+            first_block_ahead(x);
+    }
+}
+
 /* Loads the next EVENTS block. 1: loaded, 0: no more blocks, -1: error. */
 static int cursor_block(vt_cursor *c, vt_error *err)
 {
     vt_block_header h;
+    uint64_t next;
     const uint8_t *data;
-    if (c->pos >= c->end)
-        return 0;
-    if (vt__read_block_header(&c->src, c->pos, &h, err))
-        return -1;
-    while ((h.type == VT_BLOCK_FUNCS && c->rk->version >= VT_VERSION(1, 3)) ||
-           (h.type == VT_BLOCK_RANKDEFS && c->rk->version >= VT_VERSION(1, 4))) {
-        /* more of the function table, or a snapshot of the definitions (1.4): read
-         * when the trace was opened */
-        c->pos += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
-        if (c->pos >= c->end)
-            return 0;
-        if (vt__read_block_header(&c->src, c->pos, &h, err))
-            return -1;
-    }
-    unsigned want = c->rk->reduced ? VT_BLOCK_REDUCED : VT_BLOCK_EVENTS;
-    if (h.type != want && h.type != (c->rk->reduced ? VT_BLOCK_REDUCED_COLS : VT_BLOCK_EVENTS_COLS))
-        return vt__seterr(err, c->src.path, c->pos + 4, "expected an %s block, found a %s block (type %u)",
-                          vt__block_type_name(want), vt__block_type_name(h.type), h.type);
-    uint64_t next = c->pos + VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
-    if (next > c->end)
-        return vt__seterr(err, c->src.path, c->pos,
-                          "expected EVENTS blocks ending at offset %llu, found a block ending at %llu",
-                          (unsigned long long)c->end, (unsigned long long)next);
+    int found = block_find(c, &h, &next, err);
+    if (found <= 0)
+        return found;
     /* a block in columns is unpacked into c->unpacked at once: its stored and decoded
      * bytes go to the scratch all cursors share, not to buffers of each rank's */
     int cols = h.type == VT_BLOCK_EVENTS_COLS || h.type == VT_BLOCK_REDUCED_COLS;
@@ -277,15 +372,14 @@ static int cursor_block(vt_cursor *c, vt_error *err)
         return -1;
     c->fastblk = 0;
     c->fasth = h;
-    c->stored_bytes += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     if (c->fast && h.type == VT_BLOCK_EVENTS_COLS && h.nrecords && fast_start(c, data, &h)) {
-        c->decoded_bytes += h.raw_len;
-        c->block_off = c->pos;
-        c->pos = next;
-        c->left = h.nrecords;
-        c->inblock = 0;
+        int first = !c->stored_bytes;
+        fast_loaded(c, &h, next);
+        if (first)
+            load_ahead(c);
         return 1;
     }
+    c->stored_bytes += VT_BLOCK_HEADER_SIZE + (uint64_t)h.stored_len;
     if (cols) {
         if (rows_start(c, c->pos, data, &h, err))
             return -1;

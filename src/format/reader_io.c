@@ -282,6 +282,7 @@ void vt__fd_pool_free(fd_pool *p)
     free(p->scratch.stored.p);
     free(p->scratch.raw.p);
     free(p->scratch.holders);
+    free(p->scratch.opened);
     free(p->scratch.decvals.v);
     vt_blockpool_destroy(p->scratch.blocks);
     free(p->slot);

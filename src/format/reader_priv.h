@@ -166,6 +166,10 @@ typedef struct fd_scratch {
     uint64_t held, budget;
     struct vt_cursor **holders;
     size_t nholders, capholders, hand;
+    /* the cursors in the order they were opened (NULL: closed since): a cursor's first
+     * block is loaded with those of the cursors opened after it (reader_cursor.c) */
+    struct vt_cursor **opened;
+    size_t nopened, capopened;
     vt_evcols_vals decvals; /* the cursors' decoders' values scratch */
     struct vt_blockpool *blocks; /* the cursors and their decoders (util/blockpool.h) */
 } fd_scratch;
