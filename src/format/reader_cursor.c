@@ -292,6 +292,24 @@ static int block_find(vt_cursor *c, vt_block_header *h, uint64_t *next, vt_error
     return 1;
 }
 
+/* Whether the block of header H is decoded straight into c->cols, the payload it is read
+ * from, rather than copied there (vt_cursor_fast: a compressed EVENTS_COLS block). */
+static int direct_block(const vt_cursor *c, const vt_block_header *h)
+{
+    return c->fast && h->type == VT_BLOCK_EVENTS_COLS && h->nrecords && h->codec != VT_CODEC_RAW;
+}
+
+/* The payload of a direct_block into c->cols (cols_room made it large enough, so
+ * vt__load_payload never reallocates that pool block); *DATA: c->cols. */
+static int load_direct(vt_cursor *c, const vt_block_header *h, const uint8_t **data, vt_error *err)
+{
+    buf own = {c->cols, c->colcap};
+    int rc = vt__load_payload(&c->src, c->pos, h, &c->scratch->stored, &own, c->dctx, data, err);
+    c->cols = own.p;
+    c->colcap = own.cap;
+    return rc;
+}
+
 /* The block of header H, ending at NEXT, read from its columns from now on. */
 static void fast_loaded(vt_cursor *c, const vt_block_header *h, uint64_t next)
 {
@@ -314,15 +332,10 @@ static void first_block_ahead(vt_cursor *c)
     vt_block_header h;
     uint64_t next;
     const uint8_t *data;
-    if (block_find(c, &h, &next, &err) != 1 || h.type != VT_BLOCK_EVENTS_COLS || !h.nrecords ||
-        h.codec == VT_CODEC_RAW || c->cols ||
+    if (block_find(c, &h, &next, &err) != 1 || !direct_block(c, &h) || c->cols ||
         c->scratch->held + h.raw_len + VT_COLS_SLACK > c->scratch->budget || !cols_room(c, h.raw_len))
         return;
-    buf own = {c->cols, c->colcap};
-    int rc = vt__load_payload(&c->src, c->pos, &h, &c->scratch->stored, &own, c->dctx, &data, &err);
-    c->cols = own.p;
-    c->colcap = own.cap;
-    if (rc || !fast_start(c, data, &h)) {
+    if (load_direct(c, &h, &data, &err) || !fast_start(c, data, &h)) {
         c->fastblk = 0;
         return;
     }
@@ -356,18 +369,10 @@ static int cursor_block(vt_cursor *c, vt_error *err)
     /* a block in columns is unpacked into c->unpacked at once: its stored and decoded
      * bytes go to the scratch all cursors share, not to buffers of each rank's */
     int cols = h.type == VT_BLOCK_EVENTS_COLS || h.type == VT_BLOCK_REDUCED_COLS;
-    /* (vt_cursor_fast: a compressed EVENTS_COLS block is decoded straight into c->cols,
-     * the payload it is read from, rather than copied there; cols_room made it large
-     * enough, so vt__load_payload never reallocates that pool block) */
-    int direct = c->fast && h.type == VT_BLOCK_EVENTS_COLS && h.nrecords && h.codec != VT_CODEC_RAW &&
-                 cols_room(c, h.raw_len);
-    buf own = {c->cols, c->colcap};
-    int rc = vt__load_payload(&c->src, c->pos, &h, cols ? &c->scratch->stored : &c->stored,
-                              direct ? &own : cols ? &c->scratch->raw : &c->raw, c->dctx, &data, err);
-    if (direct) {
-        c->cols = own.p;
-        c->colcap = own.cap;
-    }
+    int rc = direct_block(c, &h) && cols_room(c, h.raw_len)
+                 ? load_direct(c, &h, &data, err)
+                 : vt__load_payload(&c->src, c->pos, &h, cols ? &c->scratch->stored : &c->stored,
+                                    cols ? &c->scratch->raw : &c->raw, c->dctx, &data, err);
     if (rc)
         return -1;
     c->fastblk = 0;

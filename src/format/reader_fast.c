@@ -55,20 +55,8 @@ static inline int peer_of(uint64_t u, uint32_t nranks, int64_t *out)
 static inline __attribute__((always_inline)) int col_u(cursor *c, uint64_t *v)
 {
     _Static_assert(VT_FAST_SLACK >= 3, "col_u reads three bytes from the end");
-    const uint8_t *q = c->p;
-    if (q[0] < 0x80) {
-        *v = q[0];
-        q += 1;
-    } else if (q[1] < 0x80) {
-        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-        q += 2;
-    } else if (q[2] < 0x80) {
-        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
-        q += 3;
-    } else {
-        return get_u(&c->p, c->end, v);
-    }
-    if (__builtin_expect(q > c->end, 0))
+    const uint8_t *q = vt_get_uvar3(c->p, v);
+    if (__builtin_expect(!q || q > c->end, 0))
         return get_u(&c->p, c->end, v);
     c->p = q;
     return 0;

@@ -181,13 +181,11 @@ static inline int vt_get_uvar(const uint8_t **p, const uint8_t *end, uint64_t *o
     return -1;
 }
 
-/* The one- to three-byte uvars inline, for decoders' hot loops: returns the byte after
- * the value, or NULL when fewer than 3 bytes are left or the value is longer (the caller
- * then takes its full decoder). */
-static inline const uint8_t *vt_get_uvar_short(const uint8_t *q, const uint8_t *end, uint64_t *v)
+/* The one- to three-byte uvars inline, for decoders' hot loops, where 3 bytes from Q are
+ * readable (the caller checks where the value ends): returns the byte after the value,
+ * or NULL when the value is longer (the caller then takes its full decoder). */
+static inline const uint8_t *vt_get_uvar3(const uint8_t *q, uint64_t *v)
 {
-    if (end - q < 3)
-        return NULL;
     if (q[0] < 0x80) {
         *v = q[0];
         return q + 1;
@@ -201,6 +199,12 @@ static inline const uint8_t *vt_get_uvar_short(const uint8_t *q, const uint8_t *
         return q + 3;
     }
     return NULL;
+}
+
+/* vt_get_uvar3 where fewer than 3 bytes before END are NULL too. */
+static inline const uint8_t *vt_get_uvar_short(const uint8_t *q, const uint8_t *end, uint64_t *v)
+{
+    return end - q < 3 ? NULL : vt_get_uvar3(q, v);
 }
 
 static inline int vt_get_svar(const uint8_t **p, const uint8_t *end, int64_t *out)
