@@ -7,12 +7,8 @@
 # Prints the processor and clock source, then per size (0, 8, 64 bytes) each mode's
 # median one-way latency over the rounds (± median absolute deviation) and its ratio
 # to plain's median; and the TSC's cost, a read in a tight loop.
-# The host of these VMs has two phases, changing every few seconds, in which MPICH's
-# 8-byte latency is about 220 and 700 ns: a ratio of runs in different phases says
-# nothing. So each run is framed by maint/bench/line-bounce.c (a cache line passed
-# between two threads: about 50 ns in the fast phase, over 200 in the slow one) and is
-# kept only when both readings are under BOUNCE_NS (default 2 times the smallest seen,
-# at least 100); a mode's run that is not kept is run again, up to TRIES times a round
+# Each run is kept only when the host's phase was fast before and after it
+# (maint/bench/phase.sh); a run that is not kept is run again, up to TRIES times a round
 # (default 4). Each mode's median is over its kept runs.
 set -eu
 build=${1:?usage: clock-floor.sh BUILDDIR [RUNS]}
@@ -47,14 +43,14 @@ cc -O2 -o "$work/tsc" "$work/tsc.c"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
 src=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2> /dev/null || echo '?')
 echo "processor: ${cpu:-unknown} ($(nproc) cores), clock source $src, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$mpicc" -O2 -pthread -o "$work/bounce" "$here/line-bounce.c"
+. "$here/phase.sh"
+phase_init "$work" "$here"
 tries=${TRIES:-4}
-best=
-# one run of mode $1 into $work/$1.$i, framed by two phase readings; kept when both fast
+# one run of mode $1 into $work/$1.$i, kept when the phase was fast before and after it
 run_framed() {
     mode=$1 k=0
     while [ "$k" -lt "$tries" ]; do
-        b1=$("$work/bounce")
+        b1=$(phase_read)
         rm -rf "$work/t"
         case $mode in
         plain) "$mpiexec" -n 2 "$work/pingpong" > "$work/out" ;;
@@ -63,14 +59,12 @@ run_framed() {
         reduced) VTRACE_MODE=reduced VTRACE_DIR="$work/t" LD_PRELOAD="$lib" "$mpiexec" -n 2 \
             "$work/pingpong" > "$work/out" ;;
         esac
-        b2=$("$work/bounce")
-        best=$(echo "${best:-$b1} $b1 $b2" | awk '{ m = $1; if ($2 < m) m = $2; if ($3 < m) m = $3; print m }')
-        limit=${BOUNCE_NS:-$(echo "$best" | awk '{ l = 2 * $1; print (l < 100 ? 100 : l) }')}
-        if awk -v a="$b1" -v b="$b2" -v l="$limit" 'BEGIN { exit !(a <= l && b <= l) }'; then
+        b2=$(phase_read)
+        if phase_fast "$b1" "$b2"; then
             mv "$work/out" "$work/$mode.$i"
             return
         fi
-        echo "round $i, $mode: phase readings $b1 and $b2 ns (limit $limit): run again" >&2
+        echo "round $i, $mode: phase readings $b1 and $b2 ns (limit $phase_limit): run again" >&2
         k=$((k + 1))
     done
     echo "round $i, $mode: no run in the fast phase" >&2

@@ -7,10 +7,11 @@
 # Prints the processor, then per message size the median one-way latency plain, traced
 # and reduced, each with its median absolute deviation over the runs (±), and their
 # ratios to plain; the bandwidth at 4 MiB; the cost of one recorded event (traced minus
-# plain per call); bytes per event. A round (plain, traced, reduced one after the other)
-# whose plain 8-byte latency is more than 1.5 times the calm value (the smallest seen)
-# ran in a noisy phase of the machine: it is run again, up to RETRIES times (default 3
-# per round), and the ones kept are said. The records each round's reduced trace kept
+# plain per call); bytes per event. Each run is framed by two readings of the host's
+# phase (maint/bench/phase.sh: these VMs switch every few seconds between phases in which
+# MPICH's 8-byte latency is about 220 and 700 ns); a run read slow before or after is run
+# again, up to RETRIES times (default 3 a run), and one that never ran fast is kept and
+# said, with the rounds it is in. The records each round's reduced trace kept
 # per million calls are shown too: a round whose reduction took its general path more
 # often (descheduled ranks) is slower for that reason. With valgrind installed, the instructions per
 # MPI_Send/MPI_Recv pair (maint/bench/pair-instructions.sh: exact, not noisy) are shown
@@ -27,23 +28,39 @@ trap 'rm -rf "$work"' EXIT
 "${MPICC:-mpicc.mpich}" -O2 -o "$work/pingpong" "$here/pingpong.c"
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2> /dev/null | head -n 1)
 echo "processor: ${cpu:-unknown} ($(nproc 2> /dev/null || echo '?') cores), $(uname -r)"
-# the plain 8-byte latency of a round's output
-lat8() { awk '$1 == "latency_ns" && $2 == 8 { print $3 }' "$1"; }
-i=0 calm= noisy_left=$((runs * retries))
+. "$here/phase.sh"
+phase_init "$work" "$here"
+# one run of $1 (plain, traced, piggyback) of round $i, framed by phase readings; a run
+# that never ran in the fast phase is kept and its round listed in $work/noisy
+run_framed() {
+    k=0
+    while :; do
+        b1=$(phase_read)
+        case $1 in
+        plain) "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" > "$work/plain.$i" ;;
+        traced) rm -rf "$work/trace.$i"
+            VTRACE_DIR="$work/trace.$i" LD_PRELOAD="$lib" "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" \
+                > "$work/traced.$i" ;;
+        piggyback) rm -rf "$work/pb.$i"
+            VTRACE_MODE=reduced VTRACE_DIR="$work/pb.$i" LD_PRELOAD="$lib" "${MPIEXEC:-mpiexec.mpich}" -n 2 \
+                "$work/pingpong" > "$work/piggyback.$i" 2> "$work/piggyback.err" ;;
+        esac
+        b2=$(phase_read)
+        phase_fast "$b1" "$b2" && return
+        if [ "$k" -ge "$retries" ]; then
+            echo "$i $1 $b1 $b2" >> "$work/noisy"
+            return
+        fi
+        echo "round $i, $1: host phase slow ($b1 and $b2 ns, limit $phase_limit ns): run again" >&2
+        k=$((k + 1))
+    done
+}
+: > "$work/noisy"
+i=0
 while [ "$i" -lt "$runs" ]; do
-    rm -rf "$work/trace.$i" "$work/pb.$i"
-    "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" > "$work/plain.$i"
-    VTRACE_DIR="$work/trace.$i" LD_PRELOAD="$lib" "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" > "$work/traced.$i"
-    VTRACE_MODE=reduced VTRACE_DIR="$work/pb.$i" LD_PRELOAD="$lib" "${MPIEXEC:-mpiexec.mpich}" -n 2 "$work/pingpong" \
-        > "$work/piggyback.$i" 2> "$work/piggyback.err"
-    l=$(lat8 "$work/plain.$i")
-    calm=$(echo "${calm:-$l} $l" | awk '{ print ($2 < $1 ? $2 : $1) }')
-    # a noisy round is run again (the medians would mix a calm and a noisy phase)
-    if [ "$noisy_left" -gt 0 ] && awk -v l="$l" -v c="$calm" 'BEGIN { exit !(l > 1.5 * c) }'; then
-        echo "round $i: noisy (plain 8-byte latency $l ns, calm $calm ns): run again" >&2
-        noisy_left=$((noisy_left - 1))
-        continue
-    fi
+    run_framed plain
+    run_framed traced
+    run_framed piggyback
     # how many records the round's reduced trace kept: the general path of the reduction
     # (a call or burst longer than the threshold, then unequal differences for a few
     # messages) costs about ten times the folded one, so rounds that record more are slower
@@ -56,16 +73,15 @@ print(d["events"], sum(f["calls"] for f in d["functions"].values()))' > "$work/r
     [ "$i" -gt 0 ] && rm -rf "$work/trace.$i" "$work/pb.$i"
     i=$((i + 1))
 done
-# (a round kept before a calmer one was seen may be noisy after all: said below)
 if [ "${INSTRUCTIONS:-1}" != 0 ] && command -v valgrind > /dev/null 2>&1; then
     sh "$here/pair-instructions.sh" "$build" > "$work/instructions" 2> "$work/instructions.err" ||
         { echo "run-bench.sh: pair-instructions.sh failed:" >&2; cat "$work/instructions.err" >&2; : > "$work/instructions"; }
 else
     : > "$work/instructions"
 fi
-python3 - "$work" "$runs" "$calm" <<'PY'
+python3 - "$work" "$runs" <<'PY'
 import sys, statistics
-work, runs, calm = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+work, runs = sys.argv[1], int(sys.argv[2])
 def load(kind):
     out = {}
     for i in range(runs):
@@ -97,12 +113,10 @@ for key in sorted(plain):
                                                                         b, db, b / p, extra))
     if key[0] == "call_ns":
         print("event cost (traced - plain per recorded call): %.1f ns" % (t - p))
-lat = plain.get(("latency_ns", 8), [])
-noisy = [i for i, v in enumerate(lat) if v > 1.5 * calm]
+noisy = [l.split() for l in open("%s/noisy" % work)]
 if noisy:
-    print("warning: rounds %s stayed noisy (plain 8-byte latency %s ns, calm %.0f ns): their figures are in the "
-          "medians; run again when the machine is calmer" % (" ".join(map(str, noisy)),
-                                                             " ".join("%.0f" % lat[i] for i in noisy), calm))
+    print("warning: runs that never ran in the host's fast phase are in the medians (round, mode, phase readings "
+          "in ns): %s; run again when the machine is calmer" % "; ".join(" ".join(f) for f in noisy))
 recs = []
 for i in range(runs):
     try:
