@@ -416,7 +416,11 @@ typedef struct smatch {
     vt_completion *cdn;
     size_t capcst, capcdn;
     const uint8_t *kinds, *inits;
-    u64map active;            /* request -> position << 2 | A_* */
+    /* request -> position << 2 | A_*: the first ACT_FEW in flight in act (a scan, no
+     * hash: a rank has few requests in flight), the others in the map */
+    unsigned nact;
+    struct u64ent act[8];     /* (k: request + 1, as in the map) */
+    u64map active;
     u64map templates;         /* request -> index in tmpls */
     stmpl *tmpls;
     size_t ntmpls, captmpls;

@@ -361,13 +361,64 @@ static inline __attribute__((always_inline)) int sm_resolve(replay *R, rstate *s
     return 0;
 }
 
+#define ACT_FEW 8
+_Static_assert(sizeof ((smatch *)0)->act / sizeof ((smatch *)0)->act[0] == ACT_FEW, "act holds ACT_FEW");
+
+/* The active requests' entry of REQ, added when absent (*fresh: 1): in act while it has
+ * room, else in the map; NULL without memory. */
+static inline __attribute__((always_inline)) struct u64ent *act_at(smatch *m, uint64_t req, int *fresh)
+{
+    uint64_t k = req + 1;
+    for (unsigned i = 0; i < m->nact; i++)
+        if (m->act[i].k == k) {
+            *fresh = 0;
+            return &m->act[i];
+        }
+    if (m->active.n) {
+        size_t j = vt__rp_map_slot(&m->active, req);
+        if (j != SIZE_MAX) {
+            *fresh = 0;
+            return &m->active.e[j];
+        }
+    }
+    if (m->nact < ACT_FEW) {
+        *fresh = 1;
+        m->act[m->nact].k = k;
+        return &m->act[m->nact++];
+    }
+    return vt__rp_map_at(&m->active, req, fresh);
+}
+
+/* Removes REQ from the active requests: 1 and its value in *v, 0 when absent. */
+static inline __attribute__((always_inline)) int act_take(smatch *m, uint64_t req, uint64_t *v)
+{
+    uint64_t k = req + 1;
+    for (unsigned i = 0; i < m->nact; i++)
+        if (m->act[i].k == k) {
+            *v = m->act[i].v;
+            m->act[i] = m->act[--m->nact];
+            return 1;
+        }
+    return m->active.n && vt__rp_map_take(&m->active, req, v);
+}
+
+static inline int act_get(const smatch *m, uint64_t req, uint64_t *v)
+{
+    for (unsigned i = 0; i < m->nact; i++)
+        if (m->act[i].k == req + 1) {
+            *v = m->act[i].v;
+            return 1;
+        }
+    return vt__rp_map_get(&m->active, req, v);
+}
+
 static inline __attribute__((always_inline)) int sm_active(replay *R, rstate *s, const vt_event *ev, uint64_t req, uint64_t pos, unsigned kind, uint64_t comm)
 {
     smatch *m = s->sm;
     if (req == 0)
         return 0;
     int fresh;
-    struct u64ent *a = vt__rp_map_at(&m->active, req, &fresh);
+    struct u64ent *a = act_at(m, req, &fresh);
     if (!a)
         return sm_nomem(R, s, ev);
     if (!fresh) {
@@ -542,10 +593,10 @@ static int match(replay *R, rstate *s, const vt_event *ev)
     }
     case K_FREE: {
         uint64_t v;
-        if (ev->request && vt__rp_map_get(&m->active, ev->request, &v) && (v & 3) == A_SEND) {
+        if (ev->request && act_get(m, ev->request, &v) && (v & 3) == A_SEND) {
             SX(s, v >> 2)->flags |= XF_RES; /* freed: it is never cancelled */
             m->wake = 1;
-            vt__rp_map_del(&m->active, ev->request);
+            (void)act_take(m, ev->request, &v);
         }
         break;
     }
@@ -556,7 +607,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
     for (size_t i = 0; i < ev->ndone; i++) {
         const vt_completion *d = &ev->done[i];
         uint64_t v;
-        if (!vt__rp_map_take(&m->active, d->request, &v))
+        if (!act_take(m, d->request, &v))
             continue;
         uint64_t p = v >> 2;
         unsigned kind = (unsigned)(v & 3);
@@ -597,6 +648,9 @@ static int sm_finish(replay *R, rstate *s)
         for (size_t j = 0; j < m->active.cap; j++)
             if (m->active.e[j].k && m->active.e[j].v == (i << 2 | A_RECV))
                 req = m->active.e[j].k - 1;
+        for (unsigned j = 0; j < m->nact; j++)
+            if (m->act[j].v == (i << 2 | A_RECV))
+                req = m->act[j].k - 1;
         for (size_t j = 0; j < m->norph; j++)
             if (m->orph[j].pos == i) {
                 req = m->orph[j].req;
