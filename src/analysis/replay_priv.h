@@ -133,7 +133,9 @@ typedef struct rstate {
     /* (line 0: also what the replay of other ranks reads; rstates are allocated at a
      * line boundary, replay.rs) */
     _Alignas(64) uint32_t rank;
-    int have, published, finished, done_ready, started;
+    uint8_t have, published, finished, done_ready, started;
+    uint8_t kind;             /* the current record's enum vt_model_kind, and its FK_* (decided */
+    uint8_t kflags;           /* once per function: ftab.fflags), set when it is read */
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
     /* Entry i is at rw + (i & rmask) * rstride (sw, smask, sstride): the vt_matches
      * arrays (mask all ones, stride the entry's size), or the streaming matcher's
@@ -161,7 +163,7 @@ typedef struct rstate {
     /* (line 3) */
     heap pending;             /* posted receives by completing record */
     posmap ps;                /* live slots per receive (synchronous posts) */
-    const uint8_t *sinit;     /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    const uint8_t *fflags;    /* FK_* of each function */
     const char *const *fname; /* its name */
     /* (line 4) */
     posmap probed;            /* receives whose completion was a probe (until completed) */
@@ -204,12 +206,27 @@ typedef struct rstate {
     size_t nneeds, needptr;
 } rstate;
 
+/* What a record of a function needs of vt__rp_step besides its sends and receives, decided
+ * once per function from its kind (ftab.fflags): a record skips each part it does not
+ * need with one test of a bit, and one of them (FK_RARE) skips them all. */
+enum {
+    FK_TMPL = 1,      /* a persistent send's *_init: its request names a template */
+    FK_ISEND = 2,     /* Isend, Issend, Ibsend: its request completes the send */
+    FK_SYNCSEND = 4,  /* Send, Ssend, Sendrecv: may wait for a synchronous message's receiver */
+    FK_RECVDONE = 8,  /* not a probe nor local: completes the receives due at its record */
+    FK_COMPL = 16,    /* Wait/Test: completes requests */
+    FK_START = 32,    /* Start/Startall */
+    FK_PROBE = 64,
+    FK_GATE = 128,    /* a collective, blocking or not */
+};
+#define FK_RARE (FK_TMPL | FK_START | FK_PROBE | FK_GATE)
+
 /* What the replay derives from a function table, made once per distinct table. */
 typedef struct ftab {
     const vt_function *funcs;
     size_t n;
     enum vt_model_kind *fkind, *skind;
-    uint8_t *sinit, *kinds, *inits;
+    uint8_t *kinds, *inits, *fflags;
     const char **fname;
 } ftab;
 
