@@ -302,11 +302,13 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
      * the sends their receivers let go at pairing, hand_over.) */
     if (R->stream && s->sm->slo < s->sm->srel && (SX(s, s->sm->slo)->flags & XF_RET))
         vt__rp_sm_trim(s);
-    if (R->stream && s->send_ptr < s->sm->slo)
-        s->send_ptr = s->sm->slo;
-    while (s->send_ptr < s->nsends && SE(s, s->send_ptr)->index < ev->index)
-        s->send_ptr++;
-    for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
+    size_t first = s->send_ptr;
+    if (R->stream && first < s->sm->slo)
+        first = s->sm->slo;
+    while (first < s->nsends && SE(s, first)->index < ev->index)
+        first++;
+    s->send_ptr = first;
+    for (size_t i = first; i < s->nsends && SE(s, i)->index == ev->index; i++) {
         if (R->stream) {
             if (vt__rp_ensure_send(R, s, i))
                 return -1;
@@ -352,11 +354,13 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
     }
     /* Receives this record posts: each waits for its completing record; a synchronous
      * one publishes (P_q, d_q(P_q)) and the exit of the call that will complete it. */
-    if (R->stream && s->post_ptr < s->sm->rlo)
-        s->post_ptr = s->sm->rlo;
-    while (s->post_ptr < s->nrecvs && RV(s, s->post_ptr)->index < ev->index)
-        s->post_ptr++;
-    for (size_t i = s->post_ptr; i < s->nrecvs && RV(s, i)->index == ev->index; i++) {
+    first = s->post_ptr;
+    if (R->stream && first < s->sm->rlo)
+        first = s->sm->rlo;
+    while (first < s->nrecvs && RV(s, first)->index < ev->index)
+        first++;
+    s->post_ptr = first;
+    for (size_t i = first; i < s->nrecvs && RV(s, i)->index == ev->index; i++) {
         if (R->stream) {
             /* its source, tag and completing record (the streaming matcher reads ahead
              * on this rank up to its completion when needed) */
@@ -704,13 +708,14 @@ int vt__rp_step(replay *R, rstate *s)
     if (vt__rp_apply(R, s, 2 * ev->callno + 1, enter, exit, base, M, ev->fn,
                            ev->callsite, k))
         return STEP_ERROR;
-    if (R->step_msgs) {   /* (step_viol counts some of them) */
+    /* (phase B gathers only where it sets completion) */
+    if (completion) {
         R->res->messages += R->step_msgs;
         R->res->clock_violations += R->step_viol;
         R->step_msgs = R->step_viol = 0;
+        R->ncons = R->nprobed_by = R->nmembers = 0;
+        release_used(R, s);
     }
-    R->ncons = R->nprobed_by = R->nmembers = 0;
-    release_used(R, s);
     if (s->probed.n)
         for (size_t j = 0; j < s->ndone; j++)
             vt__rp_pm_del(&s->probed, s->done[j]);
