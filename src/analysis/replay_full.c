@@ -897,6 +897,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     /* s->evitems: this rank's scenario events, given by vt__rp_rank_items */
     if (s->nevitems > 1)
         vt_sort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
+    s->apply_fast = R->plan.fast && !s->nevitems;
     return 0;
 }
 

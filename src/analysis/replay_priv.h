@@ -136,6 +136,7 @@ typedef struct rstate {
     uint8_t have, published, finished, done_ready, started;
     uint8_t kind;             /* the current record's enum vt_model_kind, and its FK_* (decided */
     uint8_t kflags;           /* once per function: ftab.fflags), set when it is read */
+    uint8_t apply_fast;       /* plan.fast and no R:S item of this rank: vt__rp_apply's own path */
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
     /* Entry i is at rw + (i & rmask) * rstride (sw, smask, sstride): the vt_matches
      * arrays (mask all ones, stride the entry's size), or the streaming matcher's
@@ -655,14 +656,14 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
 
 /* vt__rp_apply_event, inline for the common what-if (every record goes through it
  * twice): a plain all=-N% item per scenario (R->plan.fast), no observer, no R:S item
- * left on this rank, a duration the products fit. The same integers as its path. fn:
+ * on this rank (s->apply_fast, decided once), a duration the products fit. The same integers as its path. fn:
  * the call's function, -1 for the computation burst before it (func NULL). */
 static inline int vt__rp_apply(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base,
                                int64_t M, int64_t fn, int64_t cs, enum vt_model_kind kind)
 {
     int64_t dur = end - start;
     /* (plan.fast implies no observer; dense_safe >= 0: one unsigned compare for both bounds) */
-    if (!R->plan.fast || s->evptr < s->nevitems || (uint64_t)dur > (uint64_t)R->plan.dense_safe)
+    if (!s->apply_fast || (uint64_t)dur > (uint64_t)R->plan.dense_safe)
         return vt__rp_apply_event(R, s, seq, start, end, base, M, fn < 0 ? NULL : vt__rp_fname(R, s->rank, fn), cs,
                                   kind);
     R->res->events++;
