@@ -291,22 +291,24 @@ static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
 }
 
 /* Phase A, once per record: what this record makes available to other ranks. */
-static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_model_kind k)
+static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_model_kind k, unsigned kf)
 {
     const vt_event *ev = s->record;
     /* Persistent send templates: their starts are the sends. */
-    if (ev->request && ev->fn >= 0 && (size_t)ev->fn < s->nfuncs && s->sinit[ev->fn] && ev->peer >= 0)
+    if ((kf & FK_TMPL) && ev->request && ev->peer >= 0)
         if (vt__rp_map_put(&s->tmpl, ev->request, 1))
             return -1;
     /* Sends made by this record: S = its enter, D = d before it. (Streaming: first drops
      * the sends their receivers let go at pairing, hand_over.) */
     if (R->stream && s->sm->slo < s->sm->srel && (SX(s, s->sm->slo)->flags & XF_RET))
         vt__rp_sm_trim(s);
-    if (R->stream && s->send_ptr < s->sm->slo)
-        s->send_ptr = s->sm->slo;
-    while (s->send_ptr < s->nsends && SE(s, s->send_ptr)->index < ev->index)
-        s->send_ptr++;
-    for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
+    size_t first = s->send_ptr;
+    if (R->stream && first < s->sm->slo)
+        first = s->sm->slo;
+    while (first < s->nsends && SE(s, first)->index < ev->index)
+        first++;
+    s->send_ptr = first;
+    for (size_t i = first; i < s->nsends && SE(s, i)->index == ev->index; i++) {
         if (R->stream) {
             if (vt__rp_ensure_send(R, s, i))
                 return -1;
@@ -316,11 +318,11 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         /* (a send's slot keeps the call's exit as E, for observers: vt_obs_con.S_exit) */
         if (slot_fill(R, s, 0, i, enter, exit, (uint32_t)(1 + send_is_sync_at(R, s, i))))
             return -1;
-        if ((k == VT_MK_ISEND || k == VT_MK_ISSEND || k == VT_MK_IBSEND) && ev->request)
+        if ((kf & FK_ISEND) && ev->request)
             if (req_send(s, R, ev->request, i))
                 return -1;
     }
-    if (k == VT_MK_START) {
+    if (kf & FK_START) {
         uint32_t nth = 0;
         for (size_t q = 0; q < ev->nstarted; q++) {
             uint64_t v;
@@ -332,9 +334,9 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             nth++;
         }
     }
-    /* A probe completes the message it matched, and posts it. */
-    s->probe_msg = SIZE_MAX;
-    if (k == VT_MK_PROBE) {
+    /* A probe completes the message it matched, and posts it (probe_msg is read for
+     * probes only). */
+    if (kf & FK_PROBE) {
         s->probe_msg = R->stream ? vt__rp_probe_target_stream(R, s) : probe_target(R, s);
         if (R->failed)
             return -1;
@@ -352,11 +354,13 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
     }
     /* Receives this record posts: each waits for its completing record; a synchronous
      * one publishes (P_q, d_q(P_q)) and the exit of the call that will complete it. */
-    if (R->stream && s->post_ptr < s->sm->rlo)
-        s->post_ptr = s->sm->rlo;
-    while (s->post_ptr < s->nrecvs && RV(s, s->post_ptr)->index < ev->index)
-        s->post_ptr++;
-    for (size_t i = s->post_ptr; i < s->nrecvs && RV(s, i)->index == ev->index; i++) {
+    first = s->post_ptr;
+    if (R->stream && first < s->sm->rlo)
+        first = s->sm->rlo;
+    while (first < s->nrecvs && RV(s, first)->index < ev->index)
+        first++;
+    s->post_ptr = first;
+    for (size_t i = first; i < s->nrecvs && RV(s, i)->index == ev->index; i++) {
         if (R->stream) {
             /* its source, tag and completing record (the streaming matcher reads ahead
              * on this rank up to its completion when needed) */
@@ -378,10 +382,13 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         if (slot_fill(R, s, 1, i, enter, vt__rp_gtime(R, s->rank, rv->done_exit), 2))
             return -1;
     }
-    /* Collectives: join the gate of (communicator, sequence number) with (enter, d). */
+    /* Collectives: join the gate of (communicator, sequence number) with (enter, d)
+     * (coll_gate and nbc_joined are read for collectives only). */
+    if (!(kf & FK_GATE))
+        return 0;
     s->coll_gate = 0;
     s->nbc_joined = 0;
-    if ((k == VT_MK_COLL || k == VT_MK_ICOLL) && ev->comm >= 0 && ev->collseq != VT_SEQ_NONE) {
+    if (ev->comm >= 0 && ev->collseq != VT_SEQ_NONE) {
         uint64_t id = 0;
         uint32_t need = comm_members(R, s->rank, ev->comm, &id);
         if (need) {
@@ -548,11 +555,20 @@ static int sync_sender(replay *R, rstate *s, size_t i)
     return 0;
 }
 
+/* What phase B gathered is dropped when the record blocks (it is gathered again when it
+ * goes on): the lists are empty at each record's phase B, and so reset only when used. */
+static int blocked(replay *R)
+{
+    R->ncons = R->nused = R->nused_gates = R->nused_reqs = R->nprobed_by = R->nmembers = R->nused_sends = 0;
+    R->step_msgs = R->step_viol = 0;
+    return STEP_BLOCKED;
+}
+
 #define TRY(x) \
     do { \
         int rc_ = (x); \
         if (rc_ > 0) \
-            return STEP_BLOCKED; \
+            return blocked(R); \
         if (rc_ < 0) \
             goto nomem; \
     } while (0)
@@ -578,6 +594,9 @@ int vt__rp_step(replay *R, rstate *s)
         if (s->record->fn < 0)
             return STEP_MOVED;
         s->have = 1;
+        size_t fn = (size_t)s->record->fn;
+        s->kind = (uint8_t)(fn < s->nfuncs ? s->fkind[fn] : VT_MK_LOCAL);
+        s->kflags = fn < s->nfuncs ? s->fflags[fn] : 0;
         s->ncalls = s->record->callno + 1;
         s->published = 0;
         s->done_ready = 0;
@@ -588,26 +607,23 @@ int vt__rp_step(replay *R, rstate *s)
             s->started = 1;
         }
         /* The computation burst before this record: a local event. */
-        R->nprobed_by = 0;
         if (vt__rp_apply(R, s, 2 * s->record->callno, s->prev_exit, s->genter, NULL, 0, -1, s->record->callsite,
                                VT_MK_LOCAL))
             return STEP_ERROR;
     }
     const vt_event *ev = s->record;
     int64_t enter = s->genter, exit = s->gexit;
-    enum vt_model_kind k = VT_MK_LOCAL;
-    if (ev->fn >= 0)
-        k = (size_t)ev->fn < s->nfuncs ? s->fkind[ev->fn] : VT_MK_LOCAL;
+    enum vt_model_kind k = (enum vt_model_kind)s->kind;
+    unsigned kf = s->kflags;
     if (!s->published) {
-        if (publish(R, s, enter, exit, k))
+        if (publish(R, s, enter, exit, k, kf))
             goto nomem;
         s->published = 1;
     }
-    /* Phase B: the contributors (model.md §3); block while one is not available. */
-    R->ncons = R->nused = R->nused_gates = R->nused_reqs = R->nprobed_by = R->nmembers = R->nused_sends = 0;
-    R->step_msgs = R->step_viol = 0;
+    /* Phase B: the contributors (model.md §3); block while one is not available. (What
+     * it gathers, R->cons, used, ..., is empty here: see blocked.) */
     int completion = 0, local = 1;
-    if (s->probe_msg != SIZE_MAX) {
+    if ((kf & FK_PROBE) && s->probe_msg != SIZE_MAX) {
         completion = 1;
         TRY(message_in(R, s, s->probe_msg, exit, 1));
     }
@@ -622,7 +638,7 @@ int vt__rp_step(replay *R, rstate *s)
     }
     /* A receive whose completion a local call records (MPI_Request_free of an active
      * receive, VT_COMPL_FREED) takes its message but nobody waits for it: no contributor. */
-    if (k != VT_MK_PROBE && k != VT_MK_LOCAL) {
+    if (kf & FK_RECVDONE) {
         for (size_t j = 0; j < s->ndone; j++) {
             size_t i = s->done[j];
             if (!R->stream && RV(s, i)->send_pos == VT_MPOS_NONE)
@@ -635,7 +651,7 @@ int vt__rp_step(replay *R, rstate *s)
                 goto nomem;
         }
     }
-    if (k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_SENDRECV) {
+    if (kf & FK_SYNCSEND) {
         for (size_t i = s->send_ptr; i < s->nsends && SE(s, i)->index == ev->index; i++) {
             if (SE(s, i)->key == KEY_SKIP || !send_is_sync_at(R, s, i))
                 continue;
@@ -645,7 +661,7 @@ int vt__rp_step(replay *R, rstate *s)
             TRY(sync_sender(R, s, i));
         }
     }
-    if (k == VT_MK_COMPLETION) {
+    if (kf & FK_COMPL) {
         for (size_t c = 0; c < ev->ndone; c++) {
             const vt_completion *d = &ev->done[c];
             uint64_t v;
@@ -655,7 +671,7 @@ int vt__rp_step(replay *R, rstate *s)
             if ((v >> 56) == REQ_ICOLL) {
                 gate *g = vt__rp_gate_by_id(R, pos);
                 if (!g || !g->complete)
-                    return STEP_BLOCKED;
+                    return blocked(R);
                 completion = 1;
                 if (vt__rp_add_gate_con(R, g, 1) || vt__rp_note_gate(R, pos) || note_req(R, d->request))
                     goto nomem;
@@ -669,10 +685,10 @@ int vt__rp_step(replay *R, rstate *s)
             }
         }
     }
-    if (k == VT_MK_COLL && s->coll_gate) {
+    if ((kf & FK_GATE) && s->coll_gate) {
         gate *g = vt__rp_gate_by_id(R, s->coll_gate - 1);
         if (!g || !g->complete)
-            return STEP_BLOCKED;
+            return blocked(R);
         completion = 1;
         local = 0;   /* its own (enter, d) is in the gate */
         if (vt__rp_add_gate_con(R, g, 0) || vt__rp_note_gate(R, s->coll_gate - 1))
@@ -692,9 +708,14 @@ int vt__rp_step(replay *R, rstate *s)
     if (vt__rp_apply(R, s, 2 * ev->callno + 1, enter, exit, base, M, ev->fn,
                            ev->callsite, k))
         return STEP_ERROR;
-    R->res->messages += R->step_msgs;
-    R->res->clock_violations += R->step_viol;
-    release_used(R, s);
+    /* (phase B gathers only where it sets completion) */
+    if (completion) {
+        R->res->messages += R->step_msgs;
+        R->res->clock_violations += R->step_viol;
+        R->step_msgs = R->step_viol = 0;
+        R->ncons = R->nprobed_by = R->nmembers = 0;
+        release_used(R, s);
+    }
     if (s->probed.n)
         for (size_t j = 0; j < s->ndone; j++)
             vt__rp_pm_del(&s->probed, s->done[j]);
@@ -756,6 +777,28 @@ static int cmp_exc(const void *a, const void *b, void *arg)
     return (x > y) - (x < y);
 }
 
+/* What a record of a function of kind K needs of vt__rp_step (FK_*); SINIT: a persistent
+ * send's *_init. */
+static uint8_t kind_flags(enum vt_model_kind k, int sinit)
+{
+    uint8_t f = sinit ? FK_TMPL : 0;
+    if (k == VT_MK_ISEND || k == VT_MK_ISSEND || k == VT_MK_IBSEND)
+        f |= FK_ISEND;
+    if (k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_SENDRECV)
+        f |= FK_SYNCSEND;
+    if (k != VT_MK_PROBE && k != VT_MK_LOCAL)
+        f |= FK_RECVDONE;
+    if (k == VT_MK_COMPLETION)
+        f |= FK_COMPL;
+    if (k == VT_MK_START)
+        f |= FK_START;
+    if (k == VT_MK_PROBE)
+        f |= FK_PROBE;
+    if (k == VT_MK_COLL || k == VT_MK_ICOLL)
+        f |= FK_GATE;
+    return f;
+}
+
 /* The kinds of RK's functions: ranks share their function tables (the reader shares
  * identical ones between consecutive ranks), and so do their kinds here. */
 static const ftab *function_table(replay *R, const vt_rank *rk)
@@ -770,7 +813,7 @@ static const ftab *function_table(replay *R, const vt_rank *rk)
     size_t nf = rk->nfuncs + 1;
     *f = (ftab){rk->funcs, rk->nfuncs, malloc(nf * sizeof *f->fkind), malloc(nf * sizeof *f->skind), malloc(nf),
                 malloc(nf), malloc(nf), malloc(nf * sizeof *f->fname)};
-    if (!f->fkind || !f->skind || !f->sinit || !f->kinds || !f->inits || !f->fname) {
+    if (!f->fkind || !f->skind || !f->kinds || !f->inits || !f->fflags || !f->fname) {
         vt__rp_free_ftab(f);
         return NULL;
     }
@@ -780,7 +823,8 @@ static const ftab *function_table(replay *R, const vt_rank *rk)
         f->fkind[i] = vt_model_kind_of(name);
         f->skind[i] = vt_model_send_kind(name);
         /* MPI_Send_init and the Ssend, Bsend, Rsend ones (and their _c variants) */
-        f->sinit[i] = strstr(name, "send_init") || strstr(name, "Send_init");
+        int sinit = strstr(name, "send_init") || strstr(name, "Send_init");
+        f->fflags[i] = kind_flags(f->fkind[i], sinit);
         f->kinds[i] = vt__match_classify(&rk->funcs[i], &f->inits[i]);
         f->fname[i] = name;
     }
@@ -791,9 +835,9 @@ void vt__rp_free_ftab(ftab *f)
 {
     free(f->fkind);
     free(f->skind);
-    free(f->sinit);
     free(f->kinds);
     free(f->inits);
+    free(f->fflags);
     free(f->fname);
 }
 
@@ -834,7 +878,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     s->nfuncs = rk->nfuncs;
     s->fkind = ft->fkind;
     s->skind = ft->skind;
-    s->sinit = ft->sinit;
+    s->fflags = ft->fflags;
     s->fname = ft->fname;
     for (size_t i = 0; i < s->nrecvs; i++)
         s->nexc += s->recvs[i].post_index != s->recvs[i].index;
@@ -853,6 +897,7 @@ int vt__rp_setup_rank(replay *R, rstate *s, uint32_t r)
     /* s->evitems: this rank's scenario events, given by vt__rp_rank_items */
     if (s->nevitems > 1)
         vt_sort(s->evitems, s->nevitems, sizeof *s->evitems, cmp_evitem);
+    s->apply_fast = R->plan.fast && !s->nevitems;
     return 0;
 }
 

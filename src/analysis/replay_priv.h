@@ -133,7 +133,10 @@ typedef struct rstate {
     /* (line 0: also what the replay of other ranks reads; rstates are allocated at a
      * line boundary, replay.rs) */
     _Alignas(64) uint32_t rank;
-    int have, published, finished, done_ready, started;
+    uint8_t have, published, finished, done_ready, started;
+    uint8_t kind;             /* the current record's enum vt_model_kind, and its FK_* (decided */
+    uint8_t kflags;           /* once per function: ftab.fflags), set when it is read */
+    uint8_t apply_fast;       /* plan.fast and no R:S item of this rank: vt__rp_apply's own path */
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
     /* Entry i is at rw + (i & rmask) * rstride (sw, smask, sstride): the vt_matches
      * arrays (mask all ones, stride the entry's size), or the streaming matcher's
@@ -161,7 +164,7 @@ typedef struct rstate {
     /* (line 3) */
     heap pending;             /* posted receives by completing record */
     posmap ps;                /* live slots per receive (synchronous posts) */
-    const uint8_t *sinit;     /* a persistent send's *_init (MPI_Send_init, Ssend_init, ...) */
+    const uint8_t *fflags;    /* FK_* of each function */
     const char *const *fname; /* its name */
     /* (line 4) */
     posmap probed;            /* receives whose completion was a probe (until completed) */
@@ -204,12 +207,27 @@ typedef struct rstate {
     size_t nneeds, needptr;
 } rstate;
 
+/* What a record of a function needs of vt__rp_step besides its sends and receives, decided
+ * once per function from its kind (ftab.fflags): a record skips each part it does not
+ * need with one test of a bit, and one of them (FK_RARE) skips them all. */
+enum {
+    FK_TMPL = 1,      /* a persistent send's *_init: its request names a template */
+    FK_ISEND = 2,     /* Isend, Issend, Ibsend: its request completes the send */
+    FK_SYNCSEND = 4,  /* Send, Ssend, Sendrecv: may wait for a synchronous message's receiver */
+    FK_RECVDONE = 8,  /* not a probe nor local: completes the receives due at its record */
+    FK_COMPL = 16,    /* Wait/Test: completes requests */
+    FK_START = 32,    /* Start/Startall */
+    FK_PROBE = 64,
+    FK_GATE = 128,    /* a collective, blocking or not */
+};
+#define FK_RARE (FK_TMPL | FK_START | FK_PROBE | FK_GATE)
+
 /* What the replay derives from a function table, made once per distinct table. */
 typedef struct ftab {
     const vt_function *funcs;
     size_t n;
     enum vt_model_kind *fkind, *skind;
-    uint8_t *sinit, *kinds, *inits;
+    uint8_t *kinds, *inits, *fflags;
     const char **fname;
 } ftab;
 
@@ -642,14 +660,14 @@ static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local
 
 /* vt__rp_apply_event, inline for the common what-if (every record goes through it
  * twice): a plain all=-N% item per scenario (R->plan.fast), no observer, no R:S item
- * left on this rank, a duration the products fit. The same integers as its path. fn:
+ * on this rank (s->apply_fast, decided once), a duration the products fit. The same integers as its path. fn:
  * the call's function, -1 for the computation burst before it (func NULL). */
 static inline int vt__rp_apply(replay *R, rstate *s, uint64_t seq, int64_t start, int64_t end, const int64_t *base,
                                int64_t M, int64_t fn, int64_t cs, enum vt_model_kind kind)
 {
     int64_t dur = end - start;
     /* (plan.fast implies no observer; dense_safe >= 0: one unsigned compare for both bounds) */
-    if (!R->plan.fast || s->evptr < s->nevitems || (uint64_t)dur > (uint64_t)R->plan.dense_safe)
+    if (!s->apply_fast || (uint64_t)dur > (uint64_t)R->plan.dense_safe)
         return vt__rp_apply_event(R, s, seq, start, end, base, M, fn < 0 ? NULL : vt__rp_fname(R, s->rank, fn), cs,
                                   kind);
     R->res->events++;
