@@ -302,7 +302,7 @@ typedef struct fast_plan {
     int32_t callsite;         /* its records' callsite and fields (vt_event's) */
     unsigned fields;
     uint8_t owner;  /* the entry's index in t + 1 (0: none) */
-    uint8_t usable; /* 0: its records have no plan (taken the long way until dropped) */
+    uint8_t live;   /* owner when its records have a plan, 0 when not (taken the long way until dropped) */
     uint8_t stepoff;
     uint8_t nops;
     uint8_t started_at, done_at; /* the value index of the count of R, of k (FAST_PLAN_NONE) */
