@@ -219,8 +219,10 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e
     if (l->code != p->code || l->site != p->site || ev->callsite != p->callsite || st < v || st - v > UINT8_MAX)
         return;
     p->stepoff = (uint8_t)(st - v);
-    size_t i = 0, off;
+    size_t i = 0, off, nzig = 0;
     int zigzag, checked;
+    uint8_t zvi[FAST_PLAN_OPS], zat[FAST_PLAN_OPS];
+    _Static_assert(sizeof(vt_event) <= UINT8_MAX + 1, "a field's offset is a byte");
     for (const char *c = layout; *c; c++, i++) {
         if (i >= l->n || i >= FAST_PLAN_NONE)
             return;
@@ -238,15 +240,27 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e
             p->done_at = (uint8_t)i;
             i += 5 * v[i];
         } else {
-            if (!plan_letter(*c, &off, &zigzag, &checked) || (checked && st[i]) || p->nops == FAST_PLAN_OPS)
+            if (!plan_letter(*c, &off, &zigzag, &checked) || (checked && st[i]) || p->nops + nzig == FAST_PLAN_OPS)
                 return;
-            p->vi[p->nops] = (uint8_t)i;
-            p->word[p->nops++] = (uint8_t)(off / 8 | (zigzag ? FAST_PLAN_ZIGZAG : 0));
+            for (size_t j = 0; j < p->nops + nzig; j++) /* (plan_run writes copies, then zigzags) */
+                if ((j < p->nops ? p->at[j] : zat[j - p->nops]) == off)
+                    return;
+            if (zigzag) {
+                zvi[nzig] = (uint8_t)i;
+                zat[nzig++] = (uint8_t)off;
+            } else {
+                p->vi[p->nops] = (uint8_t)i;
+                p->at[p->nops++] = (uint8_t)off;
+            }
         }
     }
+    p->nplain = p->nops;
+    memcpy(p->vi + p->nops, zvi, nzig);
+    memcpy(p->at + p->nops, zat, nzig);
+    p->nops = (uint8_t)(p->nops + nzig);
     for (size_t j = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
         if (st[j])
-            p->nmove = p->nmove == FAST_PLAN_OPS || j >= FAST_PLAN_NONE ? FAST_PLAN_NONE : p->nmove + 1;
+            p->nmove = p->nmove == sizeof p->move || j >= FAST_PLAN_NONE ? FAST_PLAN_NONE : p->nmove + 1;
     for (size_t j = 0, k = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
         if (st[j])
             p->move[k++] = (uint8_t)j;
@@ -257,8 +271,9 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e
  * moving ones when P has one. */
 static inline void moves_step(uint64_t *v, const uint64_t *step, const fast_plan *p)
 {
-    for (size_t k = 0; k < p->nmove; k++)
-        v[p->move[k]] += step[p->move[k]];
+    const uint8_t *m = p->move; /* (locals: the stores to v may alias the plan's bytes) */
+    for (size_t k = 0, n = p->nmove; k < n; k++)
+        v[m[k]] += step[m[k]];
 }
 
 /* L's values moved by their steps, by its plan P when it has one. */
@@ -276,12 +291,13 @@ static inline void values_step(last *l, const fast_plan *p)
 static inline __attribute__((always_inline)) int plan_run(const fast_plan *p, const uint64_t *v, uint32_t nranks, vt_event *ev,
                            uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
 {
-    for (size_t o = 0; o < p->nops; o++) {
-        uint64_t u = v[p->vi[o]];
-        unsigned w = p->word[o];
-        if (w & FAST_PLAN_ZIGZAG)
-            u = (uint64_t)vt_unzigzag(u);
-        memcpy((char *)ev + 8 * (w & ~(unsigned)FAST_PLAN_ZIGZAG), &u, sizeof u);
+    const uint8_t *vi = p->vi, *at = p->at; /* (locals: the stores to ev may alias the plan's bytes) */
+    size_t o = 0, nplain = p->nplain, nops = p->nops;
+    for (; o < nplain; o++)
+        memcpy((char *)ev + at[o], &v[vi[o]], sizeof *v);
+    for (; o < nops; o++) {
+        int64_t z = vt_unzigzag(v[vi[o]]);
+        memcpy((char *)ev + at[o], &z, sizeof z);
     }
     if (p->started_at != FAST_PLAN_NONE &&
         fill_started(ev, v + p->started_at + 1, v[p->started_at], started, started_cap))
