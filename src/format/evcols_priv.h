@@ -295,21 +295,21 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
  * line boundary, with what a record of the plan reads: its entry's code, call site and
  * values too (at 16K ranks the decoder is cold when its rank's turn comes; the entry
  * would be one or two lines more). */
-enum { FAST_PLANS = 8, FAST_PLAN_OPS = 11, FAST_PLAN_NONE = 0xff, FAST_PLAN_ZIGZAG = 0x80 };
+enum { FAST_PLANS = 8, FAST_PLAN_OPS = 11, FAST_PLAN_NONE = 0xff };
 typedef struct fast_plan {
     _Alignas(64) uint64_t *v; /* the entry's values, its steps at v + stepoff */
     uint32_t code, site;      /* the entry's */
     int32_t callsite;         /* its records' callsite and fields (vt_event's) */
     unsigned fields;
     uint8_t owner;  /* the entry's index in t + 1 (0: none) */
-    uint8_t usable; /* 0: its records have no plan (taken the long way until dropped) */
+    uint8_t live;   /* owner when its records have a plan, 0 when not (taken the long way until dropped) */
     uint8_t stepoff;
-    uint8_t nops;
+    uint8_t nops, nplain;        /* its ops: the first nplain copies, the others zigzags */
     uint8_t started_at, done_at; /* the value index of the count of R, of k (FAST_PLAN_NONE) */
     uint8_t nmove;               /* the values whose step is not 0 (FAST_PLAN_NONE: too many) */
-    uint8_t vi[FAST_PLAN_OPS];   /* a value's index */
-    uint8_t word[FAST_PLAN_OPS]; /* its 8-byte word of vt_event, | FAST_PLAN_ZIGZAG: a zigzag */
-    uint8_t move[FAST_PLAN_OPS];
+    uint8_t vi[FAST_PLAN_OPS];   /* an op's value index */
+    uint8_t at[FAST_PLAN_OPS];   /* its field's byte offset in vt_event */
+    uint8_t move[FAST_PLAN_OPS - 1];
 } fast_plan;
 _Static_assert(sizeof(fast_plan) == 64, "a plan is one line");
 

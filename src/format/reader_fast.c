@@ -17,24 +17,54 @@ const vt_event vt__ev_none = {.fn = -1, .callsite = -1, .comm = -1, .newcomm = -
 
 /* The defaults (vt__ev_none's) of the fields from comm to before block_offset: the
  * others are all set by vt__fast_next (code to callsite) or its caller (index, callno,
- * block_offset). Stores of constants: a copy of vt__ev_none's bytes, in a path the
- * compiler deems cold, becomes a rep movs of 42 words. */
+ * block_offset). Pairs of words stored at once (11 stores, not 21; a copy of vt__ev_none's
+ * bytes, in a path the compiler deems cold, becomes a rep movs of 42 words). */
+typedef int64_t word_pair __attribute__((vector_size(16)));
+#define PAIR_AT(first, second)                                                                                  \
+    _Static_assert(offsetof(vt_event, second) == offsetof(vt_event, first) + 8, "vt_event's pairs moved")
+PAIR_AT(comm, newcomm);
+PAIR_AT(peer, tag);
+PAIR_AT(bytes, rpeer);
+PAIR_AT(rtag, rbytes);
+PAIR_AT(root, collseq);
+PAIR_AT(request, msg);
+PAIR_AT(file, offset);
+PAIR_AT(nstarted, started);
+PAIR_AT(ndone, done);
+PAIR_AT(marker_kind, marker_value);
+#undef PAIR_AT
+_Static_assert(VT_PEER_NONE == -1 && VT_SEQ_NONE == UINT64_MAX, "event_defaults stores -1 for both");
+
+static inline void pair_store(vt_event *ev, size_t off, word_pair v)
+{
+    memcpy((char *)ev + off, &v, sizeof v);
+}
+
 static inline void event_defaults(vt_event *ev)
 {
-    _Static_assert(offsetof(vt_event, block_offset) - offsetof(vt_event, comm) == 21 * sizeof(uint64_t),
+    _Static_assert(offsetof(vt_event, block_offset) - offsetof(vt_event, comm) == 21 * sizeof(uint64_t) &&
+                       offsetof(vt_event, peer) == offsetof(vt_event, newcomm) + 8 &&
+                       offsetof(vt_event, bytes) == offsetof(vt_event, tag) + 8 &&
+                       offsetof(vt_event, rtag) == offsetof(vt_event, rpeer) + 8 &&
+                       offsetof(vt_event, root) == offsetof(vt_event, rbytes) + 8 &&
+                       offsetof(vt_event, request) == offsetof(vt_event, collseq) + 8 &&
+                       offsetof(vt_event, file) == offsetof(vt_event, msg) + 8 &&
+                       offsetof(vt_event, nstarted) == offsetof(vt_event, offset) + 8 &&
+                       offsetof(vt_event, ndone) == offsetof(vt_event, started) + 8 &&
+                       offsetof(vt_event, marker_kind) == offsetof(vt_event, done) + 8 &&
+                       offsetof(vt_event, stop_reason) == offsetof(vt_event, marker_value) + 8,
                    "vt_event's fields changed: event_defaults() sets them all");
-    ev->comm = ev->newcomm = -1;
-    ev->peer = ev->rpeer = ev->root = VT_PEER_NONE;
-    ev->tag = ev->rtag = -1;
-    ev->bytes = ev->rbytes = 0;
-    ev->collseq = VT_SEQ_NONE;
-    ev->request = ev->msg = 0;
-    ev->file = ev->offset = -1;
-    ev->nstarted = ev->ndone = 0;
-    ev->started = NULL;
-    ev->done = NULL;
-    ev->marker_kind = 0;
-    ev->marker_value = 0;
+    const word_pair none = {-1, -1}, zero = {0, 0};
+    pair_store(ev, offsetof(vt_event, comm), none);
+    pair_store(ev, offsetof(vt_event, peer), none);
+    pair_store(ev, offsetof(vt_event, bytes), (word_pair){0, -1});
+    pair_store(ev, offsetof(vt_event, rtag), (word_pair){-1, 0});
+    pair_store(ev, offsetof(vt_event, root), none);
+    pair_store(ev, offsetof(vt_event, request), zero);
+    pair_store(ev, offsetof(vt_event, file), none);
+    pair_store(ev, offsetof(vt_event, nstarted), zero);
+    pair_store(ev, offsetof(vt_event, ndone), zero);
+    pair_store(ev, offsetof(vt_event, marker_kind), zero);
     ev->stop_reason = 0;
 }
 
@@ -189,8 +219,10 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e
     if (l->code != p->code || l->site != p->site || ev->callsite != p->callsite || st < v || st - v > UINT8_MAX)
         return;
     p->stepoff = (uint8_t)(st - v);
-    size_t i = 0, off;
+    size_t i = 0, off, nzig = 0;
     int zigzag, checked;
+    uint8_t zvi[FAST_PLAN_OPS], zat[FAST_PLAN_OPS];
+    _Static_assert(sizeof(vt_event) <= UINT8_MAX + 1, "a field's offset is a byte");
     for (const char *c = layout; *c; c++, i++) {
         if (i >= l->n || i >= FAST_PLAN_NONE)
             return;
@@ -208,27 +240,40 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e
             p->done_at = (uint8_t)i;
             i += 5 * v[i];
         } else {
-            if (!plan_letter(*c, &off, &zigzag, &checked) || (checked && st[i]) || p->nops == FAST_PLAN_OPS)
+            if (!plan_letter(*c, &off, &zigzag, &checked) || (checked && st[i]) || p->nops + nzig == FAST_PLAN_OPS)
                 return;
-            p->vi[p->nops] = (uint8_t)i;
-            p->word[p->nops++] = (uint8_t)(off / 8 | (zigzag ? FAST_PLAN_ZIGZAG : 0));
+            for (size_t j = 0; j < p->nops + nzig; j++) /* (plan_run writes copies, then zigzags) */
+                if ((j < p->nops ? p->at[j] : zat[j - p->nops]) == off)
+                    return;
+            if (zigzag) {
+                zvi[nzig] = (uint8_t)i;
+                zat[nzig++] = (uint8_t)off;
+            } else {
+                p->vi[p->nops] = (uint8_t)i;
+                p->at[p->nops++] = (uint8_t)off;
+            }
         }
     }
+    p->nplain = p->nops;
+    memcpy(p->vi + p->nops, zvi, nzig);
+    memcpy(p->at + p->nops, zat, nzig);
+    p->nops = (uint8_t)(p->nops + nzig);
     for (size_t j = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
         if (st[j])
-            p->nmove = p->nmove == FAST_PLAN_OPS || j >= FAST_PLAN_NONE ? FAST_PLAN_NONE : p->nmove + 1;
+            p->nmove = p->nmove == sizeof p->move || j >= FAST_PLAN_NONE ? FAST_PLAN_NONE : p->nmove + 1;
     for (size_t j = 0, k = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
         if (st[j])
             p->move[k++] = (uint8_t)j;
-    p->usable = i == l->n;
+    p->live = i == l->n ? e : 0;
 }
 
 /* Values V moved by their steps STEP (a record as predicted), by plan P's list of the
  * moving ones when P has one. */
 static inline void moves_step(uint64_t *v, const uint64_t *step, const fast_plan *p)
 {
-    for (size_t k = 0; k < p->nmove; k++)
-        v[p->move[k]] += step[p->move[k]];
+    const uint8_t *m = p->move; /* (locals: the stores to v may alias the plan's bytes) */
+    for (size_t k = 0, n = p->nmove; k < n; k++)
+        v[m[k]] += step[m[k]];
 }
 
 /* L's values moved by their steps, by its plan P when it has one. */
@@ -246,12 +291,13 @@ static inline void values_step(last *l, const fast_plan *p)
 static inline __attribute__((always_inline)) int plan_run(const fast_plan *p, const uint64_t *v, uint32_t nranks, vt_event *ev,
                            uint64_t **started, size_t *started_cap, vt_completion **done, size_t *done_cap)
 {
-    for (size_t o = 0; o < p->nops; o++) {
-        uint64_t u = v[p->vi[o]];
-        unsigned w = p->word[o];
-        if (w & FAST_PLAN_ZIGZAG)
-            u = (uint64_t)vt_unzigzag(u);
-        memcpy((char *)ev + 8 * (w & ~(unsigned)FAST_PLAN_ZIGZAG), &u, sizeof u);
+    const uint8_t *vi = p->vi, *at = p->at; /* (locals: the stores to ev may alias the plan's bytes) */
+    size_t o = 0, nplain = p->nplain, nops = p->nops;
+    for (; o < nplain; o++)
+        memcpy((char *)ev + at[o], &v[vi[o]], sizeof *v);
+    for (; o < nops; o++) {
+        int64_t z = vt_unzigzag(v[vi[o]]);
+        memcpy((char *)ev + at[o], &z, sizeof z);
     }
     if (p->started_at != FAST_PLAN_NONE &&
         fill_started(ev, v + p->started_at + 1, v[p->started_at], started, started_cap))
@@ -273,7 +319,7 @@ static inline int record_by_plan(vt_evcols_dec *d, uint64_t code, uint64_t site,
         return -1;
     const fast_plan *p = plan_at(d, e);
     cursor *fc = &d->c[COL_FIELDS];
-    if (p->owner != e || !p->usable || p->code != code || p->site != site || fc->p >= fc->end ||
+    if (p->live != e || p->code != code || p->site != site || fc->p >= fc->end ||
         *fc->p != TAG_SAME)
         return -1;
     fc->p++;
@@ -408,7 +454,7 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
             if (tag == TAG_SAME) {
                 uint8_t e;
                 fast_plan *p = plan_of(d, code, site, &e);
-                values_step(l, p && p->owner == e && p->usable ? p : NULL);
+                values_step(l, p && p->live == e ? p : NULL);
             }
             for (size_t j = 0; tag != TAG_SAME && j < l->n; j++) {
                 uint64_t dd; /* (an svar: its zigzag form, the short ones inline) */
@@ -422,7 +468,7 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
             uint8_t e;
             fast_plan *p = plan_of(d, code, site, &e);
             if (p && p->owner == e)
-                p->owner = 0;
+                p->owner = p->live = 0;
         }
         v = l->v;
         n = l->n;
@@ -455,7 +501,7 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
     ev->fields = f->fields | VT_F_CALLSITE;
     uint8_t e = 0;
     fast_plan *p = l && tag == TAG_SAME ? plan_of(d, code, site, &e) : NULL;
-    if (p && p->owner == e && p->usable) {
+    if (p && p->live == e) {
         if (plan_run(p, v, nranks, ev, started, started_cap, done, done_cap))
             return 1;
     } else {
