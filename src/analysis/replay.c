@@ -47,15 +47,24 @@ static int stream_unmatched(replay *R, int drain)
  * ranks x items (4G steps at 64K ranks). */
 static int rank_items(replay *R)
 {
+    size_t nevents = 0;
     for (size_t sc = 0; sc < R->nsc; sc++)
         for (size_t i = 0; i < R->sc[sc].nitems; i++) {
             const vt_shorten *it = &R->sc[sc].items[i];
-            if (it->sel == VT_SEL_EVENT && it->rank >= 0 && it->rank < (int64_t)R->nranks)
+            if (it->sel == VT_SEL_EVENT && it->rank >= 0 && it->rank < (int64_t)R->nranks) {
                 R->rs[it->rank].nevitems++;
+                nevents++;
+            }
         }
+    /* (none, the common case: no pass over the ranks, whose rstates' first touch, a
+     * read then a write, would fault each page twice) */
+    if (!nevents)
+        return 0;
     for (uint32_t r = 0; r < R->nranks; r++) {
         rstate *s = &R->rs[r];
-        if (s->nevitems && !(s->evitems = malloc(s->nevitems * sizeof *s->evitems))) {
+        if (!s->nevitems)
+            continue;
+        if (!(s->evitems = malloc(s->nevitems * sizeof *s->evitems))) {
             vt_error_set(R->err, "out of memory");
             return -1;
         }
