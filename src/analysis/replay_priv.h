@@ -209,7 +209,7 @@ typedef struct rstate {
 
 /* What a record of a function needs of vt__rp_step besides its sends and receives, decided
  * once per function from its kind (ftab.fflags): a record skips each part it does not
- * need with one test of a bit, and one of them (FK_RARE) skips them all. */
+ * need with one test of a bit. */
 enum {
     FK_TMPL = 1,      /* a persistent send's *_init: its request names a template */
     FK_ISEND = 2,     /* Isend, Issend, Ibsend: its request completes the send */
@@ -220,7 +220,6 @@ enum {
     FK_PROBE = 64,
     FK_GATE = 128,    /* a collective, blocking or not */
 };
-#define FK_RARE (FK_TMPL | FK_START | FK_PROBE | FK_GATE)
 
 /* What the replay derives from a function table, made once per distinct table. */
 typedef struct ftab {
