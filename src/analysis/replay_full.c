@@ -290,6 +290,30 @@ static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
     return 0;
 }
 
+/* The position of the current record's first send (post 0) or receive entry, kept in
+ * s->send_ptr (post_ptr). Streaming: vt__rp_next_record set it, where match made the
+ * entries; those the windows dropped since (a send its receiver let go) are skipped. Else
+ * a scan of the vt_matches arrays from the last record's. */
+static inline size_t first_entry(const replay *R, rstate *s, int post)
+{
+    size_t *ptr = post ? &s->post_ptr : &s->send_ptr;
+    if (R->stream) {
+        uint64_t lo = post ? s->sm->rlo : s->sm->slo;
+        if (*ptr < lo)
+            *ptr = lo;
+        return *ptr;
+    }
+    uint64_t index = s->record->index;
+    size_t first = *ptr, n = post ? s->nrecvs : s->nsends;
+    if (post)
+        while (first < n && RV(s, first)->index < index)
+            first++;
+    else
+        while (first < n && SE(s, first)->index < index)
+            first++;
+    return *ptr = first;
+}
+
 /* Phase A, once per record: what this record makes available to other ranks. */
 static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_model_kind k, unsigned kf)
 {
@@ -302,12 +326,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
      * the sends their receivers let go at pairing, hand_over.) */
     if (R->stream && s->sm->slo < s->sm->srel && (SX(s, s->sm->slo)->flags & XF_RET))
         vt__rp_sm_trim(s);
-    size_t first = s->send_ptr;
-    if (R->stream && first < s->sm->slo)
-        first = s->sm->slo;
-    while (first < s->nsends && SE(s, first)->index < ev->index)
-        first++;
-    s->send_ptr = first;
+    size_t first = first_entry(R, s, 0);
     for (size_t i = first; i < s->nsends && SE(s, i)->index == ev->index; i++) {
         if (R->stream) {
             if (vt__rp_ensure_send(R, s, i))
@@ -354,12 +373,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
     }
     /* Receives this record posts: each waits for its completing record; a synchronous
      * one publishes (P_q, d_q(P_q)) and the exit of the call that will complete it. */
-    first = s->post_ptr;
-    if (R->stream && first < s->sm->rlo)
-        first = s->sm->rlo;
-    while (first < s->nrecvs && RV(s, first)->index < ev->index)
-        first++;
-    s->post_ptr = first;
+    first = first_entry(R, s, 1);
     for (size_t i = first; i < s->nrecvs && RV(s, i)->index == ev->index; i++) {
         if (R->stream) {
             /* its source, tag and completing record (the streaming matcher reads ahead

@@ -393,6 +393,8 @@ typedef struct brec {
     uint64_t *st;
     vt_completion *dn;
     size_t capst, capdn;
+    uint32_t sfirst, rfirst;  /* window positions of its first send and receive entries (match:
+                               * any it makes are from there on, rstate.send_ptr and post_ptr) */
     vt_event ev;
 } brec;
 

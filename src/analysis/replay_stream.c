@@ -730,6 +730,8 @@ int vt__rp_more(replay *R, rstate *s)
     if (!b)
         return sm_nomem(R, s, s->record);
     vt_event *ev = &b->ev;
+    b->sfirst = (uint32_t)m->shi;
+    b->rfirst = (uint32_t)m->rhi;
     int rc = vt_cursor_next(s->cur, ev, R->err);
     if (rc < 0)
         R->failed = 1;
@@ -750,7 +752,8 @@ int vt__rp_more(replay *R, rstate *s)
 }
 
 /* The replay's next record of rank s: the records read ahead first, replayed where they
- * were decoded (s->record; their entry held until the next record, its lists with it). */
+ * were decoded (s->record; their entry held until the next record, its lists with it).
+ * s->send_ptr and post_ptr: where its window entries start, as match made them. */
 int vt__rp_next_record(replay *R, rstate *s)
 {
     smatch *m = s->sm;
@@ -761,6 +764,8 @@ int vt__rp_next_record(replay *R, rstate *s)
             ra_put(R, m->held);
         m->held = b;
         s->record = &b->ev;
+        s->send_ptr = b->sfirst;
+        s->post_ptr = b->rfirst;
         return 1;
     }
     /* (at the end, or on an error, the last record stays s->record: the messages name it) */
@@ -778,6 +783,8 @@ int vt__rp_next_record(replay *R, rstate *s)
         m->held = NULL;
     }
     s->record = &s->ev;
+    s->send_ptr = m->shi;
+    s->post_ptr = m->rhi;
     /* its lists become the rank's: reading ahead leaves them be */
     if (s->ev.nstarted || s->ev.ndone)
         vt_cursor_take_lists(s->cur, &m->cst, &m->capcst, &m->cdn, &m->capcdn);
