@@ -292,8 +292,8 @@ static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
 
 /* The position of the current record's first send (post 0) or receive entry, kept in
  * s->send_ptr (post_ptr). Streaming: vt__rp_next_record set it, where match made the
- * entries; those the windows dropped since (a send its receiver let go) are skipped. Else
- * a scan of the vt_matches arrays from the last record's. */
+ * entries; those the windows dropped since (a cancelled one, released while it was read
+ * ahead) are skipped. Else a scan of the vt_matches arrays from the last record's. */
 static inline size_t first_entry(const replay *R, rstate *s, int post)
 {
     size_t *ptr = post ? &s->post_ptr : &s->send_ptr;
