@@ -2,7 +2,7 @@ EXTRA_DIST += maint/mpi_functions.txt maint/gen_wrappers.py maint/seed_table.py 
 	maint/f08_direct.txt maint/seed_f08.py maint/ompi_fortran.txt maint/seed_ompi_fortran.py \
 	maint/gen_ompi_fortran.py \
 	maint/quickstart.sh maint/run-tests.sh maint/install-deps.sh \
-	maint/bench/run-bench.sh maint/bench/pingpong.c maint/bench/accuracy.sh maint/bench/replay-bench.sh maint/bench/replay-scale.sh \
+	maint/bench/run-bench.sh maint/bench/pingpong.c maint/bench/accuracy.sh maint/bench/replay-bench.sh maint/bench/replay-scale.sh maint/bench/replay-vs.sh \
 	maint/bench/reduce-bench.sh maint/bench/piggyback-strategies.c maint/bench/rt-drop.sh \
 	maint/bench/instructions.sh maint/bench/pack-bench.sh maint/bench/pack-bench.c maint/bench/colsizes.py \
 	maint/bench/pair-instructions.sh maint/bench/cgpair.c maint/bench/cgsum.py maint/bench/reply-path.sh maint/bench/cgreply.c maint/bench/reduce-ab.sh \

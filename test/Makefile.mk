@@ -36,6 +36,9 @@ include test/export/Makefile.mk
 # vtrace config-vars lists every VTRACE_* setting the layer reads (issue 17)
 TESTS += test/tools/config_vars.sh
 EXTRA_DIST += test/tools/config_vars.sh
+# maint/bench/replay-vs.sh: two builds' replay speed in alternating runs (issue 15)
+TESTS += test/tools/replay_vs.sh
+EXTRA_DIST += test/tools/replay_vs.sh
 # every command on damaged traces
 TESTS += test/tools/fuzz_commands.sh
 EXTRA_DIST += test/tools/fuzz_commands.sh test/tools/fuzz_commands.py
