@@ -5,7 +5,7 @@ noinst_LTLIBRARIES += libvtread.la
 libvtread_la_SOURCES = $(vt_util_sources) $(vt_format_sources) $(vt_model_sources) \
 	src/analysis/replay.c src/analysis/replay.h src/analysis/replay_priv.h \
 	src/analysis/replay_core.c src/analysis/replay_full.c src/analysis/replay_stream.c \
-	src/analysis/replay_reduced.c src/analysis/scenario.c src/analysis/replay_wire.c src/analysis/replay_par.c \
+	src/analysis/replay_reduced.c src/analysis/replay_sched.c src/analysis/scenario.c src/analysis/replay_wire.c src/analysis/replay_par.c \
 	src/analysis/critpath.c src/analysis/critpath.h src/analysis/critpath_priv.h \
 	src/analysis/critpath_walk.c src/analysis/critpath_cands.c src/analysis/critpath_par.c src/analysis/spill.c src/analysis/spill_sort.c src/analysis/spill.h \
 	src/analysis/reduce.c src/analysis/reduce.h src/analysis/reduce_polys.c src/analysis/reduce_polys.h \

@@ -150,6 +150,47 @@ static void *zalloc64(size_t n, size_t size, void **mem)
     return *mem ? (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63) : NULL;
 }
 
+/* Below this many ranks their state fits in the caches in the sweep's order too, and
+ * the wake-ups (replay_sched.c) only cost instructions (1024 ranks: +3.9%). */
+#define RP_WAKE_MIN_RANKS 4096u
+
+/* Rank s's turn: its steps until it blocks or ends. 1 if it moved, 0 if not, -1 on an
+ * error. */
+static inline __attribute__((always_inline)) int turn(replay *R, rstate *s, uint64_t *nsteps, uint32_t *done)
+{
+    if (s->finished)
+        return 0;
+    for (int moved = 0;; moved = 1) {
+        int st = R->reduced ? vt__rp_rstep(R, s) : vt__rp_step(R, s);
+        if (__builtin_expect(progress_fn != NULL, 0) && st == STEP_MOVED && (++*nsteps & 0xffff) == 0)
+            progress_fn(progress_arg, *nsteps);
+        if (st == STEP_ERROR)
+            return -1;
+        if (st == STEP_BLOCKED)
+            return moved;
+        if (st == STEP_DONE) {
+            ++*done;
+            return 1;
+        }
+    }
+}
+
+/* After rank r's turn (it MOVED or not): the ranks it woke, and the ranks they woke,
+ * each in a turn of its own (replay_sched.c). -1 on an error. */
+static __attribute__((noinline)) int run_woken(replay *R, uint32_t r, int moved, uint64_t *nsteps, uint32_t *done,
+                                               int *progress)
+{
+    for (;;) {
+        vt__rp_sched_after(R, r, moved, !R->rs[r].finished);
+        R->wait_on = WAIT_NONE;
+        if ((r = vt__rp_sched_pop(R)) == WAIT_NONE)
+            return 0;
+        if ((moved = turn(R, &R->rs[r], nsteps, done)) < 0)
+            return -1;
+        *progress |= moved;
+    }
+}
+
 static int replay_run(const vt_trace *t, const vt_matches *m, const vt_model_params *p, vt_scenario *sc, size_t nsc,
                       const vt_observer *obs, const vt_par_comm *par, vt_replay_result *res, vt_error *err)
 {
@@ -237,26 +278,18 @@ setup:
     }
     uint32_t done = 0;
     uint64_t nsteps = 0;
+    /* (an observer sees the records in the order the ranks take turns: the sweep's) */
+    if (!obs && R.nranks >= RP_WAKE_MIN_RANKS && vt__rp_sched_init(&R))
+        goto out;
     while (done < R.nranks) {
         int progress = 0;
         for (uint32_t r = 0; r < R.nranks; r++) {
-            rstate *s = &R.rs[r];
-            if (s->finished)
-                continue;
-            for (;;) {
-                int st = R.reduced ? vt__rp_rstep(&R, s) : vt__rp_step(&R, s);
-                if (__builtin_expect(progress_fn != NULL, 0) && st == STEP_MOVED && (++nsteps & 0xffff) == 0)
-                    progress_fn(progress_arg, nsteps);
-                if (st == STEP_ERROR)
-                    goto out;
-                if (st == STEP_BLOCKED)
-                    break;
-                progress = 1;
-                if (st == STEP_DONE) {
-                    done++;
-                    break;
-                }
-            }
+            int moved = turn(&R, &R.rs[r], &nsteps, &done);
+            if (moved < 0)
+                goto out;
+            progress |= moved;
+            if (R.sched && run_woken(&R, r, moved, &nsteps, &done, &progress))
+                goto out;
         }
         if (!progress && R.partial) {
             vt__rp_stop_at_cut(&R);
@@ -317,6 +350,7 @@ setup:
     vt__rp_plan_fold_hits(&R);
     rc = check_items(&R);
 out:
+    vt__rp_sched_free(&R);
     if (par)
         vt__rp_par_free(&R);
     for (uint32_t r = 0; R.rs && r < R.nranks; r++)

@@ -444,7 +444,9 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
                 break;
         }
         if (RV(s, i)->send_pos == VT_MPOS_NONE)
-            return 1;
+            /* (its key, and so its sender, is known once it is released) */
+            return vt__rp_blocked_on(R, (RX(s, i)->flags & XF_REL) && RV(s, i)->key < R->capkq
+                                            ? R->kq[RV(s, i)->key].src : WAIT_NONE);
     }
     if (R->stream && (RX(s, i)->flags & XF_HELD)) {
         /* the pairing gave this entry the send's slot: nothing of the sender's is read */
@@ -469,7 +471,7 @@ static int message_in(replay *R, rstate *s, size_t i, int64_t E, int probed)
     rstate *snd = &R->rs[src];
     uint32_t sl = send_slot(R, snd, rv->send_pos);
     if (sl == SLOT_NONE)
-        return 1;
+        return vt__rp_blocked_on(R, src);
     const vt_match_csend *se = SE(snd, rv->send_pos);
     const slot *sd = vt__rp_slot(R, sl);
     int sync = send_is_sync_at(R, snd, rv->send_pos);
@@ -531,11 +533,11 @@ static int sync_sender(replay *R, rstate *s, size_t i)
             return -1;
         se = SE(s, i);
         if (se->recv_pos == VT_MPOS_NONE)
-            return 1;
+            return vt__rp_blocked_on(R, R->keys[se->key].dst);
     }
     uint32_t pl = vt__rp_pm_get(&R->rs[R->keys[se->key].dst].ps, se->recv_pos);
     if (pl == SLOT_NONE)
-        return 1;
+        return vt__rp_blocked_on(R, R->keys[se->key].dst);
     uint32_t sl = send_slot(R, s, i);
     if (sl == SLOT_NONE)
         return 1; /* read already by both readers: not a trace this replay can order */

@@ -319,7 +319,27 @@ typedef struct replay {
     uint32_t *stamp;          /* per process, to list a communicator's processes once */
     uint32_t nstamp;
     vt_blockpool *blocks;     /* the ranks' windows' rings, records read ahead (NULL: malloc's) */
+    /* Serial scheduling (replay_sched.c): the rank a step that blocked waits for
+     * (WAIT_NONE: unknown), and the ranks waiting for each rank. */
+    uint32_t wait_on;
+    struct vt_rp_sched *sched;
 } replay;
+
+#define WAIT_NONE UINT32_MAX
+
+int vt__rp_sched_init(replay *R);
+void vt__rp_sched_free(replay *R);
+void vt__rp_sched_after(replay *R, uint32_t r, int moved, int blocked);
+uint32_t vt__rp_sched_pop(replay *R);
+
+/* A step blocks (returns 1) until RANK makes the send or posting it waits for (noted
+ * for the serial loop's wake-ups, and only when it makes them). */
+static inline int vt__rp_blocked_on(replay *R, uint32_t rank)
+{
+    if (R->sched)
+        R->wait_on = rank;
+    return 1;
+}
 
 /* The process that replays rank r (blocks of ranks), and whether it is this one. */
 static inline uint32_t vt__rp_owner(const replay *R, uint32_t r)

@@ -65,6 +65,16 @@ for spec in "halo2d -n 7 -i 30 --allreduce-every 3" "pipeline -n 5 -i 30 --bytes
     same par "$d" -r 10 -s 'rank:1=-30%' -s 'fn:MPI_Wait=elim' -s 'all=-50%' --ranks
 done
 
+# At 4096 ranks and more the serial replay wakes a blocked rank when the rank it waits
+# for moves (replay_sched.c): the parallel replay's order is another, its predictions
+# the same. Eager and synchronous messages, a collective.
+for spec in "halo2d -n 4096 -i 3 --allreduce-every 2" "halo1d -n 4096 -i 3 --bytes 20000" \
+            "master-worker -n 4096 -i 2 --bytes 50000"; do
+    d="$work/wide-$(echo "$spec" | cut -d' ' -f1)"
+    "$VTRACE" synth -q -p $spec "$d" > /dev/null || { fail "vtrace synth -p $spec"; continue; }
+    same par "$d" -s 'all=-50%' -s 'fn:MPI_Waitall=elim'
+done
+
 # The reader's synthetic trace, every event a candidate (whatif_cli.sh's golden scenarios).
 if [ -x test/reader/synth ]; then
     test/reader/synth "$work/rsynth" > /dev/null || fail "test/reader/synth"
