@@ -10,8 +10,11 @@
 #include <string.h>
 
 
-/* Rings start small: at 16K ranks and more, per-rank memory is what the caches hold. */
-#define RING_MIN 8
+/* Rings start small: at 16K ranks and more, per-rank memory is what the caches hold.
+ * With no more room than the entries a turn makes (halo2d: 4 sends, 4 receives), a
+ * turn's new entries take the lines of the last turn's, which this turn's step and trim
+ * have just read, and a ring of postings is one line. */
+#define RING_MIN 4
 
 /* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap (at a line
  * boundary: a window entry is a line). */
