@@ -185,10 +185,10 @@ typedef struct rstate {
     u64map tmpl;              /* request ids of persistent send templates */
     uint64_t nbc_comm;        /* ... on this communicator */
     /* (line 7) */
-    const vt_event *record;   /* the current record: ev, or (streaming) the read-ahead entry
-                               * holding it, kept until the next record (smatch.held): not copied */
+    const vt_event *record;   /* the current record: ev, or (streaming) the pool entry holding
+                               * it (smatch.held), kept until the next record: not copied */
     int64_t first_enter;
-    vt_event ev;
+    vt_event ev;              /* (without streaming) */
     /* ---- rarely touched */
     posmap ss;                /* live slots per send (without streaming: with it, in the window) */
     const vt_match_crecv *recvs;
@@ -451,9 +451,6 @@ typedef struct smatch {
     struct brec *held;        /* the entry of the current record (rstate.record), NULL none */
     size_t bcap;
     uint64_t blo, bhi;
-    uint64_t *cst;            /* the current record's lists (vt_cursor_take_lists) */
-    vt_completion *cdn;
-    size_t capcst, capcdn;
     const uint8_t *kinds, *inits;
     /* request -> position << 2 | A_*: the first ACT_FEW in flight in act (a scan, no
      * hash: a rank has few requests in flight), the others in the map */

@@ -10,8 +10,11 @@
 #include <string.h>
 
 
-/* Rings start small: at 16K ranks and more, per-rank memory is what the caches hold. */
-#define RING_MIN 8
+/* Rings start small: at 16K ranks and more, per-rank memory is what the caches hold.
+ * With no more room than the entries a turn makes (halo2d: 4 sends, 4 receives), a
+ * turn's new entries take the lines of the last turn's, which this turn's step and trim
+ * have just read, and a ring of postings is one line. */
+#define RING_MIN 4
 
 /* Doubles a ring of entries [lo, hi) from cap (a power of two) to 2 cap (at a line
  * boundary: a window entry is a line). */
@@ -725,7 +728,7 @@ int vt__rp_more(replay *R, rstate *s)
         m->bcap = nc;
     }
     /* the record is decoded into its entry (no copy of it), and its lists become the
-     * entry's (no copy of them; the current record's, the rank's, stay) */
+     * entry's (no copy of them; the current record's, in its own entry, stay) */
     brec *b = ra_get(R);
     if (!b)
         return sm_nomem(R, s, s->record);
@@ -771,24 +774,25 @@ int vt__rp_next_record(replay *R, rstate *s)
     /* (at the end, or on an error, the last record stays s->record: the messages name it) */
     if (m->eof)
         return 0;
-    int rc = vt_cursor_next(s->cur, &s->ev, R->err);
+    /* decoded in place of the current record (as without streaming, rstate.ev): into
+     * its entry, which this turn read, not into rstate.ev, out of the caches since the
+     * rank's last turn */
+    brec *b = m->held;
+    if (!b && !(b = m->held = ra_get(R)))
+        return sm_nomem(R, s, s->record);
+    int rc = vt_cursor_next(s->cur, &b->ev, R->err);
     if (rc < 0) {
         R->failed = 1;
         return -1;
     }
     if (rc == 0)
         return sm_finish(R, s) ? -1 : 0;
-    if (m->held) {
-        ra_put(R, m->held);
-        m->held = NULL;
-    }
-    s->record = &s->ev;
+    s->record = &b->ev;
     s->send_ptr = m->shi;
     s->post_ptr = m->rhi;
-    /* its lists become the rank's: reading ahead leaves them be */
-    if (s->ev.nstarted || s->ev.ndone)
-        vt_cursor_take_lists(s->cur, &m->cst, &m->capcst, &m->cdn, &m->capcdn);
-    return match(R, s, &s->ev) ? -1 : 1;
+    if (b->ev.nstarted || b->ev.ndone)
+        vt_cursor_take_lists(s->cur, &b->st, &b->capst, &b->dn, &b->capdn);
+    return match(R, s, &b->ev) ? -1 : 1;
 }
 
 int vt__rp_ensure_recv(replay *R, rstate *s, size_t i)
@@ -932,8 +936,6 @@ void vt__rp_sm_free(replay *R, rstate *s)
     free(m->prfree);
     vt_blockpool_free(R->blocks, m->rq, m->qcap * sizeof *m->rq);
     vt_blockpool_free(R->blocks, m->buf, m->bcap * sizeof *m->buf); /* (its entries: vt__rp_ra_free) */
-    free(m->cst);
-    free(m->cdn);
     free(m->orph);
     vt_blockpool_free(R->blocks, s->rw, m->rcap * WIN_ENTRY);
     vt_blockpool_free(R->blocks, s->sw, m->scap * WIN_ENTRY);
