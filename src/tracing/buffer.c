@@ -3,6 +3,7 @@
 #include "format/blockio.h"
 #include "format/evcols.h"
 #include "tracing/log.h"
+#include "util/hugemem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,7 +237,7 @@ int vt_buffer_open(const char *path, int rank, size_t cap, int zstd_level, uint6
     b->cap = cap;
     b->zstd_level = zstd_level;
     b->fail_after = fail_after;
-    b->base = malloc(cap);
+    b->base = vt_huge_alloc(cap);
     if (!b->base)
         return -ENOMEM;
     b->limit = b->base + cap;

@@ -433,6 +433,14 @@ EXTRA_DIST += test/mpi/ucx_inline.sh
 test_mpi_ucx_inline_SOURCES = test/mpi/ucx_inline.c test/mpi/mpitest.h
 test_mpi_ucx_inline_LDADD = libvtrace.la
 test_mpi_ucx_inline_LDFLAGS = $(vt_mpi_ldflags)
+# the record buffer in transparent huge pages (issue 18, src/util/hugemem.c): few page
+# faults while records fill it (buffer_pages.sh runs buffer_pages)
+check_PROGRAMS += test/mpi/buffer_pages
+TESTS += test/mpi/buffer_pages.sh
+EXTRA_DIST += test/mpi/buffer_pages.sh
+test_mpi_buffer_pages_SOURCES = test/mpi/buffer_pages.c test/mpi/mpitest.h
+test_mpi_buffer_pages_LDADD = libvtrace.la
+test_mpi_buffer_pages_LDFLAGS = $(vt_mpi_ldflags)
 # a blocking MPI_Recv into the reduction's own stage and folded at its exit (issue 18):
 # status, count and data exact at every size around the stage's limit, any source and tag
 vt_mpi_rt += test/mpi/rt_recv_stage
