@@ -82,12 +82,21 @@ static inline int put_u(buf *b, uint64_t v)
     return 0;
 }
 
-/* Copies one varint from [*p, end) to B. */
+/* Copies one varint from [*p, end) to B. One of at most 8 bytes, with 8 bytes to read
+ * and room for 8, moves as one 8-byte word (the bytes past it are written over next):
+ * a call of memcpy for each of a record's 4 varints was 65 instructions of the 340 the
+ * run time's flush packs a record with (issue 18). */
 static inline int copy_var(const uint8_t **p, const uint8_t *end, buf *b, uint64_t *v)
 {
     const uint8_t *s = *p;
     uint64_t u;
-    if (get_u(p, end, &u) || put_bytes(b, s, (size_t)(*p - s)))
+    if (get_u(p, end, &u))
+        return -1;
+    size_t n = (size_t)(*p - s);
+    if (__builtin_expect(n <= 8 && end - s >= 8 && b->cap - b->len >= 8, 1)) {
+        memcpy(b->p + b->len, s, 8);
+        b->len += n;
+    } else if (put_bytes(b, s, n))
         return -1;
     if (v)
         *v = u;
