@@ -199,6 +199,8 @@ static void release_used(replay *R, rstate *s)
      * first, which enters it anew). */
     for (size_t i = 0; i < R->nused_reqs; i++)
         vt__rp_map_del(&s->reqs, R->used_reqs[i]);
+    if (R->nused_reqs)
+        s->reqs_live = s->reqs.n != 0;
     /* streaming: sends read by this record (by the receiver, by a synchronous sender) */
     for (size_t i = 0; i < R->nused_sends; i++) {
         rstate *o = &R->rs[R->used_sends[i] >> 32];
@@ -284,9 +286,14 @@ static size_t probe_target(replay *R, rstate *s)
  * only a synchronous send's completion has contributors. */
 static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
 {
-    if (send_is_sync_at(R, s, i))
+    if (send_is_sync_at(R, s, i)) {
+        s->reqs_live = 1;
         return vt__rp_map_put(&s->reqs, req, ((uint64_t)REQ_SEND << 56) | i);
-    vt__rp_map_del(&s->reqs, req);
+    }
+    if (s->reqs_live) {
+        vt__rp_map_del(&s->reqs, req);
+        s->reqs_live = s->reqs.n != 0;
+    }
     return 0;
 }
 
@@ -420,10 +427,13 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
                 s->nbc_joined = 1;
                 s->nbc_comm = id;
             }
-            if (k == VT_MK_COLL)
+            if (k == VT_MK_COLL) {
                 s->coll_gate = gid + 1;
-            else if (ev->request && vt__rp_map_put(&s->reqs, ev->request, ((uint64_t)REQ_ICOLL << 56) | gid))
-                return -1;
+            } else if (ev->request) {
+                s->reqs_live = 1;
+                if (vt__rp_map_put(&s->reqs, ev->request, ((uint64_t)REQ_ICOLL << 56) | gid))
+                    return -1;
+            }
         }
     }
     return 0;
@@ -677,7 +687,7 @@ int vt__rp_step(replay *R, rstate *s)
             TRY(sync_sender(R, s, i));
         }
     }
-    if (kf & FK_COMPL) {
+    if ((kf & FK_COMPL) && s->reqs_live) {
         for (size_t c = 0; c < ev->ndone; c++) {
             const vt_completion *d = &ev->done[c];
             uint64_t v;

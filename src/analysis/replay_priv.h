@@ -137,6 +137,7 @@ typedef struct rstate {
     uint8_t kind;             /* the current record's enum vt_model_kind, and its FK_* (decided */
     uint8_t kflags;           /* once per function: ftab.fflags), set when it is read */
     uint8_t apply_fast;       /* plan.fast and no R:S item of this rank: vt__rp_apply's own path */
+    uint8_t reqs_live;        /* reqs holds an entry (most ranks never enter one: its line unread) */
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
     /* Entry i is at rw + (i & rmask) * rstride (sw, smask, sstride): the vt_matches
      * arrays (mask all ones, stride the entry's size), or the streaming matcher's

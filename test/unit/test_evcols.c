@@ -204,6 +204,57 @@ static void random_streams(void **state)
     }
 }
 
+/* Packing looks a code's layout up in a cache of 64 ways by code: functions 0, 64 and 128
+ * share a way and have different layouts, and records of the three alternate; a
+ * varint of 9 or 10 bytes (a time jump, a huge call site) and one that ends the payload
+ * take the byte-by-byte path. Pack and unpack with the table give the payload back. */
+static void layouts_sharing_a_cache_way_and_long_varints(void **state)
+{
+    (void)state;
+    static const char *many[129];
+    for (int i = 0; i < 129; i++)
+        many[i] = "";
+    many[0] = "cptb";
+    many[64] = "k";
+    many[128] = "cq";
+    const vt_evcols_funcs table = {many, 129};
+    begin(&P, 3, 0);
+    int64_t t = 0;
+    for (int it = 0; it < 40; it++) {
+        send(&P, t += 100, 1, 1, it, 64);
+        t += 100;
+        rec(&P, VT_CODE_FIRST_FN + 64, t, t + 50);
+        u(&P, 2);
+        u(&P, 1);
+        for (int v = 0; v < 5; v++)
+            u(&P, (uint64_t)(it + v));
+        t += 100;
+        rec(&P, VT_CODE_FIRST_FN + 128, t, t + 50);
+        u(&P, 3);
+        u(&P, 0);
+        u(&P, (uint64_t)it);
+        if (it == 20) { /* a jump of 2^60 ns: 9 bytes and more */
+            t += (int64_t)1 << 60;
+            rec(&P, VT_CODE_FIRST_FN + 128, t, t + ((int64_t)1 << 58));
+            u(&P, UINT64_MAX >> 1); /* call site: 9 bytes */
+            u(&P, 0);
+            u(&P, 7);
+            t += (int64_t)1 << 58;
+        }
+    }
+    rec(&P, VT_CODE_FIRST_FN + 4, t + 1, t + 2); /* the last record: fewer than 8 bytes left */
+    u(&P, 0);
+    uint8_t *packed = NULL, *back = NULL;
+    size_t plen = 0, blen = 0;
+    char err[256] = "";
+    assert_int_equal(vt_evcols_pack(P.b, P.len, P.nrec, &table, &packed, &plen, err, sizeof err), 0);
+    assert_int_equal(vt_evcols_unpack(packed, plen, P.nrec, &table, 1u << 24, &back, &blen, err, sizeof err), 0);
+    assert_int_equal(blen, P.len);
+    assert_memory_equal(back, P.b, P.len);
+    free(packed);
+    free(back);
+}
+
 /* Every damaged version of a packed payload is refused or unpacks to something; none
  * crashes, reads past the end (ASan in the sanitizer build) or exceeds max_out. */
 static void damaged(void **state)
@@ -392,6 +443,7 @@ int main(void)
         cmocka_unit_test(regular_halo),
         cmocka_unit_test(specials_and_variable_fields),
         cmocka_unit_test(random_streams),
+        cmocka_unit_test(layouts_sharing_a_cache_way_and_long_varints),
         cmocka_unit_test(damaged),
         cmocka_unit_test(pack_refuses_what_does_not_decode),
         cmocka_unit_test(reduced_message_times),
