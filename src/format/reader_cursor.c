@@ -593,6 +593,7 @@ static __attribute__((noinline)) int fast_fallback(vt_cursor *c, vt_event *ev)
 {
     c->r.err = &c->scratch->err;
     c->fastblk = 0;
+    c->inblock = c->fasth.nrecords - c->left; /* (fast_record does not count them) */
     if (rows_start(c, c->block_off, c->cols, &c->fasth, &c->scratch->err) || block_head(c, c->next_index - c->inblock))
         return -1;
     vt_event skip;
@@ -616,8 +617,7 @@ static __attribute__((noinline)) int fast_record(vt_cursor *c, vt_event *ev, vt_
     } else {
         ev->index = c->next_index;
         ev->block_offset = c->block_off;
-        c->left--;
-        c->inblock++;
+        c->left--; /* (inblock: fasth.nrecords - left, made so when the block is unpacked) */
         c->next_index++;
     }
     ev->callno = c->next_callno;
