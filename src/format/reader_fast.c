@@ -407,15 +407,17 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
     if (col_u(&c[COL_CODES], &code) || col_u(&c[COL_ENTERS], &zenter) || col_u(&c[COL_DURS], &dur) ||
         (code >= VT_CODE_FIRST_FN && col_u(&c[COL_SITES], &site)))
         return 1;
+    /* the times at once (two registers fewer for the rest; on an error the caller's
+     * fallback starts the block's times again) */
+    uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
+    uint64_t exit_ = enter + dur;
+    ev->enter = (int64_t)enter;
+    ev->exit = (int64_t)exit_;
+    *prev = exit_;
     if (code >= VT_CODE_FIRST_FN) {
         int rc = record_by_plan(d, code, site, nranks, ev, started, started_cap, done, done_cap);
-        if (rc >= 0) {
-            uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
-            ev->enter = (int64_t)enter;
-            ev->exit = (int64_t)(enter + dur);
-            *prev = enter + dur;
+        if (rc >= 0)
             return rc;
-        }
     }
     /* a call's layout from the rank's function table, read for the call anyway (the
      * decoder's fn holds the same strings, a line and an array further) */
@@ -476,10 +478,6 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
     }
     event_defaults(ev);
     ev->code = code;
-    uint64_t enter = *prev + (uint64_t)vt_unzigzag(zenter);
-    uint64_t exit_ = enter + dur;
-    ev->enter = (int64_t)enter;
-    ev->exit = (int64_t)exit_;
     if (code < VT_CODE_FIRST_FN) {
         ev->fn = -1;
         ev->callsite = -1;
@@ -492,7 +490,6 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         } else if (code != VT_CODE_FLUSH || n) {
             return 1;
         }
-        *prev = exit_;
         return 0;
     }
     ev->fn = (int64_t)(code - VT_CODE_FIRST_FN);
@@ -511,6 +508,5 @@ int vt__fast_next(vt_evcols_dec *d, const vt_rank *rk, uint32_t nranks, vt_event
         if (p && !p->owner) /* (a slot taken stays its entry's: no two entries take turns) */
             plan_make(p, l, e, f->layout, ev);
     }
-    *prev = exit_;
     return 0;
 }
