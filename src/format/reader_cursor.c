@@ -787,12 +787,23 @@ static __attribute__((noinline)) int cursor_next_slow(vt_cursor *c, vt_event *ev
     return 1;
 }
 
+/* Whether C reads (state 0) a block from its columns (fastblk 1): the two ints as one word. */
+static inline int reading_cols(const vt_cursor *c)
+{
+    _Static_assert(offsetof(vt_cursor, fastblk) == offsetof(vt_cursor, state) + sizeof(int), "state, fastblk");
+    static const int want[2] = {0, 1};
+    uint64_t w, x;
+    memcpy(&w, &c->state, sizeof w);
+    memcpy(&x, want, sizeof x);
+    return w == x;
+}
+
 int vt_cursor_next(vt_cursor *c, vt_event *ev, vt_error *err)
 {
     /* the common case first: one more record of the column block loaded (what
      * vt__cursor_ready() then finds, without its checks and call; a reduced rank's cursor
      * never has one: it refuses EVENTS_COLS blocks) */
-    if (__builtin_expect(c && ev && c->state == 0 && c->left && c->fastblk, 1))
+    if (__builtin_expect(c && ev && reading_cols(c) && c->left, 1))
         return fast_record(c, ev, err);
     return cursor_next_slow(c, ev, err);
 }
