@@ -258,13 +258,18 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e
     memcpy(p->vi + p->nops, zvi, nzig);
     memcpy(p->at + p->nops, zat, nzig);
     p->nops = (uint8_t)(p->nops + nzig);
-    for (size_t j = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
-        if (st[j])
-            p->nmove = p->nmove == sizeof p->move || j >= FAST_PLAN_NONE ? FAST_PLAN_NONE : p->nmove + 1;
-    for (size_t j = 0, k = 0; j < l->n && p->nmove != FAST_PLAN_NONE; j++)
-        if (st[j])
-            p->move[k++] = (uint8_t)j;
-    p->live = i == l->n ? e : 0;
+    /* (one pass, in locals: the stores of bytes to p may alias l and st for the compiler) */
+    size_t n = l->n, nmove = 0;
+    for (size_t j = 0; j < n; j++)
+        if (st[j]) {
+            if (nmove == sizeof p->move || j >= FAST_PLAN_NONE) {
+                nmove = FAST_PLAN_NONE;
+                break;
+            }
+            p->move[nmove++] = (uint8_t)j;
+        }
+    p->nmove = (uint8_t)nmove;
+    p->live = i == n ? e : 0;
 }
 
 /* Values V moved by their steps STEP (a record as predicted), by plan P's list of the
