@@ -29,6 +29,223 @@ static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *o
     return i == n ? 0 : -1;
 }
 
+/* ------------------------------------------------------------------ packing, the common records */
+
+/* The run time's flush packs every record of its buffer (issue 18): pack_rows takes the
+ * records that need nothing unusual, a call or special record of at most FAST_NF fields
+ * of a layout without lists, at least FAST_MARGIN bytes before the payload's end, by a
+ * shorter way than the loop of pack() (whose record it hands back otherwise: the same
+ * bytes, and the same errors). FAST_MARGIN covers such a record's varints of 10 bytes
+ * at most and copy_fast's 16 bytes read from the last one's start. */
+enum { FAST_NF = 12, FAST_MARGIN = 10 * (4 + FAST_NF) + 16, FAST_DESC = 512, FAST_SLOW = 0xff };
+
+/* The fields count + 1 of CODE's layout, FAST_SLOW when its records take pack()'s way. */
+static __attribute__((noinline)) uint8_t fast_desc(uint64_t code, const vt_evcols_funcs *fn)
+{
+    const char *letters = fields_of(code, fn);
+    if (!letters)
+        return FAST_SLOW;
+    size_t n = strlen(letters);
+    if (n > FAST_NF || strpbrk(letters, "Rk"))
+        return FAST_SLOW;
+    return (uint8_t)(n + 1);
+}
+
+/* A uvar at Q with 10 bytes to read: vt_get_uvar's value and errors (a uvar is 10 bytes
+ * at most), the one- and two-byte cases first. NULL when it does not decode. */
+static inline const uint8_t *get_u10(const uint8_t *q, uint64_t *v)
+{
+    if (q[0] < 0x80) {
+        *v = q[0];
+        return q + 1;
+    }
+    if (q[1] < 0x80) {
+        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+        return q + 2;
+    }
+    const uint8_t *e = q;
+    return vt_get_uvar(&e, q + 10, v) ? NULL : e;
+}
+
+/* NF uvars at Q (with 10 bytes to read for each) into V; NULL when one does not decode.
+ * Fields of one byte each, mostly, come from one word. */
+static inline __attribute__((always_inline)) const uint8_t *get_fields(const uint8_t *q, unsigned nf, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (nf <= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        uint64_t mine = nf == 8 ? ~(uint64_t)0 : ((uint64_t)1 << 8 * nf) - 1;
+        if (!(w & mine & 0x8080808080808080u)) {
+            _Pragma("GCC unroll 8")
+            for (unsigned i = 0; i < nf; i++)
+                v[i] = w >> 8 * i & 0xff;
+            return q + nf;
+        }
+    }
+#endif
+    for (unsigned i = 0; i < nf && q; i++)
+        q = get_u10(q, &v[i]);
+    return q;
+}
+
+/* put_values and set_values for an entry LV, ST of as many values V[0..nf) (and not
+ * seeded), into the fields column at W, which has room. Returns the new end. */
+static inline __attribute__((always_inline)) uint8_t *put_same(unsigned nf, const uint64_t *v, uint64_t *lv,
+                                                                uint64_t *st, uint8_t *w)
+{
+    uint64_t x = 0, d[FAST_NF];
+    _Pragma("GCC unroll 12")
+    for (unsigned i = 0; i < nf; i++) {
+        d[i] = v[i] - lv[i] - st[i];
+        x |= d[i];
+        lv[i] = v[i];
+    }
+    if (!x) {
+        *w++ = TAG_SAME;
+        return w;
+    }
+    *w++ = TAG_DELTA;
+    for (unsigned i = 0; i < nf; i++) {
+        w = vt_put_svar(w, (int64_t)d[i]);
+        st[i] += d[i];
+    }
+    return w;
+}
+
+/* The common counts of fields as constants: each its own loops, unrolled. */
+#define BY_NF(nf, call)                                                                                                \
+    switch (nf) {                                                                                                      \
+    case 1: call(1); break;                                                                                            \
+    case 2: call(2); break;                                                                                            \
+    case 3: call(3); break;                                                                                            \
+    case 4: call(4); break;                                                                                            \
+    case 5: call(5); break;                                                                                            \
+    case 6: call(6); break;                                                                                            \
+    default: call(nf); break;                                                                                          \
+    }
+
+/* The bytes [s, e) of a uvar at W, which has room for 16 (and 16 bytes from S to read):
+ * copied as one 16-byte move, the bytes past them written over next. Returns the new end. */
+static inline uint8_t *copy_fast(uint8_t *w, const uint8_t *s, const uint8_t *e)
+{
+    memcpy(w, s, 16);
+    return w + (e - s);
+}
+
+/* Packs records *R.. of NREC from *P into COL and T while they take the short way.
+ * DESC: the codes' fast_desc, 0 not yet known. Returns 0 (then *P and *R are at the
+ * first record not packed), or -1 without memory. */
+static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint32_t nrec, const vt_evcols_funcs *fn,
+                     uint8_t *desc, buf *col, lasts *t)
+{
+    enum { ROOM = VT_UVAR_MAX + 6, FROOM = 1 + VT_UVAR_MAX * FAST_NF };
+    static const int cols[4] = {COL_CODES, COL_ENTERS, COL_DURS, COL_SITES};
+    const uint8_t *p = *pp;
+    uint32_t r = *rp;
+    /* the entry of the last record of each code (modulo 32), to check before the hash:
+     * dropped when the table moves */
+    last *hint[32] = {0};
+    uint32_t hint_cap = t->cap;
+    buf *f = &col[COL_FIELDS];
+    int rc = 0;
+    while (r < nrec && end - p >= FAST_MARGIN) {
+        /* records this batch takes without a check of the columns' room: a record writes
+         * at most 10 bytes into each (and 16 past its start) and FROOM into the fields */
+        size_t batch = SIZE_MAX;
+        for (int k = 0; k < 4; k++) {
+            buf *b = &col[cols[k]];
+            if (reserve(b, 4 * ROOM))
+                goto out;
+            size_t n = (b->cap - b->len - (ROOM - VT_UVAR_MAX)) / VT_UVAR_MAX;
+            batch = n < batch ? n : batch;
+        }
+        if (reserve(f, 4 * FROOM))
+            goto out;
+        size_t fb = (f->cap - f->len) / FROOM;
+        batch = fb < batch ? fb : batch;
+        if (batch > nrec - r)
+            batch = nrec - r;
+        uint8_t *wc = col[COL_CODES].p + col[COL_CODES].len, *we = col[COL_ENTERS].p + col[COL_ENTERS].len,
+                *wd = col[COL_DURS].p + col[COL_DURS].len, *ws = col[COL_SITES].p + col[COL_SITES].len,
+                *wf = f->p + f->len;
+        uint32_t stop = r + (uint32_t)batch;
+        for (; r < stop && end - p >= FAST_MARGIN; r++) {
+            uint64_t code, site = 0, u, v[FAST_NF];
+            const uint8_t *q = get_u10(p, &code);
+            if (!q || code >= FAST_DESC)
+                break;
+            unsigned nf = desc[code] - 1u; /* (0 not yet known: UINT_MAX) */
+            if (nf > FAST_NF) {
+                if (!desc[code])
+                    desc[code] = fast_desc(code, fn);
+                if (desc[code] == FAST_SLOW)
+                    break;
+                nf = desc[code] - 1u;
+            }
+            /* every varint read before any is copied: a record that does not decode is
+             * left as it was, to pack() */
+            const uint8_t *qe = get_u10(q, &u), *qd = qe ? get_u10(qe, &u) : NULL, *qs = qd;
+            if (qd && code >= VT_CODE_FIRST_FN)
+                qs = get_u10(qd, &site);
+            if (!qs)
+                break;
+            const uint8_t *qf = qs;
+#define GET(k) qf = get_fields(qs, k, v)
+            BY_NF(nf, GET)
+#undef GET
+            if (!qf)
+                break;
+            wc = copy_fast(wc, p, q);
+            we = copy_fast(we, q, qe);
+            wd = copy_fast(wd, qe, qd);
+            ws = copy_fast(ws, qd, qs);
+            p = qf;
+            if (!nf)
+                continue;
+            last *l = hint[code & 31];
+            if (!l || l->code != code || l->site != site) {
+                if (!(l = lasts_get(t, code, site))) {
+                    rc = -1;
+                    break;
+                }
+                if (t->cap != hint_cap) {
+                    memset(hint, 0, sizeof hint);
+                    hint_cap = t->cap;
+                }
+                hint[code & 31] = l;
+            }
+            if (l->n == nf && !l->seeded) {
+#define PUT(k) wf = put_same(k, v, l->v, l->step, wf)
+                BY_NF(nf, PUT)
+#undef PUT
+            } else {
+                f->len = (size_t)(wf - f->p);
+                if (put_values(t, code, site, &(const vals){v, nf, nf}, f)) {
+                    rc = -1;
+                    break;
+                }
+                wf = f->p + f->len;
+                if (t->cap != hint_cap) {
+                    memset(hint, 0, sizeof hint);
+                    hint_cap = t->cap;
+                }
+            }
+        }
+        col[COL_CODES].len = (size_t)(wc - col[COL_CODES].p);
+        col[COL_ENTERS].len = (size_t)(we - col[COL_ENTERS].p);
+        col[COL_DURS].len = (size_t)(wd - col[COL_DURS].p);
+        col[COL_SITES].len = (size_t)(ws - col[COL_SITES].p);
+        f->len = (size_t)(wf - f->p);
+        if (rc || r < stop)
+            break;
+    }
+out:
+    *pp = p;
+    *rp = r;
+    return rc;
+}
+
 /* Inlined into each caller: a full trace's blocks, packed at every buffer flush, run a
  * loop without the reduced records' branches. */
 static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t *in, size_t len, uint32_t nrec,
@@ -47,6 +264,9 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
     int rc = -1;
     uint64_t first, base_seq = 0, seq;
     int64_t base;
+    uint8_t desc[FAST_DESC]; /* pack_rows' (full records only) */
+    if (!reduced)
+        memset(desc, 0, sizeof desc);
     if (reduced && vt__rcols_comm_map(&comms, rcomms))
         goto nomem;
     if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
@@ -55,7 +275,11 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
         goto out;
     }
     seq = base_seq;
-    for (uint32_t r = 0; r < nrec; r++) {
+    for (uint32_t r = 0;; r++) {
+        if (!reduced && pack_rows(&p, end, &r, nrec, fn, desc, col, &t))
+            goto nomem;
+        if (r >= nrec)
+            break;
         uint64_t code = 0, site = 0, dur = 0;
         int bad = copy_var(&p, end, &col[COL_CODES], &code);
         if (reduced && !bad) {
