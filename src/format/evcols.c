@@ -190,36 +190,41 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                 qs = get_u10(qd, &site);
             if (!qs)
                 break;
+            /* the entry first (none for a record without fields, as in pack()): the
+             * fields read and predicted in one unrolled case of their count */
+            last *l = NULL;
+            if (nf) {
+                l = hint[code & 31];
+                if (!l || l->code != code || l->site != site) {
+                    if (!(l = lasts_get(t, code, site))) {
+                        rc = -1;
+                        break;
+                    }
+                    if (t->cap != hint_cap) {
+                        memset(hint, 0, sizeof hint);
+                        hint_cap = t->cap;
+                    }
+                    hint[code & 31] = l;
+                }
+            }
             const uint8_t *qf = qs;
-#define GET(k) qf = get_fields(qs, k, v)
-            BY_NF(nf, GET)
-#undef GET
-            if (!qf)
-                break;
+            int other = 0; /* values of another count than the entry's: put_values */
+#define ROW(k)                                                                                                         \
+    if (!(qf = get_fields(qs, k, v)))                                                                                  \
+        goto bad;                                                                                                      \
+    if (l->n == (k) && !l->seeded)                                                                                     \
+        wf = put_same(k, v, l->v, l->step, wf);                                                                        \
+    else                                                                                                               \
+        other = 1;
+            if (nf)
+                BY_NF(nf, ROW)
+#undef ROW
             wc = copy_fast(wc, p, q);
             we = copy_fast(we, q, qe);
             wd = copy_fast(wd, qe, qd);
             ws = copy_fast(ws, qd, qs);
             p = qf;
-            if (!nf)
-                continue;
-            last *l = hint[code & 31];
-            if (!l || l->code != code || l->site != site) {
-                if (!(l = lasts_get(t, code, site))) {
-                    rc = -1;
-                    break;
-                }
-                if (t->cap != hint_cap) {
-                    memset(hint, 0, sizeof hint);
-                    hint_cap = t->cap;
-                }
-                hint[code & 31] = l;
-            }
-            if (l->n == nf && !l->seeded) {
-#define PUT(k) wf = put_same(k, v, l->v, l->step, wf)
-                BY_NF(nf, PUT)
-#undef PUT
-            } else {
+            if (other) {
                 f->len = (size_t)(wf - f->p);
                 if (put_values(t, code, site, &(const vals){v, nf, nf}, f)) {
                     rc = -1;
@@ -231,6 +236,9 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                     hint_cap = t->cap;
                 }
             }
+            continue;
+        bad: /* a field that does not decode: pack() says so */
+            break;
         }
         col[COL_CODES].len = (size_t)(wc - col[COL_CODES].p);
         col[COL_ENTERS].len = (size_t)(we - col[COL_ENTERS].p);
