@@ -32,14 +32,24 @@ static int write_fields(const char *letters, const uint64_t *v, size_t n, buf *o
 /* ------------------------------------------------------------------ packing, the common records */
 
 /* The run time's flush packs every record of its buffer (issue 18): pack_rows takes the
- * records that need nothing unusual, a call or special record of at most FAST_NF fields
- * of a layout without lists, at least FAST_MARGIN bytes before the payload's end, by a
- * shorter way than the loop of pack() (whose record it hands back otherwise: the same
- * bytes, and the same errors). FAST_MARGIN covers such a record's varints of 10 bytes
+ * records of a known call or special record at least FAST_MARGIN bytes before the
+ * payload's end by a shorter way than the loop of pack() (whose record it hands back
+ * otherwise: the same bytes, and the same errors); those of at most FAST_NF fields
+ * without lists by the shortest. FAST_MARGIN covers such a record's varints of 10 bytes
  * at most and copy_fast's 16 bytes read from the last one's start. */
-enum { FAST_NF = 12, FAST_MARGIN = 10 * (4 + FAST_NF) + 16, FAST_DESC = 512, FAST_SLOW = 0xff };
+enum { FAST_NF = 12, FAST_MARGIN = 10 * (4 + FAST_NF) + 16, FAST_DESC = 512, FAST_LIST = 0xfe, FAST_SLOW = 0xff };
 
-/* The fields count + 1 of CODE's layout, FAST_SLOW when its records take pack()'s way. */
+/* pack_rows' state kept from one call to the next in a block: DESC the fast_desc of
+ * each code (0: not yet known), HINT the entry of the last record of each code modulo
+ * 32, to check before the hash (all dropped when the table moves: CAP not its cap). */
+typedef struct fast_state {
+    uint8_t desc[FAST_DESC];
+    last *hint[32];
+    uint32_t cap;
+} fast_state;
+
+/* The fields count + 1 of CODE's layout; FAST_LIST, one with lists or more than
+ * FAST_NF fields; FAST_SLOW, a code not known (pack() says so). */
 static __attribute__((noinline)) uint8_t fast_desc(uint64_t code, const vt_evcols_funcs *fn)
 {
     const char *letters = fields_of(code, fn);
@@ -47,7 +57,7 @@ static __attribute__((noinline)) uint8_t fast_desc(uint64_t code, const vt_evcol
         return FAST_SLOW;
     size_t n = strlen(letters);
     if (n > FAST_NF || strpbrk(letters, "Rk"))
-        return FAST_SLOW;
+        return FAST_LIST;
     return (uint8_t)(n + 1);
 }
 
@@ -133,20 +143,22 @@ static inline uint8_t *copy_fast(uint8_t *w, const uint8_t *s, const uint8_t *e)
     return w + (e - s);
 }
 
-/* Packs records *R.. of NREC from *P into COL and T while they take the short way.
- * DESC: the codes' fast_desc, 0 not yet known. Returns 0 (then *P and *R are at the
- * first record not packed), or -1 without memory. */
+/* Packs records *R.. of NREC from *P into COL and T while they take the short way (A:
+ * pack()'s values scratch). Returns 0 (then *P and *R are at the first record not
+ * packed), or -1 without memory. */
 static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint32_t nrec, const vt_evcols_funcs *fn,
-                     uint8_t *desc, buf *col, lasts *t)
+                     fast_state *fs, buf *col, lasts *t, vals *a)
 {
     enum { ROOM = VT_UVAR_MAX + 6, FROOM = 1 + VT_UVAR_MAX * FAST_NF };
     static const int cols[4] = {COL_CODES, COL_ENTERS, COL_DURS, COL_SITES};
     const uint8_t *p = *pp;
     uint32_t r = *rp;
-    /* the entry of the last record of each code (modulo 32), to check before the hash:
-     * dropped when the table moves */
-    last *hint[32] = {0};
-    uint32_t hint_cap = t->cap;
+    uint8_t *desc = fs->desc;
+    last **hint = fs->hint;
+    if (fs->cap != t->cap) {
+        memset(fs->hint, 0, sizeof fs->hint);
+        fs->cap = t->cap;
+    }
     buf *f = &col[COL_FIELDS];
     int rc = 0;
     while (r < nrec && end - p >= FAST_MARGIN) {
@@ -190,6 +202,35 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                 qs = get_u10(qd, &site);
             if (!qs)
                 break;
+            if (nf > FAST_NF) {
+                /* lists: read_fields and put_values as in pack(), whose writes may go past
+                 * this batch's room: the batch is shortened to what is left */
+                const uint8_t *qf = qs;
+                a->n = 0;
+                if (read_fields(fields_of(code, fn), &qf, end, a))
+                    break;
+                wc = copy_fast(wc, p, q);
+                we = copy_fast(we, q, qe);
+                wd = copy_fast(wd, qe, qd);
+                ws = copy_fast(ws, qd, qs);
+                p = qf;
+                if (!a->n)
+                    continue;
+                f->len = (size_t)(wf - f->p);
+                if (put_values(t, code, site, a, f)) {
+                    rc = -1;
+                    break;
+                }
+                wf = f->p + f->len;
+                if (t->cap != fs->cap) {
+                    memset(fs->hint, 0, sizeof fs->hint);
+                    fs->cap = t->cap;
+                }
+                size_t left = (f->cap - f->len) / FROOM;
+                if (stop - r - 1 > left)
+                    stop = r + 1 + (uint32_t)left;
+                continue;
+            }
             /* the entry first (none for a record without fields, as in pack()): the
              * fields read and predicted in one unrolled case of their count */
             last *l = NULL;
@@ -200,9 +241,9 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                         rc = -1;
                         break;
                     }
-                    if (t->cap != hint_cap) {
-                        memset(hint, 0, sizeof hint);
-                        hint_cap = t->cap;
+                    if (t->cap != fs->cap) {
+                        memset(fs->hint, 0, sizeof fs->hint);
+                        fs->cap = t->cap;
                     }
                     hint[code & 31] = l;
                 }
@@ -231,9 +272,9 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                     break;
                 }
                 wf = f->p + f->len;
-                if (t->cap != hint_cap) {
-                    memset(hint, 0, sizeof hint);
-                    hint_cap = t->cap;
+                if (t->cap != fs->cap) {
+                    memset(fs->hint, 0, sizeof fs->hint);
+                    fs->cap = t->cap;
                 }
             }
             continue;
@@ -272,9 +313,9 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
     int rc = -1;
     uint64_t first, base_seq = 0, seq;
     int64_t base;
-    uint8_t desc[FAST_DESC]; /* pack_rows' (full records only) */
+    fast_state fs; /* pack_rows' (full records only) */
     if (!reduced)
-        memset(desc, 0, sizeof desc);
+        memset(&fs, 0, sizeof fs);
     if (reduced && vt__rcols_comm_map(&comms, rcomms))
         goto nomem;
     if (vt_get_uvar(&p, end, &first) || vt_get_svar(&p, end, &base) ||
@@ -284,7 +325,7 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
     }
     seq = base_seq;
     for (uint32_t r = 0;; r++) {
-        if (!reduced && pack_rows(&p, end, &r, nrec, fn, desc, col, &t))
+        if (!reduced && pack_rows(&p, end, &r, nrec, fn, &fs, col, &t, &a))
             goto nomem;
         if (r >= nrec)
             break;
