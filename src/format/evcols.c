@@ -309,7 +309,6 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
     lasts t = {0}, cseq = {0}, snd = {0};
     vals a = {0}, tmp = {0};
     comm_map comms = {0};
-    layout_cache lc = {0};
     int rc = -1;
     uint64_t first, base_seq = 0, seq;
     int64_t base;
@@ -339,10 +338,9 @@ static inline __attribute__((always_inline)) int pack(int reduced, const uint8_t
         bad = bad || copy_var(&p, end, &col[COL_ENTERS], NULL) || copy_var(&p, end, &col[COL_DURS], reduced ? &dur : NULL);
         a.n = 0;
         if (!bad && !reduced) {
-            uint8_t nl;
-            const char *letters = layout_of(&lc, code, fn, &nl);
+            const char *letters = fields_of(code, fn);
             bad = (code >= VT_CODE_FIRST_FN && copy_var(&p, end, &col[COL_SITES], &site)) || !letters ||
-                  (nl != LAYOUT_LISTS ? read_plain_fields(nl, &p, end, &a) : read_fields(letters, &p, end, &a));
+                  read_fields(letters, &p, end, &a);
         } else if (!bad) {
             bad = vt__rcols_split(&code, &site, &p, end, seq, &a, col, &comms, &cseq, dur, &snd);
         }

@@ -331,50 +331,6 @@ static inline int read_fields(const char *letters, const uint8_t **p, const uint
     return 0;
 }
 
-/* A call's layout as packing reads it: its letters, and how many when none is a list
- * ('R', 'k'), whose length is a value; direct-mapped by code. */
-enum { LAYOUT_WAYS = 64, LAYOUT_LISTS = 0xff };
-typedef struct layout_entry {
-    uint64_t code;
-    const char *letters;
-    uint8_t n;
-} layout_entry;
-typedef struct layout_cache {
-    layout_entry e[LAYOUT_WAYS];
-} layout_cache;
-
-/* The letters of CODE (NULL: not known) and in *n their count, LAYOUT_LISTS when a list
- * is among them (or more than 254). */
-static inline const char *layout_of(layout_cache *lc, uint64_t code, const vt_evcols_funcs *fn, uint8_t *n)
-{
-    layout_entry *e = &lc->e[code & (LAYOUT_WAYS - 1)];
-    if (__builtin_expect(e->letters && e->code == code, 1)) {
-        *n = e->n;
-        return e->letters;
-    }
-    const char *letters = fields_of(code, fn);
-    if (!letters)
-        return NULL;
-    size_t len = strlen(letters);
-    *e = (layout_entry){code, letters, len < LAYOUT_LISTS && !strpbrk(letters, "Rk") ? (uint8_t)len : LAYOUT_LISTS};
-    *n = e->n;
-    return letters;
-}
-
-/* read_fields() of N letters none of which is a list: room made once, no letter read. */
-static inline int read_plain_fields(size_t n, const uint8_t **p, const uint8_t *end, vals *a)
-{
-    while (a->cap - a->n < n)
-        if (vals_grow(a))
-            return -1;
-    uint64_t *v = a->v + a->n;
-    for (size_t i = 0; i < n; i++)
-        if (get_field(p, end, &v[i]))
-            return -1;
-    a->n += n;
-    return 0;
-}
-
 /* ------------------------------------------------------------------ record by record */
 
 /* The decoder of vt_evcols_dec_start (evcols.c) and vt__fast_next (reader_fast.c): the
