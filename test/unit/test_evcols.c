@@ -204,11 +204,11 @@ static void random_streams(void **state)
     }
 }
 
-/* Packing looks a code's layout up in a cache of 64 ways by code: functions 0, 64 and 128
- * share a way and have different layouts, and records of the three alternate; a
- * varint of 9 or 10 bytes (a time jump, a huge call site) and one that ends the payload
- * take the byte-by-byte path. Pack and unpack with the table give the payload back. */
-static void layouts_sharing_a_cache_way_and_long_varints(void **state)
+/* Packing keeps each code's layout (pack_rows, evcols.c): records of functions 0, 64 and
+ * 128, of different layouts, alternate; varints of 9 and 10 bytes (a time jump, a huge
+ * call site) and the records near the payload's end take pack()'s own loop. Pack and
+ * unpack with the table give the payload back. */
+static void many_functions_and_long_varints(void **state)
 {
     (void)state;
     static const char *many[129];
@@ -443,7 +443,7 @@ int main(void)
         cmocka_unit_test(regular_halo),
         cmocka_unit_test(specials_and_variable_fields),
         cmocka_unit_test(random_streams),
-        cmocka_unit_test(layouts_sharing_a_cache_way_and_long_varints),
+        cmocka_unit_test(many_functions_and_long_varints),
         cmocka_unit_test(damaged),
         cmocka_unit_test(pack_refuses_what_does_not_decode),
         cmocka_unit_test(reduced_message_times),
