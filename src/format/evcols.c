@@ -143,6 +143,15 @@ static inline uint8_t *copy_fast(uint8_t *w, const uint8_t *s, const uint8_t *e)
     return w + (e - s);
 }
 
+/* The entry shortcuts dropped when the table T moved (its cap changed). */
+static inline void hints_follow(fast_state *fs, const lasts *t)
+{
+    if (fs->cap != t->cap) {
+        memset(fs->hint, 0, sizeof fs->hint);
+        fs->cap = t->cap;
+    }
+}
+
 /* Packs records *R.. of NREC from *P into COL and T while they take the short way (A:
  * pack()'s values scratch). Returns 0 (then *P and *R are at the first record not
  * packed), or -1 without memory. */
@@ -155,10 +164,7 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
     uint32_t r = *rp;
     uint8_t *desc = fs->desc;
     last **hint = fs->hint;
-    if (fs->cap != t->cap) {
-        memset(fs->hint, 0, sizeof fs->hint);
-        fs->cap = t->cap;
-    }
+    hints_follow(fs, t);
     buf *f = &col[COL_FIELDS];
     int rc = 0;
     while (r < nrec && end - p >= FAST_MARGIN) {
@@ -222,10 +228,7 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                     break;
                 }
                 wf = f->p + f->len;
-                if (t->cap != fs->cap) {
-                    memset(fs->hint, 0, sizeof fs->hint);
-                    fs->cap = t->cap;
-                }
+                hints_follow(fs, t);
                 size_t left = (f->cap - f->len) / FROOM;
                 if (stop - r - 1 > left)
                     stop = r + 1 + (uint32_t)left;
@@ -241,10 +244,7 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                         rc = -1;
                         break;
                     }
-                    if (t->cap != fs->cap) {
-                        memset(fs->hint, 0, sizeof fs->hint);
-                        fs->cap = t->cap;
-                    }
+                    hints_follow(fs, t);
                     hint[code & 31] = l;
                 }
             }
@@ -272,10 +272,7 @@ static int pack_rows(const uint8_t **pp, const uint8_t *end, uint32_t *rp, uint3
                     break;
                 }
                 wf = f->p + f->len;
-                if (t->cap != fs->cap) {
-                    memset(fs->hint, 0, sizeof fs->hint);
-                    fs->cap = t->cap;
-                }
+                hints_follow(fs, t);
             }
             continue;
         bad: /* a field that does not decode: pack() says so */
