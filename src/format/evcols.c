@@ -61,20 +61,11 @@ static __attribute__((noinline)) uint8_t fast_desc(uint64_t code, const vt_evcol
     return (uint8_t)(n + 1);
 }
 
-/* A uvar at Q with 10 bytes to read: vt_get_uvar's value and errors (a uvar is 10 bytes
- * at most), the one- and two-byte cases first. NULL when it does not decode. */
+/* A uvar at Q with 10 bytes to read (a uvar is 10 bytes at most): get_field's value;
+ * the end after it, NULL when it does not decode. */
 static inline const uint8_t *get_u10(const uint8_t *q, uint64_t *v)
 {
-    if (q[0] < 0x80) {
-        *v = q[0];
-        return q + 1;
-    }
-    if (q[1] < 0x80) {
-        *v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-        return q + 2;
-    }
-    const uint8_t *e = q;
-    return vt_get_uvar(&e, q + 10, v) ? NULL : e;
+    return get_field(&q, q + 10, v) ? NULL : q;
 }
 
 /* NF uvars at Q (with 10 bytes to read for each) into V; NULL when one does not decode.
