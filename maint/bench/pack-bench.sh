@@ -16,4 +16,4 @@ cc -O2 -std=gnu11 -I"$top/src" -I"$build/src" -o "$work/pack-bench" "$top/maint/
 VTRACE_MODE=full VTRACE_COMPRESS=0 VTRACE_DIR="$work/trace" mpiexec.mpich -n 2 "$build/test/mpi/halo_c1" "$iters" 1 \
     > /dev/null
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$work/pack-bench" "$work/trace/rank-000000.vte"
+"$work/pack-bench" "$work/trace/rank-000000.vte" "$work/trace/vtrace.defs"
