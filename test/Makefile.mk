@@ -37,8 +37,8 @@ include test/export/Makefile.mk
 TESTS += test/tools/config_vars.sh
 EXTRA_DIST += test/tools/config_vars.sh
 # maint/bench/replay-vs.sh: two builds' replay speed in alternating runs (issue 15)
-TESTS += test/tools/replay_vs.sh test/tools/pack_bench.sh
-EXTRA_DIST += test/tools/replay_vs.sh test/tools/pack_bench.sh
+TESTS += test/tools/replay_vs.sh test/tools/pack_bench.sh test/tools/goal_halo.sh
+EXTRA_DIST += test/tools/replay_vs.sh test/tools/pack_bench.sh test/tools/goal_halo.sh
 # every command on damaged traces
 TESTS += test/tools/fuzz_commands.sh
 EXTRA_DIST += test/tools/fuzz_commands.sh test/tools/fuzz_commands.py
