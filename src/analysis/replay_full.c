@@ -412,7 +412,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             continue;
         /* read by the sender and by the completing call (streaming, not paired yet: made
          * in case, dropped by the completing call when the message is not synchronous) */
-        if (slot_fill(R, s, 1, i, enter, vt__rp_gtime(R, s->rank, rv->done_exit), 2))
+        if (slot_fill(R, s, 1, i, enter, vt__rp_gtime_at(R, s, rv->done_exit), 2))
             return -1;
     }
     /* Collectives: join the gate of (communicator, sequence number) with (enter, d)
@@ -638,8 +638,8 @@ int vt__rp_step(replay *R, rstate *s)
         s->ncalls = s->record->callno + 1;
         s->published = 0;
         s->done_ready = 0;
-        s->genter = vt__rp_gtime(R, s->rank, s->record->enter);
-        s->gexit = vt__rp_gtime(R, s->rank, s->record->exit);
+        s->genter = vt__rp_gtime_at(R, s, s->record->enter);
+        s->gexit = vt__rp_gtime_at(R, s, s->record->exit);
         if (!s->started) {
             s->prev_exit = s->first_enter = s->genter;
             s->started = 1;

@@ -710,8 +710,9 @@ void vt__rp_ra_free(replay *R)
 }
 
 /* Reads one record ahead on rank s (matching it, keeping it for the replay): 1, 0 at
- * the end of the rank's records, -1 on error (R->failed). */
-int vt__rp_more(replay *R, rstate *s)
+ * the end of the rank's records, -1 on error (R->failed). In line where a loop reads
+ * several (one call for them all). */
+static inline __attribute__((always_inline)) int more_record(replay *R, rstate *s)
 {
     smatch *m = s->sm;
     if (m->eof)
@@ -752,6 +753,11 @@ int vt__rp_more(replay *R, rstate *s)
     m->buf[m->bhi & (m->bcap - 1)] = b;
     m->bhi++;
     return 1;
+}
+
+int vt__rp_more(replay *R, rstate *s)
+{
+    return more_record(R, s);
 }
 
 /* The replay's next record of rank s: the records read ahead first, replayed where they
@@ -795,10 +801,10 @@ int vt__rp_next_record(replay *R, rstate *s)
     return match(R, s, &b->ev) ? -1 : 1;
 }
 
-int vt__rp_ensure_recv(replay *R, rstate *s, size_t i)
+int vt__rp_read_to_recv(replay *R, rstate *s, size_t i)
 {
     while (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)) {
-        int rc = vt__rp_more(R, s);
+        int rc = more_record(R, s);
         if (rc < 0)
             return -1;
         if (rc == 0 && (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)))
