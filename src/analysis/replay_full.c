@@ -148,8 +148,9 @@ static uint32_t comm_members(const replay *R, uint32_t rank, int64_t ci, uint64_
 }
 /* ------------------------------------------------------------------ the records */
 
-/* Is the message of send entry (rank, pos) synchronous? */
-static int send_is_sync(const replay *R, uint32_t rank, const vt_match_csend *se)
+/* Is the message of send entry (rank, pos) synchronous? (Out of line: the streaming
+ * test below stays small enough to be inlined.) */
+static __attribute__((noinline)) int send_is_sync(const replay *R, uint32_t rank, const vt_match_csend *se)
 {
     const rstate *s = &R->rs[rank];
     enum vt_model_kind k = se->fn >= 0 && (size_t)se->fn < s->nfuncs ? s->skind[se->fn] : VT_MK_SEND;
@@ -158,7 +159,7 @@ static int send_is_sync(const replay *R, uint32_t rank, const vt_match_csend *se
 
 /* The same of send POS of rank o: streaming, from its window entry (no read of the
  * sender's function table, in another rank's memory). */
-static int send_is_sync_at(const replay *R, const rstate *o, size_t pos)
+static inline int send_is_sync_at(const replay *R, const rstate *o, size_t pos)
 {
     if (R->stream)
         return (SX(o, pos)->flags & XF_SYNC) != 0;
@@ -282,19 +283,29 @@ static size_t probe_target(replay *R, rstate *s)
     return best;
 }
 
-/* Enters (or, for a message that is not synchronous, forgets) the send request REQ:
- * only a synchronous send's completion has contributors. */
-static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
+/* Enters the request REQ of synchronous send i: its completion has contributors. */
+static __attribute__((noinline)) int req_send_sync(rstate *s, uint64_t req, size_t i)
 {
-    if (send_is_sync_at(R, s, i)) {
-        s->reqs_live = 1;
-        return vt__rp_map_put(&s->reqs, req, ((uint64_t)REQ_SEND << 56) | i);
-    }
+    s->reqs_live = 1;
+    return vt__rp_map_put(&s->reqs, req, ((uint64_t)REQ_SEND << 56) | i);
+}
+
+/* Enters (or, for a message that is not synchronous, forgets) the send request REQ:
+ * only a synchronous send's completion has contributors. SYNC: send_is_sync_at. */
+static inline int req_send_known(rstate *s, uint64_t req, size_t i, int sync)
+{
+    if (sync)
+        return req_send_sync(s, req, i);
     if (s->reqs_live) {
         vt__rp_map_del(&s->reqs, req);
         s->reqs_live = s->reqs.n != 0;
     }
     return 0;
+}
+
+static int req_send(rstate *s, const replay *R, uint64_t req, size_t i)
+{
+    return req_send_known(s, req, i, send_is_sync_at(R, s, i));
 }
 
 /* The position of the current record's first send (post 0) or receive entry, kept in
@@ -342,10 +353,11 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
                 continue;   /* cancelled: no message */
         }
         /* (a send's slot keeps the call's exit as E, for observers: vt_obs_con.S_exit) */
-        if (slot_fill(R, s, 0, i, enter, exit, (uint32_t)(1 + send_is_sync_at(R, s, i))))
+        int sync = send_is_sync_at(R, s, i);
+        if (slot_fill(R, s, 0, i, enter, exit, (uint32_t)(1 + sync)))
             return -1;
         if ((kf & FK_ISEND) && ev->request)
-            if (req_send(s, R, ev->request, i))
+            if (req_send_known(s, ev->request, i, sync))
                 return -1;
     }
     if (kf & FK_START) {
@@ -400,7 +412,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             continue;
         /* read by the sender and by the completing call (streaming, not paired yet: made
          * in case, dropped by the completing call when the message is not synchronous) */
-        if (slot_fill(R, s, 1, i, enter, vt__rp_gtime(R, s->rank, rv->done_exit), 2))
+        if (slot_fill(R, s, 1, i, enter, vt__rp_gtime_at(R, s, rv->done_exit), 2))
             return -1;
     }
     /* Collectives: join the gate of (communicator, sequence number) with (enter, d)
@@ -626,8 +638,8 @@ int vt__rp_step(replay *R, rstate *s)
         s->ncalls = s->record->callno + 1;
         s->published = 0;
         s->done_ready = 0;
-        s->genter = vt__rp_gtime(R, s->rank, s->record->enter);
-        s->gexit = vt__rp_gtime(R, s->rank, s->record->exit);
+        s->genter = vt__rp_gtime_at(R, s, s->record->enter);
+        s->gexit = vt__rp_gtime_at(R, s, s->record->exit);
         if (!s->started) {
             s->prev_exit = s->first_enter = s->genter;
             s->started = 1;

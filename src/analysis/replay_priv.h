@@ -669,12 +669,17 @@ static inline const char *vt__rp_fname(const replay *R, uint32_t rank, int64_t f
     return f ? f->name : "?";
 }
 
-static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local)
+/* Rank s's local time LOCAL on the global clock (s: the rank's state, not looked up). */
+static inline int64_t vt__rp_gtime_at(const replay *R, const rstate *s, int64_t local)
 {
-    const rstate *s = &R->rs[rank];
     if (s->goff_ok)
         return (int64_t)((uint64_t)local + (uint64_t)s->goff);
-    return vt_global_time(R->t, rank, local);
+    return vt_global_time(R->t, s->rank, local);
+}
+
+static inline int64_t vt__rp_gtime(const replay *R, uint32_t rank, int64_t local)
+{
+    return vt__rp_gtime_at(R, &R->rs[rank], local);
 }
 
 /* vt__rp_apply_event, inline for the common what-if (every record goes through it
@@ -731,7 +736,15 @@ int vt__rp_slot_new(replay *R, rstate *s, posmap *pm, uint32_t rank, uint32_t po
 /* replay_stream.c: matching while replaying (calls replay_core.c and replay_wire.c) */
 int vt__rp_remote_send(replay *R, const int64_t *w, const int64_t *d, const uint8_t *ext, size_t next);
 int vt__rp_drop_post(replay *R, rstate *s, size_t i);
-int vt__rp_ensure_recv(replay *R, rstate *s, size_t i);
+int vt__rp_read_to_recv(replay *R, rstate *s, size_t i);
+/* Receive i's source, tag and completing record known (streaming): read ahead on s
+ * until they are (vt__rp_read_to_recv). 0, or -1 on an error. */
+static inline int vt__rp_ensure_recv(replay *R, rstate *s, size_t i)
+{
+    if (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE))
+        return vt__rp_read_to_recv(R, s, i);
+    return 0;
+}
 int vt__rp_ensure_send(replay *R, rstate *s, size_t i);
 int vt__rp_more(replay *R, rstate *s);
 int vt__rp_next_record(replay *R, rstate *s);

@@ -455,6 +455,11 @@ static inline __attribute__((always_inline)) int sm_active(replay *R, rstate *s,
     return 0;
 }
 
+/* A record's communicator id and tag, read where a kind needs them (a completion does
+ * not). */
+static inline uint64_t ev_comm_id(const vt_rank *rk, const vt_event *ev) { return vt__comm_id_of(rk, ev->comm); }
+static inline int64_t ev_tag(const vt_event *ev) { return (ev->fields & VT_F_TAG) ? ev->tag : -1; }
+
 /* match.c's on_event() on the windows. */
 static int match(replay *R, rstate *s, const vt_event *ev)
 {
@@ -463,13 +468,11 @@ static int match(replay *R, rstate *s, const vt_event *ev)
         return 0;
     const vt_rank *rk = s->rk;
     uint8_t k = m->kinds[ev->fn];
-    uint64_t comm_id = vt__comm_id_of(rk, ev->comm);
-    int64_t tag = (ev->fields & VT_F_TAG) ? ev->tag : -1;
     uint64_t pos = 0;
 
     if ((ev->fields & VT_F_PEER) && ev->peer >= 0 && !m->inits[ev->fn]) {
         int tracked = k != K_IRECV && ev->request;
-        if (sm_add_send(R, s, ev, comm_id, ev->peer, tag, ev->bytes, 0, ev->fn, !tracked))
+        if (sm_add_send(R, s, ev, ev_comm_id(rk, ev), ev->peer, ev_tag(ev), ev->bytes, 0, ev->fn, !tracked))
             return -1;
         if (tracked && sm_active(R, s, ev, ev->request, m->shi - 1, A_SEND, 0))
             return -1;
@@ -480,14 +483,14 @@ static int match(replay *R, rstate *s, const vt_event *ev)
         if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(R, s, pos, ev->index))
             return R->failed ? -1 : sm_nomem(R, s, ev);
         RX(s, pos)->flags |= XF_DONE;
-        if (sm_resolve(R, s, ev, pos, comm_id, ev->rpeer, (ev->fields & VT_F_RTAG) ? ev->rtag : -1))
+        if (sm_resolve(R, s, ev, pos, ev_comm_id(rk, ev), ev->rpeer, (ev->fields & VT_F_RTAG) ? ev->rtag : -1))
             return -1;
         break;
     case K_IRECV:
         if (ev->request) {
             if (sm_add_recv(R, s, ev, ev->index, &pos) || rq_push(R, s, pos, ev->index))
                 return R->failed ? -1 : sm_nomem(R, s, ev);
-            if (sm_active(R, s, ev, ev->request, pos, A_RECV, comm_id))
+            if (sm_active(R, s, ev, ev->request, pos, A_RECV, ev_comm_id(rk, ev)))
                 return -1;
         }
         break;
@@ -502,7 +505,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
                 m->tmpls = t;
                 m->captmpls = nc;
             }
-            m->tmpls[m->ntmpls++] = (stmpl){k == K_RECV_INIT, ev->fn, comm_id, ev->peer, tag, ev->bytes};
+            m->tmpls[m->ntmpls++] = (stmpl){k == K_RECV_INIT, ev->fn, ev_comm_id(rk, ev), ev->peer, ev_tag(ev), ev->bytes};
             if (vt__rp_map_put(&m->templates, ev->request, m->ntmpls - 1))
                 return sm_nomem(R, s, ev);
         }
@@ -546,7 +549,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
                 }
                 pi = (uint32_t)m->npr++;
             }
-            m->pr[pi] = (sprobe){ev->index, comm_id, ev->rbytes, m->qhi,
+            m->pr[pi] = (sprobe){ev->index, ev_comm_id(rk, ev), ev->rbytes, m->qhi,
                                  (ev->fields & VT_F_RPEER) ? ev->rpeer : VT_PEER_UNKNOWN,
                                  (ev->fields & VT_F_RTAG) ? ev->rtag : -1};
             /* its receive is posted here (the MPI_Mrecv fills the place) */
@@ -580,7 +583,7 @@ static int match(replay *R, rstate *s, const vt_event *ev)
             src = ev->rpeer;
             rtag = (ev->fields & VT_F_RTAG) ? ev->rtag : rtag;
         }
-        uint64_t comm = p.comm_id ? p.comm_id : comm_id;
+        uint64_t comm = p.comm_id ? p.comm_id : ev_comm_id(rk, ev);
         if (sm_add_recv(R, s, ev, p.index, &pos))
             return -1;
         m->rq[p.rq & (m->qcap - 1)].e = pos;
@@ -710,8 +713,9 @@ void vt__rp_ra_free(replay *R)
 }
 
 /* Reads one record ahead on rank s (matching it, keeping it for the replay): 1, 0 at
- * the end of the rank's records, -1 on error (R->failed). */
-int vt__rp_more(replay *R, rstate *s)
+ * the end of the rank's records, -1 on error (R->failed). In line where a loop reads
+ * several (one call for them all). */
+static inline __attribute__((always_inline)) int more_record(replay *R, rstate *s)
 {
     smatch *m = s->sm;
     if (m->eof)
@@ -752,6 +756,11 @@ int vt__rp_more(replay *R, rstate *s)
     m->buf[m->bhi & (m->bcap - 1)] = b;
     m->bhi++;
     return 1;
+}
+
+int vt__rp_more(replay *R, rstate *s)
+{
+    return more_record(R, s);
 }
 
 /* The replay's next record of rank s: the records read ahead first, replayed where they
@@ -795,10 +804,10 @@ int vt__rp_next_record(replay *R, rstate *s)
     return match(R, s, &b->ev) ? -1 : 1;
 }
 
-int vt__rp_ensure_recv(replay *R, rstate *s, size_t i)
+int vt__rp_read_to_recv(replay *R, rstate *s, size_t i)
 {
     while (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)) {
-        int rc = vt__rp_more(R, s);
+        int rc = more_record(R, s);
         if (rc < 0)
             return -1;
         if (rc == 0 && (RV(s, i)->key == KEY_PENDING || !(RX(s, i)->flags & XF_DONE)))
