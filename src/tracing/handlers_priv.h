@@ -152,7 +152,7 @@ static VT_ALWAYS_INLINE void rec_count_rt(const vt_call *c, unsigned fn, int64_t
     profile_add(fn, exit - c->enter, bytes, 1);
     if (VT_LIKELY(rt_on)) {
         if (recv_st && vt__rt_recv_of == vt__calls + 1)
-            vt_rt_recv_call(c, exit, (uint32_t)recv_st->MPI_SOURCE, recv_st->MPI_TAG, vt__world->gid);
+            vt_rt_recv_call(c, exit, recv_st);
         else
             vt_rt_call(c, exit);
     }
