@@ -873,6 +873,19 @@ general:
     call_general(c, exit);
 }
 
+/* vt_rt_call's quiet case without its tests of a fold: a blocking send stages no
+ * message (any other case goes to call_general, as vt_rt_call's). */
+void vt_rt_send_call(const vt_call *c, int64_t exit)
+{
+    uint64_t callno = vt__calls;
+    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
+    if (VT_UNLIKELY(rt.slow.any || rt.nmsgs) || !vt_rr_quiet_allowed_(&rt.rr, call_candidate(R, E)) ||
+        !burst_quiet(callno, R))
+        return call_general(c, exit);
+    vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, 0);
+    rt.prev_exit = exit;
+}
+
 /* vt_rt_recv_call when its fast path does not apply (out of line: the fast path calls
  * it in tail position and keeps no frame). */
 static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, const MPI_Status *st)

@@ -110,6 +110,10 @@ extern VT_HIDDEN uint64_t vt__rt_recv_of, vt__rt_recv_order;
  * reads neither the status nor the communicator. */
 VT_HIDDEN void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st);
 
+/* vt_rt_call of a blocking send (MPI_Send, Ssend, Bsend, Rsend), which completes no
+ * received message. */
+VT_HIDDEN void vt_rt_send_call(const vt_call *c, int64_t exit);
+
 /* The call c (function c->fn) was recorded with this exit: its burst and itself are
  * model events. Called with the record (under the buffer's lock, c's call site numbered
  * already: its index is looked up only where an event needs it), before vt__calls moves. */
