@@ -7,6 +7,7 @@
 #include "format/blockio.h"
 #include "tracing/buffer.h"
 #include "tracing/callsites.h"
+#include "mpid/piggyback.h"
 #include "util/codec.h"
 #include "tracing/log.h"
 #include "model/model.h"
@@ -25,7 +26,7 @@
 
 VT_HIDDEN int vt__rt;
 _Alignas(16) VT_HIDDEN uint8_t vt__rt_recv_stage[VT_RT_RECV_STAGE];
-VT_HIDDEN uint64_t vt__rt_recv_of, vt__rt_recv_order;
+VT_HIDDEN uint64_t vt__rt_recv_of;
 VT_HIDDEN uint64_t vt__rt_sync_from[VT_NFN];
 
 
@@ -890,8 +891,9 @@ void vt_rt_send_call(const vt_call *c, int64_t exit)
  * it in tail position and keeps no frame). */
 static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, const MPI_Status *st)
 {
+    /* nothing posts a receive between the stage's and the exit (one thread) */
     vt_rt_msg_now(vt__rt_recv_stage, (uint32_t)st->MPI_SOURCE, st->MPI_TAG, vt_comms_world_gid(), c->enter,
-                  vt__rt_recv_order);
+                  vt_pb_post_order - 1);
     vt_rt_call(c, exit);
 }
 
