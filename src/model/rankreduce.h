@@ -38,6 +38,7 @@ typedef struct vt_rr_hooks {
     void *arg;
 } vt_rr_hooks;
 
+/* What vt_rr_event counted (not vt_rr_quiet and vt_rr_folded_receive, the run time's). */
 typedef struct vt_rr_stats {
     uint64_t events;            /* model events */
     uint64_t calls;             /* ... of them calls */
@@ -101,8 +102,10 @@ int vt_rr_probe_fill(vt_rankreduce *rr, uint64_t probe_seq, const vt_obs_con *ms
 int vt_rr_event(vt_rankreduce *rr, const vt_obs_event *e, uint32_t nbc_members, vt_error *err);
 
 /* The run time's two commonest events, without building them: each returns 1 when it
- * applied, with exactly the effect vt_rr_event would have had, else 0 (build the event).
- * Neither makes a record. `vtrace reduce` always takes vt_rr_event, so the equivalence
+ * applied, with exactly the effect vt_rr_event would have had on the reduction, else 0
+ * (build the event). Neither makes a record, nor counts in `stats`: only `vtrace reduce`
+ * reports them, and the run time's nine counts a ping-pong pair cost as many
+ * instructions (issue 18). `vtrace reduce` always takes vt_rr_event, so the equivalence
  * tests (run-time reduced trace == `vtrace reduce` of the full one) check these too.
  * - vt_rr_quiet: a burst (is_call 0) or a call without contributors, not a candidate:
  *   d does not change (vt_sym_local).
@@ -118,7 +121,6 @@ static inline int vt_rr_quiet_allowed_(const vt_rankreduce *rr, int candidate)
 
 static inline void vt_rr_quiet_call_(vt_rankreduce *rr, uint64_t seq, int64_t exit_local)
 {
-    rr->stats.calls++;
     rr->prev_exit_local = rr->last_exit_local = exit_local;
     rr->last_seq = seq;
 }
@@ -127,7 +129,6 @@ static inline int vt_rr_quiet(vt_rankreduce *rr, uint64_t seq, int is_call, int6
 {
     if (!vt_rr_quiet_allowed_(rr, candidate))
         return 0;
-    rr->stats.events++;
     if (is_call)
         vt_rr_quiet_call_(rr, seq, exit_local);
     return 1;
@@ -138,11 +139,7 @@ static inline int vt_rr_folded_receive(vt_rankreduce *rr, uint64_t seq, int64_t 
 {
     if (!rr->fold_ok || candidate || sync || (D && !vt_poly_equal(D, &rr->sym.d)))
         return 0;
-    rr->stats.events++;
     vt_rr_quiet_call_(rr, seq, exit_local);
-    rr->stats.completions++;
-    rr->stats.messages++;
-    rr->stats.folded++;
     return 1;
 }
 

@@ -201,9 +201,9 @@ int vt_pb_struct_type(uint8_t *hdr, const void *buf, MPI_Count count, MPI_Dataty
 /* ------------------------------------------------------------------ headers */
 
 /* What the header says of each function's messages (pb_priv.h), set when the transport
- * starts: whether it is a blocking send, and from how many payload bytes the model takes
- * its messages as synchronous (model.h). */
-uint8_t vt_pb_fn_flags[VT_NFN + 1];
+ * starts: its first word with whether it is a blocking send, and from how many payload
+ * bytes the model takes its messages as synchronous (model.h). */
+uint64_t vt_pb_hdr_w0[VT_NFN + 1];
 uint64_t vt_pb_sync_from[VT_NFN + 1];
 
 void vt_pb_model_init(int64_t t_rdv)
@@ -212,13 +212,14 @@ void vt_pb_model_init(int64_t t_rdv)
     for (unsigned f = 0; f <= VT_NFN; f++) {
         if (f == VT_NFN) {
             /* no function known (VT_NFN): no flags, never synchronous */
-            vt_pb_fn_flags[f] = 0;
+            vt_pb_hdr_w0[f] = VT_PB_MAGIC;
             vt_pb_sync_from[f] = UINT64_MAX;
             continue;
         }
         enum vt_model_kind k = vt_model_kind_of(vt_fn_name[f]);
         enum vt_model_kind sk = vt_model_send_kind(vt_fn_name[f]);
-        vt_pb_fn_flags[f] = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND ? VT_PB_FLAG_BLOCKING : 0;
+        uint64_t flags = k == VT_MK_SEND || k == VT_MK_SSEND || k == VT_MK_BSEND ? VT_PB_FLAG_BLOCKING : 0;
+        vt_pb_hdr_w0[f] = VT_PB_MAGIC | flags << 24;
         vt_pb_sync_from[f] = vt_model_sync_from(sk, &p);
     }
 }

@@ -89,7 +89,7 @@ static VT_ALWAYS_INLINE int vt_pb_recv(vt_call *c, void *buf, MPI_Count count, M
             if (VT_LIKELY(rt_own && comm == MPI_COMM_WORLD && (unsigned)st->MPI_SOURCE < (unsigned)vt__world_size))
             {
                 vt__rt_recv_of = vt__calls + 1;    /* vt_rt_recv_call at the exit */
-                vt__rt_recv_order = vt_pb_post_order++;
+                vt_pb_post_order++;                /* this receive's order is the one before */
             }
             else
                 vt_pb_rt_in_now(c, local, comm, st, MPI_MESSAGE_NULL);

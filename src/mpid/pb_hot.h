@@ -97,15 +97,18 @@ static VT_ALWAYS_INLINE void vt_pb_header_write(uint8_t *h, const vt_call *c, un
     int64_t start = c ? c->enter : 0;
     if (fn > VT_NFN)
         fn = VT_NFN;
-    unsigned flags = ((unsigned)mode & 3) | vt_pb_fn_flags[fn] | (pl >= vt_pb_sync_from[fn] ? VT_PB_FLAG_SYNC : 0);
-    /* bytes 0-7: 'V' 'P' version flags, then four zero bytes (one store) */
-    uint64_t w0 = vt_pb_le64(VT_PB_MAGIC | (uint64_t)flags << 24);
+    /* bytes 0-7: 'V' 'P' version flags, then four zero bytes (one store): the function's
+     * word with the mode and the sync flag or'ed in */
+    uint64_t w0 = vt_pb_hdr_w0[fn] | (uint64_t)((unsigned)mode & 3) << 24;
+    if (pl >= vt_pb_sync_from[fn])
+        w0 |= (uint64_t)VT_PB_FLAG_SYNC << 24;
+    w0 = vt_pb_le64(w0);
     memcpy(h, &w0, 8);
     memcpy(h + VT_RT_HDR_BYTES, &pl, 8);
     memcpy(h + VT_RT_HDR_SEQ, &seq, 8);
     memcpy(h + VT_RT_HDR_START, &start, 8);
     /* the sender's difference: the run-time reduction's (rtreduce.h); empty without it */
-    h[VT_RT_HDR_POLY_LEN] = (uint8_t)vt_rt_send_poly(c, h + VT_RT_HDR_POLY);
+    vt_rt_send_poly(c, h + VT_RT_HDR_POLY_LEN);
 }
 
 /* Whether h starts a vtrace header (not: a peer without the layer). Its fields are read

@@ -100,13 +100,15 @@ pb_req *vt_pb_req_complete(MPI_Request h); /* one lookup: takes it unless persis
 int vt_pb_handle_is_builtin(MPI_Request h);
 
 /* What the header says of every function, for the header (at the transport's start):
- * its flags (VT_PB_FLAG_BLOCKING: a blocking send) and the payload bytes from which its
- * messages are synchronous to the model (0: always, UINT64_MAX: never; vt_model_is_sync
- * as a table). Index VT_NFN: a send no call is known for. */
+ * its first 8 bytes as a number (vt_pb_header_write: VT_PB_MAGIC and the flags' byte
+ * with VT_PB_FLAG_BLOCKING where it is a blocking send; the send mode and
+ * VT_PB_FLAG_SYNC are added per message) and the payload bytes from which its messages
+ * are synchronous to the model (0: always, UINT64_MAX: never; vt_model_is_sync as a
+ * table). Index VT_NFN: a send no call is known for. */
 void vt_pb_model_init(int64_t t_rdv);
 #define VT_PB_FLAG_BLOCKING VT_RT_FLAG_BLOCKING
 #define VT_PB_FLAG_SYNC VT_RT_FLAG_SYNC
-extern uint8_t vt_pb_fn_flags[VT_NFN + 1];
+extern uint64_t vt_pb_hdr_w0[VT_NFN + 1];
 extern uint64_t vt_pb_sync_from[VT_NFN + 1];
 
 /* Out of line, for pb_hot.h: packing and unpacking of non-contiguous types, and a

@@ -350,6 +350,8 @@ int vt_comm_lowest(const vt_comm *c)
 
 uint32_t vt_comms_count(void) { return ncomms; }
 
+uint64_t vt_comms_world_gid(void) { return vt__world->gid; }
+
 const uint64_t *vt_comms_gids(size_t *n)
 {
     static uint64_t *gids;

@@ -151,8 +151,10 @@ static VT_ALWAYS_INLINE void rec_count_rt(const vt_call *c, unsigned fn, int64_t
 {
     profile_add(fn, exit - c->enter, bytes, 1);
     if (VT_LIKELY(rt_on)) {
-        if (recv_st && vt__rt_recv_of == vt__calls + 1)
-            vt_rt_recv_call(c, exit, (uint32_t)recv_st->MPI_SOURCE, recv_st->MPI_TAG, vt__world->gid);
+        if (!recv_st)
+            vt_rt_send_call(c, exit);
+        else if (vt__rt_recv_of == vt__calls + 1)
+            vt_rt_recv_call(c, exit, recv_st);
         else
             vt_rt_call(c, exit);
     }
@@ -200,7 +202,8 @@ static VT_ALWAYS_INLINE uint8_t *rec_open_rt(const vt_call *c, unsigned fn, int6
 }
 
 /* P: rec_open_rt's answer, or where a record was encoded its end. RECV_ST: a blocking
- * MPI_Recv's status (its message may wait in vt__rt_recv_stage), else NULL. */
+ * MPI_Recv's status (its message may wait in vt__rt_recv_stage), else NULL: a blocking
+ * send (handlers_p2p.h's two bodies are the only callers). */
 static VT_ALWAYS_INLINE void rec_close_rt(const vt_call *c, unsigned fn, uint8_t *p, int64_t exit, uint64_t bytes,
                                           int skip, vt_site_one *one, const MPI_Status *recv_st)
 {

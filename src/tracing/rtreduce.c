@@ -7,6 +7,7 @@
 #include "format/blockio.h"
 #include "tracing/buffer.h"
 #include "tracing/callsites.h"
+#include "mpid/piggyback.h"
 #include "util/codec.h"
 #include "tracing/log.h"
 #include "model/model.h"
@@ -25,7 +26,7 @@
 
 VT_HIDDEN int vt__rt;
 _Alignas(16) VT_HIDDEN uint8_t vt__rt_recv_stage[VT_RT_RECV_STAGE];
-VT_HIDDEN uint64_t vt__rt_recv_of, vt__rt_recv_order;
+VT_HIDDEN uint64_t vt__rt_recv_of;
 VT_HIDDEN uint64_t vt__rt_sync_from[VT_NFN];
 
 
@@ -70,10 +71,16 @@ static struct {
     vt_obs_con *cons;               /* one call's contributors (scratch) */
     size_t capcons;
     /* d changes rarely: the last encoding sent and the last one received, decoded; the
-     * encodings padded with zeros to the header's room. sent_enc is d's while
-     * rr.d_version equals sent_version. */
+     * encodings padded with zeros to the header's room. sent.enc is d's while
+     * rr.d_version equals sent_version; sent.len its length where it fits the room (0
+     * where not: the reduction stops), so that the header's last 32 bytes are a copy of
+     * sent's first 32 (issue 18). */
     vt_poly sent_d, got_d;
-    uint8_t sent_enc[VT_POLY_ENC_MAX], got_enc[VT_POLY_ENC_MAX];
+    struct {
+        uint8_t len;
+        uint8_t enc[VT_POLY_ENC_MAX];
+    } sent;
+    uint8_t got_enc[VT_POLY_ENC_MAX];
     size_t sent_len, got_len;
     uint64_t sent_version;
     vt_obs_con *other;              /* SYNC_MSG and GATE contributors, in order */
@@ -320,11 +327,11 @@ static void own_copies(enum rt_d_at at, const vt_poly *src)
 }
 
 /* vt_rt_send_poly when its fast path does not apply. */
-static __attribute__((noinline)) unsigned send_poly_general(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
+static __attribute__((noinline)) void send_poly_general(const vt_call *c, uint8_t out[1 + VT_RT_POLY_ROOM])
 {
     if (!vt__rt || !mine()) {
-        memset(out, 0, VT_RT_POLY_ROOM);
-        return 0;
+        memset(out, 0, 1 + VT_RT_POLY_ROOM);
+        return;
     }
     burst(c, -1);
     /* what vt_rr_publish gives, encoded again only when d changed */
@@ -332,36 +339,36 @@ static __attribute__((noinline)) unsigned send_poly_general(const vt_call *c, ui
         if (!rt.sent_len || !vt_poly_equal(&rt.rr.sym.d, &rt.sent_d)) {
             own_copies(D_SENT, &rt.sent_d);
             rt.sent_d = rt.rr.sym.d;
-            rt.sent_len = vt_poly_encode(&rt.sent_d, rt.sent_enc);
-            memset(rt.sent_enc + rt.sent_len, 0, sizeof rt.sent_enc - rt.sent_len);
+            rt.sent_len = vt_poly_encode(&rt.sent_d, rt.sent.enc);
+            memset(rt.sent.enc + rt.sent_len, 0, sizeof rt.sent.enc - rt.sent_len);
+            rt.sent.len = rt.sent_len <= VT_RT_POLY_ROOM ? (uint8_t)rt.sent_len : 0;
         }
         rt.sent_version = rt.rr.d_version;
     }
     if (rt.sent_len > VT_RT_POLY_ROOM) {
         /* the room rule (vt_sym_set_room) keeps every d within it after each event */
         stop("a difference longer than the header's room");
-        memset(out, 0, VT_RT_POLY_ROOM);
-        return 0;
+        memset(out, 0, 1 + VT_RT_POLY_ROOM);
+        return;
     }
-    /* the whole room, a constant size: no library call */
-    memcpy(out, rt.sent_enc, VT_RT_POLY_ROOM);
-    return (unsigned)rt.sent_len;
+    /* the length and the whole room, a constant size: no library call */
+    memcpy(out, &rt.sent, 1 + VT_RT_POLY_ROOM);
 }
 
 /* The common case of send_poly_general (one thread; d's encoding current; the burst
  * before c quiet or in already), with nothing called but in tail position: no frame.
  * A quiet burst leaves d and d_version as they are, so testing the encoding's version
  * before the burst is what testing it after would be; every other case starts over in
- * send_poly_general (nothing has changed when it does). */
-unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM])
+ * send_poly_general (nothing has changed when it does). An encoding longer than the
+ * room stopped the reduction, which set slow.b.general: no test of its length. */
+void vt_rt_send_poly(const vt_call *c, uint8_t out[1 + VT_RT_POLY_ROOM])
 {
     uint64_t callno = vt__calls;
-    if (VT_UNLIKELY(rt.slow.b.general) || rt.sent_version != rt.rr.d_version || rt.sent_len > VT_RT_POLY_ROOM)
+    if (VT_UNLIKELY(rt.slow.b.general) || rt.sent_version != rt.rr.d_version)
         return send_poly_general(c, out);
     if (!burst_quiet(callno, c->enter + rt.offset))
         return send_poly_general(c, out);
-    memcpy(out, rt.sent_enc, VT_RT_POLY_ROOM);
-    return (unsigned)rt.sent_len;
+    memcpy(out, &rt.sent, 1 + VT_RT_POLY_ROOM);
 }
 
 /* Room for `need` elements of `size` bytes in *p (capacity *cap, doubled); 0, or -1
@@ -435,6 +442,17 @@ static int same_room(const uint8_t *a, const uint8_t *b)
     return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
 }
 
+/* The header's last 32 bytes (at h: the difference's length, then its room) are what
+ * this rank sends (rt.sent's first 32): four word compares, the length in the first. */
+static inline int same_sent(const uint8_t *h)
+{
+    _Static_assert(1 + VT_RT_POLY_ROOM == 32, "four words");
+    uint64_t x[4], y[4];
+    memcpy(x, h, 32);
+    memcpy(y, &rt.sent, 32);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+}
+
 /* A message an open probe found (replay.c: the probe completed it; here it is local)
  * goes into the probe's window: returns 1. Else 0 (or 1 after stopping: an MPI_Mrecv
  * of a message no probe matched). */
@@ -490,8 +508,7 @@ static inline int msg_sync(const rt_msg *m)
  * to decode, nothing to compare later. Decided on the header's bytes where they are. */
 static inline int carries_sent_d(const uint8_t *h)
 {
-    return h[VT_RT_HDR_POLY_LEN] && h[VT_RT_HDR_POLY_LEN] == rt.sent_len && rt.sent_version == rt.rr.d_version &&
-           same_room(h + VT_RT_HDR_POLY, rt.sent_enc);
+    return h[VT_RT_HDR_POLY_LEN] && rt.sent_version == rt.rr.d_version && same_sent(h + VT_RT_HDR_POLY_LEN);
 }
 
 /* A staged message's contributor: every field the reducer reads, by hand (no memset of
@@ -534,7 +551,7 @@ static __attribute__((noinline)) void msg_in_general(const uint8_t *h, uint32_t 
     }
     /* the header's room holds the encoding padded with zeros (vt_rt_send_poly) */
     m->d_equal = 0;
-    if (len == rt.sent_len && rt.sent_version == rt.rr.d_version && same_room(poly, rt.sent_enc)) {
+    if (len == rt.sent_len && rt.sent_version == rt.rr.d_version && same_room(poly, rt.sent.enc)) {
         /* this rank's own d, as it last sent it: no decoding, no comparison later */
         m->d_at = D_SENT;
         m->d_equal = rt.rr.d_version;
@@ -857,12 +874,26 @@ general:
     call_general(c, exit);
 }
 
+/* vt_rt_call's quiet case without its tests of a fold: a blocking send stages no
+ * message (any other case goes to call_general, as vt_rt_call's). */
+void vt_rt_send_call(const vt_call *c, int64_t exit)
+{
+    uint64_t callno = vt__calls;
+    int64_t R = c->enter + rt.offset, E = exit + rt.offset;
+    if (VT_UNLIKELY(rt.slow.any || rt.nmsgs) || !vt_rr_quiet_allowed_(&rt.rr, call_candidate(R, E)) ||
+        !burst_quiet(callno, R))
+        return call_general(c, exit);
+    vt_rr_quiet(&rt.rr, 2 * callno + 1, 1, exit, 0);
+    rt.prev_exit = exit;
+}
+
 /* vt_rt_recv_call when its fast path does not apply (out of line: the fast path calls
  * it in tail position and keeps no frame). */
-static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, uint32_t src, int tag,
-                                                        uint64_t comm_id)
+static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, const MPI_Status *st)
 {
-    vt_rt_msg_now(vt__rt_recv_stage, src, tag, comm_id, c->enter, vt__rt_recv_order);
+    /* nothing posts a receive between the stage's and the exit (one thread) */
+    vt_rt_msg_now(vt__rt_recv_stage, (uint32_t)st->MPI_SOURCE, st->MPI_TAG, vt_comms_world_gid(), c->enter,
+                  vt_pb_post_order - 1);
     vt_rt_call(c, exit);
 }
 
@@ -871,7 +902,7 @@ static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_
  * not a candidate, the burst quiet or in already: the folded receive of vt_rt_call
  * without staging the message. Every other case is vt_rt_msg_now and vt_rt_call, in
  * that order (nothing has changed any state when it comes to them). */
-void vt_rt_recv_call(const vt_call *c, int64_t exit, uint32_t src, int tag, uint64_t comm_id)
+void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st)
 {
     const uint8_t *h = vt__rt_recv_stage;
     uint64_t callno = vt__calls;
@@ -879,7 +910,7 @@ void vt_rt_recv_call(const vt_call *c, int64_t exit, uint32_t src, int tag, uint
     /* msg_in_fast's test without the room to stage (nothing is staged) */
     if (VT_UNLIKELY(rt.slow.any || rt.nmsgs || rt.nopen) || !carries_sent_d(h) || !rt.rr.fold_ok ||
         hdr_sync(h) || call_candidate(R, E) || !burst_quiet(callno, R))
-        return recv_call_general(c, exit, src, tag, comm_id);
+        return recv_call_general(c, exit, st);
     vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
     rt.prev_exit = exit;
 }

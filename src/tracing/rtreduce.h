@@ -20,6 +20,8 @@
  * comms.h's vt_comm is not the reader's, which the reduced writer's header brings):
  * the reduced writer names communicators by their place in it. NULL, *n 0: no memory. */
 VT_HIDDEN const uint64_t *vt_comms_gids(size_t *n);
+/* MPI_COMM_WORLD's id (after it is registered). */
+VT_HIDDEN uint64_t vt_comms_world_gid(void);
 
 /* Nonzero while the run-time reduction decides (VTRACE_MODE=reduced or both). */
 extern VT_HIDDEN int vt__rt;
@@ -51,9 +53,10 @@ VT_HIDDEN int vt_rt_start(const char *dir, int rank, int nranks, int64_t offset,
 #define VT_RT_POLY_ROOM 31
 
 /* The difference a send made by call c carries: the burst before c goes in first.
- * Writes its encoding to out, padded with zeros to VT_RT_POLY_ROOM bytes; returns its
- * length (0: none, the reduction is off or stopped). */
-VT_HIDDEN unsigned vt_rt_send_poly(const vt_call *c, uint8_t out[VT_RT_POLY_ROOM]);
+ * Writes the header's last 1 + VT_RT_POLY_ROOM bytes (at VT_RT_HDR_POLY_LEN): its
+ * length (0: none, the reduction is off or stopped), then its encoding padded with
+ * zeros. */
+VT_HIDDEN void vt_rt_send_poly(const vt_call *c, uint8_t out[1 + VT_RT_POLY_ROOM]);
 
 /* A message the call being made completes: its header, its source (world rank; with a
  * matched-message handle, the probe's), tag and communicator id, the receive's posting
@@ -96,15 +99,21 @@ VT_HIDDEN void vt_rt_unrecorded(const vt_call *c);
  * modes (one thread: VT_REC_RT), so that its staging and the call are one step
  * (vt_rt_recv_call, issue 18): the wrapper receives into vt__rt_recv_stage (header and
  * payload, VT_RT_RECV_STAGE bytes) and sets vt__rt_recv_of to 1 + vt__calls where the
- * reduction is to take the header from there at the call's exit. */
+ * reduction is to take the header from there at the call's exit; the receive's posting
+ * order is then the last one (vt_pb_post_order - 1). */
 #define VT_RT_RECV_STAGE (64 + 2048)
 extern VT_HIDDEN uint8_t vt__rt_recv_stage[VT_RT_RECV_STAGE];
-extern VT_HIDDEN uint64_t vt__rt_recv_of, vt__rt_recv_order;
+extern VT_HIDDEN uint64_t vt__rt_recv_of;
 
-/* vt_rt_msg_now of the message in vt__rt_recv_stage (from src, a rank of MPI_COMM_WORLD,
- * whose id is comm_id, with tag, posted by c as receive number vt__rt_recv_order) and then vt_rt_call(c, exit),
- * in one step: the ping-pong's folded receive stages nothing. */
-VT_HIDDEN void vt_rt_recv_call(const vt_call *c, int64_t exit, uint32_t src, int tag, uint64_t comm_id);
+/* vt_rt_msg_now of the message in vt__rt_recv_stage (received on MPI_COMM_WORLD, its
+ * source and tag in st, posted by c as the last receive) and then
+ * vt_rt_call(c, exit), in one step: the ping-pong's folded receive stages nothing, and
+ * reads neither the status nor the communicator. */
+VT_HIDDEN void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st);
+
+/* vt_rt_call of a blocking send (MPI_Send, Ssend, Bsend, Rsend), which completes no
+ * received message. */
+VT_HIDDEN void vt_rt_send_call(const vt_call *c, int64_t exit);
 
 /* The call c (function c->fn) was recorded with this exit: its burst and itself are
  * model events. Called with the record (under the buffer's lock, c's call site numbered
