@@ -18,16 +18,27 @@
  * completion lists its messages in posting order, as the run time sees them). */
 static int pend_before(pend a, pend b) { return a.done < b.done || (a.done == b.done && a.pos < b.pos); }
 
+/* The heap's array at a line boundary: the few receives a rank has pending (a halo
+ * exchange's 4) are its first entries, one line a turn (at realloc's 16-byte alignment
+ * often two, each a miss at many ranks). */
+static int heap_grow(heap *h)
+{
+    size_t nc = h->cap ? h->cap * 2 : 16;
+    pend *v = aligned_alloc(64, nc * sizeof *v);
+    if (!v)
+        return -1;
+    if (h->n)
+        memcpy(v, h->v, h->n * sizeof *v);
+    free(h->v);
+    h->v = v;
+    h->cap = nc;
+    return 0;
+}
+
 static int heap_push(heap *h, uint64_t done, uint32_t pos)
 {
-    if (h->n == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 16;
-        pend *v = realloc(h->v, nc * sizeof *v);
-        if (!v)
-            return -1;
-        h->v = v;
-        h->cap = nc;
-    }
+    if (__builtin_expect(h->n == h->cap, 0) && heap_grow(h))
+        return -1;
     size_t i = h->n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
