@@ -18,16 +18,27 @@
  * completion lists its messages in posting order, as the run time sees them). */
 static int pend_before(pend a, pend b) { return a.done < b.done || (a.done == b.done && a.pos < b.pos); }
 
+/* The heap's array at a line boundary: the few receives a rank has pending (a halo
+ * exchange's 4) are its first entries, one line a turn (at realloc's 16-byte alignment
+ * often two, each a miss at many ranks). */
+static int heap_grow(heap *h)
+{
+    size_t nc = h->cap ? h->cap * 2 : 16;
+    pend *v = aligned_alloc(64, nc * sizeof *v);
+    if (!v)
+        return -1;
+    if (h->n)
+        memcpy(v, h->v, h->n * sizeof *v);
+    free(h->v);
+    h->v = v;
+    h->cap = nc;
+    return 0;
+}
+
 static int heap_push(heap *h, uint64_t done, uint32_t pos)
 {
-    if (h->n == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 16;
-        pend *v = realloc(h->v, nc * sizeof *v);
-        if (!v)
-            return -1;
-        h->v = v;
-        h->cap = nc;
-    }
+    if (__builtin_expect(h->n == h->cap, 0) && heap_grow(h))
+        return -1;
     size_t i = h->n++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -229,7 +240,7 @@ static size_t probe_target(replay *R, rstate *s)
     const vt_comm *c = vt_trace_comm(R->t, s->rank, ev->comm);
     int can_match = c && ev->rpeer >= 0;
     uint64_t x = ev->index;
-#define PT_SKIP(i) (s->recvs[i].send_pos == VT_MPOS_NONE || vt__rp_pm_get(&s->probed, (uint32_t)(i)) != SLOT_NONE)
+#define PT_SKIP(i) (s->recvs[i].send_pos == VT_MPOS_NONE || vt__rp_probed_get(s, (uint32_t)(i)) != SLOT_NONE)
 #define PT_FITS(rv) (R->keys[(rv)->key].comm_id == c->id && R->keys[(rv)->key].src == (uint32_t)ev->rpeer && \
                      R->keys[(rv)->key].tag == ev->rtag)
     size_t best = SIZE_MAX, lo = 0, hi = s->nrecvs;
@@ -382,6 +393,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
             const vt_match_crecv *rv = RV(s, s->probe_msg);
             if (vt__rp_pm_put(&s->probed, (uint32_t)s->probe_msg, (uint32_t)ev->callno))
                 return -1;
+            s->probed_live = 1;
             /* read by the sender and by this probe (streaming: while the message is not
              * paired yet, whether it is synchronous is not known: the slot is made, and
              * dropped by the probe when it is not) */
@@ -406,7 +418,7 @@ static int publish(replay *R, rstate *s, int64_t enter, int64_t exit, enum vt_mo
         if (heap_push(&s->pending, rv->done_index, (uint32_t)i))
             return -1;
         if ((!R->stream && rv->send_pos == VT_MPOS_NONE) || rv->post_index != rv->index ||
-            vt__rp_pm_get(&s->probed, (uint32_t)i) != SLOT_NONE)
+            vt__rp_probed_get(s, (uint32_t)i) != SLOT_NONE)
             continue;
         if (rv->send_pos != VT_MPOS_NONE && !recv_is_sync(R, s, i))
             continue;
@@ -682,7 +694,7 @@ int vt__rp_step(replay *R, rstate *s)
             if (!R->stream && RV(s, i)->send_pos == VT_MPOS_NONE)
                 continue;
             completion = 1;   /* a receive completion, even of a probed (local) message */
-            uint32_t pr = vt__rp_pm_get(&s->probed, (uint32_t)i);
+            uint32_t pr = vt__rp_probed_get(s, (uint32_t)i);
             if (pr == SLOT_NONE)
                 TRY(message_in(R, s, i, exit, 0));
             else if (R->obs && vt__rp_push_u64(&R->probed_by, &R->nprobed_by, &R->capprobed_by, 2 * (uint64_t)pr + 1))
@@ -754,9 +766,11 @@ int vt__rp_step(replay *R, rstate *s)
         R->ncons = R->nprobed_by = R->nmembers = 0;
         release_used(R, s);
     }
-    if (s->probed.n)
+    if (s->probed_live) {
         for (size_t j = 0; j < s->ndone; j++)
             vt__rp_pm_del(&s->probed, s->done[j]);
+        s->probed_live = s->probed.n != 0;
+    }
     if (R->stream && s->ndone) {
         int front = 0;
         for (size_t j = 0; j < s->ndone; j++) {

@@ -138,6 +138,7 @@ typedef struct rstate {
     uint8_t kflags;           /* once per function: ftab.fflags), set when it is read */
     uint8_t apply_fast;       /* plan.fast and no R:S item of this rank: vt__rp_apply's own path */
     uint8_t reqs_live;        /* reqs holds an entry (most ranks never enter one: its line unread) */
+    uint8_t probed_live;      /* probed holds an entry (most ranks never probe: vt__rp_probed_get) */
     struct smatch *sm;        /* streaming matching (no vt_matches given) */
     /* Entry i is at rw + (i & rmask) * rstride (sw, smask, sstride): the vt_matches
      * arrays (mask all ones, stride the entry's size), or the streaming matcher's
@@ -147,47 +148,47 @@ typedef struct rstate {
     vt_match_csend *sw;
     uint32_t rmask, smask;
     uint32_t rstride, sstride;
-    /* (line 1) */
-    int64_t genter, gexit;    /* global enter and exit of ev */
+    int64_t genter, gexit;    /* global enter and exit of ev (line 1 from gexit on) */
     int64_t prev_exit, last_exit;
     int64_t *d;               /* nsc differences, in replay.dall */
     size_t nrecvs, nsends;    /* entries (streaming: positions up to which entries exist) */
     size_t send_ptr;
-    /* (line 2) */
     size_t post_ptr;
-    size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
-    uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
+    /* (line 2) */
     uint32_t *done;           /* receives the current record completes */
     size_t ndone, capdone;
     /* Per function (shared by ranks with the same function table, R->ftabs): */
     const enum vt_model_kind *fkind;
     const enum vt_model_kind *skind; /* vt_model_send_kind of each function */
-    /* (line 3) */
-    heap pending;             /* posted receives by completing record */
-    posmap ps;                /* live slots per receive (synchronous posts) */
     const uint8_t *fflags;    /* FK_* of each function */
-    const char *const *fname; /* its name */
-    /* (line 4) */
-    posmap probed;            /* receives whose completion was a probe (until completed) */
-    u64map reqs;              /* request id -> kind << 56 | position or gate id */
     size_t nfuncs;
+    heap pending;             /* posted receives by completing record (line 3 from its n on) */
+    posmap ps;                /* live slots per receive (synchronous posts, and each posted
+                               * receive's until its message is known not synchronous) */
     int64_t goff;
-    /* (line 5) */
     int goff_ok;              /* global time = local + goff (vt_global_offset) */
-    int nbc_joined;           /* the current record initiated a non-blocking collective ... */
     uint16_t knext;           /* keys kcache got (its next entry to replace: mod 8) */
     uint16_t khit;            /* and the one the last lookup found (mod 8) */
-    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none) */
+    uint32_t kcache[8];       /* message keys this rank used lately (ids + 1, 0 none; line 4
+                               * from its third on) */
     uint64_t ncalls;          /* call records seen */
     vt_cursor *cur;
-    /* (line 6) */
-    size_t nevitems, evptr;
     const vt_rank *rk;
-    u64map tmpl;              /* request ids of persistent send templates */
-    uint64_t nbc_comm;        /* ... on this communicator */
-    /* (line 7) */
     const vt_event *record;   /* the current record: ev, or (streaming) the pool entry holding
                                * it (smatch.held), kept until the next record: not copied */
+    /* (the fields every record of a halo exchange touches end here, in five lines; then
+     * what records of some kinds read: probes, collectives, a rank's R:S items) */
+    size_t probe_msg;         /* receive the current probe matched, SIZE_MAX none */
+    uint64_t coll_gate;       /* gate id joined by the current record + 1, 0 none */
+    int nbc_joined;           /* the current record initiated a non-blocking collective ... */
+    uint64_t nbc_comm;        /* ... on this communicator */
+    size_t nevitems, evptr;
+    /* maps that most ranks never fill, each read only when its flag in line 0 says it
+     * holds an entry */
+    posmap probed;            /* receives whose completion was a probe (until completed) */
+    u64map reqs;              /* request id -> kind << 56 | position or gate id */
+    u64map tmpl;              /* request ids of persistent send templates */
+    const char *const *fname; /* each function's name */
     int64_t first_enter;
     vt_event ev;              /* (without streaming) */
     /* ---- rarely touched */
@@ -434,8 +435,10 @@ typedef struct stmpl {
 
 typedef struct smatch {
     /* what the replay of another rank reads too (its sends) and sm_trim, first (in
-     * lines of their own: replay.sms) */
-    _Alignas(64) uint64_t slo, shi, srel;  /* srel: first send not released */
+     * lines of their own: replay.sms; the alignment on slo alone, as it would apply to
+     * each name of a declaration and put shi and srel on lines of their own) */
+    _Alignas(64) uint64_t slo;
+    uint64_t shi, srel;       /* srel: first send not released */
     size_t scap;              /* (the send window: rstate.sw) */
     int eof;
     int rdirty;               /* a receive was retired or released since sm_trim last looked
@@ -443,6 +446,7 @@ typedef struct smatch {
     int wake;                 /* something sm_release stopped at may have changed since it ran:
                                * a send became resolved, a receive's key known, the posting
                                * queue's entry filled or dropped (else it has nothing to do) */
+    unsigned nact;            /* (act's count, here so that act and active end in one line) */
     uint64_t rlo, rhi;
     size_t rcap;              /* (the receive window: rstate.rw) */
     uint64_t qlo, qrel, qhi;
@@ -454,8 +458,9 @@ typedef struct smatch {
     uint64_t blo, bhi;
     const uint8_t *kinds, *inits;
     /* request -> position << 2 | A_*: the first ACT_FEW in flight in act (a scan, no
-     * hash: a rank has few requests in flight), the others in the map */
-    unsigned nact;
+     * hash: a rank has few requests in flight), the others in the map. What a turn
+     * reads of the matcher ends with active.n, in five lines: act's middle line the only
+     * one a turn writes without reading it first. */
     struct u64ent act[8];     /* (k: request + 1, as in the map) */
     u64map active;
     u64map templates;         /* request -> index in tmpls */
@@ -615,6 +620,13 @@ static inline uint32_t vt__rp_pm_get(const posmap *m, uint32_t pos)
         if (m->e[j] >> 32 == k)
             return (uint32_t)m->e[j];
     }
+}
+
+/* The probe that completed receive pos (its call number), SLOT_NONE none: the map read
+ * only when it holds an entry (s->probed_live), its line cold at many ranks. */
+static inline uint32_t vt__rp_probed_get(const rstate *s, uint32_t pos)
+{
+    return __builtin_expect(s->probed_live, 0) ? vt__rp_pm_get(&s->probed, pos) : SLOT_NONE;
 }
 
 /* A contributor (T, D) of the record being processed; with an observer, who it is (*oc,

@@ -885,7 +885,7 @@ size_t vt__rp_probe_target_stream(replay *R, rstate *s)
         if (e == RQ_DROP || (e & RQ_PH) || e < m->rlo)
             continue;
         const vt_match_crecv *rv = RV(s, e);
-        if (rv->key >= KEY_SKIP || vt__rp_pm_get(&s->probed, (uint32_t)e) != SLOT_NONE)
+        if (rv->key >= KEY_SKIP || vt__rp_probed_get(s, (uint32_t)e) != SLOT_NONE)
             continue;
         if (post == x)
             return (size_t)e;
