@@ -18,7 +18,7 @@ libvtrace_la_SOURCES = $(vt_util_sources) $(vt_format_write_sources) $(vt_model_
 	src/tracing/clock.c src/tracing/clock.h \
 	src/tracing/period.c src/tracing/period.h \
 	src/tracing/filter.c src/tracing/filter.h \
-	src/tracing/rtreduce.c src/tracing/rtreduce.h
+	src/tracing/rtreduce.c src/tracing/rtreduce.h src/tracing/rtreduce_priv.h
 else
 # --disable-vtrace: a library that defines no MPI function, so every call goes to MPI.
 libvtrace_la_SOURCES = src/tracing/disabled.c

@@ -12,6 +12,7 @@
 #include "tracing/mpistatus.h"
 #include "tracing/period.h"
 #include "tracing/rtreduce.h"
+#include "mpid/piggyback.h"
 
 static inline uint64_t type_bytes(MPI_Count count, MPI_Datatype t)
 {
@@ -154,7 +155,8 @@ static VT_ALWAYS_INLINE void rec_count_rt(const vt_call *c, unsigned fn, int64_t
         if (!recv_st)
             vt_rt_send_call(c, exit);
         else if (vt__rt_recv_of == vt__calls + 1)
-            vt_rt_recv_call(c, exit, recv_st);
+            /* nothing posts a receive between the stage's and the exit (one thread) */
+            vt_rt_recv_call(c, exit, recv_st, vt_pb_post_order - 1);
         else
             vt_rt_call(c, exit);
     }

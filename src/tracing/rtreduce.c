@@ -4,6 +4,7 @@
  * sync_sender, step), from what this rank knows and what the headers say. */
 #include "vt_config.h"
 #include "tracing/rtreduce.h"
+#include "tracing/rtreduce_priv.h"
 #include "format/blockio.h"
 #include "tracing/buffer.h"
 #include "tracing/callsites.h"
@@ -28,33 +29,6 @@ VT_HIDDEN int vt__rt;
 _Alignas(16) VT_HIDDEN uint8_t vt__rt_recv_stage[VT_RT_RECV_STAGE];
 VT_HIDDEN uint64_t vt__rt_recv_of;
 VT_HIDDEN uint64_t vt__rt_sync_from[VT_NFN];
-
-
-/* Where a staged message's difference is: copied only when its source changes. */
-enum rt_d_at { D_OWN, D_GOT, D_SENT };
-
-typedef struct rt_msg {
-    vt_obs_con con;         /* filled from what follows only where the call is an event (msg_con) */
-    uint8_t hdr[VT_RT_HDR_POLY_LEN];    /* the header's bytes 0-31: flags, bytes, seq, start */
-    uint32_t src;
-    uint64_t post_seq;
-    int64_t post_enter;
-    vt_poly D;              /* the sender's difference when d_at is D_OWN */
-    uint8_t d_at;           /* enum rt_d_at: D_GOT rt.got_d, D_SENT rt.sent_d */
-    uint64_t d_equal;       /* nonzero: D equals this rank's d while rr.d_version is this */
-    uint64_t order;
-} rt_msg;
-
-/* A probe that found a message whose receive has not come yet (model.md §4: a window). */
-typedef struct rt_probe {
-    uint64_t seq;
-    int64_t R, E, enter;            /* global, global, local */
-    uint32_t src;
-    int tag;
-    uint64_t comm;
-    MPI_Message matched;
-    uint64_t order;                 /* receives posted before it */
-} rt_probe;
 
 static struct {
     vt_rankreduce rr;
@@ -889,11 +863,11 @@ void vt_rt_send_call(const vt_call *c, int64_t exit)
 
 /* vt_rt_recv_call when its fast path does not apply (out of line: the fast path calls
  * it in tail position and keeps no frame). */
-static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, const MPI_Status *st)
+static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_t exit, const MPI_Status *st,
+                                                        uint64_t post_order)
 {
-    /* nothing posts a receive between the stage's and the exit (one thread) */
     vt_rt_msg_now(vt__rt_recv_stage, (uint32_t)st->MPI_SOURCE, st->MPI_TAG, vt_comms_world_gid(), c->enter,
-                  vt_pb_post_order - 1);
+                  post_order);
     vt_rt_call(c, exit);
 }
 
@@ -902,7 +876,7 @@ static __attribute__((noinline)) void recv_call_general(const vt_call *c, int64_
  * not a candidate, the burst quiet or in already: the folded receive of vt_rt_call
  * without staging the message. Every other case is vt_rt_msg_now and vt_rt_call, in
  * that order (nothing has changed any state when it comes to them). */
-void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st)
+void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st, uint64_t post_order)
 {
     const uint8_t *h = vt__rt_recv_stage;
     uint64_t callno = vt__calls;
@@ -910,7 +884,7 @@ void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st)
     /* msg_in_fast's test without the room to stage (nothing is staged) */
     if (VT_UNLIKELY(rt.slow.any || rt.nmsgs || rt.nopen) || !carries_sent_d(h) || !rt.rr.fold_ok ||
         hdr_sync(h) || call_candidate(R, E) || !burst_quiet(callno, R))
-        return recv_call_general(c, exit, st);
+        return recv_call_general(c, exit, st, post_order);
     vt_rr_folded_receive(&rt.rr, 2 * callno + 1, exit, NULL, 0, 0);
     rt.prev_exit = exit;
 }

@@ -99,17 +99,16 @@ VT_HIDDEN void vt_rt_unrecorded(const vt_call *c);
  * modes (one thread: VT_REC_RT), so that its staging and the call are one step
  * (vt_rt_recv_call, issue 18): the wrapper receives into vt__rt_recv_stage (header and
  * payload, VT_RT_RECV_STAGE bytes) and sets vt__rt_recv_of to 1 + vt__calls where the
- * reduction is to take the header from there at the call's exit; the receive's posting
- * order is then the last one (vt_pb_post_order - 1). */
+ * reduction is to take the header from there at the call's exit. */
 #define VT_RT_RECV_STAGE (64 + 2048)
 extern VT_HIDDEN uint8_t vt__rt_recv_stage[VT_RT_RECV_STAGE];
 extern VT_HIDDEN uint64_t vt__rt_recv_of;
 
 /* vt_rt_msg_now of the message in vt__rt_recv_stage (received on MPI_COMM_WORLD, its
- * source and tag in st, posted by c as the last receive) and then
- * vt_rt_call(c, exit), in one step: the ping-pong's folded receive stages nothing, and
- * reads neither the status nor the communicator. */
-VT_HIDDEN void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st);
+ * source and tag in st, posted by c as receive number post_order: the transport's last)
+ * and then vt_rt_call(c, exit), in one step: the ping-pong's folded receive stages
+ * nothing, and reads neither the status nor the communicator. */
+VT_HIDDEN void vt_rt_recv_call(const vt_call *c, int64_t exit, const MPI_Status *st, uint64_t post_order);
 
 /* vt_rt_call of a blocking send (MPI_Send, Ssend, Bsend, Rsend), which completes no
  * received message. */
