@@ -154,25 +154,45 @@ static void *zalloc64(size_t n, size_t size, void **mem)
  * the wake-ups (replay_sched.c) only cost instructions (1024 ranks: +3.9%). */
 #define RP_WAKE_MIN_RANKS 4096u
 
+/* A turn's end after step ST (STEP_MOVED in an earlier step if MOVED). */
+static inline __attribute__((always_inline)) int turn_end(int st, int moved, uint32_t *done)
+{
+    if (st == STEP_ERROR)
+        return -1;
+    if (st == STEP_BLOCKED)
+        return moved;
+    ++*done; /* STEP_DONE */
+    return 1;
+}
+
+/* A turn with a progress hook: each step counted. */
+static __attribute__((noinline)) int turn_counted(replay *R, rstate *s, uint64_t *nsteps, uint32_t *done)
+{
+    for (int moved = 0;; moved = 1) {
+        int st = R->reduced ? vt__rp_rstep(R, s) : vt__rp_step(R, s);
+        if (st != STEP_MOVED)
+            return turn_end(st, moved, done);
+        if ((++*nsteps & 0xffff) == 0)
+            progress_fn(progress_arg, *nsteps);
+    }
+}
+
 /* Rank s's turn: its steps until it blocks or ends. 1 if it moved, 0 if not, -1 on an
- * error. */
+ * error. (The hook's and the kind of trace's tests once a turn, not once a step.) */
 static inline __attribute__((always_inline)) int turn(replay *R, rstate *s, uint64_t *nsteps, uint32_t *done)
 {
     if (s->finished)
         return 0;
-    for (int moved = 0;; moved = 1) {
-        int st = R->reduced ? vt__rp_rstep(R, s) : vt__rp_step(R, s);
-        if (__builtin_expect(progress_fn != NULL, 0) && st == STEP_MOVED && (++*nsteps & 0xffff) == 0)
-            progress_fn(progress_arg, *nsteps);
-        if (st == STEP_ERROR)
-            return -1;
-        if (st == STEP_BLOCKED)
-            return moved;
-        if (st == STEP_DONE) {
-            ++*done;
-            return 1;
-        }
-    }
+    if (__builtin_expect(progress_fn != NULL, 0))
+        return turn_counted(R, s, nsteps, done);
+    int st, moved = 0;
+    if (R->reduced)
+        while ((st = vt__rp_rstep(R, s)) == STEP_MOVED)
+            moved = 1;
+    else
+        while ((st = vt__rp_step(R, s)) == STEP_MOVED)
+            moved = 1;
+    return turn_end(st, moved, done);
 }
 
 /* After rank r's turn (it MOVED or not): the ranks it woke, and the ranks they woke,

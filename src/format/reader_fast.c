@@ -255,8 +255,10 @@ static __attribute__((noinline)) void plan_make(fast_plan *p, last *l, uint8_t e
         }
     }
     p->nplain = p->nops;
-    memcpy(p->vi + p->nops, zvi, nzig);
-    memcpy(p->at + p->nops, zat, nzig);
+    for (size_t j = 0; j < nzig; j++) { /* (a few bytes: no call of memcpy) */
+        p->vi[p->nops + j] = zvi[j];
+        p->at[p->nops + j] = zat[j];
+    }
     p->nops = (uint8_t)(p->nops + nzig);
     /* (one pass, in locals: the stores of bytes to p may alias l and st for the compiler) */
     size_t n = l->n, nmove = 0;
