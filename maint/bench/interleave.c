@@ -54,10 +54,19 @@ static int parse(const char *arg, variant *v)
     if (arg[0] != 'P' && arg[0] != 'M')
         return -1;
     v->pmpi = arg[0] == 'P';
-    v->bytes = atoi(arg + 1);
-    const char *c = strchr(arg, ':');
-    v->bits = c ? (unsigned)strtoul(c + 1, NULL, 0) : 0;
-    return v->bytes >= 0 && v->bytes <= MAXBYTES ? 0 : -1;
+    char *end;
+    long n = strtol(arg + 1, &end, 10);
+    v->bits = 0;
+    if (end == arg + 1 || n < 0 || n > MAXBYTES)
+        return -1;
+    v->bytes = (int)n;
+    if (*end == ':' && !v->pmpi) {
+        const char *b = end + 1;
+        v->bits = (unsigned)strtoul(b, &end, 0);
+        if (end == b)
+            return -1;
+    }
+    return *end ? -1 : 0;
 }
 
 static void trip(const variant *v, int rank, char *buf)
@@ -123,9 +132,19 @@ int main(int argc, char **argv)
     }
     const char *ec = getenv("CYCLES"), *eb = getenv("BLOCK");
     int cycles = ec ? atoi(ec) : 200, block = eb ? atoi(eb) : 1000;
-    if (cycles < 1 || block < 1)
-        cycles = 200, block = 1000;
+    if (cycles < 1 || block < 1) {
+        if (rank == 0)
+            fprintf(stderr, "interleave: CYCLES and BLOCK must be positive integers\n");
+        MPI_Finalize();
+        return 2;
+    }
     void (*set)(unsigned) = (void (*)(unsigned))dlsym(RTLD_DEFAULT, "vt_abl_set");
+    for (int v = 0; !set && rank == 0 && v < nv; v++)
+        if (vs[v].bits) {
+            fprintf(stderr, "interleave: %s: no vt_abl_set in this process (an ablation build of libvtrace); "
+                            "bits ignored\n", argv[v + 1]);
+            break;
+        }
     double *t = calloc((size_t)nv * (size_t)cycles, sizeof *t);
     static char buf[MAXBYTES];
     memset(buf, 1, sizeof buf);

@@ -392,6 +392,9 @@ EXTRA_DIST += test/mpi/clock_pairs.sh
 # VTRACE_CLOCK: tsc (kept time, rt_equiv.sh; a drift seen), monotonic, auto, a bad value (issue 18)
 TESTS += test/mpi/clock_choice.sh
 EXTRA_DIST += test/mpi/clock_choice.sh
+# maint/bench/interleave.c built and run plain and under the layer (issue 18)
+TESTS += test/mpi/interleave_bench.sh
+EXTRA_DIST += test/mpi/interleave_bench.sh
 EXTRA_DIST += test/mpi/itemlog.h
 # call sites as function (file:line): a -g build of examples/halo.c, moved, stripped and
 # rebuilt binaries (analysis/symbols.h)
