@@ -8,7 +8,7 @@ EXTRA_DIST += maint/mpi_functions.txt maint/gen_wrappers.py maint/seed_table.py 
 	maint/bench/pair-instructions.sh maint/bench/cgpair.c maint/bench/cgsum.py maint/bench/reply-path.sh maint/bench/cgreply.c maint/bench/reduce-ab.sh \
 	maint/bench/compare-builds.sh maint/bench/fixed-costs.sh maint/bench/fixedcost.c \
 	maint/bench/trace-sizes.sh maint/bench/cgobj.py maint/bench/keptcost.py maint/bench/real-codes.sh \
-	maint/bench/clock-floor.sh maint/bench/clock-floor.c maint/bench/first-touch.c maint/bench/record-cost.c maint/bench/line-bounce.c maint/bench/phase.sh maint/bench/interleave.c \
+	maint/bench/clock-floor.sh maint/bench/clock-floor.c maint/bench/first-touch.c maint/bench/record-cost.c maint/bench/line-bounce.c maint/bench/phase.sh maint/bench/interleave.c maint/bench/bench_clock.h \
 	maint/bench/loggopsim-vs.sh maint/bench/goal-halo.py \
 	maint/evdict/mkevdict.sh maint/evdict/evdict-train.c
 

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench_clock.h"
 
 enum { MAXV = 64, MAXBYTES = 4096 };
 
@@ -24,19 +24,6 @@ typedef struct {
     int pmpi, bytes;
     unsigned bits;
 } variant;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* the q-quantile of n values (a sorted copy) */
 static double quantile(const double *v, int n, double q)
